@@ -1,0 +1,165 @@
+"""A site's database in SQLite: schema, seed rows, the change log, snapshots and state hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriweb.engine.sqlguard import CHANGE_LOG, Guard
+from veriweb.scaffold.site import ColumnType, Site, Table
+
+SQL_TYPES: dict[str, str] = {
+    "integer": "INTEGER", "real": "REAL", "text": "TEXT", "boolean": "INTEGER",
+    "date": "TEXT", "datetime": "TEXT", "money": "INTEGER",
+}
+
+
+def quote(name: str) -> str:
+    """Quote an identifier for SQL (identifiers are validated by the scaffold, this is belt and braces)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass
+class Change:
+    """One logged write: table, operation, and the row before and after (``None`` if absent)."""
+
+    table: str
+    op: str
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+
+
+@dataclass
+class Database:
+    """A session's SQLite database, built from a site and restorable from its seeded snapshot.
+
+    Attributes:
+        conn: the in-memory connection (autocommit; the engine opens transactions itself).
+        guard: the authorizer through which every scaffold query runs.
+        snapshot: the serialized seeded database that :meth:`reset` restores.
+        column_types: the declared type of every table (and typed view) column.
+        load_warnings: seed rows that could not be loaded as written (duplicate keys, ...).
+    """
+
+    conn: sqlite3.Connection
+    guard: Guard
+    snapshot: bytes = b""
+    column_types: dict[str, dict[str, ColumnType]] = field(default_factory=dict)
+    primary_keys: dict[str, str] = field(default_factory=dict)
+    load_warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, site: Site, *, today: str, now_fn: Any) -> Database:
+        """Create the schema, load the seed rows, add the change log, and take the snapshot.
+
+        Args:
+            site: the scaffold.
+            today: the virtual date (``YYYY-MM-DD``) that ``vw_today()`` returns.
+            now_fn: a callable returning the virtual time for ``vw_now()``.
+        """
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.create_function("vw_today", 0, lambda: today, deterministic=True)
+        conn.create_function("vw_now", 0, now_fn)
+        db = cls(conn=conn, guard=Guard(conn))
+        db.guard.engine(f"CREATE TABLE {CHANGE_LOG} (seq INTEGER PRIMARY KEY, tbl TEXT, op TEXT, old TEXT, new TEXT)")
+        for table in site.database.tables:
+            db._create_table(table)
+        for view in site.database.views:
+            try:
+                db.guard.engine(f"CREATE VIEW {quote(view.name)} AS {view.sql}")
+            except sqlite3.Error as exc:
+                db.load_warnings.append(f"view {view.name!r} could not be created: {exc}")
+        db.guard.engine("ANALYZE")
+        db.snapshot = conn.serialize()
+        return db
+
+    def _create_table(self, table: Table) -> None:
+        if table.name in self.column_types or table.name.startswith(("sqlite_", "_vw")):
+            self.load_warnings.append(f"table {table.name!r} is declared twice or uses a reserved name; skipped")
+            return
+        columns = [c for c in table.columns if c.name != table.primary_key]
+        self.column_types[table.name] = {c.name: c.type for c in table.columns}
+        self.column_types[table.name].setdefault(table.primary_key, "integer")
+        self.primary_keys[table.name] = table.primary_key
+        defs = [f"{quote(table.primary_key)} INTEGER PRIMARY KEY"]
+        defs += [f"{quote(c.name)} {SQL_TYPES[c.type]}" for c in columns if c.name != table.primary_key]
+        names = [table.primary_key] + [c.name for c in columns]
+        seen: set[str] = set()
+        unique = [n for n in names if not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
+        if len(unique) != len(names):
+            self.load_warnings.append(f"table {table.name!r} declares a column twice; the first one is used")
+            defs = [f"{quote(table.primary_key)} INTEGER PRIMARY KEY"] + [
+                f"{quote(n)} {SQL_TYPES[self.column_types[table.name][n]]}" for n in unique[1:]
+            ]
+        self.guard.engine(f"CREATE TABLE {quote(table.name)} ({', '.join(defs)})")
+        indexed: set[tuple[str, ...]] = set()
+        wanted = [tuple(ix) for ix in table.indexes] + [(fk.column,) for fk in table.foreign_keys]
+        for index in wanted:
+            if index in indexed or not index or any(c not in self.column_types[table.name] for c in index):
+                continue
+            indexed.add(index)
+            name = quote(f"ix_{table.name}_{'_'.join(index)}")
+            self.guard.engine(f"CREATE INDEX {name} ON {quote(table.name)} ({', '.join(map(quote, index))})")
+        placeholders = ", ".join("?" for _ in unique)
+        insert = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, unique))}) VALUES ({placeholders})"
+        for number, row in enumerate(table.rows):
+            unknown = set(row) - set(unique)
+            if unknown:
+                self.load_warnings.append(f"{table.name} row {number} has unknown column(s) {sorted(unknown)}")
+            values = [_sql_value(row.get(name)) for name in unique]
+            try:
+                self.guard.engine(insert, values)
+            except sqlite3.Error as exc:
+                self.load_warnings.append(f"{table.name} row {number} not loaded: {exc}")
+        self._add_triggers(table.name, unique)
+
+    def _add_triggers(self, name: str, columns: list[str]) -> None:
+        def obj(prefix: str) -> str:
+            return "json_object(" + ", ".join(f"'{c}', {prefix}.{quote(c)}" for c in columns) + ")"
+
+        q = quote(name)
+        for op, old, new in (("insert", "NULL", obj("NEW")), ("update", obj("OLD"), obj("NEW")),
+                             ("delete", obj("OLD"), "NULL")):
+            self.guard.engine(
+                f"CREATE TRIGGER {quote(f'_vw_{op}_{name}')} AFTER {op.upper()} ON {q} BEGIN "
+                f"INSERT INTO {CHANGE_LOG} (tbl, op, old, new) VALUES ('{name}', '{op}', {old}, {new}); END"
+            )
+
+    # ------------------------------------------------------------------ state
+
+    def reset(self) -> None:
+        """Restore the seeded snapshot (a few tens of microseconds for thousands of rows)."""
+        self.conn.deserialize(self.snapshot)
+
+    def changes(self) -> list[Change]:
+        """Every write since the last reset, in order."""
+        rows = self.guard.engine(f"SELECT tbl, op, old, new FROM {CHANGE_LOG} ORDER BY seq").fetchall()
+        return [Change(t, op, json.loads(o) if o else None, json.loads(n) if n else None) for t, op, o, n in rows]
+
+    def change_count(self) -> int:
+        """How many writes were logged since the last reset."""
+        return self.guard.engine(f"SELECT count(*) FROM {CHANGE_LOG}").fetchone()[0]
+
+    def state_hash(self) -> str:
+        """A hash of every table's rows in key order: equal data, equal hash, whatever the file layout."""
+        digest = hashlib.sha256()
+        for table in sorted(self.column_types):
+            columns = sorted(self.column_types[table])
+            digest.update(f"\x00{table}\x00{','.join(columns)}\x00".encode())
+            sql = (f"SELECT {', '.join(map(quote, columns))} FROM {quote(table)} "
+                   f"ORDER BY {quote(self.primary_keys[table])}")
+            for row in self.guard.engine(sql):
+                digest.update(json.dumps(row, separators=(",", ":"), default=str).encode())
+                digest.update(b"\n")
+        return digest.hexdigest()[:32]
+
+
+def _sql_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return value

@@ -1,0 +1,214 @@
+"""Judging a task against the backend state: goal, ordered progress, constraints, footprint, answers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from veriweb.engine.answers import Verdict, judge_answer
+from veriweb.engine.database import Change, quote
+from veriweb.engine.query import Context, column_values, holds, scalar_value
+from veriweb.engine.session import Session
+from veriweb.scaffold.site import FootprintEntry, Task
+from veriweb.scaffold.values import Cond, QueryValue
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a task stands now (a function of the current state, never a ratchet).
+
+    Attributes:
+        subgoals: which progress predicates hold, in order.
+        goal: whether every goal predicate holds.
+        violation: the broken constraint or the write outside the footprint, if any.
+    """
+
+    subgoals: tuple[bool, ...]
+    goal: bool
+    violation: str | None
+
+    @property
+    def done(self) -> int:
+        """How many subgoals hold."""
+        return sum(self.subgoals)
+
+    @property
+    def total(self) -> int:
+        """How many subgoals there are."""
+        return len(self.subgoals)
+
+
+class Judge:
+    """Evaluates one task's predicates on one session.
+
+    References in task predicates resolve to the task's slots, the task's user (``user.*``,
+    whoever is logged in), and the virtual clock.
+    """
+
+    def __init__(self, session: Session, task: Task) -> None:
+        self.session = session
+        self.task = task
+        self._cache: dict[tuple[Any, ...], Any] = {}
+
+    def context(self) -> Context:
+        """The context task predicates resolve against."""
+        return Context(slot=dict(self.task.slots), user=self._task_user(),
+                       clock={"today": self.session.today, "now": self.session.now})
+
+    def _task_user(self) -> dict[str, Any]:
+        auth = self.session.site.auth
+        if self.task.user is None or auth is None:
+            return {}
+        key = ("user", self.session.version)
+        if key not in self._cache:
+            cursor = self.session.db.guard.engine(
+                f"SELECT * FROM {quote(auth.table)} WHERE {quote(auth.username_column)} = ?", (self.task.user,))
+            row = cursor.fetchone()
+            self._cache[key] = dict(zip([d[0] for d in cursor.description], row)) if row else {}
+        return dict(self._cache[key])
+
+    def holds(self, predicate: Any) -> bool:
+        """Evaluate one predicate now."""
+        return holds(self.session.db.guard, predicate, self.context(), self.session.on_page)
+
+    def progress(self) -> Progress:
+        """Subgoals, goal and violations in the current state (cached per state)."""
+        page = self.session.page()
+        key = ("progress", self.session.version, page.page_id, tuple(sorted(page.params.items())))
+        cached = self._cache.get(key)
+        if cached is None:
+            subgoals = tuple(self.holds(sub.predicate) for sub in self.task.progress)
+            goal = bool(self.task.goal) and all(self.holds(p) for p in self.task.goal)
+            cached = Progress(subgoals, goal, self.violation())
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached
+
+    def violation(self) -> str | None:
+        """The first broken constraint or out-of-footprint write, or ``None``."""
+        for constraint in self.task.constraints:
+            if self.holds(constraint.predicate):
+                return f"constraint broken: {constraint.description}"
+        return self.footprint_violation()
+
+    def footprint_violation(self) -> str | None:
+        """The first write since reset that the task's footprint does not allow, or ``None``."""
+        if self.session.version == "0":
+            return None
+        ctx = self.context()
+        for change in self.session.db.changes():
+            if not any(self._allows(entry, change, ctx) for entry in self.task.footprint):
+                row = change.new or change.old or {}
+                return f"write outside the task's footprint: {change.op} on {change.table} row {row.get('id')}"
+        return None
+
+    def _allows(self, entry: FootprintEntry, change: Change, ctx: Context) -> bool:
+        if entry.table != change.table or change.op not in entry.ops:
+            return False
+        if entry.columns is not None and change.op == "update" and change.old and change.new:
+            changed = {c for c in change.new if change.new.get(c) != change.old.get(c)}
+            if not changed <= set(entry.columns):
+                return False
+        rows = [r for r in (change.old, change.new) if r is not None]
+        return any(all(self._cond(cond, row, ctx) for cond in entry.where) for row in rows)
+
+    def _cond(self, cond: Cond, row: dict[str, Any], ctx: Context) -> bool:
+        actual = row.get(cond.column)
+        if cond.op == "is_null":
+            return actual is None
+        if cond.op == "not_null":
+            return actual is not None
+        if isinstance(cond.value, list):
+            values = [v for v in cond.value]
+        else:
+            values = [scalar_value(self.session.db.guard, cond.value, ctx)]
+        expected = values[0] if values else None
+        if cond.skip_if_empty and expected in (None, ""):
+            return True
+        if cond.op == "in":
+            return any(_eq(actual, v) for v in values)
+        if cond.op == "not_in":
+            return not any(_eq(actual, v) for v in values)
+        if cond.op == "contains":
+            return str(expected or "").casefold() in str(actual or "").casefold()
+        if cond.op == "startswith":
+            return str(actual or "").casefold().startswith(str(expected or "").casefold())
+        if cond.op == "=":
+            return _eq(actual, expected)
+        if cond.op == "!=":
+            return not _eq(actual, expected)
+        try:
+            return {"<": actual < expected, "<=": actual <= expected, ">": actual > expected,
+                    ">=": actual >= expected}[cond.op]
+        except TypeError:
+            return False
+
+    # ------------------------------------------------------------------ answers
+
+    def expected_answer(self) -> Any:
+        """The expected answer of a retrieve task, computed now from the state."""
+        spec = self.task.answer
+        if spec is None:
+            return None
+        ctx = self.context()
+        guard = self.session.db.guard
+        if spec.type == "list" and spec.list_query is not None:
+            pairs = column_values(guard, spec.list_query, ctx)
+            money = self._is_money(spec.list_query.table, spec.list_query.select)
+            values = [_major(v) if money else v for v, _ in pairs]
+            if spec.order != "exact":
+                return values
+            groups: list[Any] = []
+            last_key: object = object()
+            for (value, order_key), shown in zip(pairs, values):
+                if groups and order_key == last_key:
+                    group = groups[-1] if isinstance(groups[-1], list) else [groups[-1]]
+                    group.append(shown)
+                    groups[-1] = group
+                else:
+                    groups.append(shown)
+                last_key = order_key
+            return groups
+        value = scalar_value(guard, spec.value, ctx)
+        if spec.type == "currency" and isinstance(spec.value, QueryValue):
+            if self._is_money(spec.value.query.table, spec.value.query.select):
+                return _major(value)
+        return value
+
+    def _is_money(self, table: str, column: str) -> bool:
+        types = self.session.db.column_types.get(table)
+        if types is None:
+            view = next((v for v in self.session.site.database.views if v.name == table), None)
+            return bool(view and column in view.money_columns)
+        return types.get(column) == "money"
+
+    def judge_answer(self, text: str) -> Verdict:
+        """Judge a message sent to the user against the expected answer."""
+        spec = self.task.answer
+        if spec is None:
+            return Verdict(False, "this task expects no answer")
+        expected = self.expected_answer()
+        if expected is None or expected == []:
+            return Verdict(False, "the expected answer does not exist in the current state")
+        candidates: list[str] = []
+        if spec.candidates is not None:
+            candidates = [str(v) for v, _ in column_values(self.session.db.guard, spec.candidates, self.context())]
+        return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(self.session.today),
+                            order=spec.order, candidates=candidates, tolerance=spec.tolerance)
+
+
+def _major(cents: Any) -> Any:
+    if isinstance(cents, (int, float)) and not isinstance(cents, bool):
+        return Decimal(int(round(cents))) / 100
+    return cents
+
+
+def _eq(actual: Any, expected: Any) -> bool:
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return bool(actual) == bool(expected)
+    if actual == expected:
+        return True
+    return actual is not None and expected is not None and str(actual) == str(expected)

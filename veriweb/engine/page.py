@@ -1,0 +1,422 @@
+"""The page model: one tree of nodes per page state, from which all three renderings are made.
+
+A node is what an accessibility tree shows (a role, a name, a value, states) plus what the
+engine needs to act on it (its behaviour). Element ids (``bid``) are numbered in document
+order, so the same page state always gets the same ids. Hidden nodes (closed widgets,
+unselected tab panels) stay in the tree, marked invisible, as a browser keeps them in its DOM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from veriweb.engine.query import Context
+from veriweb.engine.templates import Url, render
+from veriweb.scaffold import elements as el
+from veriweb.scaffold.values import Query
+
+EDITABLE_ROLES = frozenset({"textbox", "date", "combobox"})
+INTERACTIVE_ROLES = frozenset(
+    {"link", "button", "textbox", "date", "combobox", "option", "checkbox", "radio", "tab", "menuitem"}
+)
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """One node of the page model.
+
+    The public attributes are what any browser-like source can provide; ``key``,
+    ``behaviour`` and ``tag`` are engine internals that never reach a policy.
+    """
+
+    role: str
+    name: str = ""
+    text: str = ""
+    value: str | None = None
+    checked: bool | None = None
+    selected: bool | None = None
+    expanded: bool | None = None
+    disabled: bool = False
+    required: bool = False
+    focused: bool = False
+    visible: bool = True
+    level: int | None = None
+    bid: str = ""
+    depth: int = 0
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
+    key: str = ""
+    tag: str = "div"
+    href: str | None = None
+    input_type: str | None = None
+    behaviour: tuple[Any, ...] | None = None
+
+    @property
+    def interactable(self) -> bool:
+        """Can an agent act on it (click, type, select)?"""
+        return self.visible and not self.disabled and self.role in INTERACTIVE_ROLES
+
+    @property
+    def editable(self) -> bool:
+        """Can an agent type into it?"""
+        return self.visible and not self.disabled and self.role in ("textbox", "date")
+
+    def add(self, child: Node) -> Node:
+        """Append ``child`` and return it."""
+        child.parent = self
+        self.children.append(child)
+        return child
+
+
+@dataclass
+class FormInfo:
+    """A form on the page: where it is, in which context, and its fields' keys and defaults."""
+
+    key: str
+    form: el.Form
+    ctx: Context
+    fields: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+@dataclass
+class PageModel:
+    """A rendered page state: the root node, nodes in document order, and the forms."""
+
+    url: str
+    title: str
+    page_id: str
+    params: dict[str, Any]
+    root: Node
+    nodes: list[Node] = field(default_factory=list)
+    by_bid: dict[str, Node] = field(default_factory=dict)
+    by_key: dict[str, Node] = field(default_factory=dict)
+    forms: dict[str, FormInfo] = field(default_factory=dict)
+    modal: Node | None = None
+    status: int = 200
+
+    def blocked(self, node: Node) -> bool:
+        """Is ``node`` behind an open modal dialog?"""
+        if self.modal is None:
+            return False
+        current: Node | None = node
+        while current is not None:
+            if current is self.modal:
+                return False
+            current = current.parent
+        return True
+
+
+class DataSource(Protocol):
+    """What the builder needs from the session: cached, guarded reads."""
+
+    def rows(self, query: Query, ctx: Context, **kwargs: Any) -> list[dict[str, Any]]: ...
+
+    def count(self, query: Query, ctx: Context) -> int: ...
+
+
+@dataclass
+class UIView:
+    """The UI state the builder reads (a read-only view of the session's UI state)."""
+
+    url: Url
+    fields: dict[str, Any]
+    widgets: dict[str, Any]
+    focus: str | None
+    flash: tuple[str, str] | None
+    confirm: str | None
+
+
+class PageBuilder:
+    """Turns a scaffold page, its context and the UI state into a :class:`PageModel`."""
+
+    def __init__(self, data: DataSource, ui: UIView) -> None:
+        self.data = data
+        self.ui = ui
+        self.forms: dict[str, FormInfo] = {}
+        self.widget_ids: dict[str, str] = {}
+        self.modal: Node | None = None
+
+    # ------------------------------------------------------------------ entry point
+
+    def build(self, *, page_id: str, title: str, params: dict[str, Any], header: list[Any],
+              body: list[Any], footer: list[Any], ctx: Context, status: int = 200) -> PageModel:
+        """Build the whole tree: layout header, ``main`` with the flash message and body, footer."""
+        root = Node(role="RootWebArea", name=title, key="root", tag="body")
+        self.elements(root, header, ctx, "h")
+        main = root.add(Node(role="main", key="m", tag="main"))
+        if self.ui.flash:
+            kind, message = self.ui.flash
+            main.add(Node(role="alert" if kind == "error" else "status", text=message, key="flash",
+                          tag="div"))
+        self.elements(main, body, ctx, "m")
+        self.elements(root, footer, ctx, "f")
+        if self.ui.confirm and self.ui.confirm in self.forms:
+            self._confirm_dialog(root, self.forms[self.ui.confirm])
+        model = PageModel(url=str(self.ui.url), title=title, page_id=page_id, params=params, root=root,
+                          forms=self.forms, modal=self.modal, status=status)
+        self._number(model)
+        return model
+
+    def _number(self, model: PageModel) -> None:
+        counter = 0
+        stack: list[tuple[Node, int, bool]] = [(child, 1, True) for child in reversed(model.root.children)]
+        while stack:
+            node, depth, visible = stack.pop()
+            counter += 1
+            node.bid = str(counter)
+            node.depth = depth
+            node.visible = node.visible and visible
+            if self.ui.focus is not None and node.key == self.ui.focus:
+                node.focused = True
+            model.nodes.append(node)
+            model.by_bid[node.bid] = node
+            model.by_key.setdefault(node.key, node)
+            stack.extend((child, depth + 1, node.visible) for child in reversed(node.children))
+
+    # ------------------------------------------------------------------ elements
+
+    def elements(self, parent: Node, items: list[Any], ctx: Context, key: str) -> None:
+        """Add nodes for each scaffold element under ``parent``."""
+        for index, item in enumerate(items):
+            self.element(parent, item, ctx, f"{key}.{index}")
+
+    def element(self, parent: Node, item: Any, ctx: Context, key: str) -> None:
+        """Add the node(s) for one scaffold element."""
+        kind = item.type
+        if kind == "heading":
+            parent.add(Node(role="heading", name=render(item.text, ctx), level=item.level, key=key,
+                            tag=f"h{item.level}"))
+        elif kind == "text":
+            parent.add(Node(role="paragraph", text=render(item.text, ctx), key=key, tag="p"))
+        elif kind == "link":
+            href = render(item.href, ctx, url=True)
+            parent.add(Node(role="link", name=render(item.text, ctx), key=key, tag="a", href=href,
+                            behaviour=("nav", href)))
+        elif kind == "button":
+            self._widget_button(parent, item, ctx, key)
+        elif kind == "form":
+            self._form(parent, item, ctx, key)
+        elif kind in ("list", "table"):
+            self._bound(parent, item, ctx, key)
+        elif kind == "record":
+            rows = self.data.rows(item.query, ctx, limit=1)
+            if rows:
+                self.elements(parent, item.elements, ctx.with_row(rows[0]), key)
+            else:
+                parent.add(Node(role="paragraph", text=item.missing_text, key=key, tag="p"))
+        elif kind == "tabs":
+            self._tabs(parent, item, ctx, key)
+        elif kind == "dialog":
+            wkey = self._wkey(item.id, ctx)
+            is_open = bool(self.ui.widgets.get(wkey, False))
+            node = parent.add(Node(role="dialog", name=render(item.title, ctx), key=key, tag="dialog",
+                                   visible=is_open))
+            if is_open and item.modal:
+                self.modal = node
+            self.elements(node, item.elements, ctx, key)
+        elif kind == "collapsible":
+            wkey = self._wkey(item.id, ctx)
+            is_open = bool(self.ui.widgets.get(wkey, item.open))
+            parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
+                            tag="button", behaviour=("widget", wkey, "toggle", item.open)))
+            region = parent.add(Node(role="group", name=render(item.label, ctx), key=key, tag="section",
+                                     visible=is_open))
+            self.elements(region, item.elements, ctx, key)
+        elif kind == "menu":
+            wkey = self._wkey(item.id, ctx)
+            is_open = bool(self.ui.widgets.get(wkey, False))
+            parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
+                            tag="button", behaviour=("widget", wkey, "toggle", False)))
+            menu = parent.add(Node(role="menu", name=render(item.label, ctx), key=key, tag="ul",
+                                   visible=is_open))
+            self.elements(menu, item.items, ctx, key)
+        elif kind == "section":
+            node = parent.add(Node(role=item.role, name=render(item.label, ctx), key=key, tag=_SECTION_TAGS.get(
+                item.role, "section")))
+            self.elements(node, item.elements, ctx, key)
+
+    def _wkey(self, widget_id: str, ctx: Context) -> str:
+        row_key = ctx.row.get("id") if ctx.row else None
+        return widget_id if row_key is None else f"{widget_id}@{row_key}"
+
+    def _widget_button(self, parent: Node, item: el.Button, ctx: Context, key: str) -> None:
+        wkey = self._wkey(item.target, ctx)
+        parent.add(Node(role="button", name=render(item.text, ctx), key=key, tag="button",
+                        behaviour=("widget", wkey, item.action, False)))
+
+    # ------------------------------------------------------------------ forms
+
+    def _form(self, parent: Node, form: el.Form, ctx: Context, key: str) -> None:
+        info = FormInfo(key=key, form=form, ctx=ctx)
+        self.forms[key] = info
+        node = parent.add(Node(role="form", name=render(form.label, ctx), key=key, tag="form"))
+        for field_el in form.fields:
+            fkey = f"{key}:{field_el.name}"
+            info.fields[field_el.name] = fkey
+            self._field(node, field_el, info, fkey, ctx)
+        node.add(Node(role="button", name=render(form.submit, ctx), key=f"{key}:submit", tag="button",
+                      behaviour=("submit", key)))
+
+    def _options(self, field_el: Any, ctx: Context) -> list[tuple[str, str]]:
+        options = [(o.value, o.label) for o in field_el.options]
+        if field_el.options_query is not None:
+            oq = field_el.options_query
+            for row in self.data.rows(oq.query, ctx):
+                options.append((_text(row.get(oq.value)), _text(row.get(oq.label))))
+        return options
+
+    def _field(self, form: Node, field_el: Any, info: FormInfo, fkey: str, ctx: Context) -> None:
+        label = render(field_el.label, ctx)
+        current = self.ui.fields.get(fkey)
+        if field_el.type in ("textbox", "password", "textarea", "date"):
+            default = _text(_resolve(field_el.value, ctx))
+            info.defaults[field_el.name] = default
+            value = default if current is None else str(current)
+            shown = "•" * len(value) if field_el.type == "password" else value
+            form.add(Node(role="date" if field_el.type == "date" else "textbox", name=label, value=shown,
+                          required=field_el.required, key=fkey, tag="textarea" if field_el.type == "textarea"
+                          else "input", input_type=field_el.type, behaviour=("field", info.key, field_el.name)))
+        elif field_el.type == "select":
+            options = self._options(field_el, ctx)
+            info.options[field_el.name] = options
+            default = _text(_resolve(field_el.value, ctx))
+            if default not in [v for v, _ in options]:
+                default = options[0][0] if options else ""
+            info.defaults[field_el.name] = default
+            value = default if current is None else str(current)
+            chosen = next((lab for v, lab in options if v == value), "")
+            box = form.add(Node(role="combobox", name=label, value=chosen, expanded=False,
+                                required=field_el.required, key=fkey, tag="select",
+                                behaviour=("field", info.key, field_el.name)))
+            for number, (opt_value, opt_label) in enumerate(options):
+                box.add(Node(role="option", name=opt_label, selected=opt_value == value, key=f"{fkey}#{number}",
+                             tag="option", value=opt_value,
+                             behaviour=("option", info.key, field_el.name, opt_value)))
+        elif field_el.type == "checkbox":
+            info.defaults[field_el.name] = bool(field_el.checked)
+            value = bool(field_el.checked) if current is None else bool(current)
+            form.add(Node(role="checkbox", name=label, checked=value, required=field_el.required, key=fkey,
+                          tag="input", input_type="checkbox", behaviour=("field", info.key, field_el.name)))
+        elif field_el.type == "radio":
+            options = self._options(field_el, ctx)
+            info.options[field_el.name] = options
+            default = _text(_resolve(field_el.value, ctx))
+            info.defaults[field_el.name] = default
+            value = default if current is None else str(current)
+            group = form.add(Node(role="radiogroup", name=label, required=field_el.required, key=fkey,
+                                  tag="fieldset"))
+            for number, (opt_value, opt_label) in enumerate(options):
+                group.add(Node(role="radio", name=opt_label, checked=opt_value == value, key=f"{fkey}#{number}",
+                               tag="input", input_type="radio", value=opt_value,
+                               behaviour=("option", info.key, field_el.name, opt_value)))
+
+    def _confirm_dialog(self, root: Node, info: FormInfo) -> None:
+        confirm = info.form.confirm
+        assert confirm is not None
+        key = f"{info.key}:confirm"
+        dialog = root.add(Node(role="dialog", name=render(confirm.title, info.ctx), key=key, tag="dialog"))
+        if confirm.text:
+            dialog.add(Node(role="paragraph", text=render(confirm.text, info.ctx), key=f"{key}.text", tag="p"))
+        dialog.add(Node(role="button", name=render(confirm.confirm, info.ctx), key=f"{key}.yes", tag="button",
+                        behaviour=("confirm", info.key)))
+        dialog.add(Node(role="button", name=render(confirm.cancel, info.ctx), key=f"{key}.no", tag="button",
+                        behaviour=("cancel", info.key)))
+        self.modal = dialog
+
+    # ------------------------------------------------------------------ lists and tables
+
+    def _bound(self, parent: Node, item: Any, ctx: Context, key: str) -> None:
+        url = self.ui.url
+        params = url.params
+        sort_key = params.get(f"{item.name}_sort")
+        sort = next((s for s in item.sorts if s.key == sort_key), None)
+        order = [(sort.column, sort.dir)] + [(o.column, o.dir) for o in item.query.order_by] if sort else None
+        offset, page, pages = 0, 1, 1
+        limit = item.page_size
+        if limit:
+            total = self.data.count(item.query, ctx)
+            pages = max(1, -(-total // limit))
+            try:
+                page = min(max(1, int(params.get(f"{item.name}_page", "1"))), pages)
+            except ValueError:
+                page = 1
+            offset = (page - 1) * limit
+            if item.query.limit is not None:
+                limit = max(0, min(limit, item.query.limit - offset)) or 1
+        rows = self.data.rows(item.query, ctx, order=order, limit=limit, offset=offset)
+        if item.sorts:
+            bar = parent.add(Node(role="group", name="Sort by", key=f"{key}.sort", tag="nav"))
+            for number, option in enumerate(item.sorts):
+                if sort is option:
+                    bar.add(Node(role="paragraph", text=option.label, key=f"{key}.sort.{number}", tag="span"))
+                else:
+                    href = str(url.with_params(**{f"{item.name}_sort": option.key, f"{item.name}_page": None}))
+                    bar.add(Node(role="link", name=option.label, key=f"{key}.sort.{number}", tag="a", href=href,
+                                 behaviour=("nav", href)))
+        if not rows:
+            parent.add(Node(role="paragraph", text=render(item.empty_text, ctx), key=f"{key}.empty", tag="p"))
+        elif item.type == "list":
+            container = parent.add(Node(role="list", key=key, tag="ul"))
+            for row in rows:
+                row_key = f"{key}[{_text(row.get('id', len(container.children)))}]"
+                entry = container.add(Node(role="listitem", key=row_key, tag="li"))
+                self.elements(entry, item.item, ctx.with_row(row), row_key)
+        else:
+            table = parent.add(Node(role="table", name=render(item.label, ctx), key=key, tag="table"))
+            head = table.add(Node(role="row", key=f"{key}.head", tag="tr"))
+            for number, column in enumerate(item.columns):
+                head.add(Node(role="columnheader", name=render(column.header, ctx), key=f"{key}.head.{number}",
+                              tag="th"))
+            for row in rows:
+                row_key = f"{key}[{_text(row.get('id', len(table.children)))}]"
+                line = table.add(Node(role="row", key=row_key, tag="tr"))
+                row_ctx = ctx.with_row(row)
+                for number, column in enumerate(item.columns):
+                    cell = line.add(Node(role="cell", key=f"{row_key}.{number}", tag="td"))
+                    self.elements(cell, column.cell, row_ctx, f"{row_key}.{number}")
+        if item.page_size and pages > 1:
+            nav = parent.add(Node(role="navigation", name="Pagination", key=f"{key}.pages", tag="nav"))
+            if page > 1:
+                href = str(url.with_params(**{f"{item.name}_page": page - 1}))
+                nav.add(Node(role="link", name="Previous", key=f"{key}.prev", tag="a", href=href,
+                             behaviour=("nav", href)))
+            nav.add(Node(role="paragraph", text=f"Page {page} of {pages}", key=f"{key}.pageno", tag="span"))
+            if page < pages:
+                href = str(url.with_params(**{f"{item.name}_page": page + 1}))
+                nav.add(Node(role="link", name="Next", key=f"{key}.next", tag="a", href=href,
+                             behaviour=("nav", href)))
+
+    # ------------------------------------------------------------------ tabs
+
+    def _tabs(self, parent: Node, item: el.Tabs, ctx: Context, key: str) -> None:
+        wkey = self._wkey(item.id, ctx)
+        selected = self.ui.widgets.get(wkey, item.selected)
+        if not isinstance(selected, int) or not 0 <= selected < len(item.tabs):
+            selected = 0
+        bar = parent.add(Node(role="tablist", key=key, tag="div"))
+        for number, tab in enumerate(item.tabs):
+            bar.add(Node(role="tab", name=render(tab.label, ctx), selected=number == selected,
+                         key=f"{key}.tab{number}", tag="button", behaviour=("tab", wkey, number)))
+        for number, tab in enumerate(item.tabs):
+            panel = parent.add(Node(role="tabpanel", name=render(tab.label, ctx), key=f"{key}.panel{number}",
+                                    tag="div", visible=number == selected))
+            self.elements(panel, tab.elements, ctx, f"{key}.panel{number}")
+
+
+_SECTION_TAGS = {"navigation": "nav", "main": "section", "banner": "header", "contentinfo": "footer",
+                 "complementary": "aside", "region": "section", "group": "div", "search": "search"}
+
+
+def _resolve(expr: Any, ctx: Context) -> Any:
+    from veriweb.scaffold.values import Ref
+
+    return ctx.lookup(expr) if isinstance(expr, Ref) else (None if hasattr(expr, "query") else expr)
+
+
+def _text(value: Any) -> str:
+    from veriweb.engine.templates import as_text
+
+    return as_text(value)

@@ -1,0 +1,159 @@
+"""Text templates (``"Price: {row.price|money}"``), route patterns, and URLs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+from veriweb.engine.query import Context
+from veriweb.scaffold.values import REF_NAMESPACES, Ref
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
+_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def money(cents: Any) -> str:
+    """Integer cents as ``$1,299.00`` (negative as ``-$5.00``); non-numbers as they are."""
+    if isinstance(cents, bool) or not isinstance(cents, (int, float)):
+        return "" if cents is None else str(cents)
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(int(round(cents))), 100)
+    return f"{sign}${whole:,}.{part:02d}"
+
+
+def nice_date(value: Any) -> str:
+    """``2026-06-15`` as ``Jun 15, 2026``; anything else as it is."""
+    text = "" if value is None else str(value)
+    try:
+        day = dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return text
+    return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+FILTERS = {
+    "money": money,
+    "date": nice_date,
+    "upper": lambda v: str(v).upper(),
+    "lower": lambda v: str(v).lower(),
+    "title": lambda v: str(v).title(),
+    "int": lambda v: str(int(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v),
+    "plural": lambda v: "" if v == 1 else "s",
+}
+
+
+def as_text(value: Any) -> str:
+    """A value as page text: ``None`` is empty, booleans are Yes/No, floats lose a ``.0``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def render(template: str, ctx: Context, *, url: bool = False) -> str:
+    """Fill a template's ``{namespace.name|filter}`` placeholders; ``{{`` and ``}}`` are braces.
+
+    With ``url``, filled values are percent-encoded (for hrefs and redirects). An unknown
+    namespace or filter is left as written, so a broken template shows as broken.
+    """
+    if "{" not in template and "}" not in template:
+        return template
+
+    def fill(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        if whole == "{{":
+            return "{"
+        if whole == "}}":
+            return "}"
+        namespace, name, filt = match.groups()
+        if namespace not in REF_NAMESPACES or (filt and filt not in FILTERS):
+            return whole
+        value = ctx.lookup(Ref(ref=f"{namespace}.{name}"))
+        text = FILTERS[filt](value) if filt else as_text(value)
+        return quote(text, safe="") if url else text
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+# ----------------------------------------------------------------------------- routes
+
+_SEGMENT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(int|str|slug))?\}")
+_KINDS = {"int": r"-?\d{1,18}", "str": r"[^/]+", "slug": r"[A-Za-z0-9_-]+"}
+
+
+@dataclass(frozen=True)
+class Route:
+    """A compiled route pattern such as ``/product/{id:int}``."""
+
+    page_id: str
+    pattern: str
+    regex: re.Pattern[str]
+    params: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def compile(cls, page_id: str, pattern: str) -> Route:
+        """Compile ``pattern``; parameters are ``{name}``, ``{name:int}``, ``{name:str}`` or ``{name:slug}``."""
+        regex, last, params = "", 0, []
+        for match in _SEGMENT.finditer(pattern):
+            regex += re.escape(pattern[last:match.start()])
+            name, kind = match.group(1), match.group(2) or "str"
+            regex += f"(?P<{name}>{_KINDS[kind]})"
+            params.append((name, kind))
+            last = match.end()
+        regex += re.escape(pattern[last:])
+        return cls(page_id, pattern, re.compile(f"^{regex}/?$"), tuple(params))
+
+    def match(self, path: str) -> dict[str, Any] | None:
+        """The typed parameters if ``path`` matches, else ``None``."""
+        found = self.regex.match(path)
+        if found is None:
+            return None
+        values: dict[str, Any] = {}
+        for name, kind in self.params:
+            raw = found.group(name)
+            values[name] = int(raw) if kind == "int" else unquote(raw)
+        return values
+
+
+@dataclass(frozen=True)
+class Url:
+    """A site URL: its path and query parameters (first value of each name wins)."""
+
+    path: str
+    query: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Url:
+        """Parse a URL or path; scheme and host are dropped (every site lives at its own root)."""
+        parts = urlsplit(text.strip())
+        path = parts.path or "/"
+        if not path.startswith("/"):
+            path = "/" + path
+        seen: dict[str, str] = {}
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            seen.setdefault(key, value)
+        return cls(path, tuple(sorted(seen.items())))
+
+    @property
+    def params(self) -> dict[str, str]:
+        """Query parameters as a dict."""
+        return dict(self.query)
+
+    def with_params(self, **changes: Any) -> Url:
+        """A copy with query parameters set (``None`` removes one)."""
+        params = self.params
+        for key, value in changes.items():
+            if value is None:
+                params.pop(key, None)
+            else:
+                params[key] = str(value)
+        return Url(self.path, tuple(sorted(params.items())))
+
+    def __str__(self) -> str:
+        return self.path + (f"?{urlencode(self.query)}" if self.query else "")

@@ -1,0 +1,175 @@
+"""Canonical JSON, content-hash ids, and loading scaffolds with errors that name the JSON path."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from veriweb.errors import ScaffoldError
+from veriweb.scaffold.site import SCHEMA_VERSION, Site
+
+
+def to_data(site: Site) -> dict[str, Any]:
+    """The site as plain JSON data, defaults left out (so files stay small and readable)."""
+    return site.model_dump(mode="json", exclude_defaults=True, by_alias=True) | {
+        "schema_version": SCHEMA_VERSION,
+        "name": site.name,
+    }
+
+
+def canonical_json(data: Any) -> str:
+    """Canonical JSON text: sorted keys, no spaces, UTF-8 characters kept as they are."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def site_id(site: Site) -> str:
+    """The content-hash id of a site: every field but ``id`` itself, canonically serialised."""
+    data = to_data(site)
+    data.pop("id", None)
+    digest = hashlib.sha256(canonical_json(data).encode()).hexdigest()
+    return f"site-{digest[:16]}"
+
+
+def with_id(site: Site) -> Site:
+    """A copy of ``site`` whose ``id`` is its content hash."""
+    return site.model_copy(update={"id": site_id(site)})
+
+
+def dumps(site: Site) -> str:
+    """The file form of a site: canonical data with its id, indented for diffs, newline-terminated."""
+    data = to_data(with_id(site))
+    return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def save(site: Site, path: str | os.PathLike[str]) -> Path:
+    """Write ``site`` to ``path`` atomically (a temporary file renamed into place)."""
+    target = Path(path)
+    text = dumps(site)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def json_path(loc: tuple[Any, ...], data: Any) -> str:
+    """Turn a pydantic error location into a JSON path, dropping union tags it inserts."""
+    path = "$"
+    node = data
+    for index, part in enumerate(loc):
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path += f"[{part}]"
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and part in node:
+            path += f".{part}"
+            node = node[part]
+        elif index == len(loc) - 1 and isinstance(part, str) and not part.startswith(("function-", "union[")):
+            path += f".{part}"  # a missing key: name it
+            node = None
+        # otherwise: a discriminator tag or union branch label, not part of the document
+    return path
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind = error.get("type", "")
+    message = str(error.get("msg", "invalid value"))
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field (check its spelling; unknown fields are not allowed)"
+    if kind == "union_tag_invalid":
+        ctx = error.get("ctx", {})
+        return f"{ctx.get('discriminator', 'type')} is {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    if kind == "union_tag_not_found":
+        ctx = error.get("ctx", {})
+        return f"needs a {ctx.get('discriminator', 'type')!r} key that says what this is"
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    got = error.get("input")
+    if kind not in ("value_error", "assertion_error") and not isinstance(got, (dict, list)):
+        message += f" (got {json.dumps(got, default=str)[:60]})"
+    return message
+
+
+def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> Site:
+    """Validate JSON data as a site.
+
+    Raises:
+        ScaffoldError: naming the JSON path of the first problems and what was expected.
+    """
+    if not isinstance(data, dict):
+        raise ScaffoldError(f"{source} must be a JSON object holding a site, got {type(data).__name__}")
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise ScaffoldError(
+            f"schema_version {version!r} is not supported by this veriweb (it reads {SCHEMA_VERSION!r})",
+            path="$.schema_version",
+        )
+    try:
+        site = Site.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        path = json_path(tuple(first["loc"]), data)
+        more = "" if len(errors) == 1 else f" (and {len(errors) - 1} more problem(s); fix this one first)"
+        raise ScaffoldError(f"{_describe(first)}{more}", path=path) from None
+    if check_id and site.id:
+        expected = site_id(site)
+        if site.id != expected:
+            raise ScaffoldError(
+                f"id {site.id!r} does not match the content hash {expected!r}; the file was edited "
+                "by hand: run `veriweb fmt FILE` to re-hash it, or remove the id",
+                path="$.id",
+            )
+    return with_id(site)
+
+
+def loads(text: str, *, source: str = "scaffold") -> Site:
+    """Parse and validate a site from JSON text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScaffoldError(
+            f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    return from_data(data, source=source)
+
+
+def load(path: str | os.PathLike[str]) -> Site:
+    """Load a site from a JSON file.
+
+    Raises:
+        ScaffoldError: the file is missing, unreadable, not JSON, or not a valid site.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScaffoldError(f"no such file: {file}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScaffoldError(f"cannot read {file}: {exc}") from None
+    try:
+        return loads(text, source=str(file))
+    except ScaffoldError as exc:
+        raise ScaffoldError(exc.detail, path=exc.path, source=str(file)) from None
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a site scaffold."""
+    schema = Site.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"veriweb site scaffold, schema version {SCHEMA_VERSION}"
+    return schema
