@@ -9,6 +9,7 @@ evaluated. Each action is documented once, in its docstring, which also gives th
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import math
 import re
@@ -645,6 +646,12 @@ def parse_action(text: str) -> Action:
         )
     if not text.strip():
         raise ActionSyntaxError("empty action; send one call such as click('12') or noop()")
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> Action:
+    # Actions are immutable, and agents repeat the same strings: parse each one once.
     return _Parser(text).call()
 
 

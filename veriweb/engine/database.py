@@ -130,8 +130,41 @@ class Database:
 
     # ------------------------------------------------------------------ state
 
-    def reset(self) -> None:
-        """Restore the seeded snapshot (a few tens of microseconds for thousands of rows)."""
+    def reset(self, *, undo_limit: int = 256) -> None:
+        """Return to the seeded state.
+
+        Every write since the last reset is in the change log, so a few writes are undone in
+        reverse (cost proportional to the writes, not to the database); many writes restore the
+        serialized snapshot instead (a few tens of microseconds for thousands of rows). Both
+        give the same rows: :meth:`state_hash` cannot tell them apart.
+        """
+        rows = self.guard.engine(
+            f"SELECT tbl, op, old, new FROM {CHANGE_LOG} ORDER BY seq DESC LIMIT ?", (undo_limit + 1,)).fetchall()
+        if not rows:
+            return
+        if len(rows) > undo_limit:
+            self.conn.deserialize(self.snapshot)
+            return
+        self.guard.engine("SAVEPOINT vw_undo")
+        for table, op, old_text, new_text in rows:
+            pk = self.primary_keys[table]
+            old = json.loads(old_text) if old_text else None
+            new = json.loads(new_text) if new_text else None
+            if op == "insert":
+                self.guard.engine(f"DELETE FROM {quote(table)} WHERE {quote(pk)} = ?", (new[pk],))
+            elif op == "delete":
+                names = list(old)
+                self.guard.engine(f"INSERT INTO {quote(table)} ({', '.join(map(quote, names))}) "
+                                  f"VALUES ({', '.join('?' for _ in names)})", [old[n] for n in names])
+            else:
+                names = list(old)
+                self.guard.engine(f"UPDATE {quote(table)} SET {', '.join(f'{quote(n)} = ?' for n in names)} "
+                                  f"WHERE {quote(pk)} = ?", [old[n] for n in names] + [new[pk]])
+        self.guard.engine(f"DELETE FROM {CHANGE_LOG}")
+        self.guard.engine("RELEASE vw_undo")
+
+    def restore_snapshot(self) -> None:
+        """Restore the serialized seeded snapshot, whatever happened since."""
         self.conn.deserialize(self.snapshot)
 
     def changes(self) -> list[Change]:

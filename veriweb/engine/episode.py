@@ -67,7 +67,6 @@ class Episode:
     def reset(self) -> PageModel:
         """Start the task: seeded database, start URL, logged in if the task says so."""
         self.session.reset(self.task.start_url, user=self.task.user if self.task.start_logged_in else None)
-        self.judge = Judge(self.session, self.task)
         self.steps = 0
         self.finished = False
         return self.session.page()

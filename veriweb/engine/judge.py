@@ -12,7 +12,7 @@ from veriweb.engine.database import Change, quote
 from veriweb.engine.query import Context, column_values, holds, scalar_value
 from veriweb.engine.session import Session
 from veriweb.scaffold.site import FootprintEntry, Task
-from veriweb.scaffold.values import Cond, QueryValue
+from veriweb.scaffold.values import AllOf, AnyOf, Cond, Not, PageIs, QueryValue
 
 
 @dataclass(frozen=True)
@@ -70,29 +70,34 @@ class Judge:
         return dict(self._cache[key])
 
     def holds(self, predicate: Any) -> bool:
-        """Evaluate one predicate now."""
-        return holds(self.session.db.guard, predicate, self.context(), self.session.on_page)
-
-    def progress(self) -> Progress:
-        """Subgoals, goal and violations in the current state (cached per state)."""
-        page = self.session.page()
-        key = ("progress", self.session.version, page.page_id, tuple(sorted(page.params.items())))
+        """Evaluate one predicate now (memoised per database state, and per page for page predicates)."""
+        key: tuple[Any, ...] = (id(predicate), self.session.version)
+        if _reads_page(predicate):
+            page = self.session.page()
+            key += (page.page_id, tuple(sorted(page.params.items())))
         cached = self._cache.get(key)
         if cached is None:
-            subgoals = tuple(self.holds(sub.predicate) for sub in self.task.progress)
-            goal = bool(self.task.goal) and all(self.holds(p) for p in self.task.goal)
-            cached = Progress(subgoals, goal, self.violation())
-            if len(self._cache) > 4096:
+            cached = holds(self.session.db.guard, predicate, self.context(), self.session.on_page)
+            if len(self._cache) > 8192:
                 self._cache.clear()
             self._cache[key] = cached
         return cached
+
+    def progress(self) -> Progress:
+        """Subgoals, goal and violations in the current state."""
+        subgoals = tuple(self.holds(sub.predicate) for sub in self.task.progress)
+        goal = bool(self.task.goal) and all(self.holds(p) for p in self.task.goal)
+        return Progress(subgoals, goal, self.violation())
 
     def violation(self) -> str | None:
         """The first broken constraint or out-of-footprint write, or ``None``."""
         for constraint in self.task.constraints:
             if self.holds(constraint.predicate):
                 return f"constraint broken: {constraint.description}"
-        return self.footprint_violation()
+        key = ("footprint", self.session.version)
+        if key not in self._cache:
+            self._cache[key] = self.footprint_violation()
+        return self._cache[key]
 
     def footprint_violation(self) -> str | None:
         """The first write since reset that the task's footprint does not allow, or ``None``."""
@@ -198,6 +203,16 @@ class Judge:
             candidates = [str(v) for v, _ in column_values(self.session.db.guard, spec.candidates, self.context())]
         return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(self.session.today),
                             order=spec.order, candidates=candidates, tolerance=spec.tolerance)
+
+
+def _reads_page(predicate: Any) -> bool:
+    if isinstance(predicate, PageIs):
+        return True
+    if isinstance(predicate, (AllOf, AnyOf)):
+        return any(_reads_page(item) for item in predicate.items)
+    if isinstance(predicate, Not):
+        return _reads_page(predicate.item)
+    return False
 
 
 def _major(cents: Any) -> Any:

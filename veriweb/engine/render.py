@@ -50,13 +50,30 @@ def node_line(node: Node) -> str:
 
 def axtree_text(page: PageModel) -> str:
     """The page as BrowserGym-style accessibility-tree text (visible nodes only)."""
+    cached = page.renderings.get("axtree")
+    if cached is None:
+        cached = page.renderings["axtree"] = _axtree_text(page)
+    return cached
+
+
+def _axtree_text(page: PageModel) -> str:
     lines = [f"RootWebArea {_quote(page.title)}"]
     lines.extend("\t" * node.depth + node_line(node) for node in page.nodes if node.visible)
     return "\n".join(lines)
 
 
 def element_list(page: PageModel) -> list[dict[str, Any]]:
-    """Every node as a dict of :data:`ELEMENT_FIELDS` (``parent`` is the parent's bid or ``""``)."""
+    """Every node as a dict of :data:`ELEMENT_FIELDS` (``parent`` is the parent's bid or ``""``).
+
+    The list is shared by every caller of the same page state: treat it as read-only.
+    """
+    cached = page.renderings.get("elements")
+    if cached is None:
+        cached = page.renderings["elements"] = _element_list(page)
+    return cached
+
+
+def _element_list(page: PageModel) -> list[dict[str, Any]]:
     out = []
     for node in page.nodes:
         out.append({

@@ -18,7 +18,7 @@ from typing import Any
 from veriweb.engine import actions as A
 from veriweb.engine.database import Database, quote
 from veriweb.engine.markers import MarkerResult, run_marker
-from veriweb.engine.page import Node, PageBuilder, PageModel, UIView
+from veriweb.engine.page import Node, PageBuilder, PageModel, UIView, overlay
 from veriweb.engine.query import Compiler, Context, count_rows, fetch_rows, scalar_value
 from veriweb.engine.templates import Route, Url, render
 from veriweb.errors import ActionError, ActionSyntaxError, MarkerFailed, VeriwebError
@@ -42,10 +42,14 @@ class UIState:
     history: list[str] = field(default_factory=list)
     position: int = -1
 
-    def key(self, version: str) -> tuple[Any, ...]:
-        """What a page's rendering depends on (hover and scroll change nothing visible)."""
-        return (str(self.url), self.user_id, version, tuple(sorted(self.fields.items())),
-                tuple(sorted(self.widgets.items())), self.focus, self.flash, self.confirm)
+    def key(self, version: str, *, base: bool = False) -> tuple[Any, ...]:
+        """What a page's rendering depends on (hover and scroll change nothing visible).
+
+        With ``base``, the key of the same page without field edits and focus.
+        """
+        edits = () if base else (tuple(sorted(self.fields.items())), self.focus)
+        return (str(self.url), self.user_id, version, tuple(sorted(self.widgets.items())), self.flash,
+                self.confirm, edits)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-able description (for hashes and debugging)."""
@@ -189,11 +193,21 @@ class Session:
             self._pages.move_to_end(key)
             self._page = cached
             return cached
-        model = self._build()
+        if self.ui.fields or self.ui.focus is not None:
+            base_key = self.ui.key(self.version, base=True)
+            base = self._pages.get(base_key)
+            if base is None:
+                base = self._cache(base_key, self._build(fields={}, focus=None))
+            model = overlay(base, self.ui.fields, self.ui.focus)
+        else:
+            model = self._build(fields={}, focus=None)
+        self._page = self._cache(key, model)
+        return model
+
+    def _cache(self, key: tuple[Any, ...], model: PageModel) -> PageModel:
         self._pages[key] = model
         if len(self._pages) > self._cache_size:
             self._pages.popitem(last=False)
-        self._page = model
         return model
 
     def _resolve(self, url: Url) -> tuple[Any, dict[str, Any]]:
@@ -203,11 +217,11 @@ class Session:
                 return self.pages[route.page_id], params
         return None, {}
 
-    def _build(self) -> PageModel:
+    def _build(self, *, fields: dict[str, Any], focus: str | None) -> PageModel:
         url = self.ui.url
         page, params = self._resolve(url)
-        view = UIView(url=url, fields=self.ui.fields, widgets=self.ui.widgets, focus=self.ui.focus,
-                      flash=self.ui.flash, confirm=self.ui.confirm)
+        view = UIView(url=url, fields=fields, widgets=self.ui.widgets, focus=focus, flash=self.ui.flash,
+                      confirm=self.ui.confirm)
         builder = PageBuilder(self, view)
         ctx = Context(param=params, query=url.params, user=self.user_row(),
                       clock={"today": self.today, "now": self.now})
@@ -520,8 +534,10 @@ class Session:
         except VeriwebError:
             self.ui.flash = ("error", marker.message)
             return None
+        # The version names the database state: the same markers with the same arguments at the
+        # same virtual times from the snapshot give the same state, so caches keyed by it stay valid.
         self.version = hashlib.sha256(
-            json.dumps([self.version, result.marker, result.args], default=str).encode()).hexdigest()[:16]
+            json.dumps([self.version, result.marker, result.args, self.now], default=str).encode()).hexdigest()[:16]
         done = ctx.result | {"id": result.last_id}
         target = self.ui.url
         if action.redirect:

@@ -25,9 +25,9 @@ from typing import Any
 from veriweb.errors import QueryRefused, VeriwebError
 
 SAFE_FUNCTIONS = frozenset(
-    """abs avg char coalesce count format glob group_concat hex ifnull iif instr json json_array
+    """abs avg char coalesce count glob group_concat hex ifnull iif instr json json_array
     json_extract json_object json_quote json_type json_valid length like lower ltrim max min nullif
-    printf quote replace round rtrim sign substr substring sum total trim typeof unicode upper
+    quote replace round rtrim sign substr substring sum total trim typeof unicode upper
     vw_today vw_now""".split()
 )
 """Deterministic SQL functions a predicate may call. Anything else (``random``, ``date``,
@@ -74,6 +74,7 @@ class Guard:
         self._ticks = 0
         conn.set_authorizer(self._authorize)
         conn.set_progress_handler(self._progress, 1_000)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)  # no value over 1 MB: no string-doubling bombs
 
     # ------------------------------------------------------------------ callbacks
 
@@ -90,7 +91,7 @@ class Guard:
             self.refusal = f"function {arg2}() is not allowed (non-deterministic or unsafe)"
             return sqlite3.SQLITE_DENY
         if action in _WRITES and self.mode == "write":
-            if arg1 == CHANGE_LOG or (arg1 == self.write_table and not (arg1 or "").startswith("sqlite_")):
+            if (arg1 == CHANGE_LOG and _source) or (arg1 == self.write_table and not (arg1 or "").startswith("sqlite_")):
                 return sqlite3.SQLITE_OK
             self.refusal = f"{_WRITES[action]} on table {arg1!r} is outside this effect's table {self.write_table!r}"
             return sqlite3.SQLITE_DENY
@@ -134,7 +135,7 @@ class Guard:
         short = " ".join(sql.split())[:120]
         if self.refusal:
             return QueryRefused(f"refused: {self.refusal} (in: {short})")
-        if "not authorized" in text or "interrupted" in text:
+        if any(s in text for s in ("not authorized", "interrupted", "one statement at a time", "too big")):
             return QueryRefused(f"refused: {text} (in: {short})")
         return QueryFailed(f"query failed: {text} (in: {short})")
 

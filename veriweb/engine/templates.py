@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from veriweb.engine.query import Context
-from veriweb.scaffold.values import REF_NAMESPACES, Ref
+from veriweb.scaffold.values import REF_NAMESPACES
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
 _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
@@ -62,23 +63,44 @@ def render(template: str, ctx: Context, *, url: bool = False) -> str:
     With ``url``, filled values are percent-encoded (for hrefs and redirects). An unknown
     namespace or filter is left as written, so a broken template shows as broken.
     """
-    if "{" not in template and "}" not in template:
-        return template
+    parts = _compile(template)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        return parts[0]
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        namespace, name, filt = part
+        value = getattr(ctx, namespace).get(name)
+        text = filt(value) if filt else as_text(value)
+        out.append(quote(text, safe="") if url else text)
+    return "".join(out)
 
-    def fill(match: re.Match[str]) -> str:
+
+@functools.lru_cache(maxsize=8192)
+def _compile(template: str) -> tuple[Any, ...]:
+    """Split a template once into literal text and ``(namespace, name, filter)`` placeholders."""
+    parts: list[Any] = []
+    literal, last = "", 0
+    for match in _PLACEHOLDER.finditer(template):
+        literal += template[last:match.start()]
+        last = match.end()
         whole = match.group(0)
-        if whole == "{{":
-            return "{"
-        if whole == "}}":
-            return "}"
         namespace, name, filt = match.groups()
-        if namespace not in REF_NAMESPACES or (filt and filt not in FILTERS):
-            return whole
-        value = ctx.lookup(Ref(ref=f"{namespace}.{name}"))
-        text = FILTERS[filt](value) if filt else as_text(value)
-        return quote(text, safe="") if url else text
-
-    return _PLACEHOLDER.sub(fill, template)
+        if whole in ("{{", "}}"):
+            literal += whole[0]
+        elif namespace not in REF_NAMESPACES or (filt and filt not in FILTERS):
+            literal += whole
+        else:
+            if literal:
+                parts.append(literal)
+            literal = ""
+            parts.append((namespace, name, FILTERS[filt] if filt else None))
+    literal += template[last:]
+    if literal or not parts:
+        parts.append(literal)
+    return tuple(parts)
 
 
 # ----------------------------------------------------------------------------- routes

@@ -95,7 +95,7 @@ def _describe(error: dict[str, Any]) -> str:
         return f"{ctx.get('discriminator', 'type')} is {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
     if kind == "union_tag_not_found":
         ctx = error.get("ctx", {})
-        return f"needs a {ctx.get('discriminator', 'type')!r} key that says what this is"
+        return f"needs a {ctx.get('discriminator', "'type'")} key that says what this is"
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
     got = error.get("input")
@@ -123,7 +123,8 @@ def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> 
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         first = errors[0]
-        path = json_path(tuple(first["loc"]), data)
+        tag = (first["ctx"]["discriminator"].strip("'"),) if first["type"].startswith("union_tag_") else ()
+        path = json_path(tuple(first["loc"]) + tag, data)  # name the "type"/"kind" key of a bad union tag
         more = "" if len(errors) == 1 else f" (and {len(errors) - 1} more problem(s); fix this one first)"
         raise ScaffoldError(f"{_describe(first)}{more}", path=path) from None
     if check_id and site.id:

@@ -1,0 +1,244 @@
+"""The ``veriweb`` command: one command, a subcommand per job.
+
+Exit codes: 0 success, 1 a replayed task failed, 2 bad input (a clear one-line error, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TextIO
+
+from veriweb.engine import Episode, axtree_text
+from veriweb.engine.actions import action_prompt
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site, Task, dumps, json_schema, load
+
+EXAMPLES = {"shop": "shop.json"}
+"""Sites bundled with the package, by name."""
+
+
+def example_path(name: str = "shop") -> Path:
+    """The path of a bundled example site."""
+    return Path(str(resources.files("veriweb.examples").joinpath(EXAMPLES[name])))
+
+
+def load_site(ref: str | None) -> Site:
+    """Load a site from a path, or a bundled example by name (the default: ``shop``)."""
+    if ref is None or ref in EXAMPLES:
+        return load(example_path(ref or "shop"))
+    return load(ref)
+
+
+def pick_task(site: Site, ref: str) -> Task:
+    """A task by id, or by its 1-based number in the site's task list."""
+    found = site.task(ref)
+    if found is not None:
+        return found
+    if ref.isdigit() and 1 <= int(ref) <= len(site.tasks):
+        return site.tasks[int(ref) - 1]
+    known = ", ".join(f"{n}={t.id}" for n, t in enumerate(site.tasks, 1)) or "none"
+    raise VeriwebError(f"site {site.name!r} has no task {ref!r}; give a number or an id: {known}")
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+def replay_task(site: Site, task: Task, out: TextIO, *, verbose: bool = True) -> bool:
+    """Replay a task's certificate, printing each step; return whether it succeeded."""
+    episode = Episode(site, task)
+    page = episode.reset()
+    if verbose:
+        print(f"task {task.id} ({task.kind}, {task.difficulty}): {task.instruction}", file=out)
+        print(f"  start   {page.url}" + (f"  (logged in as {task.user})" if task.start_logged_in else ""), file=out)
+    outcome = None
+    for number, action in enumerate(task.certificate, 1):
+        outcome = episode.step(action)
+        if verbose:
+            status = f"error: {outcome.error}" if outcome.error else outcome.page.url
+            print(f"  {number:>3}  {action:<48} -> {status}  progress {outcome.progress.done}/"
+                  f"{outcome.progress.total}  reward {outcome.reward:.1f}", file=out)
+        if outcome.terminated or outcome.truncated:
+            break
+    success = bool(outcome and outcome.success)
+    if verbose:
+        reason = outcome.info.get("reason") if outcome else "no certificate"
+        answer = outcome.info.get("answer") if outcome else None
+        detail = f"{reason}" + (f"; {answer}" if answer else "")
+        print(f"  => {'SUCCESS' if success else 'FAILED'} ({detail})\n", file=out)
+    return success
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    site = load_site(args.site)
+    tasks = [pick_task(site, args.task)] if args.task else site.tasks
+    if not tasks:
+        raise VeriwebError(f"site {site.name!r} has no tasks to replay")
+    results = [replay_task(site, task, sys.stdout, verbose=not args.quiet) for task in tasks]
+    print(f"{sum(results)}/{len(results)} certificates replayed to success on {site.name} ({site.id})")
+    return 0 if all(results) else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The main job on the embedded default: replay every task of the bundled example site."""
+    args.site, args.task = None, None
+    return cmd_replay(args)
+
+
+# ----------------------------------------------------------------------------- play
+
+
+PLAY_HELP = """Type an action (e.g. click('12'), fill('7', 'red shoes'), go_back()), or:
+  :help     the action reference        :tree   show the page again
+  :reset    start the task again        :quit   leave"""
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    site = load_site(args.site)
+    task = pick_task(site, args.task) if args.task else (site.tasks[0] if site.tasks else None)
+    if task is None:
+        raise VeriwebError(f"site {site.name!r} has no tasks; add one to play")
+    episode = Episode(site, task)
+    page = episode.reset()
+    interactive = sys.stdin.isatty()
+    print(f"{site.name}: task {task.id}: {task.instruction}")
+    print(PLAY_HELP)
+    show = True
+    total = 0.0
+    while True:
+        if show:
+            print(f"\n--- {page.url} ---\n{axtree_text(page)}")
+            show = False
+        if interactive:
+            print("action> ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line in (":q", ":quit", ":exit"):
+            break
+        if line == ":help":
+            print(action_prompt())
+            continue
+        if line == ":tree":
+            show = True
+            continue
+        if line == ":reset":
+            page, total, show = episode.reset(), 0.0, True
+            print("(reset)")
+            continue
+        outcome = episode.step(line)
+        total += outcome.reward
+        page = outcome.page
+        show = outcome.error is None
+        if outcome.error:
+            print(f"last_action_error: {outcome.error}")
+        print(f"step {episode.steps}/{task.max_steps}  progress {outcome.progress.done}/{outcome.progress.total}"
+              f"  reward {outcome.reward:.1f}  return {total:.1f}")
+        if outcome.terminated or outcome.truncated:
+            print(f"episode over: {'SUCCESS' if outcome.success else 'not a success'} ({outcome.info.get('reason')})")
+            if outcome.info.get("answer"):
+                print(f"answer: {outcome.info['answer']}")
+            return 0
+    return 0
+
+
+# ----------------------------------------------------------------------------- small jobs
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise VeriwebError(f"no such file: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise VeriwebError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if isinstance(data, dict):
+        data.pop("id", None)
+    from veriweb.scaffold import from_data, save
+
+    site = from_data(data, source=str(path))
+    text = dumps(site)
+    if args.check:
+        same = path.read_text(encoding="utf-8") == text
+        print(f"{path}: {'canonical' if same else 'not canonical (run veriweb fmt to fix)'}")
+        return 0 if same else 1
+    save(site, path)
+    print(f"{path}: {site.id}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    site = load_site(args.site)
+    rows = sum(len(t.rows) for t in site.database.tables)
+    print(f"{site.name} ({site.id}), domain {site.domain}: {len(site.pages)} pages, "
+          f"{len(site.database.tables)} tables ({rows} rows), {len(site.markers)} markers, {len(site.tasks)} tasks")
+    for number, task in enumerate(site.tasks, 1):
+        print(f"  {number:>2}. {task.id:<24} {task.kind:<10} {task.difficulty:<6} {len(task.certificate):>2} steps  "
+              f"{task.instruction}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``veriweb`` command."""
+    parser = argparse.ArgumentParser(prog="veriweb", description="Verified, deterministic websites for web agents.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="the main job on the bundled example: replay every task and show what happened")
+    run.add_argument("--quiet", action="store_true", help="print only the summary")
+    run.set_defaults(func=cmd_run)
+
+    replay = sub.add_parser("replay", help="replay task certificates step by step")
+    replay.add_argument("site", nargs="?", help="a site JSON file, or a bundled example name (default: shop)")
+    replay.add_argument("--task", help="a task id or 1-based number (default: every task)")
+    replay.add_argument("--quiet", action="store_true", help="print only the summary")
+    replay.set_defaults(func=cmd_replay)
+
+    play = sub.add_parser("play", help="play a task interactively in the terminal")
+    play.add_argument("site", nargs="?", help="a site JSON file, or a bundled example name (default: shop)")
+    play.add_argument("--task", help="a task id or 1-based number (default: the first)")
+    play.set_defaults(func=cmd_play)
+
+    info = sub.add_parser("info", help="summarise a site and list its tasks")
+    info.add_argument("site", nargs="?", help="a site JSON file, or a bundled example name (default: shop)")
+    info.set_defaults(func=cmd_info)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of a site scaffold")
+    schema.set_defaults(func=cmd_schema)
+
+    fmt = sub.add_parser("fmt", help="rewrite a site file in canonical form with its content-hash id")
+    fmt.add_argument("file")
+    fmt.add_argument("--check", action="store_true", help="only report whether the file is canonical")
+    fmt.set_defaults(func=cmd_fmt)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input exits with code 2 and a one-line message."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except VeriwebError as exc:
+        print(f"veriweb: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
