@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from veriweb.engine import Episode, axtree_text
-from veriweb.engine.actions import action_prompt
+from veriweb.engine import Episode, PageModel, axtree_text
+from veriweb.engine.actions import action_prompt, parse_action
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task, dumps, json_schema, load
 
@@ -57,10 +57,11 @@ def replay_task(site: Site, task: Task, out: TextIO, *, verbose: bool = True) ->
         print(f"  start   {page.url}" + (f"  (logged in as {task.user})" if task.start_logged_in else ""), file=out)
     outcome = None
     for number, action in enumerate(task.certificate, 1):
+        target = describe_target(episode.session.page(), action)
         outcome = episode.step(action)
         if verbose:
             status = f"error: {outcome.error}" if outcome.error else outcome.page.url
-            print(f"  {number:>3}  {action:<48} -> {status}  progress {outcome.progress.done}/"
+            print(f"  {number:>3}  {action:<40} {target:<30} -> {status}  progress {outcome.progress.done}/"
                   f"{outcome.progress.total}  reward {outcome.reward:.1f}", file=out)
         if outcome.terminated or outcome.truncated:
             break
@@ -71,6 +72,19 @@ def replay_task(site: Site, task: Task, out: TextIO, *, verbose: bool = True) ->
         detail = f"{reason}" + (f"; {answer}" if answer else "")
         print(f"  => {'SUCCESS' if success else 'FAILED'} ({detail})\n", file=out)
     return success
+
+
+def describe_target(page: PageModel, action: str) -> str:
+    """``[link 'Cart']`` for an action on an element of ``page``, else ``""``."""
+    try:
+        bid = parse_action(action).bid
+    except VeriwebError:
+        return ""
+    node = page.by_bid.get(bid) if bid is not None else None
+    if node is None:
+        return ""
+    label = (node.name or node.text)[:20]
+    return f"[{node.role} {label!r}]"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -281,3 +281,18 @@ def test_cached_and_overlaid_pages_equal_fresh_builds(shop: Site) -> None:
         assert html_page(fresh) == html_page(session.page())
     base = session._build(fields={}, focus=None)
     assert axtree_text(overlay(base, {}, None)) == axtree_text(base)
+
+
+@pytest.mark.parametrize("undo_limit", [0, 1000])
+def test_reset_by_undo_or_snapshot_restores_the_same_rows(shop: Site, undo_limit: int) -> None:
+    session = Session(shop)
+    seeded = session.db.state_hash()
+    for task_id in ("buy_under_budget", "cancel_recent_order", "review_product", "remove_from_cart"):
+        task = shop.task(task_id)
+        assert task is not None
+        session.reset(task.start_url, user=task.user if task.start_logged_in else None)
+        for action in task.certificate:
+            session.step(action)
+        assert session.db.change_count() > 0 and session.db.state_hash() != seeded
+        session.db.reset(undo_limit=undo_limit)
+        assert session.db.change_count() == 0 and session.db.state_hash() == seeded

@@ -1,0 +1,657 @@
+"""Storefront blueprint: catalogue, search, filters and sort, product options, cart, checkout, orders, reviews.
+
+Description:
+    A clothing and homeware store. Categories with hundreds of products (colour, price, stock,
+    rating), search by name, sorting and pagination, product pages whose options (size and
+    quantity) sit in tabs, a collapsible or plainly on the page, a cart per user, a checkout with
+    an address form, a shipping choice (drop-down or radio) and, on some sites, a confirmation
+    dialog; order history with cancellation of orders that have not shipped; product reviews.
+
+Action Space:
+    BrowserGym high-level actions on the rendered pages (see ``veriweb.engine.actions``).
+
+Observation Space:
+    The engine's page model: accessibility-tree text, element list, HTML.
+
+Rewards:
+    From the task's goal and progress predicates over the database (see ``veriweb.engine.judge``).
+
+Starting State:
+    The seeded database; the task's start URL, logged in when the task says so.
+
+Episode End:
+    As ``veriweb.engine.episode`` rules: an answer, an infeasibility report, the goal reached, a
+    broken constraint or footprint, or the step budget.
+
+Arguments:
+    ``Streams`` of the site's seed: ``structure`` (pages, labels, widgets, layout), ``content``
+    (records), ``tasks`` (task choice, slots, phrasings).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from veriweb.generate import kit
+from veriweb.generate.kit import cond, ref
+from veriweb.generate.layout import build_chrome, login_page, login_plan
+from veriweb.generate.plan import TaskDraft
+from veriweb.generate.site import Draft
+from veriweb.generate.streams import Streams
+from veriweb.generate.vocab import CITIES, Labels, password, person, street_address
+
+SHOP_NAMES = ["Threadline", "Northwind Goods", "Maple & Co", "Harbor Supply", "Fern Street", "Copper Kettle",
+              "Bright Basket", "Olive Lane", "Tidewater Shop", "Granite Outfitters", "Little Lantern", "Bluebird Market"]
+CATEGORIES: dict[str, list[str]] = {
+    "Shirts": ["Oxford Shirt", "Flannel Shirt", "Polo Shirt", "Linen Shirt", "Denim Shirt", "Breton Shirt"],
+    "Pants": ["Chino Pants", "Cargo Pants", "Jogger Pants", "Wool Trousers", "Straight Jeans", "Corduroys"],
+    "Shoes": ["Canvas Sneakers", "Chelsea Boots", "Trail Runners", "Suede Loafers", "Leather Sandals"],
+    "Hats": ["Wool Beanie", "Straw Hat", "Baseball Cap", "Bucket Hat", "Flat Cap"],
+    "Jackets": ["Rain Jacket", "Denim Jacket", "Puffer Jacket", "Field Coat", "Fleece Jacket"],
+    "Bags": ["Tote Bag", "Backpack", "Duffel Bag", "Messenger Bag", "Weekender"],
+    "Kitchen": ["Chef Knife", "Cast Iron Pan", "Teapot", "Mixing Bowl", "Cutting Board"],
+    "Homeware": ["Throw Blanket", "Table Lamp", "Linen Pillow", "Wool Rug", "Scented Candle"],
+}
+COLOURS = ["Red", "Blue", "Green", "Black", "White", "Grey", "Navy", "Olive", "Brown", "Yellow"]
+STYLES = ["Classic", "Slim", "Relaxed", "Vintage", "Everyday", "Heavy", "Light", "Organic", "Waxed", "Washed",
+          "Summer", "Winter", "Travel", "Studio", "Coastal", "Urban"]
+SIZES = ["S", "M", "L", "XL"]
+STATUSES = ["placed", "shipped", "delivered"]
+MISSING = ["Velvet Tuxedo Jacket", "Gold Plated Kettle", "Silk Opera Gloves", "Titanium Snow Boots",
+           "Cashmere Sleeping Bag", "Crystal Dog Bowl"]
+
+
+def _catalogue(rng: random.Random, categories: list[str], count: int) -> list[dict[str, Any]]:
+    products, seen = [], set()
+    while len(products) < count:
+        cat_index = rng.randrange(len(categories))
+        name = f"{rng.choice(COLOURS)} {rng.choice(STYLES)} {rng.choice(CATEGORIES[categories[cat_index]])}"
+        if name in seen:
+            continue
+        seen.add(name)
+        products.append({"id": len(products) + 1, "name": name, "category_id": cat_index + 1,
+                         "color": name.split()[0].lower(), "price": rng.randrange(900, 25000, 100) - 1,
+                         "stock": rng.randint(0, 40), "rating": round(rng.uniform(2.0, 5.0), 1),
+                         "description": f"{name.split(' ', 1)[1]} made to last, in {name.split()[0].lower()}."})
+    return products
+
+
+def build(streams: Streams) -> Draft:
+    """Build one storefront (see the module docstring)."""
+    srng, crng, trng = streams.structure, streams.content, streams.tasks
+    labels = Labels(srng)
+    site_name = srng.choice(SHOP_NAMES)
+    categories = sorted(srng.sample(sorted(CATEGORIES), srng.randint(4, 7)))
+    options_ui = srng.choice(["tabs", "collapsible", "plain"])
+    listing_kind = srng.choice(["list", "table"])
+    page_size = srng.choice([5, 8, 10, 12])
+    shipping_ui = srng.choice(["select", "radio"])
+    confirm_checkout = srng.random() < 0.6
+    search_in_header = srng.random() < 0.5
+    has_deals = srng.random() < 0.5
+    address_order = srng.sample(["name", "address", "city"], 3)
+    sort_keys = ["price_asc"] + srng.sample(["price_desc", "rating_desc", "name_asc"], srng.randint(1, 3))
+    sorts = [(key, labels[key], {"price_asc": "price", "price_desc": "price", "rating_desc": "rating",
+                                 "name_asc": "name"}[key], "desc" if key in ("price_desc", "rating_desc") else "asc")
+             for key in sort_keys]
+
+    # ------------------------------------------------------------------ content
+    products = _catalogue(crng, categories, crng.randint(150, 600))
+    users = []
+    for number in range(1, crng.randint(20, 60) + 1):
+        first, last = person(crng)
+        username = f"{first.lower()}{number}"
+        users.append({"id": number, "username": username, "password": password(crng, username),
+                      "name": f"{first} {last}", "address": street_address(crng), "city": crng.choice(CITIES)})
+    orders, items = [], []
+    for number in range(1, crng.randint(60, 300) + 1):
+        user = crng.choice(users)
+        lines = crng.sample(products, crng.randint(1, 3))
+        total = 0
+        for product in lines:
+            qty = crng.randint(1, 3)
+            items.append({"id": len(items) + 1, "order_id": number, "product_id": product["id"],
+                          "size": crng.choice(SIZES), "qty": qty, "price": product["price"]})
+            total += qty * product["price"]
+        shipping = crng.choice(["standard", "express"])
+        orders.append({"id": number, "user_id": user["id"], "created": f"2026-{crng.randint(1, 6):02d}-{crng.randint(1, 14):02d}",
+                       "status": crng.choice(STATUSES), "shipping": shipping,
+                       "total": total + (1500 if shipping == "express" else 500),
+                       "name": user["name"], "address": user["address"], "city": user["city"]})
+    cart = []
+    for user in crng.sample(users, 6):
+        for product in crng.sample(products, crng.randint(1, 3)):
+            cart.append({"id": len(cart) + 1, "user_id": user["id"], "product_id": product["id"],
+                         "size": crng.choice(SIZES), "qty": crng.randint(1, 2)})
+    reviews = [{"id": n, "product_id": crng.choice(products)["id"], "user_id": crng.choice(users)["id"],
+                "rating": crng.randint(1, 5), "body": crng.choice(["Great quality.", "Runs small.", "Love the colour.",
+                                                                  "Arrived quickly.", "Not for me.", "Worth it."])}
+               for n in range(1, crng.randint(100, 400) + 1)]
+    tables = [
+        kit.table_def("categories", [("id", "integer"), ("name", "text")],
+                      [{"id": i + 1, "name": c} for i, c in enumerate(categories)]),
+        kit.table_def("products", [("id", "integer"), ("name", "text"), ("category_id", "integer"), ("color", "text"),
+                                   ("price", "money"), ("stock", "integer"), ("rating", "real"), ("description", "text")],
+                      products, foreign_keys=[("category_id", "categories")], indexes=[["name"], ["price"]]),
+        kit.table_def("users", [("id", "integer"), ("username", "text"), ("password", "text"), ("name", "text"),
+                                ("address", "text"), ("city", "text")], users, indexes=[["username"]]),
+        kit.table_def("cart_items", [("id", "integer"), ("user_id", "integer"), ("product_id", "integer"),
+                                     ("size", "text"), ("qty", "integer")], cart,
+                      foreign_keys=[("user_id", "users"), ("product_id", "products")]),
+        kit.table_def("orders", [("id", "integer"), ("user_id", "integer"), ("created", "date"), ("status", "text"),
+                                 ("shipping", "text"), ("total", "money"), ("name", "text"), ("address", "text"),
+                                 ("city", "text")], orders, foreign_keys=[("user_id", "users")]),
+        kit.table_def("order_items", [("id", "integer"), ("order_id", "integer"), ("product_id", "integer"),
+                                      ("size", "text"), ("qty", "integer"), ("price", "money")], items,
+                      foreign_keys=[("order_id", "orders"), ("product_id", "products")]),
+        kit.table_def("reviews", [("id", "integer"), ("product_id", "integer"), ("user_id", "integer"),
+                                  ("rating", "integer"), ("body", "text")], reviews,
+                      foreign_keys=[("product_id", "products"), ("user_id", "users")]),
+    ]
+    views = [
+        {"name": "cart_view", "money_columns": ["price", "line_total"],
+         "sql": "SELECT c.id AS id, c.user_id AS user_id, c.product_id AS product_id, p.name AS name, c.size AS size, "
+                "c.qty AS qty, p.price AS price, c.qty * p.price AS line_total FROM cart_items c "
+                "JOIN products p ON p.id = c.product_id"},
+        {"name": "cart_totals", "money_columns": ["total"],
+         "sql": "SELECT c.user_id AS id, c.user_id AS user_id, sum(c.qty) AS items, sum(c.qty * p.price) AS total "
+                "FROM cart_items c JOIN products p ON p.id = c.product_id GROUP BY c.user_id"},
+        {"name": "order_lines", "money_columns": ["price", "line_total"],
+         "sql": "SELECT i.id AS id, i.order_id AS order_id, i.product_id AS product_id, p.name AS name, i.size AS size, "
+                "i.qty AS qty, i.price AS price, i.qty * i.price AS line_total FROM order_items i "
+                "JOIN products p ON p.id = i.product_id"},
+        {"name": "review_view", "sql": "SELECT r.id AS id, r.product_id AS product_id, u.name AS author, "
+                                       "r.rating AS rating, r.body AS body FROM reviews r JOIN users u ON u.id = r.user_id"},
+    ]
+
+    # ------------------------------------------------------------------ markers
+    markers = [
+        kit.marker("add_to_cart", [kit.param("product_id", "integer"),
+                                   kit.param("size", "text", labels["size"], choices=SIZES),
+                                   kit.param("qty", "integer", labels["quantity"], min=1, max=10)],
+                   [kit.effect("update", "cart_items", "UPDATE cart_items SET qty = qty + :qty WHERE user_id = :user_id "
+                                                       "AND product_id = :product_id AND size = :size"),
+                    kit.effect("insert", "cart_items", "INSERT INTO cart_items (user_id, product_id, size, qty) SELECT "
+                               ":user_id, :product_id, :size, :qty WHERE NOT EXISTS (SELECT 1 FROM cart_items WHERE "
+                               "user_id = :user_id AND product_id = :product_id AND size = :size)")],
+                   pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM products WHERE id = :p AND stock >= :q)",
+                                          p=ref("param.product_id"), q=ref("param.qty")),
+                                  "Sorry, we do not have that many in stock.")],
+                   inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id AND qty > 10)"),
+                                  "You can have at most 10 of an item.")],
+                   message="That item could not be added."),
+        kit.marker("remove_from_cart", [kit.param("item_id", "integer")],
+                   [kit.effect("delete", "cart_items", "DELETE FROM cart_items WHERE id = :item_id AND user_id = :user_id")],
+                   pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM cart_items WHERE id = :i AND user_id = :user_id)",
+                                          i=ref("param.item_id")), "That item is not in your cart.")]),
+        kit.marker("place_order", [kit.param("name", "text", labels["full_name"], min_length=2),
+                                   kit.param("address", "text", labels["address"], min_length=3),
+                                   kit.param("city", "text", labels["city"], min_length=2),
+                                   kit.param("shipping", "text", labels["shipping"], choices=["standard", "express"])],
+                   [kit.effect("insert", "orders", "INSERT INTO orders (user_id, created, status, shipping, total, name, "
+                               "address, city) SELECT :user_id, :today, 'placed', :shipping, sum(c.qty * p.price) + "
+                               "(CASE :shipping WHEN 'express' THEN 1500 ELSE 500 END), :name, :address, :city FROM "
+                               "cart_items c JOIN products p ON p.id = c.product_id WHERE c.user_id = :user_id"),
+                    kit.effect("insert", "order_items", "INSERT INTO order_items (order_id, product_id, size, qty, price) "
+                               "SELECT (SELECT max(id) FROM orders WHERE user_id = :user_id), c.product_id, c.size, c.qty, "
+                               "p.price FROM cart_items c JOIN products p ON p.id = c.product_id WHERE c.user_id = :user_id "
+                               "ORDER BY c.id"),
+                    kit.effect("update", "products", "UPDATE products SET stock = stock - (SELECT sum(qty) FROM cart_items "
+                               "WHERE user_id = :user_id AND product_id = products.id) WHERE id IN (SELECT product_id FROM "
+                               "cart_items WHERE user_id = :user_id)"),
+                    kit.effect("delete", "cart_items", "DELETE FROM cart_items WHERE user_id = :user_id")],
+                   pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id)"),
+                                  "Your cart is empty.")],
+                   inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM products WHERE stock < 0)"),
+                                  "Sorry, an item in your cart is out of stock.")],
+                   irreversible=True, message="Your order could not be placed."),
+        kit.marker("cancel_order", [kit.param("order_id", "integer")],
+                   [kit.effect("update", "orders", "UPDATE orders SET status = 'cancelled' WHERE id = :order_id "
+                                                   "AND user_id = :user_id")],
+                   pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM orders WHERE id = :o AND user_id = :user_id AND "
+                                          "status = 'placed')", o=ref("param.order_id")),
+                                  "Only orders that have not shipped can be cancelled.")], irreversible=True),
+        kit.marker("write_review", [kit.param("product_id", "integer"),
+                                    kit.param("rating", "integer", "Rating", min=1, max=5),
+                                    kit.param("body", "text", "Review", min_length=3, max_length=500)],
+                   [kit.effect("insert", "reviews", "INSERT INTO reviews (product_id, user_id, rating, body) VALUES "
+                                                    "(:product_id, :user_id, :rating, :body)")]),
+    ]
+
+    # ------------------------------------------------------------------ pages
+    nav = [(labels["home"], "/"), (labels["cart"], "/cart"), (labels["orders"], "/orders")]
+    if has_deals:
+        nav.append((labels["deals"], "/deals"))
+    chrome = build_chrome(srng, labels, site_name, nav)
+    search_form = kit.form(labels["search"], kit.navigate_action("/search"),
+                           [kit.textbox("q", labels["search_box"], value=ref("query.q"))], label=labels["search"])
+    header = list(chrome.layout["header"])
+    if search_in_header:
+        header.append(kit.section([search_form], role="search"))
+    item = [kit.link("{row.name}", "/product/{row.id}"), kit.text("{row.price|money}")]
+
+    def catalogue(name: str, q: dict[str, Any], empty: str) -> dict[str, Any]:
+        if listing_kind == "list":
+            return kit.listing(name, q, item, page_size=page_size, sorts=sorts, empty=empty)
+        return kit.table(name, q, [("Product", [item[0]]), ("Price", [item[1]]), ("Rating", [kit.text("{row.rating}")])],
+                         page_size=page_size, sorts=sorts, empty=empty)
+
+    home = [kit.heading(f"Welcome to {site_name}", 1), kit.text("Today is {clock.today|date}.")]
+    if not search_in_header:
+        home.append(search_form)
+    home += [kit.heading(labels["categories"]),
+             kit.listing("cats", kit.query("categories", order=[("name", "asc")]),
+                         [kit.link("{row.name}", "/category/{row.id}")])]
+    options_form = kit.form(labels["add_to_cart"], kit.marker_action(
+        "add_to_cart", {"product_id": ref("row.id"), "size": ref("field.size"), "qty": ref("field.qty")},
+        message="Added to your cart."),
+        srng.sample([kit.select("size", labels["size"], [(s, s) for s in SIZES]),
+                     kit.textbox("qty", labels["quantity"], value="1")], 2), label=labels["add_to_cart"])
+    review_form = kit.form("Post review", kit.marker_action(
+        "write_review", {"product_id": ref("row.id"), "rating": ref("field.rating"), "body": ref("field.body")},
+        message="Thanks for your review!"),
+        [kit.radio("rating", "Rating", [(str(i), f"{i} star{'s' if i > 1 else ''}") for i in range(1, 6)]),
+         kit.textbox("body", "Your review", kind="textarea")], label="Write a review")
+    reviews_list = kit.listing("reviews", kit.query("review_view", cond("product_id", ref("row.id")), order=[("id", "asc")]),
+                               [kit.text("{row.author} ({row.rating}/5): {row.body}")], page_size=5, empty="No reviews yet.")
+    details = [kit.text("{row.description}"), kit.text("Rated {row.rating} out of 5.")]
+    if options_ui == "tabs":
+        body = [kit.tabs("product_tabs", [(labels["description"], details), (labels["options"], [options_form]),
+                                          (labels["reviews"], [reviews_list, review_form])])]
+    elif options_ui == "collapsible":
+        body = details + [kit.collapsible("buy", labels["options"], [options_form]),
+                          kit.collapsible("reviews_box", labels["reviews"], [reviews_list, review_form])]
+    else:
+        body = details + [options_form, kit.heading(labels["reviews"]), reviews_list, review_form]
+    shipping_field = (kit.select if shipping_ui == "select" else kit.radio)(
+        "shipping", labels["shipping"], [("standard", "Standard ($5.00)"), ("express", "Express ($15.00)")],
+        value="standard")
+    address_fields = {"name": kit.textbox("name", labels["full_name"], required=True, value=ref("user.name")),
+                      "address": kit.textbox("address", labels["address"], required=True, value=ref("user.address")),
+                      "city": kit.textbox("city", labels["city"], required=True, value=ref("user.city"))}
+    checkout_form = kit.form(
+        labels["place_order"], kit.marker_action(
+            "place_order", {n: ref(f"field.{n}") for n in ("name", "address", "city", "shipping")},
+            redirect="/orders/{result.id}", message="Thank you! Your order has been placed."),
+        [address_fields[n] for n in address_order] + [shipping_field], label=labels["shipping"],
+        confirm=kit.confirm("Place this order?", labels["confirm"], labels["cancel"]) if confirm_checkout else None)
+    cart_cols = [("Product", [kit.link("{row.name}", "/product/{row.product_id}")]), ("Size", [kit.text("{row.size}")]),
+                 (labels["quantity"], [kit.text("{row.qty}")]), ("Price", [kit.text("{row.line_total|money}")]),
+                 ("", [kit.form(labels["delete"], kit.marker_action("remove_from_cart", {"item_id": ref("row.id")},
+                                                                    message="Removed."))])]
+    pages = [
+        kit.page("home", "/", site_name, chrome.crumbs([]) + home),
+        kit.page("search", "/search", f"{labels['search']}: {{query.q}}", [
+            kit.heading(labels["search"], 1), *([] if search_in_header else [search_form]),
+            catalogue("results", kit.query("products", cond("name", ref("query.q"), "contains", skip_if_empty=True),
+                                           order=[("id", "asc")]), "No products match your search.")]),
+        kit.page("category", "/category/{id:int}", "Category", [kit.record(
+            kit.query("categories", cond("id", ref("param.id"))),
+            chrome.crumbs([(labels["home"], "/")]) + [kit.heading("{row.name}", 1),
+                                                        catalogue("products", kit.query("products", cond("category_id", ref("row.id")),
+                                                                                        order=[("id", "asc")]), "Nothing here yet.")],
+            "This category does not exist.")]),
+        kit.page("product", "/product/{id:int}", "Product", [kit.record(
+            kit.query("products", cond("id", ref("param.id"))),
+            chrome.crumbs([(labels["home"], "/")]) + [kit.heading("{row.name}", 1), kit.text("Price: {row.price|money}"),
+                                                        kit.text("In stock: {row.stock}"), *body],
+            "This product does not exist.")]),
+        kit.page("cart", "/cart", labels["cart"], [
+            kit.heading(labels["cart"], 1),
+            kit.table("cart", kit.query("cart_view", cond("user_id", ref("user.id")), order=[("id", "asc")]), cart_cols,
+                      label=labels["cart"], empty="Your cart is empty."),
+            kit.record(kit.query("cart_totals", cond("user_id", ref("user.id"))),
+                       [kit.text("Subtotal ({row.items} items): {row.total|money}"),
+                        kit.link(labels["checkout"], "/checkout")], "")], login=True),
+        kit.page("checkout", "/checkout", labels["checkout"], [
+            kit.heading(labels["checkout"], 1),
+            kit.record(kit.query("cart_totals", cond("user_id", ref("user.id"))),
+                       [kit.text("Subtotal: {row.total|money}")], "Your cart is empty."),
+            kit.text("Shipping: standard $5.00, express $15.00."), checkout_form], login=True),
+        kit.page("orders", "/orders", labels["orders"], [
+            kit.heading(labels["orders"], 1),
+            kit.table("orders", kit.query("orders", cond("user_id", ref("user.id")), order=[("created", "desc"), ("id", "desc")]),
+                      [("Order", [kit.link("Order #{row.id}", "/orders/{row.id}")]), ("Date", [kit.text("{row.created|date}")]),
+                       ("Status", [kit.text("{row.status|title}")]), ("Total", [kit.text("{row.total|money}")])],
+                      label=labels["orders"], page_size=10, empty="You have no orders yet.")], login=True),
+        kit.page("order", "/orders/{id:int}", "Order", [kit.record(
+            kit.query("orders", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
+            [kit.heading("Order #{row.id}", 1), kit.text("Placed on {row.created|date}"), kit.text("Status: {row.status|title}"),
+             kit.table("lines", kit.query("order_lines", cond("order_id", ref("row.id")), order=[("id", "asc")]),
+                       [("Product", [kit.text("{row.name}")]), ("Quantity", [kit.text("{row.qty}")]),
+                        ("Price", [kit.text("{row.line_total|money}")])], label="Items"),
+             kit.text("Total: {row.total|money}"),
+             kit.form("Cancel this order",
+                      kit.marker_action("cancel_order", {"order_id": ref("row.id")}, message="Your order has been cancelled."),
+                      confirm=kit.confirm("Cancel this order?", labels["confirm"], "Keep my order"))],
+            "This order does not exist.")], login=True),
+        login_page(labels),
+        *chrome.pages,
+    ]
+    if has_deals:
+        pages.append(kit.page("deals", "/deals", labels["deals"], [
+            kit.heading(labels["deals"], 1), kit.text("Prices you will not see again."),
+            kit.listing("deals", kit.query("products", cond("price", 2000, "<"), order=[("price", "asc")], limit=20), item,
+                        page_size=page_size)]))
+    site = {"name": site_name, "clock": {"today": "2026-06-15"}, "auth": {"table": "users", "username_column": "username",
+            "password_column": "password", "name_column": "name", "login_page": "/login"},
+            "database": {"tables": tables, "views": views}, "markers": markers,
+            "layout": {"header": header, "footer": chrome.layout["footer"]}, "pages": pages}
+    ctx = _Ctx(trng, labels, categories, products, users, orders, cart, sorts, search_in_header)
+    ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
+    return Draft(site=site, tasks=_tasks(ctx))
+
+
+class _Ctx:
+    """What the task families need to know about the site they write tasks for."""
+
+    def __init__(self, rng: random.Random, labels: Labels, categories: list[str], products: list[dict[str, Any]],
+                 users: list[dict[str, Any]], orders: list[dict[str, Any]], cart: list[dict[str, Any]],
+                 sorts: list[tuple[str, str, str, str]], search_in_header: bool) -> None:
+        self.rng, self.labels, self.categories, self.products = rng, labels, categories, products
+        self.users, self.orders, self.cart, self.sorts = users, orders, cart, sorts
+        self.search_in_header = search_in_header
+        self.by_name = {p["name"]: p for p in products}
+        self.page_size = 5
+        self.confirm_checkout = False
+        self.shipping_ui = "select"
+
+    def unique_product(self, *, in_stock: int = 1) -> dict[str, Any]:
+        while True:
+            product = self.rng.choice(self.products)
+            if product["stock"] >= in_stock:
+                return product
+
+    def search(self, name: str) -> list[tuple[Any, ...]]:
+        plan: list[tuple[Any, ...]] = [] if self.search_in_header else [("click", "link", self.labels["home"])]
+        words = name.split()
+        query = " ".join(words[1:]) if self.rng.random() < 0.5 else name
+        matches = [p for p in self.products if query.lower() in p["name"].lower()]
+        position = [p["name"] for p in matches].index(name)
+        return plan + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"]),
+                       *_next_pages(position, self.page_size, len(matches)), ("click", "link", name)]
+
+
+LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
+                  "Use the account {username}, password {password}. "]
+
+
+def _as_user(ctx: _Ctx, user: dict[str, Any], phrasings: list[str], slots: dict[str, Any], plan: list[tuple[Any, ...]],
+             *, instruction_chance: float = 0.75) -> tuple[list[str], dict[str, Any], list[tuple[Any, ...]], dict[str, Any]]:
+    """Who does the task: logged in from the profile, or with credentials in the instruction."""
+    if ctx.rng.random() < instruction_chance:
+        prefix = ctx.rng.choice(LOGIN_PREFIXES)
+        phrased = [prefix + p[0].lower() + p[1:] if not p.startswith("I ") else prefix + p for p in phrasings]
+        return (phrased, {**slots, "username": user["username"], "password": user["password"]},
+                login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
+                {"user": user["username"], "credentials": "instruction"})
+    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
+
+
+def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: dict[str, Any],
+          plan: list[tuple[Any, ...]], **fields: Any) -> TaskDraft:
+    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
+                          **fields), plan)
+
+
+def _tasks(ctx: _Ctx) -> list[TaskDraft]:
+    rng, labels = ctx.rng, ctx.labels
+    out: list[TaskDraft] = []
+    cart_users = sorted({c["user_id"] for c in ctx.cart})
+    empty_users = [u for u in ctx.users if u["id"] not in cart_users]
+
+    # navigate: the cheapest product of a colour in a category (sort-dependent)
+    for number in range(2):
+        cat_index = rng.randrange(len(ctx.categories))
+        in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
+        colour = rng.choice(sorted({p["color"] for p in in_cat}))
+        cheapest = min((p for p in in_cat if p["color"] == colour), key=lambda p: (p["price"], p["id"]))
+        target = kit.scalar("products", "id", cond("category_id", cat_index + 1), cond("color", colour),
+                            order=[("price", "asc"), ("id", "asc")])
+        plan = [("click", "link", ctx.categories[cat_index]), ("click", "link", labels["price_asc"])]
+        plan += _page_through(ctx, in_cat, cheapest, key=lambda p: (p["price"], p["id"]))
+        out.append(_task(ctx, f"cheapest_{number}", "navigate_sorted", "navigate",
+                         ["Open the page of the cheapest {colour} item in {category}.",
+                          "Find the least expensive {colour} product in the {category} category and open it.",
+                          "Go to the cheapest {colour} {category} product."],
+                         {"colour": colour, "category": ctx.categories[cat_index]}, plan,
+                         goal=[kit.on_page("product", id=target)],
+                         progress=[{"description": "on the cheapest matching product", "predicate": kit.on_page("product", id=target)}]))
+
+    # retrieve: a product's price (lookup, currency answer)
+    product = ctx.unique_product()
+    out.append(_task(ctx, "price_lookup", "retrieve_lookup", "retrieve",
+                     ["How much does the {product} cost?", "What is the price of the {product}?",
+                      "Tell me the price of the {product}."], {"product": product["name"]},
+                     ctx.search(product["name"]) + [("send", f"It costs ${product['price'] / 100:,.2f}.")],
+                     answer={"type": "currency", "value": kit.scalar("products", "price", cond("name", ref("slot.product")))}))
+
+    # retrieve: count of the user's orders with a status (login from the profile)
+    user = rng.choice([u for u in ctx.users if any(o["user_id"] == u["id"] for o in ctx.orders)])
+    status = rng.choice(STATUSES)
+    n = sum(1 for o in ctx.orders if o["user_id"] == user["id"] and o["status"] == status)
+    phrasings, slots, plan, who = _as_user(ctx, user, [
+        "How many of your orders are {status}?", "Count your orders with the status {status}.",
+        "How many orders do you have that are {status}?"], {"status": status},
+        [("click", "link", labels["orders"]), *_all_pages(ctx, sum(1 for o in ctx.orders if o["user_id"] == user["id"]), 10),
+         ("send", str(n))])
+    out.append(_task(ctx, "count_orders", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
+                     answer={"type": "number", "value": kit.scalar("orders", "*", cond("user_id", ref("user.id")),
+                                                                   cond("status", ref("slot.status")), agg="count")}))
+
+    # retrieve: the best-rated product of a category (extreme, text answer)
+    cat_index = rng.randrange(len(ctx.categories))
+    in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
+    best = max(in_cat, key=lambda p: (p["rating"], -p["id"]))
+    if sum(1 for p in in_cat if p["rating"] == best["rating"]) == 1:
+        plan = [("click", "link", ctx.categories[cat_index])]
+        rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
+        if rating_sort is not None:
+            plan.append(("click", "link", rating_sort[1]))
+        else:
+            plan += _page_through(ctx, in_cat, best, key=lambda p: p["id"], stop_before_click=True)
+        out.append(_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
+                         ["Which product in {category} has the highest rating?",
+                          "Name the best-rated item in the {category} category."],
+                         {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])],
+                         answer={"type": "text", "value": kit.scalar("products", "name", cond("category_id", cat_index + 1),
+                                                                     order=[("rating", "desc"), ("id", "asc")]),
+                                 "candidates": kit.scalar("products", "name", cond("category_id", cat_index + 1))["query"]}))
+
+    # mutate: add a product to the cart in a size and quantity
+    user = rng.choice(empty_users)
+    product = ctx.unique_product(in_stock=3)
+    qty, size = rng.randint(1, 3), rng.choice(SIZES)
+    pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
+    phrasings, slots, plan, who = _as_user(ctx, user, [
+        "Add {qty} of the {product} in size {size} to your cart.", "Put {qty} x {product} (size {size}) in your cart.",
+        "I need {qty} of the {product}, size {size}. Add them to the cart."],
+        {"qty": qty, "product": product["name"], "size": size},
+        ctx.search(product["name"]) + [("select", labels["size"], size), ("fill", "textbox", labels["quantity"], str(qty)),
+                                        ("click", "button", labels["add_to_cart"])])
+    out.append(_task(ctx, "add_to_cart", "single_write", "mutate", phrasings, slots, plan, **who,
+                     goal=[kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid),
+                                      cond("size", ref("slot.size")), cond("qty", ref("slot.qty")))],
+                     progress=[{"description": "the product is in the cart",
+                                "predicate": kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid))}],
+                     footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id")), cond("product_id", pid)]}]))
+
+    # mutate, several entities: two or three products at once
+    user = rng.choice(empty_users)
+    chosen: list[dict[str, Any]] = []
+    while len(chosen) < rng.choice([2, 3]):
+        product = ctx.unique_product(in_stock=2)
+        if product not in chosen:
+            chosen.append(product)
+    names = ["first", "second", "third"][:len(chosen)]
+    ids = {n: kit.scalar("products", "id", cond("name", ref(f"slot.{n}"))) for n in names}
+    plan = []
+    for product in chosen:
+        plan += ctx.search(product["name"]) + [("click", "button", labels["add_to_cart"])]
+    listed = ", ".join("{" + n + "}" for n in names[:-1]) + " and {" + names[-1] + "}"
+    out.append(_task(ctx, "add_several", "multi_entity", "mutate",
+                     [f"Add one each of {listed} to your cart.", f"Put {listed} in your cart, one of each."],
+                     {n: p["name"] for n, p in zip(names, chosen)}, plan,
+                     user=user["username"], start_logged_in=True, credentials="profile",
+                     goal=[kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", ids[n])) for n in names],
+                     progress=[{"description": f"the {n} product is in the cart",
+                                "predicate": kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", ids[n]))}
+                               for n in names],
+                     footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id")), cond("product_id", ids[n])]}
+                                for n in names]))
+
+    # mutate under a constraint: buy one product, within a budget, standard shipping
+    user = rng.choice(empty_users)
+    product = ctx.unique_product(in_stock=2)
+    budget = product["price"] + 500 + rng.choice([0, 100, 999])
+    out.append(_task(ctx, "buy_within_budget", "write_constraint", "mutate",
+                     ["Buy one {product} in size {size} with standard shipping, spending at most {budget} in total.",
+                      "Order a {product} (size {size}), standard delivery, and keep the total at or under {budget}."],
+                     {"product": product["name"], "size": "M", "budget": f"${budget / 100:,.2f}"},
+                     ctx.search(product["name"]) + [("select", labels["size"], "M"), ("click", "button", labels["add_to_cart"]),
+                                                     ("click", "link", labels["cart"]), ("click", "link", labels["checkout"]),
+                                                     ("click", "button", labels["place_order"])]
+                     + ([("click", "button", labels["confirm"])] if ctx.confirm_checkout else []),
+                     user=user["username"], start_logged_in=True, credentials="profile",
+                     goal=[kit.sql("SELECT EXISTS (SELECT 1 FROM orders o JOIN order_items i ON i.order_id = o.id JOIN products p "
+                                   "ON p.id = i.product_id WHERE o.user_id = :user_id AND o.created = :today AND "
+                                   "o.status = 'placed' AND o.shipping = "
+                                   "'standard' AND p.name = :product AND i.size = 'M' AND i.qty = 1)", product=ref("slot.product"))],
+                     progress=[{"description": "the product is in the cart or ordered", "predicate": kit.any_of(
+                         kit.exists("cart_items", cond("user_id", ref("user.id")),
+                                    cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product"))))),
+                         kit.exists("orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today"))))},
+                               {"description": "the order is placed",
+                                "predicate": kit.exists("orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today")))}],
+                     constraints=[{"description": "an order costs more than the budget",
+                                   "predicate": kit.exists("orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today")),
+                                                           cond("total", budget, ">"))}],
+                     footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id"))]},
+                                {"table": "orders", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]},
+                                {"table": "order_items", "ops": ["insert"]},
+                                {"table": "products", "columns": ["stock"], "ops": ["update"]}]))
+
+    # mutate, login-gated with credentials in the instruction: remove one item from a cart
+    holder_id = rng.choice(cart_users)
+    holder = next(u for u in ctx.users if u["id"] == holder_id)
+    lines = [c for c in ctx.cart if c["user_id"] == holder["id"]]
+    line = rng.choice(lines)
+    name = next(p["name"] for p in ctx.products if p["id"] == line["product_id"])
+    if sum(1 for c in lines if c["product_id"] == line["product_id"]) == 1:
+        pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
+        out.append(_task(ctx, "remove_item", "login_write", "mutate",
+                         ["Log in as {username} (password: {password}) and remove the {product} from the cart.",
+                          "Sign in with {username} / {password}, then take the {product} out of your cart."],
+                         {"username": holder["username"], "password": holder["password"], "product": name},
+                         login_plan(labels, holder["username"], holder["password"], via_link=rng.random() < 0.5)
+                         + [("click", "link", labels["cart"]), ("click_near", name, "button", labels["delete"])],
+                         user=holder["username"], credentials="instruction",
+                         goal=[kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid), negate=True),
+                               kit.count("cart_items", cond("user_id", ref("user.id")), value=len(lines) - 1)],
+                         progress=[{"description": "the product is out of the cart", "predicate": kit.exists(
+                             "cart_items", cond("user_id", ref("user.id")), cond("product_id", pid), negate=True)}],
+                         footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id")), cond("product_id", pid)],
+                                     "ops": ["delete"]}]))
+
+    # mutate, multi-step: cancel the order that has not shipped
+    placed = [o for o in ctx.orders if o["status"] == "placed"]
+    candidates = [o for o in placed if sum(1 for p in placed if p["user_id"] == o["user_id"]) == 1]
+    if candidates:
+        order = rng.choice(candidates)
+        owner = next(u for u in ctx.users if u["id"] == order["user_id"])
+        count_orders = sum(1 for o in ctx.orders if o["user_id"] == owner["id"])
+        position = sorted((o for o in ctx.orders if o["user_id"] == owner["id"]),
+                          key=lambda o: (o["created"], o["id"]), reverse=True).index(order)
+        out.append(_task(ctx, "cancel_order", "multi_step_write", "mutate",
+                         ["Cancel your order that has not shipped yet.", "One of your orders is still waiting to ship: cancel it.",
+                          "Please cancel my unshipped order."], {},
+                         [("click", "link", labels["orders"])] + _next_pages(position, 10, count_orders)
+                         + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order"),
+                            ("click", "button", labels["confirm"])],
+                         user=owner["username"], start_logged_in=True, credentials="profile",
+                         goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True),
+                               kit.exists("orders", cond("id", order["id"]), cond("status", "cancelled"))],
+                         progress=[{"description": "no order of yours waits to ship", "predicate": kit.exists(
+                             "orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True)}],
+                         footprint=[{"table": "orders", "where": [cond("id", order["id"])], "columns": ["status"], "ops": ["update"]}]))
+
+    # mutate: write a review
+    user = rng.choice(ctx.users)
+    product = ctx.unique_product()
+    stars = rng.randint(1, 5)
+    words = rng.choice(["Solid and comfortable.", "Not worth the price.", "Exactly as described.", "Lovely colour."])
+    pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
+    mine = kit.exists("reviews", cond("user_id", ref("user.id")), cond("product_id", pid), cond("body", ref("slot.text")))
+    phrasings, slots, plan, who = _as_user(ctx, user, [
+        "Review the {product}: {stars} stars, and the text \"{text}\"", "Leave a {stars}-star review on the {product} saying: {text}"],
+        {"product": product["name"], "stars": stars, "text": words},
+        ctx.search(product["name"]) + [("check", "radio", f"{stars} star{'s' if stars > 1 else ''}"),
+                                        ("fill", "textbox", "Your review", words), ("click", "button", "Post review")])
+    out.append(_task(ctx, "review", "form_write", "mutate", phrasings, slots, plan, **who,
+                     goal=[kit.exists("reviews", cond("user_id", ref("user.id")), cond("product_id", pid),
+                                      cond("rating", ref("slot.stars")), cond("body", ref("slot.text")))],
+                     progress=[{"description": "the review is posted", "predicate": mine}],
+                     constraints=[{"description": "more than one review posted",
+                                   "predicate": kit.count("reviews", cond("user_id", ref("user.id")), cond("product_id", pid),
+                                                          cond("body", ref("slot.text")), op=">", value=1)}],
+                     footprint=[{"table": "reviews", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}]))
+
+    # mutate, multi-step with a form: check out the current cart to a new address, express
+    holder_id = rng.choice(cart_users)
+    holder = next(u for u in ctx.users if u["id"] == holder_id)
+    street, city = street_address(rng), rng.choice(CITIES)
+    checkout = [("click", "link", labels["cart"]), ("click", "link", labels["checkout"]),
+                ("fill", "textbox", labels["address"], street), ("fill", "textbox", labels["city"], city),
+                ("select" if ctx.shipping_ui == "select" else "check_radio", labels["shipping"], "express"),
+                ("click", "button", labels["place_order"])] + ([("click", "button", labels["confirm"])] if ctx.confirm_checkout else [])
+    checkout = [("check", "radio", "Express ($15.00)") if step[0] == "check_radio" else step for step in checkout]
+    phrasings, slots, plan, who = _as_user(ctx, holder, [
+        "Check out everything in your cart with express shipping to {street}, {city}.",
+        "Place an order for the items in your cart, express delivery, to {street} in {city}."],
+        {"street": street, "city": city}, checkout, instruction_chance=0.5)
+    out.append(_task(ctx, "checkout_cart", "checkout_form", "mutate", phrasings, slots, plan, **who,
+                     goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today")),
+                                      cond("shipping", "express"), cond("address", ref("slot.street")), cond("city", ref("slot.city")))],
+                     progress=[{"description": "an order is placed today", "predicate": kit.exists(
+                         "orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today")))}],
+                     constraints=[{"description": "the cart was changed before checking out", "predicate": kit.exists(
+                         "order_items", cond("order_id", kit.scalar("orders", "id", cond("user_id", ref("user.id")),
+                                                                    cond("created", ref("clock.today")))),
+                         cond("qty", 0, "<"))}],
+                     footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id"))], "ops": ["delete"]},
+                                {"table": "orders", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]},
+                                {"table": "order_items", "ops": ["insert"]},
+                                {"table": "products", "columns": ["stock"], "ops": ["update"]}]))
+
+    # infeasible: a product the shop does not sell
+    missing = rng.choice([m for m in MISSING if m not in ctx.by_name])
+    user = rng.choice(empty_users)
+    out.append(_task(ctx, "missing_product", "infeasible_missing", "infeasible",
+                     ["Add the {product} to your cart.", "Buy me a {product}, please.", "Put a {product} in my cart."],
+                     {"product": missing}, [("infeasible", f"This shop does not sell a {missing}.")],
+                     user=user["username"], start_logged_in=True, credentials="profile",
+                     goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
+                                      cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
+    return out
+
+
+def _page_through(ctx: _Ctx, rows: list[dict[str, Any]], target: dict[str, Any], *, key: Any,
+                  stop_before_click: bool = False) -> list[tuple[Any, ...]]:
+    """Plan steps that page through a list sorted by ``key`` to ``target`` and click it."""
+    ordered = sorted(rows, key=key)
+    return _next_pages(ordered.index(target), _page_size(ctx), len(ordered)) + (
+        [] if stop_before_click else [("click", "link", target["name"])])
+
+
+def _page_size(ctx: _Ctx) -> int:
+    return ctx.page_size
+
+
+def _next_pages(position: int, size: int, total: int) -> list[tuple[Any, ...]]:
+    return [("click", "link", "Next")] * (position // size)
+
+
+def _all_pages(ctx: _Ctx, total: int, size: int) -> list[tuple[Any, ...]]:
+    """Plan steps that look at every page of a list of ``total`` rows."""
+    return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)

@@ -1,0 +1,62 @@
+"""Generate one site: a domain blueprint and a seed in, a validated scaffold with certified tasks out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriweb.engine import Session
+from veriweb.errors import VeriwebError
+from veriweb.generate.plan import TaskDraft, difficulty, resolve
+from veriweb.generate.streams import GENERATOR_VERSION, Streams
+from veriweb.scaffold.io import with_id
+from veriweb.scaffold.site import Site, Task, render_instruction
+
+
+@dataclass
+class Draft:
+    """What a blueprint returns: the site's data (without tasks) and its task drafts."""
+
+    site: dict[str, Any]
+    tasks: list[TaskDraft] = field(default_factory=list)
+
+
+Blueprint = Callable[[Streams], Draft]
+
+
+def _registry() -> dict[str, Blueprint]:
+    from veriweb.generate.domains import BLUEPRINTS
+
+    return BLUEPRINTS
+
+
+def domains() -> list[str]:
+    """The domains that have a blueprint, in a fixed order."""
+    return list(_registry())
+
+
+def generate_site(domain: str, seed: int) -> Site:
+    """Generate the site of ``domain`` for ``seed``: same inputs, same bytes.
+
+    Raises:
+        VeriwebError: an unknown domain, or a blueprint bug (a plan that does not solve its task).
+    """
+    registry = _registry()
+    if domain not in registry:
+        raise VeriwebError(f"unknown domain {domain!r}; choose from {', '.join(registry)}")
+    draft = registry[domain](Streams(seed, domain))
+    data = dict(draft.site)
+    data.update(generator=GENERATOR_VERSION, domain=domain, tasks=[])
+    data.setdefault("description", f"A generated {domain} site (seed {seed}).")
+    base = Site.model_validate(data)
+    session = Session(base)
+    tasks: list[Task] = []
+    for task_draft in draft.tasks:
+        fields = dict(task_draft.fields)
+        fields["instruction"] = render_instruction(fields["template"], fields.get("slots", {}))
+        task = Task.model_validate(fields)
+        certificate, pages = resolve(base, task, task_draft.plan, session=session)
+        tasks.append(task.model_copy(update={"certificate": certificate,
+                                             "difficulty": difficulty(len(certificate), pages)}))
+    return with_id(base.model_copy(update={"tasks": tasks}))
