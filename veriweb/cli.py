@@ -205,6 +205,40 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from veriweb.generate.corpus import Holdout, plan_corpus, write_corpus
+
+    domains = [d.strip() for d in args.domains.split(",") if d.strip()]
+    holdouts = [Holdout.parse(text) for text in args.holdout or []]
+    plan = plan_corpus(args.sites, domains, args.seed, split=args.split, holdouts=holdouts)
+    manifest = write_corpus(plan, args.out, workers=args.workers, progress=not args.quiet)
+    tasks = sum(entry["tasks"] for entry in manifest["sites"])
+    dropped = sum(len(entry.get("dropped", [])) for entry in manifest["sites"])
+    print(f"wrote {len(manifest['sites'])} sites ({', '.join(plan.domains)}) with {tasks} tasks to {args.out}"
+          + (f"; {dropped} tasks dropped (their plan failed; listed in the manifest)" if dropped else ""))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from veriweb.generate.corpus import load_sites
+    from veriweb.generate.stats import corpus_stats, format_stats
+
+    stats = corpus_stats(load_sites(args.dir))
+    if args.json:
+        print(json.dumps({d: s.as_dict() for d, s in stats.items()}, indent=1, sort_keys=True))
+    else:
+        print(format_stats(stats))
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``veriweb`` command."""
     parser = argparse.ArgumentParser(prog="veriweb", description="Verified, deterministic websites for web agents.")
@@ -228,6 +262,23 @@ def build_parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="summarise a site and list its tasks")
     info.add_argument("site", nargs="?", help="a site JSON file, or a bundled example name (default: shop)")
     info.set_defaults(func=cmd_info)
+
+    generate = sub.add_parser("generate", help="generate a corpus of sites in parallel, with a manifest")
+    generate.add_argument("--sites", type=_positive, default=12, help="how many sites (default 12)")
+    generate.add_argument("--domains", default="all", help="'all' or a comma-separated list (shop,admin,forum,...)")
+    generate.add_argument("--seed", type=_positive, default=0, help="the corpus seed (default 0)")
+    generate.add_argument("--out", required=True, help="the corpus directory (created; a re-run completes it)")
+    generate.add_argument("--split", default="train", help="train, val or test (different sites for each)")
+    generate.add_argument("--holdout", action="append", metavar="KIND[:VALUES]",
+                          help="hold out domain:NAMES, family:NAMES, template or vocab (repeatable)")
+    generate.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    generate.add_argument("--quiet", action="store_true", help="no progress bar")
+    generate.set_defaults(func=cmd_generate)
+
+    stats = sub.add_parser("stats", help="per-domain statistics and diversity of a corpus")
+    stats.add_argument("dir", help="a corpus directory")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.set_defaults(func=cmd_stats)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a site scaffold")
     schema.set_defaults(func=cmd_schema)

@@ -65,7 +65,7 @@ class Guard:
         step_budget: progress-handler calls (of 1,000 VM steps each) before a query is aborted.
     """
 
-    def __init__(self, conn: sqlite3.Connection, *, step_budget: int = 1_000) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, step_budget: int = 500) -> None:
         self.conn = conn
         self.step_budget = step_budget
         self.mode = "engine"

@@ -8,7 +8,7 @@ from typing import Any
 
 from veriweb.engine import Session
 from veriweb.errors import VeriwebError
-from veriweb.generate.plan import TaskDraft, difficulty, resolve
+from veriweb.generate.plan import PlanError, TaskDraft, difficulty, resolve
 from veriweb.generate.streams import GENERATOR_VERSION, Streams
 from veriweb.scaffold.io import with_id
 from veriweb.scaffold.site import Site, Task, render_instruction
@@ -36,8 +36,19 @@ def domains() -> list[str]:
     return list(_registry())
 
 
-def generate_site(domain: str, seed: int) -> Site:
+def generate_site(domain: str, seed: int, *, vocab_part: int | None = None) -> Site:
+    """Generate the site of ``domain`` for ``seed`` (see :func:`generate_site_checked`); a task
+    whose plan fails is a blueprint bug and raises."""
+    site, dropped = generate_site_checked(domain, seed, vocab_part=vocab_part, strict=True)
+    return site
+
+
+def generate_site_checked(domain: str, seed: int, *, vocab_part: int | None = None,
+                          strict: bool = False) -> tuple[Site, list[str]]:
     """Generate the site of ``domain`` for ``seed``: same inputs, same bytes.
+
+    ``vocab_part`` (0 or 1) labels the site from one half of every synonym list (a vocabulary
+    holdout between splits).
 
     Raises:
         VeriwebError: an unknown domain, or a blueprint bug (a plan that does not solve its task).
@@ -45,18 +56,28 @@ def generate_site(domain: str, seed: int) -> Site:
     registry = _registry()
     if domain not in registry:
         raise VeriwebError(f"unknown domain {domain!r}; choose from {', '.join(registry)}")
-    draft = registry[domain](Streams(seed, domain))
+    draft = registry[domain](Streams(seed, domain, vocab_part=vocab_part))
     data = dict(draft.site)
     data.update(generator=GENERATOR_VERSION, domain=domain, tasks=[])
     data.setdefault("description", f"A generated {domain} site (seed {seed}).")
     base = Site.model_validate(data)
     session = Session(base)
     tasks: list[Task] = []
+    dropped: list[str] = []
     for task_draft in draft.tasks:
         fields = dict(task_draft.fields)
         fields["instruction"] = render_instruction(fields["template"], fields.get("slots", {}))
         task = Task.model_validate(fields)
-        certificate, pages = resolve(base, task, task_draft.plan, session=session)
+        try:
+            certificate, pages = resolve(base, task, task_draft.plan, session=session)
+            if len(certificate) > task.max_steps // 2:
+                raise PlanError(f"task {task.id}: the certificate takes {len(certificate)} steps, more than half "
+                                f"of the {task.max_steps}-step budget")
+        except PlanError as exc:
+            if strict:
+                raise
+            dropped.append(f"{task.id}: {exc}")
+            continue
         tasks.append(task.model_copy(update={"certificate": certificate,
                                              "difficulty": difficulty(len(certificate), pages)}))
-    return with_id(base.model_copy(update={"tasks": tasks}))
+    return with_id(base.model_copy(update={"tasks": tasks})), dropped

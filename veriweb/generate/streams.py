@@ -17,6 +17,12 @@ def derive(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
+class StageRandom(random.Random):
+    """A stage's random stream; ``vocab_part`` (0 or 1) restricts labels to half of each synonym list."""
+
+    vocab_part: int | None = None
+
+
 class Streams:
     """The random streams of one site: ``structure`` (pages, navigation, labels, widgets),
     ``content`` (records) and ``tasks`` (which tasks, slots and phrasings).
@@ -26,10 +32,11 @@ class Streams:
         domain: the site's domain (part of every stream's seed).
     """
 
-    def __init__(self, seed: int, domain: str) -> None:
+    def __init__(self, seed: int, domain: str, *, vocab_part: int | None = None) -> None:
         self.seed = seed
         self.domain = domain
-        self.structure = random.Random(derive(GENERATOR_VERSION, domain, seed, "structure"))
+        self.structure = StageRandom(derive(GENERATOR_VERSION, domain, seed, "structure"))
+        self.structure.vocab_part = vocab_part
         self.content = random.Random(derive(GENERATOR_VERSION, domain, seed, "content"))
         self.tasks = random.Random(derive(GENERATOR_VERSION, domain, seed, "tasks"))
 

@@ -74,16 +74,22 @@ class Labels:
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
         self._chosen: dict[str, str] = {}
+        self._part: int | None = getattr(rng, "vocab_part", None)
+
+    def _choose(self, options: list[str]) -> str:
+        if self._part is not None and len(options) > 1:
+            options = options[self._part::2]  # a vocabulary holdout: train and test never share a label
+        return self._rng.choice(options)
 
     def __getitem__(self, concept: str) -> str:
         if concept not in self._chosen:
-            self._chosen[concept] = self._rng.choice(SYNONYMS[concept])
+            self._chosen[concept] = self._choose(SYNONYMS[concept])
         return self._chosen[concept]
 
     def pick(self, concept: str, options: list[str]) -> str:
         """A site-wide choice among ``options`` for a concept not in the bank."""
         if concept not in self._chosen:
-            self._chosen[concept] = self._rng.choice(options)
+            self._chosen[concept] = self._choose(options)
         return self._chosen[concept]
 
 

@@ -95,7 +95,7 @@ def _describe(error: dict[str, Any]) -> str:
         return f"{ctx.get('discriminator', 'type')} is {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
     if kind == "union_tag_not_found":
         ctx = error.get("ctx", {})
-        return f"needs a {ctx.get('discriminator', '`type`')} key that says what this is"
+        return f"needs a {ctx.get('discriminator', 'type')} key that says what this is"
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
     got = error.get("input")

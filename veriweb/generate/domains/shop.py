@@ -88,6 +88,7 @@ def build(streams: Streams) -> Draft:
     page_size = srng.choice([5, 8, 10, 12])
     shipping_ui = srng.choice(["select", "radio"])
     confirm_checkout = srng.random() < 0.6
+    confirm_cancel = srng.random() < 0.7
     search_in_header = srng.random() < 0.5
     has_deals = srng.random() < 0.5
     address_order = srng.sample(["name", "address", "city"], 3)
@@ -120,8 +121,9 @@ def build(streams: Streams) -> Draft:
                        "total": total + (1500 if shipping == "express" else 500),
                        "name": user["name"], "address": user["address"], "city": user["city"]})
     cart = []
+    stocked = [p for p in products if p["stock"] >= 5]
     for user in crng.sample(users, 6):
-        for product in crng.sample(products, crng.randint(1, 3)):
+        for product in crng.sample(stocked, crng.randint(1, 3)):
             cart.append({"id": len(cart) + 1, "user_id": user["id"], "product_id": product["id"],
                          "size": crng.choice(SIZES), "qty": crng.randint(1, 2)})
     reviews = [{"id": n, "product_id": crng.choice(products)["id"], "user_id": crng.choice(users)["id"],
@@ -324,7 +326,7 @@ def build(streams: Streams) -> Draft:
              kit.text("Total: {row.total|money}"),
              kit.form("Cancel this order",
                       kit.marker_action("cancel_order", {"order_id": ref("row.id")}, message="Your order has been cancelled."),
-                      confirm=kit.confirm("Cancel this order?", labels["confirm"], "Keep my order"))],
+                      confirm=kit.confirm("Cancel this order?", labels["confirm"], "Keep my order") if confirm_cancel else None)],
             "This order does not exist.")], login=True),
         login_page(labels),
         *chrome.pages,
@@ -340,6 +342,7 @@ def build(streams: Streams) -> Draft:
             "layout": {"header": header, "footer": chrome.layout["footer"]}, "pages": pages}
     ctx = _Ctx(trng, labels, categories, products, users, orders, cart, sorts, search_in_header)
     ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
+    ctx.confirm_cancel = confirm_cancel
     return Draft(site=site, tasks=_tasks(ctx))
 
 
@@ -356,6 +359,7 @@ class _Ctx:
         self.page_size = 5
         self.confirm_checkout = False
         self.shipping_ui = "select"
+        self.confirm_cancel = True
 
     def unique_product(self, *, in_stock: int = 1) -> dict[str, Any]:
         while True:
@@ -363,14 +367,29 @@ class _Ctx:
             if product["stock"] >= in_stock:
                 return product
 
-    def search(self, name: str) -> list[tuple[Any, ...]]:
+    def search(self, name: str, *, open_it: bool = True) -> list[tuple[Any, ...]]:
+        """Plan steps that reach a product: by its full name, by part of it, or through its category."""
+        product = self.by_name.get(name)
+        way = self.rng.choice(["full", "partial", "browse"]) if product is not None else "full"
+        if way == "browse" and product is not None:
+            in_cat = [p for p in self.products if p["category_id"] == product["category_id"]]
+            position = in_cat.index(product)
+            if position // self.page_size <= 3:
+                home = self.rng.choice([("click", "link", self.labels["home"]), ("goto", "/")])
+                return [home, ("click", "link", self.categories[product["category_id"] - 1]),
+                               *_next_pages(position, self.page_size, len(in_cat))] + (
+                    [("click", "link", name)] if open_it else [])
+            way = "full"
         plan: list[tuple[Any, ...]] = [] if self.search_in_header else [("click", "link", self.labels["home"])]
-        words = name.split()
-        query = " ".join(words[1:]) if self.rng.random() < 0.5 else name
+        query = " ".join(name.split()[1:]) if way == "partial" else name
         matches = [p for p in self.products if query.lower() in p["name"].lower()]
-        position = [p["name"] for p in matches].index(name)
-        return plan + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"]),
-                       *_next_pages(position, self.page_size, len(matches)), ("click", "link", name)]
+        position = [p["name"] for p in matches].index(name) if name in [p["name"] for p in matches] else 0
+        if position // self.page_size > 2:
+            query, position = name, 0
+        submit: tuple[Any, ...] = (("press", "textbox", self.labels["search_box"], "Enter") if self.rng.random() < 0.3
+                                   else ("click", "button", self.labels["search"]))
+        return plan + [("fill", "textbox", self.labels["search_box"], query), submit,
+                       *_next_pages(position, self.page_size, len(matches))] + ([("click", "link", name)] if open_it else [])
 
 
 LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
@@ -424,7 +443,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     out.append(_task(ctx, "price_lookup", "retrieve_lookup", "retrieve",
                      ["How much does the {product} cost?", "What is the price of the {product}?",
                       "Tell me the price of the {product}."], {"product": product["name"]},
-                     ctx.search(product["name"]) + [("send", f"It costs ${product['price'] / 100:,.2f}.")],
+                     ctx.search(product["name"], open_it=rng.random() < 0.6) + [("send", f"It costs ${product['price'] / 100:,.2f}.")],
                      answer={"type": "currency", "value": kit.scalar("products", "price", cond("name", ref("slot.product")))}))
 
     # retrieve: count of the user's orders with a status (login from the profile)
@@ -566,9 +585,10 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         out.append(_task(ctx, "cancel_order", "multi_step_write", "mutate",
                          ["Cancel your order that has not shipped yet.", "One of your orders is still waiting to ship: cancel it.",
                           "Please cancel my unshipped order."], {},
-                         [("click", "link", labels["orders"])] + _next_pages(position, 10, count_orders)
-                         + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order"),
-                            ("click", "button", labels["confirm"])],
+                         [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")])]
+                         + _next_pages(position, 10, count_orders)
+                         + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order")]
+                         + ([("click", "button", labels["confirm"])] if ctx.confirm_cancel else []),
                          user=owner["username"], start_logged_in=True, credentials="profile",
                          goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True),
                                kit.exists("orders", cond("id", order["id"]), cond("status", "cancelled"))],
@@ -629,11 +649,20 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     user = rng.choice(empty_users)
     out.append(_task(ctx, "missing_product", "infeasible_missing", "infeasible",
                      ["Add the {product} to your cart.", "Buy me a {product}, please.", "Put a {product} in my cart."],
-                     {"product": missing}, [("infeasible", f"This shop does not sell a {missing}.")],
+                     {"product": missing}, _look_for_missing(ctx, missing) + [("infeasible", f"This shop does not sell a {missing}.")],
                      user=user["username"], start_logged_in=True, credentials="profile",
                      goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
                                       cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
     return out
+
+
+def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:
+    """Plan steps that look for a product that is not there (a search that finds nothing)."""
+    if ctx.rng.random() < 0.25:
+        return []
+    plan: list[tuple[Any, ...]] = [] if ctx.search_in_header else [("click", "link", ctx.labels["home"])]
+    query = missing if ctx.rng.random() < 0.5 else missing.split()[-1] + " " + missing.split()[0]
+    return plan + [("fill", "textbox", ctx.labels["search_box"], query), ("click", "button", ctx.labels["search"])]
 
 
 def _page_through(ctx: _Ctx, rows: list[dict[str, Any]], target: dict[str, Any], *, key: Any,
