@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veriweb.generate.site import domains, generate_site
+from veriweb.generate.site import available_domains, generate_site
 from veriweb.generate.streams import GENERATOR_VERSION
 
-__all__ = ["GENERATOR_VERSION", "domains", "generate_site"]
+__all__ = ["GENERATOR_VERSION", "available_domains", "generate_site"]

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from veriweb.errors import VeriwebError
-from veriweb.generate.site import domains as known_domains
+from veriweb.generate.site import available_domains as known_domains
 from veriweb.generate.site import generate_site_checked
 from veriweb.generate.streams import GENERATOR_VERSION, derive
 from veriweb.scaffold import Site, load, save

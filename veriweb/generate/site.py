@@ -31,7 +31,7 @@ def _registry() -> dict[str, Blueprint]:
     return BLUEPRINTS
 
 
-def domains() -> list[str]:
+def available_domains() -> list[str]:
     """The domains that have a blueprint, in a fixed order."""
     return list(_registry())
 

@@ -370,7 +370,8 @@ class _Ctx:
     def search(self, name: str, *, open_it: bool = True) -> list[tuple[Any, ...]]:
         """Plan steps that reach a product: by its full name, by part of it, or through its category."""
         product = self.by_name.get(name)
-        way = self.rng.choice(["full", "partial", "browse"]) if product is not None else "full"
+        # only whole slot values are typed: a compact policy's arguments are the task's slots
+        way = self.rng.choice(["full", "enter", "browse"]) if product is not None else "full"
         if way == "browse" and product is not None:
             in_cat = [p for p in self.products if p["category_id"] == product["category_id"]]
             position = in_cat.index(product)
@@ -381,12 +382,12 @@ class _Ctx:
                     [("click", "link", name)] if open_it else [])
             way = "full"
         plan: list[tuple[Any, ...]] = [] if self.search_in_header else [("click", "link", self.labels["home"])]
-        query = " ".join(name.split()[1:]) if way == "partial" else name
+        query = name
         matches = [p for p in self.products if query.lower() in p["name"].lower()]
         position = [p["name"] for p in matches].index(name) if name in [p["name"] for p in matches] else 0
         if position // self.page_size > 2:
             query, position = name, 0
-        submit: tuple[Any, ...] = (("press", "textbox", self.labels["search_box"], "Enter") if self.rng.random() < 0.3
+        submit: tuple[Any, ...] = (("press", "textbox", self.labels["search_box"], "Enter") if way == "enter"
                                    else ("click", "button", self.labels["search"]))
         return plan + [("fill", "textbox", self.labels["search_box"], query), submit,
                        *_next_pages(position, self.page_size, len(matches))] + ([("click", "link", name)] if open_it else [])
@@ -661,8 +662,9 @@ def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:
     if ctx.rng.random() < 0.25:
         return []
     plan: list[tuple[Any, ...]] = [] if ctx.search_in_header else [("click", "link", ctx.labels["home"])]
-    query = missing if ctx.rng.random() < 0.5 else missing.split()[-1] + " " + missing.split()[0]
-    return plan + [("fill", "textbox", ctx.labels["search_box"], query), ("click", "button", ctx.labels["search"])]
+    submit: tuple[Any, ...] = (("press", "textbox", ctx.labels["search_box"], "Enter") if ctx.rng.random() < 0.5
+                               else ("click", "button", ctx.labels["search"]))
+    return plan + [("fill", "textbox", ctx.labels["search_box"], missing), submit]
 
 
 def _page_through(ctx: _Ctx, rows: list[dict[str, Any]], target: dict[str, Any], *, key: Any,
