@@ -96,20 +96,46 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
     def arguments(self) -> list[str | None]:
         """The argument list of the current task (``None`` for the two element-derived ones)."""
         task = self.base.task
+        if getattr(self, "_args_for", None) is task:
+            return self._args
+        self._args_for = task
         slots = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
         slots = (slots + [""] * self.max_slots)[: self.max_slots]
-        return [None, None, *slots, *(str(n) for n in range(self.max_number + 1))]
+        self._args: list[str | None] = [None, None, *slots, *(str(n) for n in range(self.max_number + 1))]
+        return self._args
 
     # ------------------------------------------------------------------ masks
 
     def masks(self) -> dict[str, np.ndarray]:
         """The action masks of the current state."""
         base = self.base
-        page = base.page
-        bids = base.element_bids
-        T, E, N = len(ACTION_TYPES), self.n_elements, self.n_args
-        element = np.zeros((T, E), np.int8)
-        for row, bid in enumerate(bids):
+        element = self._element_mask()
+        args = self.arguments()
+        T, N = len(ACTION_TYPES), self.n_args
+        argument = np.zeros((T, N), np.int8)
+        argument[:, ELEMENT] = 1
+        filled = np.array([a not in (None, "") for a in args], np.int8)
+        argument[2] = argument[3] = filled
+        argument[8] = filled
+        argument[8, ELEMENT] = argument[8, CONTENTS] = 1
+        for kind in (2, 3):
+            argument[kind, ELEMENT] = 0
+        types = (element.sum(axis=1) > 0).astype(np.int8)
+        element = element.copy()
+        types[7] = int(base.episode is not None and base.episode.session.ui.position > 0)
+        types[2] &= int(filled[2:2 + self.max_slots].any())
+        types[3] &= int(filled[2:2 + self.max_slots].any())
+        return {"type": types, "element": element, "argument": argument}
+
+    def _element_mask(self) -> np.ndarray:
+        """Which rows each type may target: a function of the page alone, memoised on it."""
+        page = self.base.page
+        key = ("element_mask", self.base.config)
+        cached = page.renderings.get(key)
+        if cached is not None:
+            return cached
+        element = np.zeros((len(ACTION_TYPES), self.n_elements), np.int8)
+        for row, bid in enumerate(self.base.element_bids):
             node = page.by_bid[bid]
             usable = node.visible and not page.blocked(node)
             if usable and node.interactable:
@@ -126,20 +152,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                 element[8, row] = 1
         for kind in (0, 7, 8, 9):  # types whose element may not matter (an answer from the arguments)
             element[kind, 0] = 1
-        args = self.arguments()
-        argument = np.zeros((T, N), np.int8)
-        argument[:, ELEMENT] = 1
-        filled = np.array([a not in (None, "") for a in args], np.int8)
-        argument[2] = argument[3] = filled
-        argument[8] = filled
-        argument[8, ELEMENT] = argument[8, CONTENTS] = 1
-        for kind in (2, 3):
-            argument[kind, ELEMENT] = 0
-        types = (element.sum(axis=1) > 0).astype(np.int8)
-        types[7] = int(base.episode is not None and base.episode.session.ui.position > 0)
-        types[2] &= int(filled[2:2 + self.max_slots].any())
-        types[3] &= int(filled[2:2 + self.max_slots].any())
-        return {"type": types, "element": element, "argument": argument}
+        page.renderings[key] = element
+        return element
 
     def _with_mask(self, obs: dict[str, Any]) -> dict[str, Any]:
         return {**obs, "action_mask": self.masks()}
