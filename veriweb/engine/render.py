@@ -10,7 +10,7 @@ internals. The HTML carries each element's id in ``data-bid``.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, Protocol
 
 from veriweb.engine.page import Node, PageModel
 
@@ -92,7 +92,27 @@ def _element_list(page: PageModel) -> list[dict[str, Any]]:
 _VOID = {"input"}
 
 
-def _attrs(node: Node) -> str:
+class HtmlWiring(Protocol):
+    """What a server adds to :func:`html_page` to make the page work in a real browser.
+
+    The default HTML (no wiring) is a static picture of the page model; ``veriweb.server``
+    wires it: hrefs under the site's path, real forms, and hooks for the widget script.
+    """
+
+    def head(self, page: PageModel) -> str:
+        """Markup for the end of ``<head>`` (a style sheet, the widget script)."""
+        ...
+
+    def attrs(self, node: Node, attrs: dict[str, str | None]) -> None:
+        """Adjust ``node``'s attributes in place (``None`` values are bare attributes)."""
+        ...
+
+    def inner(self, node: Node) -> str:
+        """Markup at the start of ``node``'s content (a form's hidden inputs), or ``""``."""
+        ...
+
+
+def _attrs(node: Node, wiring: HtmlWiring | None = None) -> str:
     attrs: dict[str, str | None] = {"data-bid": node.bid}
     if node.role not in _IMPLICIT.get(node.tag, ()):
         attrs["role"] = node.role
@@ -129,6 +149,8 @@ def _attrs(node: Node) -> str:
         attrs["type"] = "submit" if node.behaviour and node.behaviour[0] in ("submit", "confirm") else "button"
     if node.focused:
         attrs["autofocus"] = None
+    if wiring is not None:
+        wiring.attrs(node, attrs)
     return "".join(f" {k}" if v is None else f' {k}="{escape(v, quote=True)}"' for k, v in attrs.items())
 
 
@@ -142,9 +164,9 @@ _IMPLICIT = {
 }
 
 
-def _html_node(node: Node, out: list[str]) -> None:
+def _html_node(node: Node, out: list[str], wiring: HtmlWiring | None = None) -> None:
     tag = node.tag if node.tag != "body" else "div"
-    attrs = _attrs(node)
+    attrs = _attrs(node, wiring)
     if node.tag == "input":
         if node.input_type in ("checkbox", "radio"):
             out.append(f"<label><input{attrs}> {escape(node.name)}</label>")
@@ -157,10 +179,12 @@ def _html_node(node: Node, out: list[str]) -> None:
     if node.tag == "select":
         out.append(f"<label>{escape(node.name)} <select{attrs}>")
         for child in node.children:
-            _html_node(child, out)
+            _html_node(child, out, wiring)
         out.append("</select></label>")
         return
     out.append(f"<{tag}{attrs}>")
+    if wiring is not None:
+        out.append(wiring.inner(node))
     if node.role in ("heading", "link", "button", "tab", "option", "columnheader"):
         out.append(escape(node.name))
     elif node.text:
@@ -168,15 +192,19 @@ def _html_node(node: Node, out: list[str]) -> None:
     if node.role == "dialog" and node.name:
         out.append(f"<h2>{escape(node.name)}</h2>")
     for child in node.children:
-        _html_node(child, out)
+        _html_node(child, out, wiring)
     out.append(f"</{tag}>")
 
 
-def html_page(page: PageModel) -> str:
-    """The page as a complete HTML document; every element carries its ``data-bid``."""
+def html_page(page: PageModel, wiring: HtmlWiring | None = None) -> str:
+    """The page as a complete HTML document; every element carries its ``data-bid``.
+
+    With ``wiring`` (the HTTP server's), links, forms and widgets work in a real browser.
+    """
+    head = wiring.head(page) if wiring is not None else ""
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>{escape(page.title)}</title></head><body>"]
+           f"<title>{escape(page.title)}</title>{head}</head><body>"]
     for child in page.root.children:
-        _html_node(child, out)
+        _html_node(child, out, wiring)
     out.append("</body></html>")
     return "".join(out)

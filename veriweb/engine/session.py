@@ -217,12 +217,13 @@ class Session:
                 return self.pages[route.page_id], params
         return None, {}
 
-    def _build(self, *, fields: dict[str, Any], focus: str | None) -> PageModel:
+    def _build(self, *, fields: dict[str, Any], focus: str | None,
+               builder_type: type[PageBuilder] = PageBuilder) -> PageModel:
         url = self.ui.url
         page, params = self._resolve(url)
         view = UIView(url=url, fields=fields, widgets=self.ui.widgets, focus=focus, flash=self.ui.flash,
                       confirm=self.ui.confirm)
-        builder = PageBuilder(self, view)
+        builder = builder_type(self, view)
         ctx = Context(param=params, query=url.params, user=self.user_row(),
                       clock={"today": self.today, "now": self.now})
         layout = self.site.layout
@@ -235,9 +236,17 @@ class Session:
             return builder.build(page_id=page.id, title=render(page.title, ctx), params=params, header=header,
                                  body=page.elements, footer=footer, ctx=ctx)
         except VeriwebError as exc:
-            builder = PageBuilder(self, replace(view, flash=("error", f"This page failed to load: {exc}")))
+            builder = builder_type(self, replace(view, flash=("error", f"This page failed to load: {exc}")))
             return builder.build(page_id=page.id, title="Error", params=params, header=header, body=[],
                                  footer=footer, ctx=ctx, status=500)
+
+    def build_with(self, builder_type: type[PageBuilder]) -> PageModel:
+        """The current page built afresh, without field edits or focus, by a builder of the caller's choice.
+
+        Nothing is cached and the session does not change. For renderers that need what a builder
+        learns on the way (the HTTP server records which widget state each region follows).
+        """
+        return self._build(fields={}, focus=None, builder_type=builder_type)
 
     def on_page(self, page_id: str, params: dict[str, Any]) -> bool:
         """Is the browser on page ``page_id`` with route parameters ``params``? (for predicates)"""

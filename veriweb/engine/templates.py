@@ -74,8 +74,15 @@ def render(template: str, ctx: Context, *, url: bool = False) -> str:
         namespace, name, filt = part
         value = getattr(ctx, namespace).get(name)
         text = filt(value) if filt else as_text(value)
-        out.append(quote(text, safe="") if url else text)
+        out.append(_url_quote(text) if url else text)
     return "".join(out)
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+def _url_quote(text: str) -> str:
+    return text if _URL_SAFE.fullmatch(text) else quote(text, safe="")
 
 
 @functools.lru_cache(maxsize=8192)

@@ -65,21 +65,36 @@ def save(site: Site, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def json_path(loc: tuple[Any, ...], data: Any) -> str:
-    """Turn a pydantic error location into a JSON path, dropping union tags it inserts."""
+def json_path(loc: tuple[Any, ...], data: Any, error_type: str | None = None) -> str:
+    """Turn a pydantic error location into a JSON path of the document.
+
+    Pydantic puts a discriminated union's tag (``'link'``) right after the step into the tagged
+    object, and union branch labels (``'str'``, ``'Ref'``) where a value matched no branch; neither
+    is part of the document. A last key that is not there is named only for a missing field.
+    """
     path = "$"
     node = data
+    tag_pending = False
     for index, part in enumerate(loc):
+        last = index == len(loc) - 1
         if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             path += f"[{part}]"
             node = node[part]
-        elif isinstance(node, dict) and isinstance(part, str) and part in node:
-            path += f".{part}"
-            node = node[part]
-        elif index == len(loc) - 1 and isinstance(part, str) and not part.startswith(("function-", "union[")):
-            path += f".{part}"  # a missing key: name it
-            node = None
-        # otherwise: a discriminator tag or union branch label, not part of the document
+            tag_pending = isinstance(node, dict)
+            continue
+        if isinstance(node, dict) and isinstance(part, str):
+            if tag_pending and part in (node.get("type"), node.get("kind")):
+                tag_pending = False  # the union's tag, not a key
+                continue
+            if part in node:
+                path += f".{part}"
+                node = node[part]
+                tag_pending = isinstance(node, dict)
+                continue
+            if last and error_type == "missing":
+                path += f".{part}"
+        tag_pending = False
+        # otherwise: a union branch label, not part of the document
     return path
 
 
@@ -124,7 +139,8 @@ def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> 
         errors = exc.errors(include_url=False)
         first = errors[0]
         tag = (first["ctx"]["discriminator"].strip("'"),) if first["type"].startswith("union_tag_") else ()
-        path = json_path(tuple(first["loc"]) + tag, data)  # name the "type"/"kind" key of a bad union tag
+        # a bad or absent union tag is reported at its "type"/"kind" key
+        path = json_path(tuple(first["loc"]) + tag, data, "missing" if tag else first["type"])
         more = "" if len(errors) == 1 else f" (and {len(errors) - 1} more problem(s); fix this one first)"
         raise ScaffoldError(f"{_describe(first)}{more}", path=path) from None
     if check_id and site.id:
@@ -146,6 +162,8 @@ def loads(text: str, *, source: str = "scaffold") -> Site:
         raise ScaffoldError(
             f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise ScaffoldError(f"{source} nests too deeply to be a site scaffold") from None
     return from_data(data, source=source)
 
 

@@ -30,7 +30,7 @@ REF_NAMESPACES = ("param", "query", "field", "row", "user", "slot", "clock", "re
 class Model(BaseModel):
     """Base of every scaffold model: unknown keys are errors, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, allow_inf_nan=False)
 
 
 def check_ident(value: str, what: str = "name") -> str:

@@ -40,6 +40,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from veriweb.generate import kit
 from veriweb.generate.kit import cond, ref
@@ -132,7 +133,7 @@ WORDING: dict[str, list[str]] = {
     "refund": ["Refund", "Issue refund", "Create credit memo", "Refund offline"],
     "cancel_order": ["Cancel order", "Cancel this order", "Void order", "Cancel the order"],
     "tab_info": ["Information", "Order view", "Summary", "Order details"],
-    "tab_manage": ["Status & actions", "Manage", "Actions", "Order status"],
+    "tab_manage": ["Status & actions", "Manage", "Actions", "Status"],
     "tab_refunds": ["Refunds", "Credit memos", "Returns", "Money back"],
     "tab_notes": ["Comments", "Notes", "History", "Internal notes"],
     "comment": ["Comment", "Note", "Internal comment", "Add a note"],
@@ -212,7 +213,8 @@ def _content(rng: random.Random, store: str, categories: list[str]) -> Content:
     nouns = STORES[store]
     products: list[Row] = []
     seen: set[str] = set()
-    while len(products) < rng.randint(140, 300) or not products:
+    count = rng.randint(140, 300)
+    while len(products) < count:
         index = rng.randrange(len(categories))
         name = f"{rng.choice(COLOURS)} {rng.choice(STYLES)} {rng.choice(nouns[categories[index]])}"
         if name in seen:
@@ -288,7 +290,8 @@ def _content(rng: random.Random, store: str, categories: list[str]) -> Content:
             order["refunded"] = amount
     coupons: list[Row] = []
     codes: set[str] = set()
-    while len(coupons) < rng.randint(6, 14):
+    count = rng.randint(6, 14)
+    while len(coupons) < count:
         percent = rng.choice([5, 10, 15, 20, 25, 30, 40])
         code = f"{rng.choice(WORDS).upper()}{percent}"
         if code in codes:
@@ -582,7 +585,7 @@ def _product_page(st: Structure) -> dict[str, Any]:
                           kit.collapsible("edit_status", w["tab_status"], [form(["status"], w["save_status"])])]
     chrome = st.chrome
     assert chrome is not None
-    return kit.page("product", "/products/{id:int}", "{row.name}", [kit.record(
+    return kit.page("product", "/products/{id:int}", w["edit"], [kit.record(
         kit.query("catalog", cond("id", ref("param.id"))),
         chrome.crumbs([(w["dashboard"], "/"), (w["products"], "/products")]) + [kit.heading("{row.name}", 1), *body],
         "This product does not exist.")], login=True)
@@ -638,7 +641,7 @@ def _order_page(st: Structure) -> dict[str, Any]:
             body += [kit.heading(title), *els]
     chrome = st.chrome
     assert chrome is not None
-    return kit.page("order", "/orders/{id:int}", "Order #{row.id}", [kit.record(
+    return kit.page("order", "/orders/{id:int}", "Order", [kit.record(
         kit.query("order_view", cond("id", ref("param.id"))),
         chrome.crumbs([(w["dashboard"], "/"), (w["orders"], "/orders")]) + [kit.heading("Order #{row.id}", 1), *body],
         "This order does not exist.")], login=True)
@@ -665,7 +668,7 @@ def _customer_page(st: Structure) -> dict[str, Any]:
         body = details + [kit.heading(w["tab_account"]), group_form, kit.heading(w["tab_customer_orders"]), orders]
     chrome = st.chrome
     assert chrome is not None
-    return kit.page("customer", "/customers/{id:int}", "{row.name}", [kit.record(
+    return kit.page("customer", "/customers/{id:int}", w["tab_customer"], [kit.record(
         kit.query("customers", cond("id", ref("param.id"))),
         chrome.crumbs([(w["dashboard"], "/"), (w["customers"], "/customers")]) + [kit.heading("{row.name}", 1), *body],
         "This customer does not exist.")], login=True)
@@ -960,6 +963,11 @@ class _Ctx:
 
     def staff(self) -> Row:
         return self.rng.choice(self.data.staff)
+
+
+def _url(path: str, params: dict[str, str]) -> str:
+    """A URL as the site writes it (query parameters sorted by name)."""
+    return f"{path}?{urlencode(sorted(params.items()))}"
 
 
 def _next_pages(position: int, size: int) -> list[Step]:
@@ -1272,23 +1280,20 @@ def _restock_low(ctx: _Ctx) -> TaskDraft | None:
         amount = next((n for n in (25, 30, 40, 50, 60, 75, 100) if all(p["stock"] != n for p in rows)), 0)
         if not amount:
             continue
-        url = f"/products?category={cat}&status=enabled"
+        params = {"category": str(cat), "status": "enabled"}
         plan = ctx.filter_products(status="enabled", category=cat)
         if sort is not None:
             plan.append(("click", "link", sort[1]))
             ordered = sorted(rows, key=lambda p: (p["stock"], p["id"]))
-            url = f"/products?category={cat}&products_sort=stock_asc&status=enabled"
+            params["products_sort"] = "stock_asc"
         else:
             ordered = rows
-        first = True
-        for product in sorted(targets, key=ordered.index):
+        for number, product in enumerate(sorted(targets, key=ordered.index)):
             page = ordered.index(product) // size
-            if first:
+            if number == 0:
                 plan += [("click", "link", "Next")] * page
-            else:
-                plan.append(("goto", url.replace("?", f"?products_page={page + 1}&" if page else "?")
-                             if "category" in url else url))
-            first = False
+            else:  # back to the filtered list, on the right page
+                plan.append(("goto", _url("/products", {**params, **({"products_page": str(page + 1)} if page else {})})))
             plan += [("click", "link", product["name"])] + ctx.edit_product("stock", amount)
         if len(plan) <= MAX_PLAN:
             break

@@ -810,7 +810,7 @@ def _as_user(ctx: _Ctx, user: dict[str, Any], phrasings: list[str], slots: dict[
     """Who does the task: logged in from the profile, or with credentials in the instruction."""
     if ctx.rng.random() < instruction_chance:
         prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + p[0].lower() + p[1:] for p in phrasings]
+        phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") else p) for p in phrasings]
         return (phrased, {**slots, "username": user["username"], "password": user["password"]},
                 login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
                 {"user": user["username"], "credentials": "instruction"})
@@ -836,9 +836,12 @@ def _forum_id(slot: str = "forum") -> dict[str, Any]:
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
+    rng = ctx.rng
     out: list[TaskDraft] = []
-    for family in (_navigate_sorted, _navigate_author, _retrieve_count, _retrieve_extreme, _retrieve_date,
-                   _retrieve_price, _retrieve_own_posts, _vote, _comment, _create_post, _edit_post, _memberships,
+    navigate = [_navigate_sorted, _navigate_author]
+    lookup = [_retrieve_count, _retrieve_date]
+    for family in (navigate[rng.randrange(2)], lookup[rng.randrange(2)], _retrieve_extreme, _retrieve_price,
+                   _retrieve_compare, _retrieve_own_posts, _vote, _comment, _create_post, _edit_post, _memberships,
                    _delete_post, _infeasible):
         out += family(ctx)
     return out
@@ -961,6 +964,28 @@ def _retrieve_price(ctx: _Ctx) -> list[TaskDraft]:
                   answer={"type": "currency", "value": kit.scalar("posts", "price", cond("title", ref("slot.title")))})]
 
 
+def _retrieve_compare(ctx: _Ctx) -> list[TaskDraft]:
+    """Which of two marketplace listings is cheaper (text answer; two searches)."""
+    listings = [p for p in ctx.posts if p["price"] is not None]
+    for _ in range(10):
+        first, second = ctx.rng.sample(listings, 2)
+        if first["price"] != second["price"] and first["title"] not in second["title"] \
+                and second["title"] not in first["title"]:
+            break
+    else:
+        return []
+    cheaper = min(first, second, key=lambda p: p["price"])
+    pair = [first["title"], second["title"]]
+    return [_task(ctx, "cheaper_listing", "retrieve_compare", "retrieve",
+                  ["Which listing is cheaper: \"{first}\" or \"{second}\"? Answer with its title.",
+                   "I can only afford one of \"{first}\" and \"{second}\". Which one costs less? Give the title."],
+                  {"first": first["title"], "second": second["title"]},
+                  ctx.find_post(first) + ctx.find_post(second) + [("send", cheaper["title"])],
+                  answer={"type": "text", "value": kit.scalar("posts", "title", cond("title", pair, "in"),
+                                                              order=[("price", "asc")]),
+                          "candidates": kit.scalar("posts", "title", cond("title", pair, "in"))["query"]})]
+
+
 def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
     """The titles, or the total score, of the user's posts in one community (list or sum; login-gated)."""
     rng = ctx.rng
@@ -981,14 +1006,14 @@ def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
     if rng.random() < 0.5:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"List the titles of your posts in {place}.", f"What are the titles of the posts you wrote in {place}?"],
-            {"forum": forum["name"]}, browse + [("send", "; ".join(p["title"] for p in inside))])
+            {"forum": forum["name"]}, browse + [("send", "; ".join(p["title"] for p in inside))], instruction_chance=0.6)
         return [_task(ctx, "own_titles", "retrieve_list", "retrieve", phrasings, slots, plan, **who,
                       answer={"type": "list", "list_query": kit.scalar("posts", "title", *where)["query"]})]
     total = sum(p["score"] for p in inside)
     phrasings, slots, plan, who = _as_user(ctx, user, [
         f"What is the combined score of all your posts in {place}?",
         f"Add up the points of your posts in {place}: what is the total?"],
-        {"forum": forum["name"]}, browse + [("send", str(total))])
+        {"forum": forum["name"]}, browse + [("send", str(total))], instruction_chance=0.6)
     return [_task(ctx, "own_score", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
                   answer={"type": "number", "value": kit.scalar("posts", "score", *where, agg="sum")})]
 
@@ -996,20 +1021,41 @@ def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
 # ----------------------------------------------------------------------------- mutate
 
 
+def _pick_post(ctx: _Ctx, usable: Any) -> tuple[dict[str, Any], str, dict[str, Any], list[tuple[Any, ...]],
+                                                 dict[str, Any]]:
+    """A post to act on, named by its title or as the top or newest post of a community.
+
+    Returns the post, the instruction's name for it (holding ``{title}`` or ``{forum}``), its
+    slots, the plan steps that open it, and the query of its id over those slots.
+    """
+    rng = ctx.rng
+    if rng.random() < 0.5:
+        for _ in range(10):
+            forum = rng.choice(ctx.forums)
+            key, label, column = rng.choice([(k, lab, c) for k, lab, c, _ in ctx.sorts if k in ("new", "top")])
+            ordered = ctx.forum_sorted(forum["id"], column)
+            if len(ordered) > 2 and ordered[0][column] != ordered[1][column] and usable(ordered[0]):
+                what = "newest" if key == "new" else "top-scoring"
+                pid = kit.scalar("post_view", "id", cond("forum", ref("slot.forum")),
+                                 order=[(column, "desc"), ("hot", "desc"), ("id", "desc")])
+                return (ordered[0], f"the {what} post in {ctx.prefix}/{{forum}}", {"forum": forum["name"]},
+                        ctx.to_forum(forum) + [("click", "link", label), ("click", "link", ordered[0]["title"])], pid)
+    post = rng.choice([p for p in ctx.posts if usable(p)])
+    return post, "the post \"{title}\"", {"title": post["title"]}, ctx.find_post(post), _post_id()
+
+
 def _vote(ctx: _Ctx) -> list[TaskDraft]:
-    """Upvote or downvote one post (single write)."""
+    """Upvote or downvote one post, named by title or as a community's top or newest post (single write)."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
     voted = {v["post_id"] for v in ctx.votes if v["user_id"] == user["id"]}
-    post = rng.choice([p for p in ctx.posts if ctx.is_open(p) and p["id"] not in voted and p["user_id"] != user["id"]])
+    post, named, slots, steps, pid = _pick_post(
+        ctx, lambda p: ctx.is_open(p) and p["id"] not in voted and p["user_id"] != user["id"])
     up = rng.random() < 0.7
     value, label = (1, ctx.votes_labels[0]) if up else (-1, ctx.votes_labels[1])
-    pid = _post_id()
     phrasings, slots, plan, who = _as_user(ctx, user, [
-        f"{'Upvote' if up else 'Downvote'} the post \"{{title}}\".",
-        f"Give \"{{title}}\" an {'upvote' if up else 'downvote'}.",
-        f"Vote {'up' if up else 'down'} the post titled \"{{title}}\"."],
-        {"title": post["title"]}, ctx.find_post(post) + [("click", "button", label)])
+        f"{'Upvote' if up else 'Downvote'} {named}.", f"Give {named} an {'upvote' if up else 'downvote'}.",
+        f"Vote {'up' if up else 'down'} {named}."], slots, steps + [("click", "button", label)], instruction_chance=0.6)
     mine = kit.exists("votes", cond("user_id", ref("user.id")), cond("post_id", pid), cond("value", value))
     return [_task(ctx, "vote", "single_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
                   progress=[{"description": "the vote is recorded", "predicate": mine}],
@@ -1018,25 +1064,22 @@ def _vote(ctx: _Ctx) -> list[TaskDraft]:
 
 
 def _comment(ctx: _Ctx) -> list[TaskDraft]:
-    """Comment on a post (form write)."""
+    """Comment on a post, named by title or as a community's top or newest post (form write)."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
-    post = rng.choice([p for p in ctx.posts if ctx.is_open(p)])
+    post, named, slots, steps, pid = _pick_post(ctx, ctx.is_open)
     text = rng.choice(NEW_COMMENTS)
-    pid = _post_id()
-    steps = ctx.find_post(post)
     if ctx.comment_ui == "dialog":
         steps.append(("click", "button", ctx.words["comment_open"]))
     steps += [("fill", "textbox", ctx.words["comment_box"], text), ("click", "button", ctx.words["comment_submit"])]
     phrasings, slots, plan, who = _as_user(ctx, user, [
-        "Reply to the post \"{title}\" with the comment: {text}", "Comment \"{text}\" on the post \"{title}\".",
-        "Leave this comment on \"{title}\": {text}"], {"title": post["title"], "text": text}, steps)
+        f"Reply to {named} with the comment: {{text}}", f"Comment \"{{text}}\" on {named}.",
+        f"Leave this comment on {named}: {{text}}"], {**slots, "text": text}, steps, instruction_chance=0.6)
     mine = kit.exists("comments", cond("user_id", ref("user.id")), cond("post_id", pid), cond("body", ref("slot.text")))
     return [_task(ctx, "comment", "form_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
                   progress=[{"description": "the comment is posted", "predicate": mine}],
                   constraints=[{"description": "the comment was posted more than once", "predicate": kit.count(
-                      "comments", cond("user_id", ref("user.id")), cond("post_id", pid), cond("body", ref("slot.text")),
-                      op=">", value=1)}],
+                      "comments", cond("user_id", ref("user.id")), cond("body", ref("slot.text")), op=">", value=1)}],
                   footprint=[{"table": "comments", "where": [cond("user_id", ref("user.id")), cond("post_id", pid)],
                               "ops": ["insert"]}])]
 
@@ -1073,7 +1116,7 @@ def _create_post(ctx: _Ctx) -> list[TaskDraft]:
     else:
         phrasings = [p + "." for p in phrasings]
     steps.append(("click", "button", ctx.words["publish"]))
-    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, steps, instruction_chance=0.7)
+    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, steps, instruction_chance=0.75)
     return [_task(ctx, "create_post", "multi_step_write", "mutate", phrasings, slots, plan, **who,
                   goal=[kit.exists("posts", *goal_where)],
                   progress=[{"description": "the post exists", "predicate": kit.exists("posts", *where)}],
@@ -1097,7 +1140,7 @@ def _edit_post(ctx: _Ctx) -> list[TaskDraft]:
         "Change the text of your post \"{title}\" to \"{body}\" but keep its title as it is.",
         "Edit your post \"{title}\": replace its text with \"{body}\". Do not change the title.",
         "Update the body of your post \"{title}\" so it reads \"{body}\", leaving the title alone."],
-        {"title": post["title"], "body": body}, steps)
+        {"title": post["title"], "body": body}, steps, instruction_chance=0.65)
     done = kit.exists("posts", cond("user_id", ref("user.id")), cond("title", ref("slot.title")),
                       cond("body", ref("slot.body")))
     return [_task(ctx, "edit_post", "write_constraint", "mutate", phrasings, slots, plan, **who, goal=[done],
@@ -1118,7 +1161,7 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
     place = ctx.prefix + "/"
     steps: list[tuple[Any, ...]] = []
     if rng.random() < 0.6 or not member:
-        chosen = rng.sample(others, min(len(others), rng.choice([2, 3])))
+        chosen = rng.sample(others, min(len(others), 3))
         names = ["first", "second", "third"][:len(chosen)]
         for forum in chosen:
             steps += ctx.to_forum(forum) + [("click", "button", join)]
@@ -1127,15 +1170,19 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
         slots = {n: f["name"] for n, f in zip(names, chosen)}
         changes = [(n, True) for n in names]
     else:
-        new, old = rng.choice(others), ctx.forum_by_id[rng.choice(member)]
-        steps += ctx.to_forum(new) + [("click", "button", join)] + ctx.to_forum(old) + [("click", "button", leave)]
+        new, newer = rng.sample(others, 2)
+        old = ctx.forum_by_id[rng.choice(member)]
+        for forum in (new, newer):
+            steps += ctx.to_forum(forum) + [("click", "button", join)]
+        steps += ctx.to_forum(old) + [("click", "button", leave)]
         if ctx.confirm_leave:
             steps.append(("click", "button", ctx.labels["confirm"]))
-        phrasings = [f"Join {place}{{first}} and leave {place}{{second}}.",
-                     f"Swap communities: subscribe to {place}{{first}}, unsubscribe from {place}{{second}}."]
-        slots = {"first": new["name"], "second": old["name"]}
-        changes = [("first", True), ("second", False)]
-    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, steps, instruction_chance=0.4)
+        phrasings = [f"Join {place}{{first}} and {place}{{second}}, and leave {place}{{third}}.",
+                     f"Swap communities: subscribe to {place}{{first}} and {place}{{second}}, "
+                     f"unsubscribe from {place}{{third}}."]
+        slots = {"first": new["name"], "second": newer["name"], "third": old["name"]}
+        changes = [("first", True), ("second", True), ("third", False)]
+    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, steps, instruction_chance=0.5)
 
     def member_of(name: str, joined: bool) -> dict[str, Any]:
         return kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id(name)),
@@ -1152,28 +1199,53 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
 
 
 def _delete_post(ctx: _Ctx) -> list[TaskDraft]:
-    """Log in with the credentials given and delete one of the user's posts (irreversible)."""
+    """Log in with the credentials given, delete one of the user's posts (irreversible) and, on
+    most sites, leave the post's community too (the user is a member of it)."""
     rng = ctx.rng
-    user = rng.choice([u for u in ctx.users if 2 <= len(ctx.user_posts(u)) <= 2 * ctx.page_size])
+    users = [u for u in ctx.users if 2 <= len(ctx.user_posts(u)) <= 2 * ctx.page_size]
+    member = {(s["user_id"], s["forum_id"]) for s in ctx.subs}
+    both = [(u, p) for u in users for p in ctx.user_posts(u) if (u["id"], p["forum_id"]) in member]
+    leaving = bool(both) and rng.random() < 0.7
+    if leaving:
+        user, post = rng.choice(both)
+    else:
+        user = rng.choice(users)
+        post = rng.choice(ctx.user_posts(user))
     mine = ctx.user_posts(user)
-    post = rng.choice(mine)
     steps = login_plan(ctx.labels, user["username"], user["password"], via_link=rng.random() < 0.5)
     steps += ctx.open_own_post(user, post) + [("click", "button", ctx.words["delete_post"])]
     if ctx.confirm_delete:
         steps.append(("click", "button", ctx.labels["confirm"]))
     gone = kit.exists("posts", cond("title", ref("slot.title")), negate=True)
-    return [_task(ctx, "delete_post", "login_write", "mutate",
-                  ["Log in as {username} (password: {password}) and delete your post \"{title}\".",
-                   "Sign in with {username} / {password}, then remove the post \"{title}\" for good.",
-                   "Using the account {username} (password {password}), delete the post \"{title}\"."],
-                  {"username": user["username"], "password": user["password"], "title": post["title"]}, steps,
-                  user=user["username"], credentials="instruction",
-                  goal=[gone, kit.count("posts", cond("user_id", ref("user.id")), value=len(mine) - 1)],
-                  progress=[{"description": "the post is gone", "predicate": gone}],
-                  footprint=[{"table": "posts", "where": [cond("id", post["id"])], "ops": ["delete"]},
-                             {"table": "comments", "where": [cond("post_id", post["id"])], "ops": ["delete"]},
-                             {"table": "votes", "where": [cond("post_id", post["id"])], "ops": ["delete"]}]
-                  + ([{"table": "saved", "where": [cond("post_id", post["id"])], "ops": ["delete"]}] if ctx.has_saved else []))]
+    slots = {"username": user["username"], "password": user["password"], "title": post["title"]}
+    phrasings = ["Log in as {username} (password: {password}) and delete your post \"{title}\".",
+                 "Sign in with {username} / {password}, then remove the post \"{title}\" for good.",
+                 "Using the account {username} (password {password}), delete the post \"{title}\"."]
+    goal = [gone, kit.count("posts", cond("user_id", ref("user.id")), value=len(mine) - 1)]
+    progress = [{"description": "the post is gone", "predicate": gone}]
+    footprint = [{"table": "posts", "where": [cond("id", post["id"])], "ops": ["delete"]},
+                 {"table": "comments", "where": [cond("post_id", post["id"])], "ops": ["delete"]},
+                 {"table": "votes", "where": [cond("post_id", post["id"])], "ops": ["delete"]}]
+    if ctx.has_saved:
+        footprint.append({"table": "saved", "where": [cond("post_id", post["id"])], "ops": ["delete"]})
+    if leaving:
+        forum = ctx.forum_by_id[post["forum_id"]]
+        steps += ctx.to_forum(forum) + [("click", "button", ctx.membership_labels[1])]
+        if ctx.confirm_leave:
+            steps.append(("click", "button", ctx.labels["confirm"]))
+        slots["forum"] = forum["name"]
+        place = ctx.forum_slot()
+        phrasings = [p[:-1] + f", then leave {place}." for p in phrasings] + [
+            f"I am done with {place}. Log in as {{username}} (password: {{password}}), delete my post \"{{title}}\" "
+            "there and leave the community."]
+        out = kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id()), negate=True)
+        goal.append(out)
+        progress.append({"description": "no longer a member of the community", "predicate": out})
+        footprint += [{"table": "subscriptions", "where": [cond("user_id", ref("user.id")), cond("forum_id", _forum_id())],
+                       "ops": ["delete"]},
+                      {"table": "forums", "where": [cond("id", _forum_id())], "columns": ["members"], "ops": ["update"]}]
+    return [_task(ctx, "delete_post", "login_write", "mutate", phrasings, slots, steps, user=user["username"],
+                  credentials="instruction", goal=goal, progress=progress, footprint=footprint)]
 
 
 # ----------------------------------------------------------------------------- infeasible
