@@ -26,3 +26,11 @@ def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "Add 2 of the Red Flannel Shirt in size L to your cart." in out
     assert out.rstrip().endswith("0.0 0 2 None")
+
+
+def test_readme_env_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 2
+    exec(compile(blocks[1], str(README), "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert "|" in lines[0] and all(line.startswith("reward ") for line in lines[1:]) and len(lines) >= 2

@@ -196,6 +196,14 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             return "report_infeasible('This cannot be done on this site.')"
         return "noop()"
 
+    def sample(self, mask: dict[str, np.ndarray]) -> np.ndarray:
+        """A random action that the masks allow (a type, then a row and an argument for it)."""
+        rng = self.np_random
+        kind = int(rng.choice(np.flatnonzero(mask["type"])))
+        rows = np.flatnonzero(mask["element"][kind])
+        args = np.flatnonzero(mask["argument"][kind])
+        return np.array([kind, int(rng.choice(rows)) if len(rows) else 0, int(rng.choice(args)) if len(args) else 0])
+
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
         return self._with_mask(obs), info

@@ -145,7 +145,7 @@ WORDING: dict[str, list[str]] = {
     "tab_account": ["Account information", "Account settings", "Membership", "Group settings"],
     "month": ["Month", "Period", "Reporting month", "Choose month"],
     "show": ["Show", "Show report", "Refresh", "Run report"],
-    "sales_report": ["Sales report", "Sales", "Revenue", "Sales overview"],
+    "sales_report": ["Sales report", "Monthly sales", "Revenue report", "Sales overview"],
     "bestsellers": ["Bestsellers", "Top sellers", "Best-selling products", "Top products"],
     "low_stock": ["Low stock", "Low stock report", "Running low", "Restock list"],
     "new_coupon": ["New coupon", "Add a coupon", "Create a coupon", "Add new rule"],

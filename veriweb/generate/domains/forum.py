@@ -965,25 +965,26 @@ def _retrieve_price(ctx: _Ctx) -> list[TaskDraft]:
 
 
 def _retrieve_compare(ctx: _Ctx) -> list[TaskDraft]:
-    """Which of two marketplace listings is cheaper (text answer; two searches)."""
+    """Which of three marketplace listings is the cheapest (text answer; three searches)."""
     listings = [p for p in ctx.posts if p["price"] is not None]
-    for _ in range(10):
-        first, second = ctx.rng.sample(listings, 2)
-        if first["price"] != second["price"] and first["title"] not in second["title"] \
-                and second["title"] not in first["title"]:
+    for _ in range(20):
+        chosen = ctx.rng.sample(listings, 3)
+        prices = sorted(p["price"] for p in chosen)
+        titles = [p["title"] for p in chosen]
+        if prices[0] != prices[1] and not any(a != b and a in b for a in titles for b in titles):
             break
     else:
         return []
-    cheaper = min(first, second, key=lambda p: p["price"])
-    pair = [first["title"], second["title"]]
-    return [_task(ctx, "cheaper_listing", "retrieve_compare", "retrieve",
-                  ["Which listing is cheaper: \"{first}\" or \"{second}\"? Answer with its title.",
-                   "I can only afford one of \"{first}\" and \"{second}\". Which one costs less? Give the title."],
-                  {"first": first["title"], "second": second["title"]},
-                  ctx.find_post(first) + ctx.find_post(second) + [("send", cheaper["title"])],
-                  answer={"type": "text", "value": kit.scalar("posts", "title", cond("title", pair, "in"),
+    cheapest = min(chosen, key=lambda p: p["price"])
+    plan = [step for post in chosen for step in ctx.find_post(post)] + [("send", cheapest["title"])]
+    return [_task(ctx, "cheapest_listing", "retrieve_compare", "retrieve",
+                  ["Which listing is the cheapest: \"{first}\", \"{second}\" or \"{third}\"? Answer with its title.",
+                   "I am choosing between \"{first}\", \"{second}\" and \"{third}\". Which one costs the least? "
+                   "Give the title."],
+                  dict(zip(["first", "second", "third"], titles)), plan,
+                  answer={"type": "text", "value": kit.scalar("posts", "title", cond("title", titles, "in"),
                                                               order=[("price", "asc")]),
-                          "candidates": kit.scalar("posts", "title", cond("title", pair, "in"))["query"]})]
+                          "candidates": kit.scalar("posts", "title", cond("title", titles, "in"))["query"]})]
 
 
 def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:

@@ -74,7 +74,7 @@ MAIL_WORDS: dict[str, list[str]] = {
     "move_to": ["Move to", "Destination folder", "Move to folder"],
     "move": ["Move", "Move message", "File it"],
     "archive_btn": ["Archive", "Move to archive", "Archive it"],
-    "more": ["More", "More actions", "Actions"],
+    "more": ["More actions", "Other actions", "Actions"],
     "new_contact": ["Add contact", "New contact", "Create contact"],
     "save_contact": ["Save contact", "Add to contacts", "Create"],
     "email_contact": ["Send email", "Write to this contact", "Email this person"],
@@ -217,6 +217,11 @@ class _UI:
     nav_labels: list[str] = field(default_factory=list)
 
 
+def _pick_index(labels: Labels, concept: str, options: list[Any]) -> int:
+    """A site-wide choice among paired wordings (through ``labels``, so vocabulary holdouts apply)."""
+    return int(labels.pick(concept, [str(n) for n in range(len(options))]))
+
+
 def _structure(srng: random.Random, labels: Labels) -> _UI:
     site_name = srng.choice(MAIL_NAMES)
     words = {concept: labels.pick(concept, options) for concept, options in MAIL_WORDS.items()}
@@ -231,7 +236,9 @@ def _structure(srng: random.Random, labels: Labels) -> _UI:
     compose_order = ["to"] + [f for f in srng.sample(["subject", "cc"], 2) if f in extra]
     return _UI(
         site_name=site_name, domain=site_name.lower().replace(" ", "") + ".example", folder_names=folder_names,
-        words=words, star=srng.choice(STAR_WORDS), read=srng.choice(READ_WORDS), show=srng.choice(FILTER_WORDS),
+        words=words, star=STAR_WORDS[_pick_index(labels, "star_words", STAR_WORDS)],
+        read=READ_WORDS[_pick_index(labels, "read_words", READ_WORDS)],
+        show=FILTER_WORDS[_pick_index(labels, "filter_words", FILTER_WORDS)],
         listing_kind=srng.choice(["list", "table"]), page_size=srng.choice([10, 15, 20, 25]),
         sorts=[(key, sort_words[key], *columns[key]) for key in sort_keys],
         show_counts=srng.random() < 0.5, filter_ui=srng.choice(["plain", "collapsible"]),
@@ -1346,8 +1353,8 @@ def _reply(ctx: _Ctx) -> TaskDraft | None:
                "(r.in_reply_to = o.id OR r.subject = 'Re: ' || o.subject) AND instr(lower(r.recipients), lower(o.sender)) > 0 "
                "AND r.folder_id = (SELECT id FROM folders WHERE user_id = :user_id AND kind = 'sent')")
     params = {"subject": ref("slot.subject"), "sender": ref("slot.sender")}
-    done = kit.sql("SELECT EXISTS (" + replied.format(what="1") + " AND instr(lower(r.body), lower(:text)) > 0)",
-                   text=ref("slot.text"), **params)
+    done = kit.sql("SELECT EXISTS (" + replied.format(what="1") + " AND instr(lower(r.body), lower(:msg)) > 0)",
+                   msg=ref("slot.text"), **params)
     return _make(ctx, "reply", "reply", "mutate", user,
                  ["Reply to {sender}'s email \"{subject}\" with: {text}",
                   "Answer the message \"{subject}\" from {sender}. Write: {text}",
@@ -1398,9 +1405,9 @@ def _forward_or_compose(ctx: _Ctx) -> TaskDraft | None:
     plan = ctx.contact_steps(user, contact, open_it=True) + [("click", "link", w["email_contact"])]
     plan += [("fill", "textbox", w["subject"], subject), ("fill", "textbox", w["body"], text),
              ("click", "button", w["send"])] + ctx.confirm(ctx.ui.confirm_send)
-    about = "r.subject = :subject AND instr(lower(r.body), lower(:text)) > 0"
+    about = "r.subject = :subject AND instr(lower(r.body), lower(:msg)) > 0"
     done = kit.sql("SELECT EXISTS (" + sent_to.format(what="1", subject=about, op="=") + ")",
-                   subject=ref("slot.subject"), text=ref("slot.text"), contact=ref("slot.contact"))
+                   subject=ref("slot.subject"), msg=ref("slot.text"), contact=ref("slot.contact"))
     return _make(ctx, "compose", "compose_lookup", "mutate", user,
                  ["Email {contact} with the subject \"{subject}\" and the message: {text}",
                   "Write to {contact}. Subject: {subject}. Message: {text}",

@@ -393,7 +393,7 @@ class _Ctx:
                        *_next_pages(position, self.page_size, len(matches))] + ([("click", "link", name)] if open_it else [])
 
 
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
+LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then ", "Sign in with {username} / {password}. ",
                   "Use the account {username}, password {password}. "]
 
 
@@ -402,7 +402,8 @@ def _as_user(ctx: _Ctx, user: dict[str, Any], phrasings: list[str], slots: dict[
     """Who does the task: logged in from the profile, or with credentials in the instruction."""
     if ctx.rng.random() < instruction_chance:
         prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + p[0].lower() + p[1:] if not p.startswith("I ") else prefix + p for p in phrasings]
+        lower = prefix.endswith(("then ", ": "))
+        phrased = [prefix + (p[0].lower() + p[1:] if lower and not p.startswith("I ") else p) for p in phrasings]
         return (phrased, {**slots, "username": user["username"], "password": user["password"]},
                 login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
                 {"user": user["username"], "credentials": "instruction"})

@@ -59,8 +59,9 @@ Step = tuple[Any, ...]
 Row = dict[str, Any]
 
 TODAY = dt.date(2026, 6, 15)
-PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(10, 0, -1)]
-FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 28)]
+PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(6, 0, -1)]
+FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 22)]
+CALENDAR = (dt.date(2026, 5, 1), dt.date(2026, 10, 31))
 MAX_STEPS = 20
 BAG_FEE = 3500
 
@@ -168,7 +169,7 @@ def _clock(minutes: int) -> str:
 def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> list[Row]:
     """Dated flights: routes between some city pairs, two to four daily services each way."""
     pairs = [(a, b) for a in range(len(cities)) for b in range(a + 1, len(cities))]
-    routes = sorted(rng.sample(pairs, min(len(pairs), rng.randint(9, 13))))
+    routes = sorted(rng.sample(pairs, min(len(pairs), rng.randint(8, 11))))
     numbers: set[str] = set()
     services = []
     for a, b in routes:
@@ -270,8 +271,9 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
                       "nights": nights, "guests": rng.choices([1, 2, 3], [30, 55, 15])[0], "name": user["name"],
                       "total": nights * hotel["price"], "status": "cancelled" if rng.random() < 0.12 else "confirmed",
                       "booked": min(check_in - dt.timedelta(days=rng.randint(1, 60)), TODAY).isoformat()})
-    first = dt.date(2026, 1, 1)
-    calendar = [{"id": n + 1, "day": (first + dt.timedelta(days=n)).isoformat(), "n": n + 1} for n in range(365)]
+    first, last = CALENDAR
+    calendar = [{"id": n + 1, "day": (first + dt.timedelta(days=n)).isoformat(), "n": n + 1}
+                for n in range((last - first).days + 1)]
     return {"cities": cities, "airlines": airlines, "flights": flights, "hotels": hotels, "users": users,
             "bookings": bookings, "stays": stays, "calendar": calendar}
 
@@ -394,7 +396,7 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                    pre=[kit.check(kit.sql("SELECT :ci > :today", ci=ci), "Check-in must be after today."),
                         kit.check(kit.sql("SELECT :co > :ci", ci=ci, co=co), "Check-out must be after check-in."),
                         kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM calendar WHERE day = :co)", co=co),
-                                  "We take reservations until December 31, 2026."),
+                                  "We take reservations until October 31, 2026."),
                         kit.check(kit.sql("SELECT (SELECT n FROM calendar WHERE day = :co) - (SELECT n FROM calendar "
                                           "WHERE day = :ci) <= 21", ci=ci, co=co), "A stay can last at most 21 nights.")],
                    inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM stays a JOIN stays b ON b.user_id = a.user_id "
@@ -436,6 +438,7 @@ class _Ui:
         self.has_deals = rng.random() < 0.5
         self.has_destinations = rng.random() < 0.5
         self.has_profile = rng.random() < 0.5
+        self.has_popular = rng.random() < 0.5
         self.flight_order = rng.sample(["date", "passengers"], 2)
         self.hotel_order = rng.sample(["dates", "guests"], 2)
         self.book_order = rng.sample(["passengers", "name", "email"], 3)
@@ -556,9 +559,10 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
     else:
         home.append(kit.text(f"Search on the {words['flights']} and {words['hotels']} pages, and find your bookings under "
                              f"{words['trips']}."))
-    home += [kit.heading("Popular destinations"),
-             kit.listing("popular", kit.query("cities", order=[("name", "asc")], limit=6),
-                         [kit.text("{row.name}, {row.country}")])]
+    if ui.has_popular:
+        home += [kit.heading("Popular destinations"),
+                 kit.listing("popular", kit.query("cities", order=[("name", "asc")], limit=4),
+                             [kit.text("{row.name}, {row.country}")])]
 
     # ------------------------------------------------------------------ flights
     origin_col, dest_col = ("origin_code", "dest_code") if city_value == "code" else ("origin_city", "dest_city")
@@ -1341,7 +1345,7 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
         cheapest = _unique(pool, lambda h: h["price"])
         if cheapest is None or len(pool) < 2:
             continue
-        check_in = rng.choice(FUTURE_DAYS[:20])
+        check_in = rng.choice(FUTURE_DAYS[:15])
         nights = rng.randint(2, 5)
         check_out = check_in + dt.timedelta(days=nights)
         ci, co = check_in.isoformat(), check_out.isoformat()
