@@ -212,17 +212,26 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
             info["oracle"] = self.oracle_action()
         return info
 
-    def oracle_action(self) -> str | None:
-        """The next action of a shortest solution from here, if an oracle is available.
+    def oracle_action(self, budget: int = 500) -> str | None:
+        """The next action of a solution from the current state, or ``None`` if none is found.
 
-        Until the verifier's search lands, this is the certificate's next action while the agent
-        has followed the certificate exactly, else ``None``.
+        While the agent has followed the task's certificate exactly, the certificate's next
+        action (free); otherwise the verifier's A* search from the current state
+        (:func:`veriweb.verify.search.oracle`), which gives a shortest solution when it finishes
+        within ``budget`` states. For an infeasible task, ``report_infeasible``.
         """
-        if self.episode is None or not self._on_track:
+        if self.episode is None:
             return None
-        certificate = self.task.certificate
+        task = self.task
+        if task.kind == "infeasible":
+            return "report_infeasible('This cannot be done on this site.')"
+        certificate = task.certificate
         steps = self.episode.steps
-        return certificate[steps] if steps < len(certificate) else None
+        if self._on_track and steps < len(certificate):
+            return certificate[steps]
+        from veriweb.verify.search import oracle
+
+        return oracle(self.site, task, self.episode.session, budget=budget)
 
     def render(self) -> str | None:
         """``ansi``: the accessibility-tree text; ``html``: the page's HTML."""

@@ -279,7 +279,8 @@ def _content(rng: random.Random) -> _Data:
         branches: set[str] = set()
         for _ in range(rng.randint(5, 12)):
             title = _title(rng, MR_TEMPLATES, seen)
-            branch = re.sub(r"[^a-z0-9]+", "-", title.lower().replace("draft: ", "")).strip("-")[:32].strip("-")
+            words = re.sub(r"[^a-z0-9]+", " ", title.lower().replace("draft: ", "")).split()
+            branch = "-".join(words[:5])
             while branch in branches:
                 branch += "-2"
             branches.add(branch)
@@ -365,6 +366,12 @@ def _schema(data: _Data) -> dict[str, Any]:
             "CASE WHEN i.bounty > 0 THEN '$' || (i.bounty / 100) || '.00' ELSE 'none' END AS bounty_shown "
             "FROM issues i JOIN projects p ON p.id = i.project_id JOIN users a ON a.id = i.author_id "
             "LEFT JOIN users u ON u.id = i.assignee_id LEFT JOIN milestones m ON m.id = i.milestone_id")},
+        {"name": "issue_search", "sql": (
+            "SELECT i.id AS id, i.title AS title, i.number AS number, i.state AS state, i.created AS created, "
+            "p.path AS project FROM issues i JOIN projects p ON p.id = i.project_id")},
+        {"name": "mr_search", "sql": (
+            "SELECT r.id AS id, r.title AS title, r.number AS number, r.state AS state, r.created AS created, "
+            "p.path AS project FROM merge_requests r JOIN projects p ON p.id = r.project_id")},
         {"name": "mr_view", "sql": (
             "SELECT r.id AS id, r.project_id AS project_id, p.path AS project, r.number AS number, r.title AS title, "
             "r.source_branch AS source_branch, r.target_branch AS target_branch, r.state AS state, "
@@ -558,7 +565,7 @@ def _ui(rng: random.Random, labels: Labels) -> _Ui:
     project_sorts = rng.sample([("stars", w["stars_sort"], "stars", "desc"), ("updated", w["updated_sort"], "updated", "desc"),
                                 ("name", labels["name_asc"], "path", "asc")], rng.randint(1, 3))
     return _Ui(site_name=rng.choice(SITE_NAMES), words=w, listing=rng.choice(["list", "table"]),
-               mr_listing=rng.choice(["list", "table"]), page_size=rng.choice([10, 12, 15, 20]),
+               mr_listing=rng.choice(["list", "table"]), page_size=rng.choice([8, 10, 12, 15]),
                project_page_size=rng.choice([6, 8, 10]), state_ui=rng.choice(["links", "select"]),
                issue_ui=rng.choice(["tabs", "collapsible", "dialog", "plain"]),
                project_nav=rng.choice(["plain", "menu", "sidebar"]), search_in_header=rng.random() < 0.6,
@@ -586,9 +593,10 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
 
     # ---------------------------------------------------------------- shared pieces
     issue_link = link("{row.title}", "/issues/{row.id}")
-    issue_item = [issue_link, text("#{row.number} · {row.state|title} · opened {row.created|date} by {row.author}"),
-                  text(f"{w['assignee']}: {{row.assignee}} · {w['labels']}: {{row.labels}} · Bounty: {{row.bounty_shown}}")]
-    issue_cols = [(w["issue"].capitalize(), [issue_link]), ("#", [text("{row.number}")]),
+    issue_item = [issue_link, text(f"#{{row.number}} · {{row.state|title}} · opened {{row.created|date}} by {{row.author}} · "
+                                   f"{w['assignee']}: {{row.assignee}} · {w['labels']}: {{row.labels}} · "
+                                   "Bounty: {row.bounty_shown}")]
+    issue_cols = [(w["issue"].capitalize(), [issue_link]),
                   (w["state"], [text("{row.state|title}")]), (w["assignee"], [text("{row.assignee}")]),
                   (w["labels"], [text("{row.labels}")]), ("Opened", [text("{row.created|date}")]),
                   ("Bounty", [text("{row.bounty_shown}")])]
@@ -599,8 +607,8 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
 
     mr_link = link("{row.title}", "/merge_requests/{row.id}")
     mr_item = [mr_link, text(f"{w['prefix']}{{row.number}} · {{row.source_branch}} → {{row.target_branch}} · "
-                             "{row.state|title}"),
-               text("Pipeline: {row.pipeline} · +{row.additions} −{row.deletions} · by {row.author}")]
+                             "{row.state|title} · pipeline {row.pipeline} · +{row.additions} −{row.deletions} · "
+                             "by {row.author}")]
     mr_cols = [(w["mr"].capitalize(), [mr_link]), (w["state"], [text("{row.state|title}")]),
                ("Branch", [text("{row.source_branch}")]), ("Pipeline", [text("{row.pipeline}")]),
                ("Changes", [text("+{row.additions} −{row.deletions}")]), (w["author"], [text("{row.author}")])]
@@ -809,12 +817,15 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     pages.append(kit.page("search", "/search", f"{labels['search']}: {{query.q}}", [
         kit.heading(labels["search"], 1), *([] if ui.search_in_header else [search_form]),
         kit.heading(w["issues"]),
-        issues_list("issues", kit.query("issue_view", cond("title", ref("query.q"), "contains"),
-                                        order=[("created", "desc"), ("id", "desc")]), sorts=False),
+        kit.listing("issues", kit.query("issue_search", cond("title", ref("query.q"), "contains"),
+                                        order=[("created", "desc"), ("id", "desc")]),
+                    [issue_link, text("{row.project} #{row.number} · {row.state|title} · opened {row.created|date}")],
+                    page_size=ui.page_size, empty=f"No {w['issue']}s match."),
         kit.heading(w["mrs"]),
-        _bound(ui.mr_listing, "mrs", kit.query("mr_view", cond("title", ref("query.q"), "contains"),
-                                               order=[("created", "desc"), ("id", "desc")]),
-               mr_item, mr_cols, page_size=ui.page_size, sorts=None, empty=f"No {w['mr']}s match.")]))
+        kit.listing("mrs", kit.query("mr_search", cond("title", ref("query.q"), "contains"),
+                                     order=[("created", "desc"), ("id", "desc")]),
+                    [mr_link, text(f"{{row.project}} {w['prefix']}{{row.number}} · {{row.state|title}}")],
+                    page_size=ui.page_size, empty=f"No {w['mr']}s match.")]))
     if ui.milestones_page:
         ms_link = link("{row.title}", "/milestones/{row.id}")
         pages.append(kit.page("milestones", "/projects/{id:int}/milestones", w["milestones"], [kit.record(
@@ -1298,12 +1309,12 @@ def _create_issue(ctx: _Ctx) -> TaskDraft | None:
                                                       cond("title", ref("slot.milestone")))))
         phrasings = [f"In {{project}}, report a new {w['issue']} titled \"{{title}}\" with the {w['label'].lower()} "
                      f"{{label}}, assigned to {{assignee}} and planned for milestone {{milestone}}.",
-                     f"Create a {w['issue']} \"{{title}}\" in {{project}}: {w['label'].lower()} {{label}}, "
+                     f"Create a new {w['issue']} \"{{title}}\" in {{project}}: {w['label'].lower()} {{label}}, "
                      f"assignee {{assignee}}, milestone {{milestone}}."]
     else:
         phrasings = [f"In {{project}}, report a new {w['issue']} titled \"{{title}}\" with the {w['label'].lower()} "
                      f"{{label}}, assigned to {{assignee}}.",
-                     f"Create a {w['issue']} \"{{title}}\" in {{project}}: {w['label'].lower()} {{label}}, "
+                     f"Create a new {w['issue']} \"{{title}}\" in {{project}}: {w['label'].lower()} {{label}}, "
                      f"assignee {{assignee}}."]
     plan = ctx.to_issues(project) + [("click", "link", w["new_issue"])]
     plan += [s for name in ctx.ui.form_order for s in steps[name]] + [("click", "button", w["create"])]
@@ -1542,7 +1553,7 @@ OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_coun
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
-    families = CORE + ctx.rng.sample(OPTIONAL, 5)
+    families = CORE + ctx.rng.sample(OPTIONAL, 4)
     drafts = [draft for family in families if (draft := family(ctx)) is not None]
     infeasible = _infeasible(ctx)
     return drafts + ([infeasible] if infeasible is not None else [])

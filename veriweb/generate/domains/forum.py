@@ -32,6 +32,7 @@ Arguments:
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from typing import Any
 
@@ -125,6 +126,7 @@ NEW_COMMENTS = ["Thanks for sharing this, really helpful.", "Great write-up. Boo
 BIOS = ["Weekend tinkerer.", "Here for the discussions.", "Mostly lurking.", "Ask me about my projects.",
         "Learning something new every day.", "Coffee first."]
 FLAIRS = ["Discussion", "Question", "Showcase", "News", "Help"]
+TODAY = dt.date(2026, 6, 15)
 CUTOFF = "2025-12-17"  # posts created before this are archived (six months before the clock's day)
 TODAY_ORD = 2026 * 372 + 6 * 31 + 15
 AGE_SQL = ("({today} + 2 - (CAST(substr(p.created, 1, 4) AS INTEGER) * 372 + CAST(substr(p.created, 6, 2) AS INTEGER) "
@@ -187,9 +189,7 @@ def _hot(score: int, created: str) -> float:
 
 def _stamp(rng: random.Random, first: int, last: int) -> str:
     """A datetime on a day between ``first`` and ``last`` days before the clock's day."""
-    import datetime as dt
-
-    day = dt.date(2026, 6, 15) - dt.timedelta(days=rng.randint(first, last))
+    day = dt.date.fromordinal(TODAY.toordinal() - rng.randint(first, last))
     return f"{day.isoformat()}T{rng.randint(6, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
 
 
@@ -269,12 +269,10 @@ def _content(rng: random.Random, forums: list[dict[str, Any]], market_id: int, h
 
 
 def _later(rng: random.Random, created: str) -> str:
-    import datetime as dt
-
-    start = dt.datetime.fromisoformat(created)
-    end = dt.datetime(2026, 6, 14, 23, 0, 0)
-    span = max(60, int((end - start).total_seconds()))
-    return (start + dt.timedelta(seconds=rng.randint(60, min(span, 20 * 86400)))).isoformat()
+    """A datetime a little after ``created`` (a comment on a post), at the latest yesterday."""
+    day = min(dt.date.fromisoformat(created[:10]).toordinal() + int(rng.expovariate(0.5)), TODAY.toordinal() - 1)
+    stamp = f"{dt.date.fromordinal(day).isoformat()}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00"
+    return max(stamp, created[:17] + "59")
 
 
 def _table(name: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]], *, nullable: tuple[str, ...] = (),
@@ -507,15 +505,15 @@ def build(streams: Streams) -> Draft:
             return kit.listing(name, q, item, page_size=size, sorts=chosen_sorts, empty=empty)
         columns = [(words["posts"], [title])] + ([(words["community_field"], [forum])] if show_forum else []) + (
             [("Author", [author])] if show_author else []) + [
-            ("Score", [kit.text("{row.score}")]), (words["comments"], [kit.text("{row.comments}")]),
-            ("Posted", [kit.text("{row.created|date}")])]
+            ("Score", [kit.text("{row.score} · {row.comments} comment{row.comments|plural} · {row.created|date}")])]
         return kit.table(name, q, columns, label=words["posts"], page_size=size, sorts=chosen_sorts, empty=empty)
 
     forum_links = kit.listing("communities", kit.query("forums", order=[("name", "asc")]),
                               [kit.link(f"{prefix}/{{row.name}}", f"/{prefix}/{{row.name}}"),
                                kit.text("{row.title} · {row.members} members")])
     home = [kit.heading(words["feed"], 1), kit.text("Today is {clock.today|date}.")]
-    home.append(post_list("feed", kit.query("post_view", order=[("hot", "desc"), ("id", "desc")])))
+    home.append(post_list("feed", kit.query("post_view", order=[("hot", "desc"), ("id", "desc")]),
+                          size=srng.choice([8, 10])))
     if has_directory:
         home += [kit.heading(f"Top {words['communities'].lower()}"),
                  kit.listing("top_communities", kit.query("forums", order=[("members", "desc"), ("id", "asc")], limit=5),

@@ -353,14 +353,14 @@ def _content(rng: random.Random, ui: _UI) -> _Data:
                             "body": f"Hello {first}! " + " ".join(rng.sample(NEWS_LINES, 2)) + " Unsubscribe any time."})
         received = list(raw)
         for item in received:
-            if item["kind"] in ("work", "personal") and item["offset"] >= 1 and rng.random() < 0.2:
+            if item["kind"] in ("work", "personal") and item["offset"] >= 2 and rng.random() < 0.2:
                 raw.append({"kind": "sent", "person": item["person"], "offset": item["offset"] - 1, "reply_to": item,
                             "subject": "Re: " + item["subject"],
                             "body": f"{rng.choice(REPLY_TEXTS)} {first}"})
         for _ in range(rng.randint(4, 12)):
             p = rng.choice(mine)
             work = bool(p["company"]) and rng.random() < 0.7
-            raw.append({"kind": "sent", "person": p, "offset": min(int(rng.expovariate(1 / 60)), 360),
+            raw.append({"kind": "sent", "person": p, "offset": min(1 + int(rng.expovariate(1 / 60)), 360),
                         "subject": _subject(rng, work), "body": _body(rng, work, p["first"], first)})
         for item in raw:
             offset = item["offset"]
@@ -768,7 +768,7 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
         contact_list = kit.listing("contacts", contact_q, [name_link, kit.text(
             "{row.email}" if ui.contacts_show_email else "{row.company}")], page_size=ui.contacts_page_size,
             empty="No contacts yet.")
-    contact_page = kit.page("contact", "/contacts/{id:int}", "Contact", [kit.record(
+    contact_page = kit.page("contact_card", "/contacts/{id:int}", "Contact", [kit.record(
         kit.query("contacts", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
         chrome.crumbs([(labels["home"], "/"), (w["contacts"], "/contacts")]) + [
             kit.heading("{row.name}", 1), kit.text("{row.email}"), kit.link(w["email_contact"], "/compose?to={row.email}"),
