@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veriweb.engine import Session, axtree_text, element_list, html_page
 from veriweb.engine.page import overlay
@@ -296,3 +299,20 @@ def test_reset_by_undo_or_snapshot_restores_the_same_rows(shop: Site, undo_limit
         assert session.db.change_count() > 0 and session.db.state_hash() != seeded
         session.db.reset(undo_limit=undo_limit)
         assert session.db.change_count() == 0 and session.db.state_hash() == seeded
+
+_NAMES = ["click", "dblclick", "hover", "fill", "clear", "select_option", "check", "uncheck", "press", "focus",
+          "scroll", "goto", "go_back", "go_forward", "send_msg_to_user", "noop", "report_infeasible", "frobnicate"]
+_ARGS = st.one_of(st.integers(-5, 80).map(str), st.integers(-5, 80).map(lambda n: f"'{n}'"),
+                  st.text(max_size=12).map(repr), st.sampled_from(["'Enter'", "'Tab'", "['a', 'b']", "None", "1.5"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(_NAMES), args=st.lists(_ARGS, max_size=3), junk=st.text(max_size=30))
+def test_random_action_strings_never_raise(shop: Site, fast: Callable[..., object], name: str, args: list[str],
+                                          junk: str) -> None:
+    session = Session(shop)
+    session.reset("/product/3", user="alice")
+    for text in (f"{name}({', '.join(args)})", junk):
+        result = fast(lambda: session.step(text))
+        assert result.error is None or isinstance(result.error, str)
+        session.page()

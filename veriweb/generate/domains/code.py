@@ -223,7 +223,7 @@ def _content(rng: random.Random) -> _Data:
                  "language": rng.choice(LANGUAGES), "visibility": rng.choice(["public", "public", "internal"]),
                  "created": _day(rng.randint(400, 1500)), "updated": ""} for n, path in enumerate(paths)]
     labels = [{"id": n + 1, "name": name, "color": f"#{rng.randrange(0x1000000):06x}"}
-              for n, name in enumerate(sorted(rng.sample(LABEL_POOL, rng.randint(8, 11))))]
+              for n, name in enumerate(sorted(rng.sample(LABEL_POOL, rng.randint(6, 9))))]
     members: list[Row] = []
     milestones: list[Row] = []
     issues: list[Row] = []
@@ -299,7 +299,7 @@ def _content(rng: random.Random) -> _Data:
         for number, mr in enumerate(batch, 1):
             mr.update(id=len(mrs) + 1, number=number)
             mrs.append(mr)
-        for user in rng.sample(users, min(len(users), int(rng.paretovariate(1.3) * 4))):
+        for user in rng.sample(users, min(len(users) // 2, int(rng.paretovariate(1.3) * 4))):
             stars.append({"id": len(stars) + 1, "user_id": user["id"], "project_id": project["id"],
                           "created": _day(rng.randint(1, 300))})
         activity = [i["created"] for i in issues if i["project_id"] == project["id"]]
@@ -596,10 +596,9 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     issue_item = [issue_link, text(f"#{{row.number}} · {{row.state|title}} · opened {{row.created|date}} by {{row.author}} · "
                                    f"{w['assignee']}: {{row.assignee}} · {w['labels']}: {{row.labels}} · "
                                    "Bounty: {row.bounty_shown}")]
-    issue_cols = [(w["issue"].capitalize(), [issue_link]),
+    issue_cols = [(w["issue"].capitalize(), [issue_link, text("#{row.number} · opened {row.created|date}")]),
                   (w["state"], [text("{row.state|title}")]), (w["assignee"], [text("{row.assignee}")]),
-                  (w["labels"], [text("{row.labels}")]), ("Opened", [text("{row.created|date}")]),
-                  ("Bounty", [text("{row.bounty_shown}")])]
+                  (w["labels"], [text("{row.labels}")]), ("Bounty", [text("{row.bounty_shown}")])]
 
     def issues_list(name: str, q: Row, *, sorts: bool = True) -> Row:
         return _bound(ui.listing, name, q, issue_item, issue_cols, page_size=ui.page_size,
@@ -631,8 +630,8 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     # ---------------------------------------------------------------- home and projects
     project_link = link("{row.path}", "/projects/{row.id}")
     project_list = _bound(ui.listing, "projects", kit.query("project_view", order=[("path", "asc")]),
-                          [project_link, text("{row.description}"),
-                           text("★ {row.stars} · {row.language} · updated {row.updated|date}")],
+                          [project_link, text("{row.description} ★ {row.stars} · {row.language} · "
+                                              "updated {row.updated|date}")],
                           [("Project", [project_link]), ("Description", [text("{row.description}")]),
                            ("Stars", [text("{row.stars}")]), ("Language", [text("{row.language}")]),
                            ("Updated", [text("{row.updated|date}")])],

@@ -94,6 +94,7 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+NO_FLIGHTS = "No flights found. Choose where you fly from and to, and a date, then search."
 
 WORDING: dict[str, list[str]] = {
     "flights": ["Flights", "Book a flight", "Air travel", "Fly"],
@@ -257,17 +258,18 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
                          "status": "cancelled" if rng.random() < 0.12 else "confirmed",
                          "booked": min(day - dt.timedelta(days=rng.randint(3, 60)), TODAY).isoformat()})
     stays: list[Row] = []
+    booked: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for _ in range(rng.randint(100, 300)):
         user, hotel = rng.choice(users), rng.choice(hotels)
         check_in = TODAY + dt.timedelta(days=rng.choice([n for n in range(-40, 60) if n]))
         nights = rng.randint(1, 7)
-        check_out = check_in + dt.timedelta(days=nights)
-        clash = any(s["user_id"] == user["id"] and s["hotel_id"] == hotel["id"]
-                    and s["check_in"] < check_out.isoformat() and check_in.isoformat() < s["check_out"] for s in stays)
-        if clash:
+        ci, co = check_in.isoformat(), (check_in + dt.timedelta(days=nights)).isoformat()
+        nights_there = booked.setdefault((user["id"], hotel["id"]), [])
+        if any(a < co and ci < b for a, b in nights_there):
             continue
+        nights_there.append((ci, co))
         stays.append({"id": len(stays) + 1, "reference": _code(rng, codes), "user_id": user["id"],
-                      "hotel_id": hotel["id"], "check_in": check_in.isoformat(), "check_out": check_out.isoformat(),
+                      "hotel_id": hotel["id"], "check_in": ci, "check_out": co,
                       "nights": nights, "guests": rng.choices([1, 2, 3], [30, 55, 15])[0], "name": user["name"],
                       "total": nights * hotel["price"], "status": "cancelled" if rng.random() < 0.12 else "confirmed",
                       "booked": min(check_in - dt.timedelta(days=rng.randint(1, 60)), TODAY).isoformat()})
@@ -571,7 +573,7 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
         "flight_view", cond("date", ref("clock.today"), ">"),
         cond(origin_col, ref("query.origin"), op, skip_if_empty=True),
         cond(dest_col, ref("query.destination"), op, skip_if_empty=True),
-        cond("date", ref("query.date"), skip_if_empty=True),
+        cond("date", ref("query.date")),
         cond("seats", ref("query.passengers"), ">=", skip_if_empty=True),
         cond("stops", ref("query.stops"), "<=", skip_if_empty=True),
         cond("airline_code", ref("query.airline"), skip_if_empty=True),
@@ -583,7 +585,7 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
             kit.text("{row.origin_code} → {row.dest_code}, {row.date|date} · {row.airline} {row.number}"),
             kit.text("{row.length} · {row.stops_text} · {row.seats} seats left"),
             kit.text("{row.price|money} per passenger")],
-            page_size=ui.flight_page_size, sorts=ui.flight_sorts, empty="No flights match your search.")
+            page_size=ui.flight_page_size, sorts=ui.flight_sorts, empty=NO_FLIGHTS)
     else:
         results = kit.table("flights", results_query, [
             ("Flight", [kit.link("{row.number}", flight_href)]), ("Date", [kit.text("{row.date|date}")]),
@@ -592,7 +594,7 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
             ("Duration", [kit.text("{row.length}")]), ("Stops", [kit.text("{row.stops_text}")]),
             ("Airline", [kit.text("{row.airline}")]), ("Price", [kit.text("{row.price|money}")])],
             label=words["flights"], page_size=ui.flight_page_size, sorts=ui.flight_sorts,
-            empty="No flights match your search.")
+            empty=NO_FLIGHTS)
     flight_search = kit.form(words["search_flights"], kit.navigate_action("/flights"), flight_fields(True),
                              label=words["refine"])
     details = [kit.text("{row.airline} flight {row.number}"),
@@ -957,14 +959,11 @@ def _unique(rows: list[Row], key: Callable[[Row], Any]) -> Row | None:
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
+    rng = ctx.rng
     families: list[Callable[[_Ctx], TaskDraft | None]] = [
-        _navigate_flight, _navigate_hotel,
-        ctx.rng.choice([_fare_lookup, _cheapest_airline]), _count_flights,
-        ctx.rng.choice([_trip_date, _stays_total]), _hotel_list,
-        _book_flight, _round_trip, _hotel_budget, _cancel_flight, _cancel_stay, _rebook,
-    ]
-    if ctx.rng.random() < 0.5:
-        families.insert(7, _book_for_someone)
+        _navigate_flight, _navigate_hotel, rng.choice([_fare_lookup, _cheapest_airline]), _count_flights,
+        rng.choice([_trip_date, _stays_total]), _hotel_list, rng.choice([_book_flight, _book_for_someone]),
+        _round_trip, _hotel_budget, rng.choice([_cancel_flight, _cancel_stay]), _rebook]
     out = [task for family in families if (task := family(ctx)) is not None]
     out.append(_infeasible(ctx))
     return out
