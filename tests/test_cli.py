@@ -11,11 +11,12 @@ import pytest
 from veriweb.cli import example_path, main
 
 
-def test_run_replays_every_example_task(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run"]) == 0
+def test_run_replays_the_example_and_generates_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--quiet", "--sites", "6", "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     assert "11/11 certificates replayed to success on Threadline" in out
-    assert out.count("=> SUCCESS") == 11
+    assert (tmp_path / "run" / "corpus" / "manifest.json").is_file()
+    assert "6 sites" in out and "page-graph classes" in out
 
 
 def test_replay_one_task_by_number_and_by_id(capsys: pytest.CaptureFixture[str]) -> None:

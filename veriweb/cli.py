@@ -98,9 +98,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The main job on the embedded default: replay every task of the bundled example site."""
+    """The main job on the embedded defaults: replay the bundled example's tasks, then generate a
+    small corpus of every domain and show its statistics."""
+    from veriweb.generate.corpus import plan_corpus, write_corpus
+    from veriweb.generate.stats import corpus_stats, format_stats
+    from veriweb.scaffold import load
+
     args.site, args.task = None, None
-    return cmd_replay(args)
+    status = cmd_replay(args)
+    out = Path(args.out)
+    plan = plan_corpus(args.sites, ["all"], 0)
+    print(f"\ngenerating {args.sites} sites ({', '.join(plan.domains)}) into {out / 'corpus'} ...")
+    manifest = write_corpus(plan, out / "corpus", progress=not args.quiet)
+    sites = [load(out / "corpus" / entry["file"]) for entry in manifest["sites"]]
+    tasks = sum(len(site.tasks) for site in sites)
+    print(f"{len(sites)} sites, {tasks} tasks, every certificate replayed in the engine while generating\n")
+    print(format_stats(corpus_stats(sites)))
+    return status
 
 
 # ----------------------------------------------------------------------------- play
@@ -244,8 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="veriweb", description="Verified, deterministic websites for web agents.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="the main job on the bundled example: replay every task and show what happened")
-    run.add_argument("--quiet", action="store_true", help="print only the summary")
+    run = sub.add_parser("run", help="the main job: replay the bundled example's tasks, then generate and "
+                                     "describe a small corpus of every domain")
+    run.add_argument("--quiet", action="store_true", help="print only the summaries")
+    run.add_argument("--sites", type=_positive, default=12, help="sites to generate (default 12)")
+    run.add_argument("--out", default="veriweb-run", help="where the corpus goes (default ./veriweb-run)")
     run.set_defaults(func=cmd_run)
 
     replay = sub.add_parser("replay", help="replay task certificates step by step")

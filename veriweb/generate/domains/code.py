@@ -564,8 +564,10 @@ def _ui(rng: random.Random, labels: Labels) -> _Ui:
     mr_sorts += [("oldest", labels["oldest"], "created", "asc")] if rng.random() < 0.5 else []
     project_sorts = rng.sample([("stars", w["stars_sort"], "stars", "desc"), ("updated", w["updated_sort"], "updated", "desc"),
                                 ("name", labels["name_asc"], "path", "asc")], rng.randint(1, 3))
-    return _Ui(site_name=rng.choice(SITE_NAMES), words=w, listing=rng.choice(["list", "table"]),
-               mr_listing=rng.choice(["list", "table"]), page_size=rng.choice([8, 10, 12, 15]),
+    listing = rng.choice(["list", "table"])
+    return _Ui(site_name=rng.choice(SITE_NAMES), words=w, listing=listing,
+               mr_listing=rng.choice(["list", "table"]),
+               page_size=rng.choice([8, 10] if listing == "table" else [10, 12, 15]),
                project_page_size=rng.choice([6, 8, 10]), state_ui=rng.choice(["links", "select"]),
                issue_ui=rng.choice(["tabs", "collapsible", "dialog", "plain"]),
                project_nav=rng.choice(["plain", "menu", "sidebar"]), search_in_header=rng.random() < 0.6,
@@ -1006,7 +1008,7 @@ LOGIN_PREFIXES = [("Log in as {username} (password: {password}), then ", True),
 
 
 def _as_user(ctx: _Ctx, user: Row, phrasings: list[str], slots: Row, plan: list[Step], *,
-             instruction_chance: float = 0.5) -> tuple[list[str], Row, list[Step], Row]:
+             instruction_chance: float = 0.6) -> tuple[list[str], Row, list[Step], Row]:
     """Who does the task: logged in from the profile, or with credentials in the instruction."""
     if ctx.rng.random() < instruction_chance:
         steps = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
@@ -1264,7 +1266,7 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Close the {w['issue']} \"{{title}}\" in {{project}}.", f"Mark \"{{title}}\" ({{project}}) as closed.",
             f"The {w['issue']} \"{{title}}\" is done: close it."], {"title": issue["title"], "project": project["path"]},
-            plan + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close), instruction_chance=0.7)
+            plan + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close), instruction_chance=0.8)
         closed = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "closed"))
         return _task(ctx, "close_issue", "single_write", "mutate", phrasings, slots, plan, **who, goal=[closed],
                      progress=[{"description": "the issue is closed", "predicate": closed}], footprint=[state_cols])
@@ -1274,7 +1276,7 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
         f"\"{{title}}\" was closed too early: reopen it and leave the comment \"{{text}}\"."],
         {"title": issue["title"], "text": body},
         plan + [("click", "button", w["reopen_issue"]), ("fill", "textbox", w["comment_box"], body),
-                ("click", "button", w["comment"])], instruction_chance=0.6)
+                ("click", "button", w["comment"])], instruction_chance=0.7)
     reopened = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "open"))
     said = kit.exists("notes", cond("issue_id", ctx.issue_q()), cond("author_id", ref("user.id")), cond("body", ref("slot.text")))
     return _task(ctx, "reopen_issue", "multi_step_write", "mutate", phrasings, slots, plan, **who,
@@ -1346,7 +1348,7 @@ def _merge_only(ctx: _Ctx) -> TaskDraft | None:
             f"Merge the open {w['mr']} from the branch {{branch}} in {{project}}. Leave every other {w['mr']} as it is.",
             f"In {{project}}, merge the {w['mr']} of branch {{branch}}, and nothing else.",
             f"Only the {w['mr']} for {{branch}} in {{project}} is ready: merge it, and do not merge or close any other."],
-            {"branch": mr["source_branch"], "project": project["path"]}, plan, instruction_chance=0.5)
+            {"branch": mr["source_branch"], "project": project["path"]}, plan, instruction_chance=0.7)
         mine = [cond("project_id", ctx.project_q()), cond("source_branch", ref("slot.branch"))]
         others = [cond("project_id", ctx.project_q()), cond("source_branch", ref("slot.branch"), "!=")]
         merged = kit.exists("merge_requests", *mine, cond("state", "merged"))
@@ -1479,7 +1481,7 @@ def _delete_comment(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Delete your comment \"{{text}}\" on the {w['issue']} \"{{title}}\".",
             f"Remove the comment I left on \"{{title}}\" (it says \"{{text}}\")."],
-            {"title": issue["title"], "text": note["body"]}, plan, instruction_chance=0.5)
+            {"title": issue["title"], "text": note["body"]}, plan, instruction_chance=0.6)
         mine = [cond("issue_id", ctx.issue_q()), cond("author_id", ref("user.id")), cond("body", ref("slot.text"))]
         gone = kit.exists("notes", *mine, negate=True)
         return _task(ctx, "delete_comment", "irreversible_write", "mutate", phrasings, slots, plan, **who,
@@ -1552,7 +1554,7 @@ OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_coun
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
-    families = CORE + ctx.rng.sample(OPTIONAL, 4)
+    families = CORE + ctx.rng.sample(OPTIONAL, 3)
     drafts = [draft for family in families if (draft := family(ctx)) is not None]
     infeasible = _infeasible(ctx)
     return drafts + ([infeasible] if infeasible is not None else [])

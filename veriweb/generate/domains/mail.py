@@ -239,14 +239,14 @@ def _structure(srng: random.Random, labels: Labels) -> _UI:
         words=words, star=STAR_WORDS[_pick_index(labels, "star_words", STAR_WORDS)],
         read=READ_WORDS[_pick_index(labels, "read_words", READ_WORDS)],
         show=FILTER_WORDS[_pick_index(labels, "filter_words", FILTER_WORDS)],
-        listing_kind=srng.choice(["list", "table"]), page_size=srng.choice([10, 15, 20, 25]),
+        listing_kind=srng.choice(["list", "table"]), page_size=srng.choice([8, 10, 12, 15]),
         sorts=[(key, sort_words[key], *columns[key]) for key in sort_keys],
         show_counts=srng.random() < 0.5, filter_ui=srng.choice(["plain", "collapsible"]),
         row_action=srng.choice(["none", "star", "delete"]), actions_ui=srng.choice(["plain", "menu", "collapsible"]),
         search_in_header=srng.random() < 0.6, confirm_delete=srng.random() < 0.5, confirm_send=srng.random() < 0.35,
         has_cc="cc" in compose_order, compose_order=compose_order,
         contact_add_ui=srng.choice(["inline", "dialog", "page"]), contacts_kind=srng.choice(["list", "table"]),
-        contacts_page_size=srng.choice([10, 15, 20]),
+        contacts_page_size=srng.choice([8, 10, 12]),
         contact_order=["name"] + srng.sample(["email", "phone", "company"], 3),
         contacts_show_email=srng.random() < 0.6, has_folders=srng.random() < 0.6,
         has_settings=srng.random() < 0.5, has_starred=srng.random() < 0.4)
@@ -265,10 +265,13 @@ class _Data:
     people: list[dict[str, Any]]
 
 
+SUBJECT_SLOTS = {"day": DAYS, "place": CITIES, "topic": TOPICS, "thing": THINGS, "project": PROJECTS, "doc": DOCS}
+_TEMPLATE_SLOTS = {t: [k for k in SUBJECT_SLOTS if "{" + k + "}" in t] for t in WORK_SUBJECTS + PERSONAL_SUBJECTS}
+
+
 def _subject(rng: random.Random, work: bool) -> str:
     template = rng.choice(WORK_SUBJECTS if work else PERSONAL_SUBJECTS)
-    return template.format(day=rng.choice(DAYS), place=rng.choice(CITIES), topic=rng.choice(TOPICS),
-                           thing=rng.choice(THINGS), project=rng.choice(PROJECTS), doc=rng.choice(DOCS))
+    return template.format(**{k: rng.choice(SUBJECT_SLOTS[k]) for k in _TEMPLATE_SLOTS[template]})
 
 
 def _body(rng: random.Random, work: bool, to_first: str, from_first: str) -> str:
@@ -281,7 +284,7 @@ def _body(rng: random.Random, work: bool, to_first: str, from_first: str) -> str
 def _content(rng: random.Random, ui: _UI) -> _Data:
     taken: set[str] = set()
     users: list[dict[str, Any]] = []
-    for number in range(1, rng.randint(6, 9) + 1):
+    for number in range(1, rng.randint(5, 8) + 1):
         first, last = person(rng)
         while f"{first} {last}" in taken:
             first, last = person(rng)
@@ -327,9 +330,10 @@ def _content(rng: random.Random, ui: _UI) -> _Data:
         for p in rng.sample(mine, len(mine)):
             contacts.append({"id": len(contacts) + 1, "user_id": uid, "name": p["name"], "email": p["email"],
                              "phone": p["phone"] if rng.random() < 0.8 else "", "company": p["company"]})
-        senders = mine[:max(6, len(mine) * 3 // 4)] + rng.sample([p for p in people if p not in mine], 4)
+        picked = {p["email"] for p in mine}
+        senders = mine[:max(6, len(mine) * 3 // 4)] + rng.sample([p for p in people if p["email"] not in picked], 4)
         raw: list[dict[str, Any]] = []
-        for _ in range(rng.randint(30, 80)):
+        for _ in range(rng.randint(25, 60)):
             p = rng.choice(senders)
             work = bool(p["company"]) and rng.random() < 0.8
             raw.append({"kind": "work" if work else "personal", "person": p, "offset": min(int(rng.expovariate(1 / 45)), 360),
@@ -637,13 +641,13 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
         subject = kit.link("{row.subject}", "/message/{row.id}")
         when = "{row.date|date} {row.time}"
         if ui.listing_kind == "list":
-            line = "{row.party} · " + ("{row.folder} · " if where else "") + when
-            return kit.listing(name, q, [subject, kit.text(line), kit.text("{row.status}"), *row_form()],
+            line = "{row.party} · " + ("{row.folder} · " if where else "") + when + " · {row.status}"
+            return kit.listing(name, q, [subject, kit.text(line), *row_form()],
                                page_size=ui.page_size, sorts=ui.sorts, empty=empty)
         columns = [("From", [kit.text("{row.party}")]), (w["subject"], [subject])]
         if where:
             columns.append(("Folder", [kit.text("{row.folder}")]))
-        columns += [("Date", [kit.text(when)]), ("Status", [kit.text("{row.status}")])]
+        columns += [("Date", [kit.text(when + " · {row.status}")])]
         if ui.row_action != "none":
             columns.append(("", row_form()))
         return kit.table(name, q, columns, label="Messages", page_size=ui.page_size, sorts=ui.sorts, empty=empty)
@@ -867,7 +871,7 @@ class _Ctx:
 
     def __init__(self, rng: random.Random, labels: Labels, ui: _UI, data: _Data) -> None:
         self.rng, self.labels, self.ui, self.data = rng, labels, ui, data
-        self.users = data.users
+        self.users = rng.sample(data.users, 3)  # the site's protagonists: their pages are shared between tasks
         self.mail: dict[int, list[dict[str, Any]]] = {u["id"]: [] for u in data.users}
         for email in data.emails:
             self.mail[email["user_id"]].append(email)
@@ -1004,17 +1008,14 @@ def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any],
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
+    """About twelve tasks: every kind of task on every site, some families drawn from a pool."""
     rng = ctx.rng
-    families = [_nav_latest, _nav_oldest_unread, _count, _invoice, _lookup, _starred_list, _single_write,
-                _trash_several, _add_contacts, _reply, _forward_or_compose, _move_from_sender, _edit_contact,
-                _folder_settings_or_trash]
-    optional = rng.sample([_add_contacts, _edit_contact, _lookup, _trash_several], 2)
-    skipped = optional[0] if rng.random() < 0.6 else None
+    families = [_nav_latest, _nav_oldest_unread, *rng.sample([_count, _lookup, _starred_list], 2), _invoice,
+                rng.choice([_single_write, _edit_contact]), rng.choice([_trash_several, _add_contacts]), _reply,
+                _forward_or_compose, _move_from_sender, _folder_settings_or_trash]
     out: list[TaskDraft] = []
     for family in families:
-        if family is skipped:
-            continue
-        for _ in range(3):  # a family whose draw does not fit (too long, ambiguous) draws again
+        for _ in range(4):  # a family whose draw does not fit (too long, ambiguous) draws again
             draft = family(ctx)
             if draft is not None:
                 out.append(draft)
@@ -1054,13 +1055,17 @@ def _nav_latest(ctx: _Ctx) -> TaskDraft | None:
 def _nav_oldest_unread(ctx: _Ctx) -> TaskDraft | None:
     """Open the oldest unread message of a folder: filter unread, sort oldest first (or page to the end)."""
     rng = ctx.rng
-    user = rng.choice(ctx.users)
-    folders = [f for f in ctx.folders_of[user["id"]] if f["kind"] not in ("sent", "trash")]
-    folder = rng.choice(folders)
-    unread = sorted((e for e in ctx.mail[user["id"]] if e["folder_id"] == folder["id"] and not e["read"]),
-                    key=lambda e: (e["sent_at"], -e["id"]))
-    if not unread or (len(unread) > 1 and unread[1]["sent_at"] == unread[0]["sent_at"]) or not ctx.unique(unread[0]):
+    options = []
+    for user in ctx.users:
+        for folder in ctx.folders_of[user["id"]]:
+            unread = sorted((e for e in ctx.mail[user["id"]] if e["folder_id"] == folder["id"] and not e["read"]),
+                            key=lambda e: (e["sent_at"], -e["id"]))
+            if folder["kind"] not in ("sent", "trash") and unread and ctx.unique(unread[0]) and (
+                    len(unread) == 1 or unread[1]["sent_at"] != unread[0]["sent_at"]):
+                options.append((user, folder, unread))
+    if not options:
         return None
+    user, folder, unread = rng.choice(options)
     oldest = next((s for s in ctx.ui.sorts if s[0] == "oldest"), None)
     plan = ctx.nav(folder["name"]) + ctx.filter("unread")
     if oldest is not None:
@@ -1427,11 +1432,15 @@ def _move_from_sender(ctx: _Ctx) -> TaskDraft | None:
     customs = [f for f in ctx.folders_of[user["id"]] if f["kind"] == "custom"]
     inbox = ctx.fid(user, "inbox")
     inbox_mail = [e for e in ctx.mail[user["id"]] if e["folder_id"] == inbox]
-    senders = sorted({e["sender_name"] for e in inbox_mail if 2 <= sum(1 for x in inbox_mail
-                                                                       if x["sender_name"] == e["sender_name"]) <= 3})
+    people = [e for e in inbox_mail if ctx.kind_of(e) in ("work", "personal")]
+    senders = sorted({e["sender_name"] for e in people if 2 <= sum(1 for x in inbox_mail
+                                                                   if x["sender_name"] == e["sender_name"]) <= 3})
     if not customs or not senders:
         return None
-    folder, sender = rng.choice(customs), rng.choice(senders)
+    sender = rng.choice(senders)
+    work = any(ctx.kind_of(e) == "work" for e in people if e["sender_name"] == sender)
+    fitting = [f for f in customs if f["name"] in (("Work", "Projects") if work else ("Family", "Friends", "Travel"))]
+    folder = rng.choice(fitting or customs)
     results = ctx.search_rows(user, sender)
     targets = [e for e in results if e["folder_id"] == inbox]
     if any(results.index(t) >= ctx.ui.page_size or not ctx.unique(t) for t in targets):

@@ -59,9 +59,9 @@ Step = tuple[Any, ...]
 Row = dict[str, Any]
 
 TODAY = dt.date(2026, 6, 15)
-PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(6, 0, -1)]
-FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 22)]
-CALENDAR = (dt.date(2026, 5, 1), dt.date(2026, 10, 31))
+PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(4, 0, -1)]
+FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 17)]
+CALENDAR = (dt.date(2026, 5, 1), dt.date(2026, 9, 30))
 MAX_STEPS = 20
 BAG_FEE = 3500
 
@@ -94,6 +94,7 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+STAY_OFFSETS = [n for n in range(-40, 60) if n]
 NO_FLIGHTS = "No flights found. Choose where you fly from and to, and a date, then search."
 
 WORDING: dict[str, list[str]] = {
@@ -157,7 +158,7 @@ class _Words:
 
 def _code(rng: random.Random, taken: set[str]) -> str:
     while True:
-        code = "".join(rng.choice(CODE_CHARS) for _ in range(6))
+        code = "".join(rng.choices(CODE_CHARS, k=6))
         if code not in taken:
             taken.add(code)
             return code
@@ -168,7 +169,7 @@ def _clock(minutes: int) -> str:
 
 
 def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> list[Row]:
-    """Dated flights: routes between some city pairs, two to four daily services each way."""
+    """Dated flights: routes between some city pairs, two or three daily services each way."""
     pairs = [(a, b) for a in range(len(cities)) for b in range(a + 1, len(cities))]
     routes = sorted(rng.sample(pairs, min(len(pairs), rng.randint(8, 11))))
     numbers: set[str] = set()
@@ -177,34 +178,34 @@ def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> lis
         base = rng.randrange(70, 235, 5)
         fare = base * rng.randint(60, 95)
         for origin, destination in ((a, b), (b, a)):
-            for slot in sorted(rng.sample(range(6 * 12, 22 * 12), rng.randint(2, 4))):
+            for slot in sorted(rng.sample(range(6 * 12, 22 * 12), rng.choice([2, 3, 3]))):
                 airline = rng.choice(airlines)
                 number = f"{airline['code']} {rng.randint(100, 989)}"
                 while number in numbers:
                     number = f"{airline['code']} {rng.randint(100, 989)}"
                 numbers.add(number)
                 stops = rng.choices([0, 1, 2], [55, 35, 10])[0]
+                duration = base + stops * rng.randrange(55, 150, 5)
+                arrive = slot * 5 + duration
                 services.append({"number": number, "airline_id": airline["id"], "origin_id": cities[origin]["id"],
-                                 "destination_id": cities[destination]["id"], "depart": slot * 5,
-                                 "duration": base + stops * rng.randrange(55, 150, 5), "stops": stops,
-                                 "fare": fare * (1.0, 0.82, 0.7)[stops] * rng.uniform(0.85, 1.2),
+                                 "destination_id": cities[destination]["id"], "depart": _clock(slot * 5),
+                                 "arrive": _clock(arrive) + (" (+1)" if arrive >= 24 * 60 else ""),
+                                 "duration": duration, "length": f"{duration // 60}h {duration % 60:02d}m",
+                                 "stops": stops, "fare": fare * (1.0, 0.82, 0.7)[stops] * rng.uniform(0.85, 1.2),
                                  "often": rng.uniform(0.6, 0.95)})
     flights: list[Row] = []
+    columns = ("number", "airline_id", "origin_id", "destination_id", "depart", "arrive", "duration", "length", "stops")
     for day in PAST_DAYS + FUTURE_DAYS:
         weekend = 1.12 if day.weekday() >= 4 else 1.0
+        date = day.isoformat()
         for service in services:
             if rng.random() > service["often"]:
                 continue
-            price = max(2999, int(service["fare"] * weekend * rng.uniform(0.8, 1.4) / 100) * 100 + 99)
-            arrive = service["depart"] + service["duration"]
-            seats = rng.choice([0, rng.randint(1, 8)]) if rng.random() < 0.15 else rng.randint(9, 90)
-            flights.append({"id": len(flights) + 1, "number": service["number"], "airline_id": service["airline_id"],
-                            "origin_id": service["origin_id"], "destination_id": service["destination_id"],
-                            "date": day.isoformat(), "depart": _clock(service["depart"]),
-                            "arrive": _clock(arrive) + (" (+1)" if arrive >= 24 * 60 else ""),
-                            "duration": service["duration"],
-                            "length": f"{service['duration'] // 60}h {service['duration'] % 60:02d}m",
-                            "stops": service["stops"], "price": price, "seats": seats})
+            price = max(2999, int(service["fare"] * weekend * (0.8 + 0.6 * rng.random()) / 100) * 100 + 99)
+            chance = rng.random()
+            seats = int(chance * 60) if chance < 0.15 else 9 + int(chance * 80)
+            flights.append({"id": len(flights) + 1, **{c: service[c] for c in columns}, "date": date, "price": price,
+                            "seats": 0 if chance < 0.03 else seats})
     return flights
 
 
@@ -261,7 +262,7 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
     booked: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for _ in range(rng.randint(100, 300)):
         user, hotel = rng.choice(users), rng.choice(hotels)
-        check_in = TODAY + dt.timedelta(days=rng.choice([n for n in range(-40, 60) if n]))
+        check_in = TODAY + dt.timedelta(days=rng.choice(STAY_OFFSETS))
         nights = rng.randint(1, 7)
         ci, co = check_in.isoformat(), (check_in + dt.timedelta(days=nights)).isoformat()
         nights_there = booked.setdefault((user["id"], hotel["id"]), [])
@@ -398,7 +399,7 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                    pre=[kit.check(kit.sql("SELECT :ci > :today", ci=ci), "Check-in must be after today."),
                         kit.check(kit.sql("SELECT :co > :ci", ci=ci, co=co), "Check-out must be after check-in."),
                         kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM calendar WHERE day = :co)", co=co),
-                                  "We take reservations until October 31, 2026."),
+                                  "We take reservations until September 30, 2026."),
                         kit.check(kit.sql("SELECT (SELECT n FROM calendar WHERE day = :co) - (SELECT n FROM calendar "
                                           "WHERE day = :ci) <= 21", ci=ci, co=co), "A stay can last at most 21 nights.")],
                    inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM stays a JOIN stays b ON b.user_id = a.user_id "
@@ -755,6 +756,13 @@ class _Ctx:
             self.by_day.setdefault((flight["origin_id"], flight["destination_id"], flight["date"]), []).append(flight)
         future = {d.isoformat() for d in FUTURE_DAYS}
         self.route_days = sorted(k for k, v in self.by_day.items() if k[2] in future and len(v) >= 2)
+        self._bookings_of: dict[int, list[Row]] = {}
+        for booking in sorted(self.bookings, key=lambda b: (self.flight_by_id[b["flight_id"]]["date"], b["id"]),
+                              reverse=True):
+            self._bookings_of.setdefault(booking["user_id"], []).append(booking)
+        self._stays_of: dict[int, list[Row]] = {}
+        for stay in sorted(self.stays, key=lambda s: (s["check_in"], s["id"]), reverse=True):
+            self._stays_of.setdefault(stay["user_id"], []).append(stay)
         self.nav_labels = {self.labels["home"], words["flights"], words["hotels"], words["trips"]}
 
     # ------------------------------------------------------------------ facts
@@ -772,12 +780,11 @@ class _Ctx:
 
     def bookings_of(self, user_id: int) -> list[Row]:
         """A user's flight bookings in the order My trips lists them."""
-        mine = [b for b in self.bookings if b["user_id"] == user_id]
-        return sorted(mine, key=lambda b: (self.flight_by_id[b["flight_id"]]["date"], b["id"]), reverse=True)
+        return self._bookings_of.get(user_id, [])
 
     def stays_of(self, user_id: int) -> list[Row]:
-        mine = [s for s in self.stays if s["user_id"] == user_id]
-        return sorted(mine, key=lambda s: (s["check_in"], s["id"]), reverse=True)
+        """A user's hotel stays in the order My trips lists them."""
+        return self._stays_of.get(user_id, [])
 
     def free_user(self, flights: list[Row]) -> Row:
         """A user with no booking on any of ``flights``."""
@@ -1344,7 +1351,7 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
         cheapest = _unique(pool, lambda h: h["price"])
         if cheapest is None or len(pool) < 2:
             continue
-        check_in = rng.choice(FUTURE_DAYS[:15])
+        check_in = rng.choice(FUTURE_DAYS[:12])
         nights = rng.randint(2, 5)
         check_out = check_in + dt.timedelta(days=nights)
         ci, co = check_in.isoformat(), check_out.isoformat()

@@ -1,0 +1,54 @@
+"""Debian's Chromium under Playwright: where it is, how it is launched, never a browser download."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+from veriweb.errors import VeriwebError
+
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-dev-shm-usage")
+"""Command-line switches for headless Chromium here (Playwright adds a fresh user-data dir itself)."""
+
+
+def chromium_path() -> str:
+    """The Chromium executable: ``$VERIWEB_CHROMIUM``, else ``chromium`` on the PATH.
+
+    Raises:
+        VeriwebError: no Chromium found (the message says how to install Debian's).
+    """
+    found = os.environ.get("VERIWEB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found or not os.path.exists(found):
+        raise VeriwebError("no Chromium found: apt-get install chromium (or set VERIWEB_CHROMIUM to its path); "
+                           "veriweb never downloads a browser")
+    return found
+
+
+def launch(playwright: Any, *, headless: bool = True, **options: Any) -> Any:
+    """Launch Chromium through a started Playwright (sync API), with :data:`CHROMIUM_ARGS`."""
+    args = list(CHROMIUM_ARGS) + list(options.pop("args", []) or [])
+    return playwright.chromium.launch(executable_path=chromium_path(), headless=headless, args=args, **options)
+
+
+def use_system_chromium() -> None:
+    """Make every Playwright ``BrowserType.launch`` without an ``executable_path`` use this Chromium.
+
+    BrowserGym launches Chromium itself and never passes a path; this wraps the launch method
+    of Playwright's sync API once, so an unchanged BrowserGym finds Debian's Chromium.
+    """
+    from playwright.sync_api import BrowserType
+
+    launch_method = BrowserType.launch
+    if getattr(launch_method, "_veriweb", False):
+        return
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("executable_path") and self.name == "chromium":
+            kwargs["executable_path"] = chromium_path()
+            kwargs["args"] = list(CHROMIUM_ARGS) + [a for a in kwargs.get("args") or [] if a not in CHROMIUM_ARGS]
+        return launch_method(self, *args, **kwargs)
+
+    wrapped._veriweb = True  # type: ignore[attr-defined]
+    BrowserType.launch = wrapped  # type: ignore[method-assign]
