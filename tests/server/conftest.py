@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -35,9 +36,16 @@ async def http(app: Any) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+@pytest.fixture()
 def auth() -> dict[str, str]:
     """The control API's header."""
     return {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture(name="NoScriptBrowser")
+def no_script_browser() -> type:
+    """:class:`NoScriptBrowser`, the class (make one per client)."""
+    return NoScriptBrowser
 
 
 @dataclass
@@ -164,7 +172,8 @@ class NoScriptBrowser:
             data.append((field_name, field_value))
         if name:
             data.append((name, value))
-        response = await self.http.post(form.action, data=data)
+        response = await self.http.post(form.action, content=urlencode(data),
+                                        headers={"Content-Type": "application/x-www-form-urlencoded"})
         if response.status_code == 303:
             await self.get(response.headers["location"])
         return response

@@ -32,6 +32,8 @@ How Chromium's nodes are normalised (each rule, and nothing else):
    ``focused`` as booleans (absent is false); heading ``level``.
 7. **Links.** The AX URL, less the server's origin and the site's path, parsed as the engine
    parses URLs (so query order and encoding do not matter).
+8. **Empty paragraphs.** A paragraph with no text and no children shows nothing; Chromium
+   leaves it out of its tree, so the engine's view leaves it out too.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def engine_view(page: PageModel) -> list[AXNode]:
     """The engine's page model as :class:`AXNode` entries (every element, hidden ones included)."""
     out = []
     for node in page.nodes:
+        if node.role == "paragraph" and not node.text.strip() and not node.children:
+            continue  # nothing to show: Chromium leaves empty paragraphs out (rule 8)
         if node.role in VALUED or node.role in FORM_VALUED:
             value = node.value or ""
         else:

@@ -129,6 +129,7 @@ class BrowserDriver:
         elif isinstance(action, A.Hover):
             page.hover(self._sel(action.bid))
         elif isinstance(action, A.Fill):
+            page.focus(self._sel(action.bid))  # Playwright's fill leaves a date input unfocused
             page.fill(self._sel(action.bid), action.value)
         elif isinstance(action, A.Clear):
             page.fill(self._sel(action.bid), "")

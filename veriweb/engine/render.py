@@ -119,7 +119,8 @@ def _attrs(node: Node, wiring: HtmlWiring | None = None) -> str:
     if node.tag == "a" and node.href is not None:
         attrs["href"] = node.href
     if node.role in ("textbox", "date", "combobox", "checkbox", "radiogroup", "form", "dialog", "group",
-                     "menu", "tabpanel", "table", "navigation", "region") and node.name:
+                     "menu", "tabpanel", "table", "navigation", "region", "main", "banner", "contentinfo",
+                     "complementary", "search") and node.name:
         attrs["aria-label"] = node.name
     if node.tag == "input":
         attrs["type"] = {"textbox": "text"}.get(node.input_type or "", node.input_type or "text")

@@ -103,6 +103,8 @@ class ServerWiring:
             attrs["data-vw-confirm"] = f"vwf-{self.form_bids.get(node.key.rsplit(':', 1)[0], '')}"
         if node.role in INTERACTIVE_ROLES and not node.disabled:
             attrs["data-vw-i"] = None
+        if node.required and node.tag in ("input", "select", "textarea"):
+            attrs["required"] = None  # Chromium ignores aria-required on some controls (dates); forms are novalidate
         behaviour = node.behaviour or ()
         kind = behaviour[0] if behaviour else None
         if node.tag == "a" and node.href is not None:

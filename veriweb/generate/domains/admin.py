@@ -521,7 +521,7 @@ def _structure(rng: random.Random) -> Structure:
         filters_ui=rng.choice(["plain", "collapsible"]), reason_ui=rng.choice(["select", "textbox"]),
         coupon_ui=rng.choice(["plain", "collapsible"]),
         grids={g: rng.choice(["table", "list"]) for g in ("products", "orders", "customers")},
-        sizes={g: rng.choice([10, 15, 20]) for g in ("products", "orders", "customers")},
+        sizes={g: rng.choice([10, 12, 15]) for g in ("products", "orders", "customers")},
         product_sorts=product_sorts, order_sorts=order_sorts, customer_sorts=customer_sorts,
         product_fields=rng.sample(["price", "stock", "status"], 3), filter_order=rng.sample([0, 1, 2], 3),
         confirm_refund=rng.random() < 0.6, confirm_cancel=rng.random() < 0.7,
@@ -751,10 +751,9 @@ def _pages(st: Structure) -> list[dict[str, Any]]:
     w = st.w
     chrome = st.chrome
     assert chrome is not None
-    latest = kit.table("latest", kit.query("order_view", order=[("created", "desc"), ("id", "desc")], limit=5),
-                       [("Order", [kit.link("#{row.id}", "/orders/{row.id}")]), ("Customer", [kit.text("{row.customer}")]),
-                        ("Status", [kit.text("{row.status|title}")]), ("Total", [kit.text("{row.total|money}")])],
-                       label="Latest orders")
+    latest = kit.listing("latest", kit.query("order_view", order=[("created", "desc"), ("id", "desc")], limit=5),
+                         [kit.link("#{row.id}", "/orders/{row.id}"),
+                          kit.text("{row.customer}, {row.created|date}: {row.total|money} ({row.status})")])
     dashboard = [kit.heading(w["dashboard"], 1), kit.text("Signed in as {user.name}. Today is {clock.today|date}."),
                  kit.record(kit.query("revenue_month", cond("month", TODAY.isoformat()[:7])),
                             [kit.text("This month so far: {row.orders} orders, {row.revenue|money} in revenue.")], ""),
@@ -790,7 +789,7 @@ def _pages(st: Structure) -> list[dict[str, Any]]:
         "customers", cond("name", ref("query.q"), "contains", skip_if_empty=True),
         cond("customer_group", ref("query.group"), skip_if_empty=True), order=[("name", "asc")]),
         [("Name", [kit.link("{row.name}", "/customers/{row.id}")]), ("Email", [kit.text("{row.email}")]),
-         ("Group", [kit.text("{row.customer_group}")]), ("City", [kit.text("{row.city}")])],
+         ("Group", [kit.text("{row.customer_group}")])],
         label=w["customers"], size=st.sizes["customers"], sorts=st.customer_sorts, empty="No customers match.")
     customer_filters = [kit.textbox("q", w["customer_search"], value=ref("query.q")),
                         kit.select("group", w["group"], [("", "All groups")] + [(g, g) for g in GROUPS],
@@ -968,8 +967,9 @@ class _Ctx:
             plan.append(("click", "tab", self.w["bestsellers"]))
         return plan
 
-    def staff(self) -> Row:
-        return self.rng.choice(self.data.staff)
+    def staff(self, *, anyone: bool = False) -> Row:
+        """The member of staff who does a task: one of the two main accounts, or anyone with ``anyone``."""
+        return self.rng.choice(self.data.staff if anyone else self.data.staff[:2])
 
 
 def _url(path: str, params: dict[str, str]) -> str:
@@ -988,14 +988,15 @@ LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign i
 def _as_user(ctx: _Ctx, phrasings: list[str], slots: dict[str, Any], plan: list[Step], *,
              instruction_chance: float = 0.5) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]]:
     """Who does the task: a member of staff logged in from the profile, or credentials in the instruction."""
-    user = ctx.staff()
     if ctx.rng.random() < instruction_chance:
+        user = ctx.staff(anyone=True)
         prefix = ctx.rng.choice(LOGIN_PREFIXES)
         phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") else p) for p in phrasings]
         # every page asks for a log-in, so the episode starts on the log-in form
         steps = login_plan(ctx.st.labels, user["username"], user["password"], via_link=False)[1:]
         return (phrased, {**slots, "username": user["username"], "password": user["password"]}, steps + plan,
                 {"user": user["username"], "credentials": "instruction"})
+    user = ctx.staff()
     return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
 
 
@@ -1248,7 +1249,7 @@ def _disable_products(ctx: _Ctx) -> TaskDraft | None:
         plan: list[Step] = []
         for product in chosen:
             plan += ctx.open_product(product, by_sku=by_sku) + ctx.edit_product("status", "disabled")
-        if len(plan) <= MAX_PLAN or len(chosen) == 2:
+        if len(plan) <= 16 or len(chosen) == 2:
             break
         chosen = chosen[:2]
     ctx.used_products.update(p["id"] for p in chosen)
@@ -1439,7 +1440,7 @@ def _customer_group(ctx: _Ctx) -> TaskDraft | None:
     customer = rng.choice([c for c in ctx.data.customers if c["id"] not in ctx.used_customers])
     ctx.used_customers.add(customer["id"])
     group = rng.choice([g for g in GROUPS if g != customer["customer_group"]])
-    user = ctx.staff()
+    user = ctx.staff(anyone=True)
     plan = (login_plan(ctx.st.labels, user["username"], user["password"], via_link=False)[1:]
             + ctx.open_customer(customer) + ctx.customer_tab("account")
             + [("select", ctx.w["group"], group), ("click", "button", ctx.w["save"])])

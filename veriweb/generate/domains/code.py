@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from veriweb.engine.templates import nice_date
 from veriweb.generate import kit
 from veriweb.generate.kit import cond, ref
 from veriweb.generate.layout import build_chrome, login_page, login_plan
@@ -108,9 +109,9 @@ WORDS: dict[str, list[str]] = {
     "members": ["Members", "Team", "People"],
     "dashboard": ["Your issues", "Assigned to me", "My issues", "Your work"],
     "labels": ["Labels", "Tags"],
-    "new_issue": ["New issue", "Report an issue", "Open an issue", "New report"],
-    "create": ["Create issue", "Submit issue", "Create", "Submit report"],
-    "title": ["Title", "Issue title", "Subject"],
+    "new_issue": ["New {issue}", "Report {a} {issue}", "Open {a} {issue}", "New report"],
+    "create": ["Create {issue}", "Submit {issue}", "Create", "Submit report"],
+    "title": ["Title", "{Issue} title", "Subject"],
     "description": ["Description", "Details", "What happened?"],
     "assignee": ["Assignee", "Assigned to", "Responsible"],
     "milestone": ["Milestone", "Target milestone", "Planned for"],
@@ -268,11 +269,10 @@ def _content(rng: random.Random) -> _Data:
         for number, issue in enumerate(batch, 1):
             issue.update(id=len(issues) + 1, number=number)
             issues.append(issue)
-            for name in rng.sample([lab["name"] for lab in labels], rng.choice([0, 1, 1, 1, 2, 2, 3])):
-                label_id = next(lab["id"] for lab in labels if lab["name"] == name)
-                issue_labels.append({"id": len(issue_labels) + 1, "issue_id": issue["id"], "label_id": label_id})
+            for label in sorted(rng.sample(labels, rng.choice([0, 1, 1, 1, 2, 2, 3])), key=lambda lab: lab["id"]):
+                issue_labels.append({"id": len(issue_labels) + 1, "issue_id": issue["id"], "label_id": label["id"]})
             age = (TODAY - dt.date.fromisoformat(issue["created"])).days
-            for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
+            for _ in range(rng.choice([0, 0, 0, 1, 1, 2])):
                 notes.append({"id": len(notes) + 1, "issue_id": issue["id"], "author_id": rng.choice(team + users[:5])["id"],
                               "body": rng.choice(NOTE_BODIES), "created": _day(rng.randint(1, age))})
         batch = []
@@ -280,7 +280,7 @@ def _content(rng: random.Random) -> _Data:
         for _ in range(rng.randint(5, 12)):
             title = _title(rng, MR_TEMPLATES, seen)
             words = re.sub(r"[^a-z0-9]+", " ", title.lower().replace("draft: ", "")).split()
-            branch = "-".join(words[:5])
+            branch = "-".join(words[:6])
             while branch in branches:
                 branch += "-2"
             branches.add(branch)
@@ -361,7 +361,7 @@ def _schema(data: _Data) -> dict[str, Any]:
             "coalesce(u.name, 'Unassigned') AS assignee, i.milestone_id AS milestone_id, "
             "coalesce(m.title, 'None') AS milestone, m.due AS milestone_due, "
             "coalesce((SELECT group_concat(name, ', ') FROM (SELECT l.name AS name FROM issue_labels il "
-            "JOIN labels l ON l.id = il.label_id WHERE il.issue_id = i.id ORDER BY l.name)), '') AS labels, "
+            "JOIN labels l ON l.id = il.label_id WHERE il.issue_id = i.id ORDER BY l.name)), 'none') AS labels, "
             "(SELECT count(*) FROM notes n WHERE n.issue_id = i.id) AS comments, i.bounty AS bounty, "
             "CASE WHEN i.bounty > 0 THEN '$' || (i.bounty / 100) || '.00' ELSE 'none' END AS bounty_shown "
             "FROM issues i JOIN projects p ON p.id = i.project_id JOIN users a ON a.id = i.author_id "
@@ -552,6 +552,9 @@ def _ui(rng: random.Random, labels: Labels) -> _Ui:
     w = {concept: labels.pick(f"code_{concept}", options) for concept, options in WORDS.items()}
     w["issue"] = SINGULAR[w["issues"]]
     w["mr"] = SINGULAR[w["mrs"]]
+    for concept in ("new_issue", "create", "title"):
+        w[concept] = w[concept].format(issue=w["issue"], Issue=w["issue"].capitalize(),
+                                       a="an" if w["issue"][0] in "aeiou" else "a")
     w["label"] = SINGULAR[w["labels"]]
     w["add_label"] = labels.pick("code_add_label", [f"Add {w['label'].lower()}", f"Apply {w['label'].lower()}"])
     w["close_mr"] = labels.pick("code_close_mr", [f"Close {w['mr']}", "Decline", "Close without merging"])
@@ -568,15 +571,15 @@ def _ui(rng: random.Random, labels: Labels) -> _Ui:
     return _Ui(site_name=rng.choice(SITE_NAMES), words=w, listing=listing,
                mr_listing=rng.choice(["list", "table"]),
                page_size=rng.choice([8, 10] if listing == "table" else [10, 12, 15]),
-               project_page_size=rng.choice([6, 8, 10]), state_ui=rng.choice(["links", "select"]),
+               project_page_size=rng.choice([5, 6, 8]), state_ui=rng.choice(["links", "select"]),
                issue_ui=rng.choice(["tabs", "collapsible", "dialog", "plain"]),
                project_nav=rng.choice(["plain", "menu", "sidebar"]), search_in_header=rng.random() < 0.6,
                projects_page=rng.random() < 0.5, milestones_page=rng.random() < 0.6, members_page=rng.random() < 0.5,
                labels_page=rng.random() < 0.4, dashboard=rng.random() < 0.6, confirm_close=rng.random() < 0.4,
                confirm_merge=rng.random() < 0.6, confirm_delete=rng.random() < 0.7, issue_sorts=issue_sorts,
                mr_sorts=mr_sorts, project_sorts=project_sorts,
-               filter_order=rng.sample(["label", "assignee"], 2), form_order=rng.sample(
-                   ["title", "description", "label", "assignee", "milestone"], 5))
+               filter_order=rng.sample(["label", "assignee"], 2),
+               form_order=["title"] + rng.sample(["description", "label", "assignee", "milestone"], 4))
 
 
 def _bound(kind: str, name: str, q: Row, item: list[Row], columns: list[tuple[str, list[Row]]], *,
@@ -598,9 +601,9 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     issue_item = [issue_link, text(f"#{{row.number}} · {{row.state|title}} · opened {{row.created|date}} by {{row.author}} · "
                                    f"{w['assignee']}: {{row.assignee}} · {w['labels']}: {{row.labels}} · "
                                    "Bounty: {row.bounty_shown}")]
-    issue_cols = [(w["issue"].capitalize(), [issue_link, text("#{row.number} · opened {row.created|date}")]),
-                  (w["state"], [text("{row.state|title}")]), (w["assignee"], [text("{row.assignee}")]),
-                  (w["labels"], [text("{row.labels}")]), ("Bounty", [text("{row.bounty_shown}")])]
+    issue_cols = [(w["issue"].capitalize(), [issue_link, text("#{row.number} · {row.state|title} · opened {row.created|date}")]),
+                  (w["assignee"], [text("{row.assignee}")]), (w["labels"], [text("{row.labels}")]),
+                  ("Bounty", [text("{row.bounty_shown}")])]
 
     def issues_list(name: str, q: Row, *, sorts: bool = True) -> Row:
         return _bound(ui.listing, name, q, issue_item, issue_cols, page_size=ui.page_size,
@@ -610,9 +613,10 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     mr_item = [mr_link, text(f"{w['prefix']}{{row.number}} · {{row.source_branch}} → {{row.target_branch}} · "
                              "{row.state|title} · pipeline {row.pipeline} · +{row.additions} −{row.deletions} · "
                              "by {row.author}")]
-    mr_cols = [(w["mr"].capitalize(), [mr_link]), (w["state"], [text("{row.state|title}")]),
-               ("Branch", [text("{row.source_branch}")]), ("Pipeline", [text("{row.pipeline}")]),
-               ("Changes", [text("+{row.additions} −{row.deletions}")]), (w["author"], [text("{row.author}")])]
+    mr_cols = [(w["mr"].capitalize(), [mr_link, text(f"{w['prefix']}{{row.number}} · {{row.source_branch}} · "
+                                                     "by {row.author}")]),
+               (w["state"], [text("{row.state|title}")]), ("Pipeline", [text("{row.pipeline}")]),
+               ("Changes", [text("+{row.additions} −{row.deletions}")])]
 
     def state_filter(route: str, states: list[str]) -> tuple[list[Row], list[Row], str]:
         """The state filter (links above the form, or a field of it) and the form's route."""
@@ -634,8 +638,7 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     project_list = _bound(ui.listing, "projects", kit.query("project_view", order=[("path", "asc")]),
                           [project_link, text("{row.description} ★ {row.stars} · {row.language} · "
                                               "updated {row.updated|date}")],
-                          [("Project", [project_link]), ("Description", [text("{row.description}")]),
-                           ("Stars", [text("{row.stars}")]), ("Language", [text("{row.language}")]),
+                          [("Project", [project_link]), ("Stars", [text("{row.stars}")]),
                            ("Updated", [text("{row.updated|date}")])],
                           page_size=ui.project_page_size, sorts=ui.project_sorts, empty="No projects yet.")
     home = [kit.heading(f"Welcome to {ui.site_name}", 1), text("Today is {clock.today|date}.")]
@@ -664,7 +667,7 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
                                   label="Project")
     star = kit.form(w["star"], kit.marker_action("star", {"project_id": ref("row.id")}, message="You starred this project."))
     unstar = kit.record(kit.query("stars", cond("project_id", ref("row.id")), cond("user_id", ref("user.id"))), [
-        kit.form(w["unstar"], kit.marker_action("unstar", {"project_id": ref("row.project_id")},
+        text("You have starred this project."), kit.form(w["unstar"], kit.marker_action("unstar", {"project_id": ref("row.project_id")},
                                                 message="Star removed."))], "")
     project_record = kit.query("project_view", cond("id", ref("param.id")))
     pages.append(kit.page("project", "/projects/{id:int}", "Project", [kit.record(project_record, crumbs([home_crumb]) + [
@@ -752,7 +755,7 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     discussion = [
         kit.heading("Comments"),
         kit.listing("notes", kit.query("note_view", cond("issue_id", ref("row.id")), order=[("created", "asc"), ("id", "asc")]),
-                    [text("{row.author} · {row.created|date}"), text("{row.body}"),
+                    [text("{row.author} ({row.created|date}): {row.body}"),
                      kit.record(kit.query("notes", cond("id", ref("row.id")), cond("author_id", ref("user.id"))), [delete], "")],
                     empty="No comments yet."),
         kit.form(w["comment"], kit.marker_action("comment", {"issue_id": ref("row.id"), "body": ref("field.body")},
@@ -761,7 +764,7 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
     ]
     head = [kit.heading("{row.title}", 1),
             text(f"#{{row.number}} · {{row.state|title}} · opened {{row.created|date}} by {{row.author}}"),
-            link("{row.project}", "/projects/{row.project_id}"),
+            *([] if chrome.breadcrumbs else [link("{row.project}", "/projects/{row.project_id}")]),
             text(f"{w['assignee']}: {{row.assignee}}"), text(f"{w['milestone']}: {{row.milestone}}"),
             text(f"{w['labels']}: {{row.labels}}"), text("Bounty: {row.bounty_shown}"), text("{row.description}"),
             *state_forms]
@@ -800,7 +803,7 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
                 (w["mrs"], "/projects/{row.project_id}/merge_requests")]) + [
             kit.heading("{row.title}", 1),
             text(f"{w['prefix']}{{row.number}} · {{row.state|title}} · {{row.source_branch}} → {{row.target_branch}}"),
-            link("{row.project}", "/projects/{row.project_id}"),
+            *([] if chrome.breadcrumbs else [link("{row.project}", "/projects/{row.project_id}")]),
             text("Opened by {row.author} on {row.created|date} · Reviewer: {row.reviewer}"),
             text("Pipeline: {row.pipeline}"), text("Changes: +{row.additions} −{row.deletions}"),
             kit.record(kit.query("merge_requests", cond("id", ref("row.id")), cond("state", "merged")),
@@ -824,9 +827,10 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
                     page_size=ui.page_size, empty=f"No {w['issue']}s match."),
         kit.heading(w["mrs"]),
         kit.listing("mrs", kit.query("mr_search", cond("title", ref("query.q"), "contains"),
-                                     order=[("created", "desc"), ("id", "desc")]),
+                                     order=[("created", "desc"), ("id", "desc")], limit=10),
                     [mr_link, text(f"{{row.project}} {w['prefix']}{{row.number}} · {{row.state|title}}")],
-                    page_size=ui.page_size, empty=f"No {w['mr']}s match.")]))
+                    empty=f"No {w['mr']}s match."),
+        text(f"Showing at most 10 {w['mr']}s: search for more words to narrow them down.")]))
     if ui.milestones_page:
         ms_link = link("{row.title}", "/milestones/{row.id}")
         pages.append(kit.page("milestones", "/projects/{id:int}/milestones", w["milestones"], [kit.record(
@@ -956,12 +960,17 @@ class _Ctx:
         words = title.split()
         query = " ".join(words[1:]) if len(words) > 4 and self.rng.random() < 0.4 else title
         issues = [i["title"] for i in self.data.newest if query.lower() in i["title"].lower()]
-        found = [r["title"] for r in self.data.mrs_newest if query.lower() in r["title"].lower()] if mrs else issues
-        position = found.index(title)
-        if position >= 2 * self.ui.page_size or (mrs and len(issues) > self.ui.page_size and position >= self.ui.page_size):
-            return None
+        if mrs:
+            found = [r["title"] for r in self.data.mrs_newest if query.lower() in r["title"].lower()]
+            if found.index(title) >= 10:
+                return None
+            pages: list[Step] = []
+        else:
+            if issues.index(title) >= 2 * self.ui.page_size:
+                return None
+            pages = _next_pages(issues.index(title), self.ui.page_size)
         return plan + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"]),
-                       *_next_pages(position, self.ui.page_size), ("click", "link", title)]
+                       *pages, ("click", "link", title)]
 
     def open_edit(self) -> list[Step]:
         """Steps that reveal an issue's edit controls."""
@@ -1473,11 +1482,12 @@ def _delete_comment(ctx: _Ctx) -> TaskDraft | None:
         note = ctx.rng.choice(d.notes)
         issue = next(i for i in d.issues if i["id"] == note["issue_id"])
         same = [n for n in d.notes if n["issue_id"] == issue["id"] and n["body"] == note["body"]]
+        user = d.user[note["author_id"]]
+        shown = f"{user['name']} ({nice_date(note['created'])}): {note['body']}"
         plan = ctx.search(issue["title"], at_home=True)
         if len(same) > 1 or plan is None:
             continue
-        user = d.user[note["author_id"]]
-        plan += [("click_near", note["body"], "button", ctx.labels["delete"])] + ctx.confirm(ctx.ui.confirm_delete)
+        plan += [("click_near", shown, "button", ctx.labels["delete"])] + ctx.confirm(ctx.ui.confirm_delete)
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Delete your comment \"{{text}}\" on the {w['issue']} \"{{title}}\".",
             f"Remove the comment I left on \"{{title}}\" (it says \"{{text}}\")."],
@@ -1553,8 +1563,12 @@ OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_coun
             _star]
 
 
-def _tasks(ctx: _Ctx) -> list[TaskDraft]:
-    families = CORE + ctx.rng.sample(OPTIONAL, 3)
-    drafts = [draft for family in families if (draft := family(ctx)) is not None]
+def _tasks(ctx: _Ctx, optional: int = 3) -> list[TaskDraft]:
+    drafts = [draft for family in CORE if (draft := family(ctx)) is not None]
+    extra: list[TaskDraft] = []
+    for family in ctx.rng.sample(OPTIONAL, len(OPTIONAL)):  # the first few that apply to this site
+        if len(extra) < optional and (draft := family(ctx)) is not None:
+            extra.append(draft)
+    drafts += extra
     infeasible = _infeasible(ctx)
     return drafts + ([infeasible] if infeasible is not None else [])

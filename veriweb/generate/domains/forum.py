@@ -300,7 +300,7 @@ def build(streams: Streams) -> Draft:
     search_tabs = srng.random() < 0.5
     submit_mode = srng.choice(["forum", "global"])
     listing_kind = srng.choice(["list", "table"])
-    page_size = srng.choice([10, 15, 20])
+    page_size = srng.choice([10, 12, 15])
     actions_ui = srng.choice(["menu", "collapsible", "plain"])
     comment_ui = srng.choice(["plain", "collapsible", "dialog"])
     profile_ui = srng.choice(["tabs", "plain"])
@@ -513,7 +513,7 @@ def build(streams: Streams) -> Draft:
                                kit.text("{row.title} · {row.members} members")])
     home = [kit.heading(words["feed"], 1), kit.text("Today is {clock.today|date}.")]
     home.append(post_list("feed", kit.query("post_view", order=[("hot", "desc"), ("id", "desc")]),
-                          size=srng.choice([8, 10])))
+                          size=srng.choice([6, 8])))
     if has_directory:
         home += [kit.heading(f"Top {words['communities'].lower()}"),
                  kit.listing("top_communities", kit.query("forums", order=[("members", "desc"), ("id", "asc")], limit=5),
@@ -662,7 +662,7 @@ def build(streams: Streams) -> Draft:
             empty="No communities match.")]),
         (words["people"], [kit.listing("people", kit.query(
             "users", cond("username", ref("query.q"), "contains", skip_if_empty=True), order=[("username", "asc")],
-            limit=10), [kit.link("{row.username}", "/u/{row.username}"), kit.text("{row.name}")],
+            limit=8), [kit.link("{row.username}", "/u/{row.username}"), kit.text("{row.name}")],
             empty="Nobody matches.")]),
     ]
     if search_tabs:
@@ -773,7 +773,7 @@ class _Ctx:
     def to_user(self, user: dict[str, Any]) -> list[tuple[Any, ...]] | None:
         """Search people for a user and open the profile (``None`` if the search cannot show them)."""
         found = sorted(u["username"] for u in self.users if user["username"] in u["username"])
-        if found.index(user["username"]) >= 10:
+        if found.index(user["username"]) >= 8:
             return None
         return self.search(user["username"]) + [("click", "link", user["username"])]
 

@@ -284,7 +284,7 @@ def _body(rng: random.Random, work: bool, to_first: str, from_first: str) -> str
 def _content(rng: random.Random, ui: _UI) -> _Data:
     taken: set[str] = set()
     users: list[dict[str, Any]] = []
-    for number in range(1, rng.randint(5, 8) + 1):
+    for number in range(1, rng.randint(5, 7) + 1):
         first, last = person(rng)
         while f"{first} {last}" in taken:
             first, last = person(rng)
@@ -333,7 +333,7 @@ def _content(rng: random.Random, ui: _UI) -> _Data:
         picked = {p["email"] for p in mine}
         senders = mine[:max(6, len(mine) * 3 // 4)] + rng.sample([p for p in people if p["email"] not in picked], 4)
         raw: list[dict[str, Any]] = []
-        for _ in range(rng.randint(25, 60)):
+        for _ in range(rng.randint(20, 50)):
             p = rng.choice(senders)
             work = bool(p["company"]) and rng.random() < 0.8
             raw.append({"kind": "work" if work else "personal", "person": p, "offset": min(int(rng.expovariate(1 / 45)), 360),
@@ -350,7 +350,7 @@ def _content(rng: random.Random, ui: _UI) -> _Data:
                                     f"{_money(amount)}. It will be collected on {MONTHS[month - 1]} 20. "
                                     f"Thank you for choosing {name}."})
         for name, address in rng.sample(NEWSLETTERS, rng.randint(1, 3)):
-            issues, start, shift = rng.randint(3, 10), rng.randint(20, 180), rng.randint(0, 6)
+            issues, start, shift = rng.randint(3, 8), rng.randint(20, 180), rng.randint(0, 6)
             for back in range(issues):
                 raw.append({"kind": "newsletter", "person": {"name": name, "email": address, "first": name},
                             "offset": shift + 7 * back, "subject": f"{name} issue {start + issues - back}",
@@ -538,7 +538,7 @@ def _markers(labels: Labels, ui: _UI) -> list[dict[str, Any]]:
                    inv=[kit.check(kit.sql("SELECT (SELECT count(*) FROM emails WHERE user_id = :user_id AND date = :today "
                                           f"AND folder_id = {folder_sql('sent')}) <= 25"),
                                   "You can send at most 25 messages a day.")],
-                   message="Your message could not be sent."),
+                   irreversible=True, message="Your message could not be sent."),
         kit.marker("toggle_star", [email_id], [kit.effect("update", "emails", "UPDATE emails SET starred = 1 - starred "
                                                                              "WHERE id = :email_id AND user_id = :user_id")],
                    pre=[own]),
@@ -658,10 +658,10 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
                               [kit.link("{row.name}", "/mail/{row.name}"), kit.text(count_text)])
     home = [kit.heading(f"Welcome to {ui.site_name}", 1), kit.text("Simple, private email. Today is {clock.today|date}."),
             kit.record(kit.query("guest_view", cond("nobody", ref("user.id"))),
-                       [kit.text("Log in to read your mail."), kit.link(labels["login"], "/login")], ""),
-            kit.record(kit.query("users", cond("id", ref("user.id"))),
-                       [kit.text("Signed in as {row.name} ({row.email})."), kit.heading(w["mailboxes"]), folder_list,
-                        kit.link(w["compose"], "/compose")], "")]
+                       [kit.text("Log in to read your mail."), kit.link(labels["login"], "/login")], "Welcome back!"),
+            kit.listing("me", kit.query("users", cond("id", ref("user.id"))),
+                        [kit.text("Signed in as {row.name} ({row.email})."), kit.heading(w["mailboxes"]), folder_list,
+                         kit.link(w["compose"], "/compose")], empty="Your folders appear here once you log in.")]
     if not ui.search_in_header:
         home.append(kit.link(labels["search"], "/search"))
 
@@ -676,7 +676,7 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
     empty_trash = kit.record(kit.query("folder_view", cond("id", ref("row.id")), cond("kind", "trash"), cond("total", 0, ">")), [
         kit.form(f"Empty {fn['trash']}", kit.marker_action("empty_trash", {}, message=f"{fn['trash']} is empty now."),
                  confirm=kit.confirm(f"Delete everything in {fn['trash']} forever?", labels["confirm"], labels["cancel"]))],
-        "")
+        "Newest messages first.")
     folder_page = kit.page("folder", "/mail/{name:str}", "Mail", [kit.record(
         kit.query("folder_view", cond("user_id", ref("user.id")), cond("name", ref("param.name"))),
         chrome.crumbs([(labels["home"], "/")]) + [
@@ -706,16 +706,17 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
         kit.form(w["purge"], kit.marker_action("purge_email", {"email_id": ref("row.id")}, redirect=redirect,
                                                message="Deleted forever."),
                  confirm=kit.confirm("Delete this message forever?", labels["confirm"], labels["cancel"],
-                                     "This cannot be undone."))], "")
+                                     "This cannot be undone."))],
+        f"Deleted messages stay in {fn['trash']} until it is emptied.")
     main_actions = [kit.link(w["reply"], "/message/{row.id}/reply"), kit.link(w["forward"], "/message/{row.id}/forward"),
                     delete_form]
     more = [star_form, read_form, archive_form, move_form]
     if ui.actions_ui == "menu":
-        actions = [kit.section(main_actions, label="Actions"), kit.menu("more", w["more"], more)]
+        actions = [kit.section(main_actions, label="Toolbar"), kit.menu("more", w["more"], more)]
     elif ui.actions_ui == "collapsible":
-        actions = [kit.section(main_actions, label="Actions"), kit.collapsible("more", w["more"], more)]
+        actions = [kit.section(main_actions, label="Toolbar"), kit.collapsible("more", w["more"], more)]
     else:
-        actions = [kit.section(main_actions + more, label="Actions")]
+        actions = [kit.section(main_actions + more, label="Toolbar")]
     message_page = kit.page("message", "/message/{id:int}", "Message", [kit.record(
         kit.query("mail_view", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
         chrome.crumbs([(labels["home"], "/"), ("{row.folder}", redirect)]) + [

@@ -60,7 +60,7 @@ Row = dict[str, Any]
 
 TODAY = dt.date(2026, 6, 15)
 PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(4, 0, -1)]
-FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 17)]
+FUTURE_DAYS = [TODAY + dt.timedelta(days=n) for n in range(1, 15)]
 CALENDAR = (dt.date(2026, 5, 1), dt.date(2026, 9, 30))
 MAX_STEPS = 20
 BAG_FEE = 3500
@@ -168,10 +168,11 @@ def _clock(minutes: int) -> str:
     return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
 
 
-def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> list[Row]:
-    """Dated flights: routes between some city pairs, two or three daily services each way."""
+def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> tuple[list[Row], list[Row]]:
+    """Services (a flight number's route and times) between some city pairs, two or three each way, and
+    their dated flights (fare and seats left) on the days each operates."""
     pairs = [(a, b) for a in range(len(cities)) for b in range(a + 1, len(cities))]
-    routes = sorted(rng.sample(pairs, min(len(pairs), rng.randint(8, 11))))
+    routes = sorted(rng.sample(pairs, min(len(pairs), rng.randint(7, 10))))
     numbers: set[str] = set()
     services = []
     for a, b in routes:
@@ -187,14 +188,14 @@ def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> lis
                 stops = rng.choices([0, 1, 2], [55, 35, 10])[0]
                 duration = base + stops * rng.randrange(55, 150, 5)
                 arrive = slot * 5 + duration
-                services.append({"number": number, "airline_id": airline["id"], "origin_id": cities[origin]["id"],
+                services.append({"id": len(services) + 1, "number": number, "airline_id": airline["id"],
+                                 "origin_id": cities[origin]["id"],
                                  "destination_id": cities[destination]["id"], "depart": _clock(slot * 5),
                                  "arrive": _clock(arrive) + (" (+1)" if arrive >= 24 * 60 else ""),
                                  "duration": duration, "length": f"{duration // 60}h {duration % 60:02d}m",
                                  "stops": stops, "fare": fare * (1.0, 0.82, 0.7)[stops] * rng.uniform(0.85, 1.2),
                                  "often": rng.uniform(0.6, 0.95)})
     flights: list[Row] = []
-    columns = ("number", "airline_id", "origin_id", "destination_id", "depart", "arrive", "duration", "length", "stops")
     for day in PAST_DAYS + FUTURE_DAYS:
         weekend = 1.12 if day.weekday() >= 4 else 1.0
         date = day.isoformat()
@@ -204,9 +205,11 @@ def _schedule(rng: random.Random, cities: list[Row], airlines: list[Row]) -> lis
             price = max(2999, int(service["fare"] * weekend * (0.8 + 0.6 * rng.random()) / 100) * 100 + 99)
             chance = rng.random()
             seats = int(chance * 60) if chance < 0.15 else 9 + int(chance * 80)
-            flights.append({"id": len(flights) + 1, **{c: service[c] for c in columns}, "date": date, "price": price,
+            flights.append({"id": len(flights) + 1, "service_id": service["id"], "date": date, "price": price,
                             "seats": 0 if chance < 0.03 else seats})
-    return flights
+    for service in services:
+        del service["fare"], service["often"]
+    return services, flights
 
 
 def _hotels(rng: random.Random, cities: list[Row]) -> list[Row]:
@@ -232,7 +235,8 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
     cities = [{"id": i + 1, "name": n, "code": CITIES[n][0], "country": CITIES[n][1]} for i, n in enumerate(names)]
     airlines = [{"id": i + 1, "name": n, "code": c}
                 for i, (n, c) in enumerate(sorted(rng.sample(AIRLINES, rng.randint(4, 7))))]
-    flights = _schedule(rng, cities, airlines)
+    services, flights = _schedule(rng, cities, airlines)
+    dated = [services[f["service_id"] - 1] | f for f in flights]
     hotels = _hotels(rng, cities)
     users = []
     for number in range(1, rng.randint(40, 80) + 1):
@@ -243,8 +247,8 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
     codes: set[str] = set()
     bookings: list[Row] = []
     held: set[tuple[int, int]] = set()
-    for _ in range(rng.randint(150, 400)):
-        user, flight = rng.choice(users), rng.choice(flights)
+    for _ in range(rng.randint(120, 320)):
+        user, flight = rng.choice(users), rng.choice(dated)
         if (user["id"], flight["id"]) in held:
             continue
         held.add((user["id"], flight["id"]))
@@ -260,7 +264,7 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
                          "booked": min(day - dt.timedelta(days=rng.randint(3, 60)), TODAY).isoformat()})
     stays: list[Row] = []
     booked: dict[tuple[int, int], list[tuple[str, str]]] = {}
-    for _ in range(rng.randint(100, 300)):
+    for _ in range(rng.randint(80, 240)):
         user, hotel = rng.choice(users), rng.choice(hotels)
         check_in = TODAY + dt.timedelta(days=rng.choice(STAY_OFFSETS))
         nights = rng.randint(1, 7)
@@ -277,7 +281,8 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
     first, last = CALENDAR
     calendar = [{"id": n + 1, "day": (first + dt.timedelta(days=n)).isoformat(), "n": n + 1}
                 for n in range((last - first).days + 1)]
-    return {"cities": cities, "airlines": airlines, "flights": flights, "hotels": hotels, "users": users,
+    return {"cities": cities, "airlines": airlines, "services": services, "flights": flights, "dated": dated,
+            "hotels": hotels, "users": users,
             "bookings": bookings, "stays": stays, "calendar": calendar}
 
 
@@ -286,12 +291,14 @@ def _tables(data: dict[str, list[Row]]) -> list[dict[str, Any]]:
         kit.table_def("cities", [("id", "integer"), ("name", "text"), ("code", "text"), ("country", "text")],
                       data["cities"]),
         kit.table_def("airlines", [("id", "integer"), ("name", "text"), ("code", "text")], data["airlines"]),
-        kit.table_def("flights", [("id", "integer"), ("number", "text"), ("airline_id", "integer"),
-                                  ("origin_id", "integer"), ("destination_id", "integer"), ("date", "date"),
-                                  ("depart", "text"), ("arrive", "text"), ("duration", "integer"), ("length", "text"),
-                                  ("stops", "integer"), ("price", "money"), ("seats", "integer")], data["flights"],
-                      foreign_keys=[("airline_id", "airlines"), ("origin_id", "cities"), ("destination_id", "cities")],
-                      indexes=[["origin_id", "destination_id", "date"], ["date"]]),
+        kit.table_def("services", [("id", "integer"), ("number", "text"), ("airline_id", "integer"),
+                                   ("origin_id", "integer"), ("destination_id", "integer"), ("depart", "text"),
+                                   ("arrive", "text"), ("duration", "integer"), ("length", "text"), ("stops", "integer")],
+                      data["services"],
+                      foreign_keys=[("airline_id", "airlines"), ("origin_id", "cities"), ("destination_id", "cities")]),
+        kit.table_def("flights", [("id", "integer"), ("service_id", "integer"), ("date", "date"), ("price", "money"),
+                                  ("seats", "integer")], data["flights"], foreign_keys=[("service_id", "services")],
+                      indexes=[["date"]]),
         kit.table_def("hotels", [("id", "integer"), ("name", "text"), ("city_id", "integer"), ("area", "text"),
                                  ("stars", "integer"), ("rating", "real"), ("price", "money"), ("breakfast", "boolean")],
                       data["hotels"], foreign_keys=[("city_id", "cities")], indexes=[["name"]]),
@@ -313,13 +320,13 @@ def _tables(data: dict[str, list[Row]]) -> list[dict[str, Any]]:
 
 VIEWS = [
     {"name": "flight_view", "money_columns": ["price"],
-     "sql": "SELECT f.id AS id, f.number AS number, f.airline_id AS airline_id, a.name AS airline, a.code AS airline_code, "
-            "f.origin_id AS origin_id, o.name AS origin_city, o.code AS origin_code, f.destination_id AS destination_id, "
-            "d.name AS dest_city, d.code AS dest_code, f.date AS date, f.depart AS depart, f.arrive AS arrive, "
-            "f.duration AS duration, f.length AS length, f.stops AS stops, CASE f.stops WHEN 0 THEN 'Nonstop' "
-            "WHEN 1 THEN '1 stop' ELSE f.stops || ' stops' END AS stops_text, f.price AS price, f.seats AS seats "
-            "FROM flights f JOIN airlines a ON a.id = f.airline_id JOIN cities o ON o.id = f.origin_id "
-            "JOIN cities d ON d.id = f.destination_id"},
+     "sql": "SELECT f.id AS id, s.number AS number, s.airline_id AS airline_id, a.name AS airline, a.code AS airline_code, "
+            "s.origin_id AS origin_id, o.name AS origin_city, o.code AS origin_code, s.destination_id AS destination_id, "
+            "d.name AS dest_city, d.code AS dest_code, f.date AS date, s.depart AS depart, s.arrive AS arrive, "
+            "s.duration AS duration, s.length AS length, s.stops AS stops, CASE s.stops WHEN 0 THEN 'Nonstop' "
+            "WHEN 1 THEN '1 stop' ELSE s.stops || ' stops' END AS stops_text, f.price AS price, f.seats AS seats "
+            "FROM flights f JOIN services s ON s.id = f.service_id JOIN airlines a ON a.id = s.airline_id "
+            "JOIN cities o ON o.id = s.origin_id JOIN cities d ON d.id = s.destination_id"},
     {"name": "hotel_view", "money_columns": ["price"],
      "sql": "SELECT h.id AS id, h.name AS name, h.city_id AS city_id, c.name AS city, c.code AS city_code, "
             "c.country AS country, h.area AS area, h.stars AS stars, h.rating AS rating, h.price AS price, "
@@ -329,11 +336,10 @@ VIEWS = [
      "sql": "SELECT b.id AS id, b.reference AS reference, b.user_id AS user_id, b.flight_id AS flight_id, "
             "b.passengers AS passengers, b.bag AS bag, CASE WHEN b.bag THEN 'Yes' ELSE 'No' END AS bag_text, "
             "b.name AS name, b.email AS email, b.total AS total, b.status AS status, b.booked AS booked, "
-            "f.number AS number, f.date AS date, f.depart AS depart, f.arrive AS arrive, a.name AS airline, "
-            "o.name AS origin_city, d.name AS dest_city, CASE WHEN b.status = 'cancelled' THEN 'Cancelled' "
+            "f.number AS number, f.date AS date, f.depart AS depart, f.arrive AS arrive, f.airline AS airline, "
+            "f.origin_city AS origin_city, f.dest_city AS dest_city, CASE WHEN b.status = 'cancelled' THEN 'Cancelled' "
             "WHEN f.date > vw_today() THEN 'Upcoming' ELSE 'Completed' END AS state "
-            "FROM bookings b JOIN flights f ON f.id = b.flight_id JOIN airlines a ON a.id = f.airline_id "
-            "JOIN cities o ON o.id = f.origin_id JOIN cities d ON d.id = f.destination_id"},
+            "FROM bookings b JOIN flight_view f ON f.id = b.flight_id"},
     {"name": "stay_view", "money_columns": ["total"],
      "sql": "SELECT s.id AS id, s.reference AS reference, s.user_id AS user_id, s.hotel_id AS hotel_id, "
             "h.name AS hotel, c.name AS city, h.stars AS stars, s.check_in AS check_in, s.check_out AS check_out, "
@@ -583,15 +589,13 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
     if ui.flight_kind == "list":
         results = kit.listing("flights", results_query, [
             kit.link("{row.depart} – {row.arrive}", flight_href),
-            kit.text("{row.origin_code} → {row.dest_code}, {row.date|date} · {row.airline} {row.number}"),
-            kit.text("{row.length} · {row.stops_text} · {row.seats} seats left"),
-            kit.text("{row.price|money} per passenger")],
+            kit.text("{row.origin_code} → {row.dest_code}, {row.date|date} · {row.airline} {row.number} · "
+                     "{row.length}, {row.stops_text}"),
+            kit.text("{row.price|money} per passenger · {row.seats} seats left")],
             page_size=ui.flight_page_size, sorts=ui.flight_sorts, empty=NO_FLIGHTS)
     else:
         results = kit.table("flights", results_query, [
-            ("Flight", [kit.link("{row.number}", flight_href)]), ("Date", [kit.text("{row.date|date}")]),
-            ("Route", [kit.text("{row.origin_code} → {row.dest_code}")]),
-            ("Departs", [kit.text("{row.depart}")]), ("Arrives", [kit.text("{row.arrive}")]),
+            ("Flight", [kit.link("{row.number}", flight_href)]), ("Departs", [kit.text("{row.depart}")]), ("Arrives", [kit.text("{row.arrive}")]),
             ("Duration", [kit.text("{row.length}")]), ("Stops", [kit.text("{row.stops_text}")]),
             ("Airline", [kit.text("{row.airline}")]), ("Price", [kit.text("{row.price|money}")])],
             label=words["flights"], page_size=ui.flight_page_size, sorts=ui.flight_sorts,
@@ -622,13 +626,13 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
     hotel_href = "/hotel/{row.id}?check_in={query.check_in}&check_out={query.check_out}&guests={query.guests}"
     if ui.hotel_kind == "list":
         hotel_results = kit.listing("hotels", hotel_query, [
-            kit.link("{row.name}", hotel_href), kit.text("{row.stars}-star · {row.area}, {row.city}"),
-            kit.text("Guest rating {row.rating}/10 · {row.board}"), kit.text("{row.price|money} per night")],
+            kit.link("{row.name}", hotel_href),
+            kit.text("{row.stars}-star · {row.area}, {row.city} · guest rating {row.rating}/10 · {row.board}"),
+            kit.text("{row.price|money} per night")],
             page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty="No hotels match your search.")
     else:
         hotel_results = kit.table("hotels", hotel_query, [
-            ("Hotel", [kit.link("{row.name}", hotel_href)]), ("City", [kit.text("{row.city}")]),
-            ("Area", [kit.text("{row.area}")]), ("Stars", [kit.text("{row.stars}")]),
+            ("Hotel", [kit.link("{row.name}", hotel_href)]), ("Area", [kit.text("{row.area}")]), ("Stars", [kit.text("{row.stars}")]),
             ("Rating", [kit.text("{row.rating}/10")]), ("Per night", [kit.text("{row.price|money}")])],
             label=words["hotels"], page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty="No hotels match your search.")
     hotel_search = kit.form(words["search_hotels"], kit.navigate_action("/hotels"), hotel_fields(True), label=words["refine"])
@@ -746,7 +750,7 @@ class _Ctx:
         self.rng, self.words, self.labels, self.ui = rng, words, words.labels, ui
         self.cities = {c["id"]: c for c in data["cities"]}
         self.airlines = {a["id"]: a for a in data["airlines"]}
-        self.flights, self.hotels, self.users = data["flights"], data["hotels"], data["users"]
+        self.flights, self.hotels, self.users = data["dated"], data["hotels"], data["users"]
         self.bookings, self.stays = data["bookings"], data["stays"]
         self.flight_by_id = {f["id"]: f for f in self.flights}
         self.hotel_by_id = {h["id"]: h for h in self.hotels}
@@ -763,6 +767,7 @@ class _Ctx:
         self._stays_of: dict[int, list[Row]] = {}
         for stay in sorted(self.stays, key=lambda s: (s["check_in"], s["id"]), reverse=True):
             self._stays_of.setdefault(stay["user_id"], []).append(stay)
+        self.date_style = 0
         self.nav_labels = {self.labels["home"], words["flights"], words["hotels"], words["trips"]}
 
     # ------------------------------------------------------------------ facts
@@ -794,9 +799,9 @@ class _Ctx:
     # ------------------------------------------------------------------ wording
 
     def day(self, iso: str) -> str:
-        """A date as an instruction says it (one style per call)."""
+        """A date as an instruction says it (in the current task's style)."""
         day = dt.date.fromisoformat(iso)
-        style = self.rng.randrange(4)
+        style = self.date_style
         if style == 0:
             return f"{MONTHS[day.month - 1]} {day.day}"
         if style == 1:
@@ -917,7 +922,8 @@ def _as_user(ctx: _Ctx, user: Row, phrasings: list[str], slots: dict[str, Any], 
     login = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
     if ctx.rng.random() < instruction_chance and ctx.cost(login + plan) <= MAX_STEPS:
         prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + p[0].lower() + p[1:] if not p.startswith("I ") else prefix + p for p in phrasings]
+        phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") and not p.startswith("I ") else p)
+                   for p in phrasings]
         return (phrased, {**slots, "username": user["username"], "password": user["password"]}, login + plan,
                 {"user": user["username"], "credentials": "instruction"})
     return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
@@ -971,8 +977,12 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         _navigate_flight, _navigate_hotel, rng.choice([_fare_lookup, _cheapest_airline]), _count_flights,
         rng.choice([_trip_date, _stays_total]), _hotel_list, rng.choice([_book_flight, _book_for_someone]),
         _round_trip, _hotel_budget, rng.choice([_cancel_flight, _cancel_stay]), _rebook]
-    out = [task for family in families if (task := family(ctx)) is not None]
-    out.append(_infeasible(ctx))
+    out = []
+    for family in families + [_infeasible]:
+        ctx.date_style = rng.randrange(4)
+        task = family(ctx)
+        if task is not None:
+            out.append(task)
     return out
 
 
@@ -1240,7 +1250,8 @@ def _book_flight(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             "Book the {time} flight from {origin} to {destination} on {date} for {travellers}.",
             "Reserve seats for {travellers} on the {airline} flight from {origin} to {destination} leaving at {time} "
-            "on {date}.", "I need {travellers} on the {time} {origin}–{destination} flight on {date}. Book it."],
+            "on {date}.", "I need seats for {travellers} on the {time} {origin}–{destination} flight on {date}. Book "
+            "them."],
             {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
              "time": flight["depart"], "airline": ctx.airlines[flight["airline_id"]]["name"],
              "travellers": _travellers(passengers), "passengers": passengers}, plan)
@@ -1351,7 +1362,7 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
         cheapest = _unique(pool, lambda h: h["price"])
         if cheapest is None or len(pool) < 2:
             continue
-        check_in = rng.choice(FUTURE_DAYS[:12])
+        check_in = rng.choice(FUTURE_DAYS[:10])
         nights = rng.randint(2, 5)
         check_out = check_in + dt.timedelta(days=nights)
         ci, co = check_in.isoformat(), check_out.isoformat()
@@ -1365,13 +1376,14 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
         plan = (ctx.hotel_search(city, ci, co, guests, stars=stars)
                 + [("click", "link", ui.hotel_sort("price_asc")), ("click", "link", cheapest["name"])] + ctx.reserve())
         phrasings, slots, plan, who = _as_user(ctx, user, [
-            "Book a hotel in {city} with at least {stars} stars for {guests} guest(s), checking in on {check_in} and "
+            "Book a hotel in {city} with at least {stars} stars for {people}, checking in on {check_in} and "
             "out on {check_out}. Spend no more than {budget} in total.",
-            "Find me a room in {city}, {stars} stars or better, from {check_in} to {check_out} for {guests} guest(s), "
+            "Find me a room in {city}, {stars} stars or better, from {check_in} to {check_out} for {people}, "
             "and book it. My budget for the whole stay is {budget}.",
-            "Reserve a {stars}-star-or-better hotel in {city} for {guests} guest(s), {check_in} to {check_out}, "
+            "Reserve a {stars}-star-or-better hotel in {city} for {people}, {check_in} to {check_out}, "
             "keeping the total at or under {budget}."],
-            {"city": ctx.city(city), "stars": stars, "guests": guests, "check_in": ctx.day(ci), "check_out": ctx.day(co),
+            {"city": ctx.city(city), "stars": stars, "people": f"{guests} guest{'s' if guests > 1 else ''}",
+             "guests": guests, "check_in": ctx.day(ci), "check_out": ctx.day(co),
              "in_day": ci, "out_day": co, "budget": _money(budget)}, plan, instruction_chance=0.5)
         booked = ("SELECT EXISTS (SELECT 1 FROM stay_view WHERE user_id = :user_id AND city = :city AND stars >= :stars "
                   "AND check_in = :ci AND check_out = :co AND status = 'confirmed'{})")

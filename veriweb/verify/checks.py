@@ -1,0 +1,661 @@
+"""Checks: pure functions over a scaffold (and the engine, for dynamic ones) that return issues.
+
+Every issue has a class (structural, semantic, consistency, feasibility), a code, a location
+(the JSON path of what is wrong) and a message a person understands. Checks work on any
+scaffold, hand-written or generated, and report nothing on a clean site. They look for defect
+*classes* (a link that leads nowhere, a record that points at nothing), never for the
+fingerprints of one way of making defects.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from veriweb.engine.templates import Route
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import AllOf, AnyOf, Compare, Count, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
+
+CLASSES = ("structural", "semantic", "consistency", "feasibility")
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One defect found by a check."""
+
+    cls: str
+    code: str
+    location: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"class": self.cls, "code": self.code, "location": self.location, "message": self.message}
+
+
+CHECKS: dict[str, tuple[str, str]] = {}
+"""Every check code: its class and what it finds."""
+
+
+def _code(code: str, cls: str, what: str) -> str:
+    CHECKS[code] = (cls, what)
+    return code
+
+
+BROKEN_LINK = _code("S001", "structural", "a link or redirect leads to no page")
+UNREACHABLE = _code("S002", "structural", "a page no link, form or redirect leads to")
+UNKNOWN_MARKER = _code("S003", "structural", "a form posts to a marker that does not exist")
+FIELD_MISMATCH = _code("S004", "structural", "a form does not supply what its marker needs")
+UNKNOWN_TABLE = _code("S005", "structural", "a query, effect or view names a table that does not exist")
+UNKNOWN_COLUMN = _code("S006", "structural", "a query names a column its table does not have")
+WIDGET_TARGET = _code("S007", "structural", "a button opens a widget that does not exist")
+DUPLICATE_PAGE = _code("S008", "structural", "two pages share an id or a route")
+NO_HOME = _code("S009", "structural", "the site has no page at /")
+LOGIN_MISSING = _code("S010", "structural", "login is needed but the site has no login page or accounts table")
+PLACEHOLDER = _code("M001", "semantic", "placeholder or template text shown to users")
+EMPTY_LABEL = _code("M002", "semantic", "a link, button, heading or field with no label")
+CONTRADICTORY_LABEL = _code("M003", "semantic", "a button whose label contradicts what its marker does")
+WRONG_TYPE = _code("M004", "semantic", "a stored value of the wrong type")
+MISSING_ENTITY = _code("M005", "semantic", "an instruction names something the site does not have")
+UNKNOWN_SLOT = _code("M006", "semantic", "a predicate reads a slot the task does not have")
+DANGLING_KEY = _code("C001", "consistency", "a record points at a row that does not exist")
+DUPLICATE_KEY = _code("C002", "consistency", "two records share a key that must be unique")
+NULL_VALUE = _code("C003", "consistency", "a required value is missing")
+TOTAL_MISMATCH = _code("C004", "consistency", "a stored total disagrees with the lines it sums")
+GOAL_AT_START = _code("F001", "feasibility", "the goal already holds before the agent does anything")
+CERTIFICATE_FAILS = _code("F002", "feasibility", "the task's certificate does not replay to success")
+NOOP_PASSES = _code("F003", "feasibility", "the judge passes an episode where the agent does nothing")
+ANSWER_UNDEFINED = _code("F004", "feasibility", "the expected answer does not exist or is not unique")
+CERTIFICATE_LONG = _code("F005", "feasibility", "the certificate needs more than half the step budget")
+INFEASIBLE_UNPROVEN = _code("F006", "feasibility", "an infeasible task's goal could be made true by a marker")
+CONSTRAINT_AT_START = _code("F007", "feasibility", "a constraint is already broken at the start")
+
+_PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
+                               r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]", re.IGNORECASE)
+_REF_TEXT = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
+_DESTRUCTIVE = re.compile(r"\b(delete|remove|cancel|trash|discard|refund|revoke|close|archive|unsubscribe)\b", re.I)
+_CONSTRUCTIVE = re.compile(r"\b(save|add|create|post|publish|submit|update|apply|send|buy|book|place|confirm|"
+                           r"subscribe|reopen|open|restore|star|vote)\b", re.I)
+
+
+# ----------------------------------------------------------------------------- walking
+
+
+def walk(elements: list[Any], path: str) -> Iterator[tuple[Any, str]]:
+    """Every element under ``elements`` with its JSON path."""
+    for index, element in enumerate(elements):
+        here = f"{path}[{index}]"
+        yield element, here
+        for attr in ("elements", "item", "items"):
+            children = getattr(element, attr, None)
+            if children:
+                yield from walk(children, f"{here}.{attr}")
+        for number, tab in enumerate(getattr(element, "tabs", None) or []):
+            yield from walk(tab.elements, f"{here}.tabs[{number}].elements")
+        for number, column in enumerate(getattr(element, "columns", None) or []):
+            yield from walk(column.cell, f"{here}.columns[{number}].cell")
+
+
+def all_elements(site: Site) -> Iterator[tuple[Any, str, str | None]]:
+    """Every element of the layout and the pages, with its path and its page id (None: layout)."""
+    for element, path in walk(site.layout.header, "$.layout.header"):
+        yield element, path, None
+    for element, path in walk(site.layout.footer, "$.layout.footer"):
+        yield element, path, None
+    for number, page in enumerate(site.pages):
+        for element, path in walk(page.elements, f"$.pages[{number}].elements"):
+            yield element, path, page.id
+
+
+def _routes(site: Site) -> list[Route]:
+    return [Route.compile(p.id, p.route) for p in site.pages]
+
+
+def resolve_href(routes: list[Route], href: str) -> str | None:
+    """The page id a URL template leads to (placeholders filled with a plausible value)."""
+    path = re.sub(r"\{[^}]*\}", "1", href.split("?")[0].split("#")[0]) or "/"
+    for route in routes:
+        if route.match(path) is not None:
+            return route.page_id
+    return None
+
+
+def _columns(site: Site) -> dict[str, set[str] | None]:
+    """Known columns per table; views map to ``None`` (their columns are checked by SQLite)."""
+    out: dict[str, set[str] | None] = {t.name: {c.name for c in t.columns} | {t.primary_key} for t in site.database.tables}
+    for view in site.database.views:
+        out.setdefault(view.name, None)
+    return out
+
+
+def _queries(site: Site) -> Iterator[tuple[Any, str]]:
+    """Every row query of the pages and layout (lists, tables, records, option lists)."""
+    for element, path, _ in all_elements(site):
+        query = getattr(element, "query", None)
+        if query is not None and element.type in ("list", "table", "record"):
+            yield query, f"{path}.query"
+        for number, field_el in enumerate(getattr(element, "fields", None) or []):
+            oq = getattr(field_el, "options_query", None)
+            if oq is not None:
+                yield oq.query, f"{path}.fields[{number}].options_query.query"
+
+
+def _predicates(site: Site) -> Iterator[tuple[Any, str, Any]]:
+    """Every predicate of tasks and markers, with its path and the task it belongs to (or None)."""
+    def nested(predicate: Any, path: str, task: Any) -> Iterator[tuple[Any, str, Any]]:
+        yield predicate, path, task
+        if isinstance(predicate, (AllOf, AnyOf)):
+            for number, item in enumerate(predicate.items):
+                yield from nested(item, f"{path}.items[{number}]", task)
+        elif isinstance(predicate, Not):
+            yield from nested(predicate.item, f"{path}.item", task)
+
+    for number, task in enumerate(site.tasks):
+        base = f"$.tasks[{number}]"
+        for index, predicate in enumerate(task.goal):
+            yield from nested(predicate, f"{base}.goal[{index}]", task)
+        for index, sub in enumerate(task.progress):
+            yield from nested(sub.predicate, f"{base}.progress[{index}].predicate", task)
+        for index, constraint in enumerate(task.constraints):
+            yield from nested(constraint.predicate, f"{base}.constraints[{index}].predicate", task)
+    for number, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, check in enumerate(getattr(marker, kind)):
+                yield from nested(check.predicate, f"$.markers[{number}].{kind}[{index}].predicate", None)
+
+
+def _values(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every value expression nested in a value (scalar queries and their conditions)."""
+    yield value, path
+    if isinstance(value, QueryValue):
+        for number, cond in enumerate(value.query.where):
+            yield from _values(cond.value, f"{path}.query.where[{number}].value")
+
+
+def _query_values(query: Any, path: str) -> Iterator[tuple[Any, str]]:
+    for number, cond in enumerate(query.where):
+        yield from _values(cond.value, f"{path}.where[{number}].value")
+
+
+# ----------------------------------------------------------------------------- structural
+
+
+def check_links(site: Site) -> list[Issue]:
+    """S001: every link, GET form and redirect leads to a page of the site."""
+    routes = _routes(site)
+    issues = []
+    for element, path, _ in all_elements(site):
+        if element.type == "link":
+            href = element.href
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue
+            if not href.startswith("/") or resolve_href(routes, href) is None:
+                issues.append(Issue("structural", BROKEN_LINK, f"{path}.href",
+                                    f"link {element.text!r} leads to {href!r}, which is no page of this site"))
+        elif element.type == "form":
+            target = getattr(element.action, "route", None) or getattr(element.action, "redirect", None)
+            if target and resolve_href(routes, target) is None:
+                issues.append(Issue("structural", BROKEN_LINK, f"{path}.action",
+                                    f"form {element.label or element.submit!r} goes to {target!r}, which is no page"))
+    return issues
+
+
+def check_reachability(site: Site) -> list[Issue]:
+    """S002: every page can be reached from the home page by links, forms or redirects."""
+    routes = _routes(site)
+    edges: dict[str | None, set[str]] = defaultdict(set)
+    for element, _, page_id in all_elements(site):
+        targets = []
+        if element.type == "link":
+            targets.append(element.href)
+        elif element.type == "form":
+            target = getattr(element.action, "route", None) or getattr(element.action, "redirect", None)
+            if target:
+                targets.append(target)
+        for href in targets:
+            dest = resolve_href(routes, href)
+            if dest is not None:
+                edges[page_id].add(dest)
+    home = resolve_href(routes, "/")
+    seen = set()
+    if home is not None:
+        stack = [home] + sorted(edges[None])  # layout links are on every page that shows the layout
+        if site.auth is not None:
+            login = resolve_href(routes, site.auth.login_page)
+            if login:
+                stack.append(login)  # the engine redirects to it
+        while stack:
+            page_id = stack.pop()
+            if page_id in seen:
+                continue
+            seen.add(page_id)
+            stack.extend(edges[page_id])
+            page = site.page(page_id)
+            if page is not None and page.layout:
+                stack.extend(edges[None])
+    issues = []
+    for number, page in enumerate(site.pages):
+        if home is not None and page.id not in seen:
+            issues.append(Issue("structural", UNREACHABLE, f"$.pages[{number}]",
+                                f"page {page.id!r} ({page.route}) is not linked from anywhere a visitor can reach"))
+    return issues
+
+
+def check_forms(site: Site) -> list[Issue]:
+    """S003 and S004: forms post to existing markers and supply every parameter they need."""
+    issues = []
+    for element, path, _ in all_elements(site):
+        if element.type != "form" or element.action.kind != "marker":
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None:
+            issues.append(Issue("structural", UNKNOWN_MARKER, f"{path}.action.marker",
+                                f"form {element.submit!r} posts to marker {element.action.marker!r}, which does not exist"))
+            continue
+        names = {f.name for f in element.fields}
+        for arg, value in element.action.args.items():
+            if isinstance(value, Ref) and value.namespace == "field" and value.name not in names:
+                issues.append(Issue("structural", FIELD_MISMATCH, f"{path}.action.args.{arg}",
+                                    f"form {element.submit!r} sends field {value.name!r} to {marker.name}, "
+                                    f"but has no such field"))
+        for param in marker.params:
+            if param.required and param.type != "boolean" and param.name not in element.action.args:
+                issues.append(Issue("structural", FIELD_MISMATCH, f"{path}.action.args",
+                                    f"form {element.submit!r} never supplies {param.name!r}, which {marker.name} needs"))
+    if site.auth is None or resolve_href(_routes(site), site.auth.login_page) is None:
+        needs = [p for p in site.pages if p.requires_login] + [m for m in site.markers if m.requires_login]
+        if needs:
+            where = "$.auth" if site.auth is None else "$.auth.login_page"
+            issues.append(Issue("structural", LOGIN_MISSING, where,
+                                f"{len(needs)} pages or markers need a logged-in user, but there is no way to log in"))
+    return issues
+
+
+def check_tables(site: Site) -> list[Issue]:
+    """S005 and S006: queries, effects and predicates name tables and columns that exist."""
+    columns = _columns(site)
+    issues = []
+
+    def check_query(query: Any, path: str) -> None:
+        if query.table not in columns:
+            issues.append(Issue("structural", UNKNOWN_TABLE, f"{path}.table",
+                                f"query reads table {query.table!r}, which does not exist"))
+            return
+        known = columns[query.table]
+        if known is None:
+            return
+        names = [(c.column, f"{path}.where[{n}].column") for n, c in enumerate(query.where)]
+        names += [(o.column, f"{path}.order_by[{n}].column") for n, o in enumerate(query.order_by)]
+        select = getattr(query, "select", None)
+        if select and select != "*":
+            names.append((select, f"{path}.select"))
+        for name, where in names:
+            if name not in known:
+                issues.append(Issue("structural", UNKNOWN_COLUMN, where,
+                                    f"table {query.table!r} has no column {name!r}"))
+
+    for query, path in _queries(site):
+        check_query(query, path)
+        for value, where in _query_values(query, path):
+            if isinstance(value, QueryValue):
+                check_query(value.query, f"{where}.query")
+    for predicate, path, _ in _predicates(site):
+        queries = []
+        if isinstance(predicate, (Exists, Count)):
+            queries.append((predicate.query, f"{path}.query"))
+        values = []
+        if isinstance(predicate, Compare):
+            values += [(predicate.left, f"{path}.left"), (predicate.right, f"{path}.right")]
+        if isinstance(predicate, Count):
+            values.append((predicate.value, f"{path}.value"))
+        if isinstance(predicate, (SqlPredicate, PageIs)):
+            values += [(v, f"{path}.params.{k}") for k, v in predicate.params.items()]
+        for query, where in queries:
+            check_query(query, where)
+            values += list(_query_values(query, where))
+        for value, where in values:
+            for inner, inner_path in _values(value, where):
+                if isinstance(inner, QueryValue):
+                    check_query(inner.query, f"{inner_path}.query")
+    for number, marker in enumerate(site.markers):
+        for index, effect in enumerate(marker.effects):
+            if effect.table not in columns or columns[effect.table] is None:
+                issues.append(Issue("structural", UNKNOWN_TABLE, f"$.markers[{number}].effects[{index}].table",
+                                    f"marker {marker.name!r} writes table {effect.table!r}, which does not exist"))
+    return issues
+
+
+def check_widgets_and_pages(site: Site) -> list[Issue]:
+    """S007, S008, S009: buttons open existing widgets; page ids and routes are unique; a home page."""
+    issues = []
+    widgets: dict[str | None, set[str]] = defaultdict(set)
+    buttons = []
+    for element, path, page_id in all_elements(site):
+        if element.type in ("dialog", "collapsible", "menu", "tabs"):
+            widgets[page_id].add(element.id)
+        if element.type == "button":
+            buttons.append((element, path, page_id))
+    for element, path, page_id in buttons:
+        if element.target not in widgets[page_id] | widgets[None]:
+            issues.append(Issue("structural", WIDGET_TARGET, f"{path}.target",
+                                f"button {element.text!r} opens {element.target!r}, but no widget has that id"))
+    for attr in ("id", "route"):
+        counts = Counter(getattr(p, attr) for p in site.pages)
+        for number, page in enumerate(site.pages):
+            if counts[getattr(page, attr)] > 1:
+                issues.append(Issue("structural", DUPLICATE_PAGE, f"$.pages[{number}].{attr}",
+                                    f"{attr} {getattr(page, attr)!r} is used by {counts[getattr(page, attr)]} pages"))
+    if resolve_href(_routes(site), "/") is None:
+        issues.append(Issue("structural", NO_HOME, "$.pages", "no page answers at /, where every visit starts"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- semantic
+
+
+def _texts(element: Any) -> list[tuple[str, str]]:
+    out = []
+    for attr in ("text", "label", "submit", "title", "empty_text", "missing_text"):
+        value = getattr(element, attr, None)
+        if isinstance(value, str):
+            out.append((attr, value))
+    return out
+
+
+def check_content(site: Site) -> list[Issue]:
+    """M001 and M002: no placeholder text, no unlabelled links, buttons, headings or fields."""
+    issues = []
+    namespaces = {"param", "query", "field", "row", "user", "slot", "clock", "result"}
+    for element, path, _ in all_elements(site):
+        for attr, value in _texts(element):
+            shown = _REF_TEXT.sub(lambda m: "x" if m.group(1) in namespaces else m.group(0), value)
+            if _PLACEHOLDER_TEXT.search(shown):
+                issues.append(Issue("semantic", PLACEHOLDER, f"{path}.{attr}", f"placeholder text shown: {value!r}"))
+        if element.type in ("link", "heading", "button") and not element.text.strip():
+            issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.text", f"a {element.type} with no text"))
+        if element.type == "form" and not element.submit.strip():
+            issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.submit", "a form whose button has no label"))
+        for number, field_el in enumerate(getattr(element, "fields", None) or []):
+            if not field_el.label.strip():
+                issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.fields[{number}].label",
+                                    f"field {field_el.name!r} has no label"))
+    for t_index, table in enumerate(site.database.tables):
+        texts = [c.name for c in table.columns if c.type == "text"]
+        for r_index, row in enumerate(table.rows):
+            for name in texts:
+                value = row.get(name)
+                if isinstance(value, str) and _PLACEHOLDER_TEXT.search(value):
+                    issues.append(Issue("semantic", PLACEHOLDER, f"$.database.tables[{t_index}].rows[{r_index}].{name}",
+                                        f"placeholder value in {table.name}.{name}: {value!r}"))
+    return issues
+
+
+def check_labels(site: Site) -> list[Issue]:
+    """M003: a submit button's words agree with what its marker does (no "Save" that deletes)."""
+    issues = []
+    for element, path, _ in all_elements(site):
+        if element.type != "form" or element.action.kind != "marker":
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None:
+            continue
+        ops = {e.op for e in marker.effects}
+        label = element.submit
+        destructive_label = bool(_DESTRUCTIVE.search(label))
+        constructive_label = bool(_CONSTRUCTIVE.search(label)) and not destructive_label
+        if constructive_label and ops == {"delete"}:
+            issues.append(Issue("semantic", CONTRADICTORY_LABEL, f"{path}.submit",
+                                f"button {label!r} deletes ({marker.name} only deletes rows)"))
+        if destructive_label and ops == {"insert"}:
+            issues.append(Issue("semantic", CONTRADICTORY_LABEL, f"{path}.submit",
+                                f"button {label!r} sounds destructive but {marker.name} only adds rows"))
+    return issues
+
+
+def _type_ok(kind: str, value: Any) -> bool:
+    if value is None:
+        return True
+    if kind in ("integer", "money"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "real":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool) or value in (0, 1)
+    if kind == "date":
+        try:
+            dt.date.fromisoformat(str(value))
+        except ValueError:
+            return False
+        return isinstance(value, str) and len(value) == 10
+    if kind == "datetime":
+        try:
+            dt.datetime.fromisoformat(str(value))
+        except ValueError:
+            return False
+        return isinstance(value, str)
+    return isinstance(value, str)
+
+
+def check_values(site: Site) -> list[Issue]:
+    """M004 and C003: stored values have their column's type; non-nullable columns are filled."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for r_index, row in enumerate(table.rows):
+            for column in table.columns:
+                value = row.get(column.name)
+                where = f"$.database.tables[{t_index}].rows[{r_index}].{column.name}"
+                if not _type_ok(column.type, value):
+                    issues.append(Issue("semantic", WRONG_TYPE, where,
+                                        f"{table.name}.{column.name} is {column.type}, but holds {value!r}"))
+                elif value is None and not column.nullable and column.name != table.primary_key:
+                    issues.append(Issue("consistency", NULL_VALUE, where,
+                                        f"{table.name}.{column.name} must have a value, row {r_index} has none"))
+    return issues
+
+
+def _slot_refs(value: Any) -> Iterator[str]:
+    if isinstance(value, Ref):
+        if value.namespace == "slot":
+            yield value.name
+    elif isinstance(value, QueryValue):
+        for cond in value.query.where:
+            yield from _slot_refs(cond.value)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _slot_refs(item)
+
+
+def check_slots(site: Site) -> list[Issue]:
+    """M006: predicates read only slots their task has."""
+    issues = []
+    for predicate, path, task in _predicates(site):
+        if task is None:
+            continue
+        values: list[Any] = []
+        if isinstance(predicate, Compare):
+            values = [predicate.left, predicate.right]
+        elif isinstance(predicate, (Exists, Count)):
+            values = [c.value for c in predicate.query.where] + ([predicate.value] if isinstance(predicate, Count) else [])
+        elif isinstance(predicate, (SqlPredicate, PageIs)):
+            values = list(predicate.params.values())
+        for value in values:
+            for name in _slot_refs(value):
+                if name not in task.slots:
+                    issues.append(Issue("semantic", UNKNOWN_SLOT, path,
+                                        f"task {task.id!r} reads slot {name!r}, which it does not have"))
+    return issues
+
+
+def check_entities(site: Site) -> list[Issue]:
+    """M005: a feasible task that looks something up by name finds it in the site's data.
+
+    A slot counts as a lookup when a goal or progress condition matches it against a table
+    that no marker writes: the task cannot create the thing, so it must already exist.
+    """
+    corpus: set[str] = set()
+    for table in site.database.tables:
+        for row in table.rows:
+            for value in row.values():
+                if isinstance(value, str):
+                    corpus.add(value.casefold())
+    written = {e.table for m in site.markers for e in m.effects}
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible":
+            continue
+        tables = _slot_tables(task)
+        for name, value in task.slots.items():
+            if not isinstance(value, str) or not value.strip() or not (tables.get(name, set()) - written):
+                continue
+            if value.casefold() not in corpus:
+                issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
+                                    f"task {task.id!r} looks up {value!r}, which appears nowhere in the site's data"))
+    return issues
+
+
+def _slot_tables(task: Any) -> dict[str, set[str]]:
+    """For each slot, the tables whose rows goal and progress conditions match it against."""
+    found: dict[str, set[str]] = defaultdict(set)
+
+    def query(q: Any) -> None:
+        for cond in q.where:
+            value = cond.value
+            if isinstance(value, Ref) and value.namespace == "slot":
+                found[value.name].add(q.table)
+            elif isinstance(value, QueryValue):
+                query(value.query)
+
+    def visit(predicate: Any) -> None:
+        if isinstance(predicate, (AllOf, AnyOf)):
+            for item in predicate.items:
+                visit(item)
+        elif isinstance(predicate, Not):
+            visit(predicate.item)
+        elif isinstance(predicate, (Exists, Count)):
+            query(predicate.query)
+        elif isinstance(predicate, Compare):
+            for side in (predicate.left, predicate.right):
+                if isinstance(side, QueryValue):
+                    query(side.query)
+        elif isinstance(predicate, (SqlPredicate, PageIs)):
+            for value in predicate.params.values():
+                if isinstance(value, QueryValue):
+                    query(value.query)
+
+    for predicate in task.goal:
+        visit(predicate)
+    for sub in task.progress:
+        visit(sub.predicate)
+    if task.answer is not None:
+        for value in (task.answer.value,):
+            if isinstance(value, QueryValue):
+                query(value.query)
+        if task.answer.list_query is not None:
+            query(task.answer.list_query)
+    return found
+
+
+def _looks_like_a_name(value: str) -> bool:
+    """A proper name (capitalised words), not free text, a number, an amount, a date or an address."""
+    words = value.split()
+    if not 1 <= len(words) <= 6 or any(ch.isdigit() for ch in value) or value.endswith((".", "!", "?")):
+        return False
+    return sum(w[:1].isupper() for w in words) >= max(1, len(words) - 1)
+
+
+# ----------------------------------------------------------------------------- consistency
+
+
+def check_keys(site: Site) -> list[Issue]:
+    """C001 and C002: foreign keys point at existing rows; primary keys and unique columns are unique."""
+    issues = []
+    keys = {t.name: {row.get(t.primary_key) for row in t.rows} for t in site.database.tables}
+    for t_index, table in enumerate(site.database.tables):
+        for column in [table.primary_key] + [c.name for c in table.columns if c.unique]:
+            counts = Counter(row.get(column) for row in table.rows if row.get(column) is not None)
+            for r_index, row in enumerate(table.rows):
+                value = row.get(column)
+                if value is not None and counts[value] > 1:
+                    issues.append(Issue("consistency", DUPLICATE_KEY, f"$.database.tables[{t_index}].rows[{r_index}].{column}",
+                                        f"{table.name}.{column} {value!r} is used by {counts[value]} rows"))
+        for fk in table.foreign_keys:
+            targets = keys.get(fk.ref_table)
+            if targets is None:
+                continue
+            for r_index, row in enumerate(table.rows):
+                value = row.get(fk.column)
+                if value is not None and value not in targets:
+                    issues.append(Issue("consistency", DANGLING_KEY, f"$.database.tables[{t_index}].rows[{r_index}].{fk.column}",
+                                        f"{table.name}.{fk.column} = {value!r} points at no row of {fk.ref_table}"))
+    return issues
+
+
+def check_totals(site: Site) -> list[Issue]:
+    """C004: a money ``total`` agrees with the money lines that point at its row (plus a fixed fee).
+
+    A table with a ``total`` money column and a line table with a foreign key to it, a quantity
+    and a money price: every total must be the sum of its lines plus a fee the site charges
+    consistently (the most common difference). A total off by anything else is reported.
+    """
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        total = table.column("total")
+        if total is None or total.type != "money":
+            continue
+        for lines in site.database.tables:
+            fk = next((f for f in lines.foreign_keys if f.ref_table == table.name), None)
+            price = next((c for c in lines.columns if c.type == "money"), None)
+            qty = next((c for c in lines.columns if c.name in ("qty", "quantity")), None)
+            if fk is None or price is None or qty is None:
+                continue
+            sums: dict[Any, int] = defaultdict(int)
+            for row in lines.rows:
+                if isinstance(row.get(price.name), int) and isinstance(row.get(qty.name), int):
+                    sums[row.get(fk.column)] += row[price.name] * row[qty.name]
+            diffs: Counter[int] = Counter()
+            for row in table.rows:
+                if isinstance(row.get("total"), int) and row.get(table.primary_key) in sums:
+                    diffs[row["total"] - sums[row[table.primary_key]]] += 1
+            fees = {d for d, n in diffs.items() if n >= max(2, len(table.rows) // 20) and 0 <= d <= 10_000}
+            by_group = _fee_groups(table, sums)
+            for r_index, row in enumerate(table.rows):
+                key = row.get(table.primary_key)
+                if not (isinstance(row.get("total"), int) and key in sums):
+                    continue
+                diff = row["total"] - sums[key]
+                if diff not in fees and not any(by_group.get((c, row.get(c))) == {diff} for c, _ in by_group):
+                    issues.append(Issue("consistency", TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
+                                        f"{table.name} {key}: total {row['total']} disagrees with its lines in "
+                                        f"{lines.name} ({sums[key]} plus any usual fee)"))
+    return issues
+
+
+def _fee_groups(table: Any, sums: dict[Any, int]) -> dict[tuple[str, Any], set[int]]:
+    """For each value of a categorical text column (a shipping method, say), the fees its rows
+    charge; only columns with few distinct values count, so a unique name explains nothing."""
+    groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
+    rows = [r for r in table.rows if isinstance(r.get("total"), int) and r.get(table.primary_key) in sums]
+    for column in table.columns:
+        values = {r.get(column.name) for r in rows}
+        if column.type != "text" or len(values) > max(1, len(rows) // 2) or len(values) > 12:
+            continue
+        for row in rows:
+            groups[(column.name, row.get(column.name))].append(row["total"] - sums[row[table.primary_key]])
+    return {key: set(fees) for key, fees in groups.items()}
+
+
+STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
+    check_links, check_reachability, check_forms, check_tables, check_widgets_and_pages, check_content,
+    check_labels, check_values, check_slots, check_entities, check_keys, check_totals,
+]
+
+
+def static_issues(site: Site) -> list[Issue]:
+    """Every issue the static checks find, in a fixed order."""
+    issues = []
+    for check in STATIC_CHECKS:
+        issues.extend(check(site))
+    return issues
