@@ -32,7 +32,10 @@ How Chromium's nodes are normalised (each rule, and nothing else):
    ``focused`` as booleans (absent is false); heading ``level``.
 7. **Links.** The AX URL, less the server's origin and the site's path, parsed as the engine
    parses URLs (so query order and encoding do not matter).
-8. **Empty paragraphs.** A paragraph with no text and no children shows nothing; Chromium
+8. **Focus on hidden elements.** The engine keeps focus on an element that an action hid
+   (Escape closing the dialog that holds it); a browser cannot focus a hidden element, so the
+   engine's view counts focus on visible elements only.
+9. **Empty paragraphs.** A paragraph with no text and no children shows nothing; Chromium
    leaves it out of its tree, so the engine's view leaves it out too.
 """
 
@@ -104,7 +107,7 @@ def engine_view(page: PageModel) -> list[AXNode]:
     out = []
     for node in page.nodes:
         if node.role == "paragraph" and not node.text.strip() and not node.children:
-            continue  # nothing to show: Chromium leaves empty paragraphs out (rule 8)
+            continue  # nothing to show: Chromium leaves empty paragraphs out (rule 9)
         if node.role in VALUED or node.role in FORM_VALUED:
             value = node.value or ""
         else:
@@ -114,7 +117,8 @@ def engine_view(page: PageModel) -> list[AXNode]:
             text="" if node.role in CONTENT_NAMED else norm(node.text), value=value,
             checked=node.checked if node.role in ("checkbox", "radio") else None,
             selected=node.selected if node.role in ("option", "tab") else None,
-            expanded=node.expanded, disabled=node.disabled, required=node.required, focused=node.focused,
+            expanded=node.expanded, disabled=node.disabled, required=node.required,
+            focused=node.focused and node.visible,
             visible=node.visible, level=node.level if node.role == "heading" else None,
             parent=node.parent.bid if node.parent is not None else "",
             href=_href(node.href) if node.role == "link" else None))

@@ -119,6 +119,7 @@ class ServerWiring:
             attrs["method"] = "post"
             attrs["action"] = site_href(self.prefix, self.page.url)
             attrs["novalidate"] = None
+            attrs["autocomplete"] = "off"  # no field values restored on back and forward: the engine has none
         elif kind == "field":
             attrs["name"] = behaviour[2]
             if node.input_type == "password":

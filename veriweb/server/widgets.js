@@ -192,6 +192,9 @@
     if (blocked(ev.target instanceof Element ? ev.target : null)) stop(ev);
   }
 
+  doc.addEventListener("mousedown", function (ev) {  // no focus moves behind an open modal dialog
+    if (blocked(ev.target instanceof Element ? ev.target : null)) stop(ev);
+  }, true);
   doc.addEventListener("click", onClick, true);
   doc.addEventListener("auxclick", onAuxClick, true);
   doc.addEventListener("contextmenu", function (ev) { ev.preventDefault(); }, true);

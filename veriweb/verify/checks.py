@@ -493,7 +493,7 @@ def check_entities(site: Site) -> list[Issue]:
     """M005: a feasible task that looks something up by name finds it in the site's data.
 
     A slot counts as a lookup when a goal or progress condition matches it against a table
-    that no marker writes: the task cannot create the thing, so it must already exist.
+    that no marker inserts into: the task cannot create the thing, so it must already exist.
     """
     corpus: set[str] = set()
     for table in site.database.tables:
@@ -501,7 +501,7 @@ def check_entities(site: Site) -> list[Issue]:
             for value in row.values():
                 if isinstance(value, str):
                     corpus.add(value.casefold())
-    written = {e.table for m in site.markers for e in m.effects}
+    written = {e.table for m in site.markers for e in m.effects if e.op == "insert"}
     issues = []
     for number, task in enumerate(site.tasks):
         if task.kind == "infeasible":

@@ -501,7 +501,8 @@ def _markers(w: dict[str, str]) -> list[Row]:
                                                            "WHERE id = :mr_id AND state = 'open'")],
                    pre=[kit.check(sql("SELECT EXISTS (SELECT 1 FROM merge_requests r JOIN members m ON m.project_id = "
                                       "r.project_id WHERE r.id = :r AND m.user_id = :user_id AND r.state = 'open')",
-                                      r=ref("param.mr_id")), f"Only members can close open {w['mr']}s.")]),
+                                      r=ref("param.mr_id")), f"Only members can close open {w['mr']}s.")],
+                   irreversible=True),
         kit.marker("star", [kit.param("project_id", "integer")],
                    [kit.effect("insert", "stars", "INSERT INTO stars (user_id, project_id, created) "
                                                   "VALUES (:user_id, :project_id, :today)")],
@@ -814,7 +815,9 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
                 kit.form(w["merge"], kit.marker_action("merge_mr", {"mr_id": ref("row.id")}, message="Merged."),
                          confirm=confirm_merge),
                 kit.form(w["close_mr"], kit.marker_action("close_mr", {"mr_id": ref("row.id")},
-                                                          message=f"The {w['mr']} was closed."))], "")],
+                                                          message=f"The {w['mr']} was closed."),
+                         confirm=kit.confirm(f"Close this {w['mr']} without merging?", labels["confirm"],
+                                             labels["cancel"]) if ui.confirm_merge else None)], "")],
         f"This {w['mr']} does not exist.")]))
 
     # ---------------------------------------------------------------- search and optional pages

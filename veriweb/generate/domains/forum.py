@@ -51,44 +51,44 @@ FORUMS: dict[str, tuple[str, str, list[str]]] = {
                     ["walnut side table", "dovetail box", "cutting board", "workbench", "hand plane", "oak bookshelf",
                      "router table", "carved spoon", "live-edge desk", "jewelry box", "bandsaw", "rocking chair"]),
     "homecooking": ("Home Cooking", "Recipes, techniques and kitchen wins from home cooks.",
-                    ["sourdough starter", "cast iron skillet", "lasagna", "ramen broth", "pie crust", "curry paste",
-                     "stand mixer", "chef knife", "dumpling fold", "brisket", "pizza oven", "spice rack"]),
+                    ["sourdough starter", "cast iron skillet", "Dutch oven", "rice cooker", "pasta machine", "wok",
+                     "stand mixer", "chef knife", "knife block", "smoker", "pizza oven", "spice rack"]),
     "gardening": ("Gardening", "Vegetables, flowers and everything that grows.",
-                  ["tomato bed", "compost pile", "raised bed", "fig tree", "rose bush", "herb spiral", "seed tray",
-                   "rain barrel", "pepper plant", "lawn patch", "greenhouse", "potato crop"]),
+                  ["raised bed", "compost bin", "potting bench", "fig tree", "rose bush", "trellis", "seed tray",
+                   "rain barrel", "pepper plant", "lawn mower", "greenhouse", "apple tree"]),
     "cycling": ("Cycling", "Road, gravel and commuting: rides, gear and routes.",
-                ["gravel bike", "saddle", "chain", "commuter route", "wheelset", "bike light", "cargo bike",
-                 "tubeless setup", "helmet", "century ride", "bike rack", "derailleur"]),
+                ["gravel bike", "saddle", "road bike", "turbo trainer", "wheelset", "bike light", "cargo bike",
+                 "bike lock", "helmet", "bike computer", "bike rack", "derailleur"]),
     "photography": ("Photography", "Share your shots and talk cameras, lenses and light.",
-                    ["prime lens", "film camera", "tripod", "night sky shot", "portrait setup", "street photo",
-                     "camera bag", "light meter", "macro lens", "print", "flash", "darkroom"]),
+                    ["prime lens", "film camera", "tripod", "mirrorless camera", "zoom lens", "lens filter",
+                     "camera bag", "light meter", "macro lens", "photo printer", "flash", "camera strap"]),
     "boardgames": ("Board Games", "Tabletop games, strategy and game-night stories.",
-                   ["deck-builder", "game shelf", "co-op campaign", "card sleeve", "dice tower", "chess opening",
-                    "worker placement game", "party game", "miniature", "game table", "expansion", "solo variant"]),
+                   ["deck-builder", "game shelf", "co-op game", "chess set", "dice tower", "card insert",
+                    "worker placement game", "party game", "miniature", "game table", "expansion", "dice set"]),
     "homelab": ("Homelab", "Servers, networks and tinkering at home.",
-                ["server rack", "NAS build", "mesh network", "mini PC", "backup plan", "firewall", "UPS",
-                 "media server", "switch", "VLAN setup", "Raspberry Pi cluster", "patch panel"]),
+                ["server rack", "NAS", "mesh router", "mini PC", "backup drive", "firewall", "rack shelf",
+                 "media server", "switch", "Raspberry Pi cluster", "patch panel", "GPU server"]),
     "running": ("Running", "Training, races and shoes for runners of every pace.",
-                ["marathon plan", "trail shoe", "tempo run", "race bib", "running watch", "long run",
-                 "half marathon", "foam roller", "track session", "hydration vest", "5K time", "recovery week"]),
+                ["running watch", "trail shoe", "foam roller", "hydration vest", "treadmill", "headlamp",
+                 "running belt", "heart rate strap", "massage gun", "race jacket", "running stroller", "insole"]),
     "books": ("Books", "What are you reading? Reviews, lists and recommendations.",
-              ["book club pick", "reading list", "fantasy series", "library haul", "e-reader", "audiobook",
-               "classic novel", "poetry collection", "mystery series", "bookshelf", "reading nook", "sci-fi trilogy"]),
+              ["e-reader", "bookshelf", "reading lamp", "first edition", "book light", "signed copy",
+               "box set", "reading chair", "book stand", "audiobook player", "library tote", "poetry collection"]),
     "astronomy": ("Astronomy", "Observing, astrophotography and the night sky.",
-                  ["telescope", "star chart", "meteor shower", "eyepiece", "moon photo", "Dobsonian",
-                   "star party", "planet sketch", "mount", "dark-sky site", "filter", "comet photo"]),
+                  ["telescope", "star chart", "eyepiece", "Dobsonian", "mount", "moon filter", "star tracker",
+                   "finder scope", "planisphere", "binocular mount", "dew heater", "solar filter"]),
     "aquariums": ("Aquariums", "Fish, plants and tanks of every size.",
-                  ["planted tank", "canister filter", "betta", "nano tank", "shrimp colony", "CO2 setup",
-                   "aquascape", "heater", "water test kit", "driftwood piece", "cichlid", "algae problem"]),
+                  ["planted tank", "canister filter", "nano tank", "CO2 regulator", "heater", "water test kit",
+                   "driftwood piece", "air pump", "LED light", "shrimp tank", "sponge filter", "reef tank"]),
     "coffee": ("Coffee", "Beans, brewing and espresso at home.",
-               ["espresso machine", "hand grinder", "pour-over", "roast profile", "moka pot", "latte art",
-                "cold brew", "French press", "scale", "bean subscription", "milk frother", "AeroPress"]),
+               ["espresso machine", "hand grinder", "pour-over kettle", "moka pot", "French press", "coffee scale",
+                "milk frother", "AeroPress", "burr grinder", "cold brew maker", "tamper", "dripper"]),
     "hiking": ("Hiking", "Trails, trip reports and gear for walking in the hills.",
-               ["day pack", "trail report", "boot", "hut trip", "trekking pole", "water filter", "ridge walk",
-                "rain shell", "trail map", "summit", "sleeping bag", "camp stove"]),
+               ["day pack", "hiking boot", "trekking pole", "water filter", "rain shell", "trail map",
+                "sleeping bag", "camp stove", "tent", "GPS watch", "bivy bag", "trail runner"]),
     "keyboards": ("Mechanical Keyboards", "Switches, keycaps and custom builds.",
-                  ["keycap set", "split keyboard", "switch tester", "custom build", "wrist rest", "lubed switch",
-                   "macro pad", "keyboard case", "stabilizer", "artisan keycap", "desk mat", "firmware"]),
+                  ["keycap set", "split keyboard", "switch tester", "custom build", "wrist rest", "macro pad",
+                   "keyboard case", "stabilizer", "artisan keycap", "desk mat", "65% board", "PCB"]),
 }
 MARKET_NAMES = ["gearswap", "marketplace", "swapmeet", "forsale"]
 MARKET_ITEMS = [("road bike", 250, 900), ("camera lens", 80, 300), ("mechanical keyboard", 40, 200),
@@ -98,13 +98,13 @@ MARKET_ITEMS = [("road bike", 250, 900), ("camera lens", 80, 300), ("mechanical 
                 ("e-reader", 40, 120), ("climbing rope", 50, 150), ("guitar amp", 80, 400)]
 MARKET_ADJ = ["Lightly used", "Like-new", "Vintage", "Barely used", "Well-loved", "Refurbished", "Boxed", "Spare"]
 MARKET_FORMS = ["[Selling] {adj} {item}", "[FS] {adj} {item}", "{adj} {item} for sale", "WTS: {adj} {item}"]
-TITLE_FORMS = ["Finally finished my {n}", "Is a {n} worth it?", "First {n} - feedback welcome",
+TITLE_FORMS = ["Just got my first {n}", "Is {a} {n} worth it?", "First {n} - feedback welcome",
                "What am I doing wrong with my {n}?", "Show and tell: my {n}", "Best budget {n} right now?",
                "Need advice on my {n}", "Rate my {n}", "My {n} after six months", "Thoughts on this {n}?",
                "Restored an old {n}", "How do you store your {n}?", "Why does my {n} keep failing?",
-               "Weekly {n} thread", "Upgraded my {n} today"]
-NEW_TITLE_FORMS = ["Looking for tips on a {n}", "Help me choose a {n}", "Just joined with my first {n}",
-                   "Proud of this {n}", "Question about {n} care"]
+               "{N} recommendations?", "Upgraded my {n} today", "Found {a} {n} at a yard sale"]
+NEW_TITLE_FORMS = ["Looking for tips on my new {n}", "Help me choose {a} {n}", "Proud of this {n}",
+                   "Question about my {n}", "Is my {n} normal?"]
 BODY_LINES = ["Took me a few weekends but I am happy with how the {n} turned out.",
               "Any advice is welcome. I am still learning.", "Photos in the comments. Be gentle!",
               "I read the wiki but could not find an answer about the {n}.", "Curious what everyone here thinks.",
@@ -177,6 +177,13 @@ def _pair(labels: Labels, concept: str) -> tuple[str, str]:
     return first, second
 
 
+def _title(form: str, noun: str) -> str:
+    """A post title from a form such as ``"Is {a} {n} worth it?"`` and a noun."""
+    article = "an" if noun[0] in "aeioAEIO" else "a"
+    text = form.format(n=noun, N=noun[0].upper() + noun[1:], a=article)
+    return text[0].upper() + text[1:]
+
+
 def _ord(created: str) -> int:
     return int(created[:4]) * 372 + int(created[5:7]) * 31 + int(created[8:10])
 
@@ -225,8 +232,7 @@ def _content(rng: random.Random, forums: list[dict[str, Any]], market_id: int, h
             body = f"Asking ${price // 100}. Local pickup preferred, can ship at the buyer's cost."
         else:
             noun = rng.choice(forum["nouns"])
-            title = rng.choice(TITLE_FORMS).format(n=noun)
-            title = title[0].upper() + title[1:]
+            title = _title(rng.choice(TITLE_FORMS), noun)
             body = " ".join(line.format(n=noun) for line in rng.sample(BODY_LINES, 2))
         if title in titles:
             continue
@@ -505,7 +511,8 @@ def build(streams: Streams) -> Draft:
             return kit.listing(name, q, item, page_size=size, sorts=chosen_sorts, empty=empty)
         columns = [(words["posts"], [title])] + ([(words["community_field"], [forum])] if show_forum else []) + (
             [("Author", [author])] if show_author else []) + [
-            ("Score", [kit.text("{row.score} · {row.comments} comment{row.comments|plural} · {row.created|date}")])]
+            ("Activity",
+             [kit.text("{row.score} · {row.comments} comment{row.comments|plural} · {row.created|date}")])]
         return kit.table(name, q, columns, label=words["posts"], page_size=size, sorts=chosen_sorts, empty=empty)
 
     forum_links = kit.listing("communities", kit.query("forums", order=[("name", "asc")]),
@@ -585,7 +592,7 @@ def build(streams: Streams) -> Draft:
         post_body.append(kit.form(save, kit.marker_action("save_post", {"post_id": ref("row.id")}, message="Saved.")))
     post_body += [
         kit.record(kit.query("posts", cond("id", ref("row.id")), cond("user_id", ref("user.id"))), owner, ""),
-        kit.heading(f"{{row.comments}} {words['comments'].lower()}"), *comment_block,
+        kit.heading(f"{words['comments']} ({{row.comments}})"), *comment_block,
         kit.listing("comments", kit.query("comment_view", cond("post_id", ref("row.id")),
                                           order=[("score", "desc"), ("id", "asc")]),
                     [kit.link("{row.author}", "/u/{row.author}"), kit.text("{row.score} points · {row.created|date}"),
@@ -744,10 +751,13 @@ class _Ctx:
 
     # ------------------------------------------------------------------ plan helpers
 
-    def to_forum(self, forum: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """From anywhere to a community's page."""
-        first = self.words["communities"] if self.has_directory else self.labels["home"]
-        return [("click", "link", first), ("click", "link", f"{self.prefix}/{forum['name']}")]
+    def to_forum(self, forum: dict[str, Any], *, at_home: bool = False) -> list[tuple[Any, ...]]:
+        """To a community's page: through the directory, or from the home page's list (which
+        needs no first step when the plan is known to be on the home page)."""
+        link = ("click", "link", f"{self.prefix}/{forum['name']}")
+        if self.has_directory:
+            return [("click", "link", self.words["communities"]), link]
+        return [link] if at_home else [("click", "link", self.labels["home"]), link]
 
     def search(self, query: str) -> list[tuple[Any, ...]]:
         steps: list[tuple[Any, ...]] = [] if self.search_in_header else [("click", "link", self.labels["search"])]
@@ -866,7 +876,7 @@ def _navigate_sorted(ctx: _Ctx) -> list[TaskDraft]:
                       [f"Open the {{what}} post in {place}.", f"Go to the {{what}} post of {place}.",
                        f"Find the {{what}} post in the {place} community and open it."],
                       {"what": what, "forum": forum["name"]},
-                      ctx.to_forum(forum) + [("click", "link", label), ("click", "link", ordered[0]["title"])],
+                      ctx.to_forum(forum, at_home=True) + [("click", "link", label), ("click", "link", ordered[0]["title"])],
                       goal=[kit.on_page("post", id=target)],
                       progress=[{"description": "on the post", "predicate": kit.on_page("post", id=target)}])]
     return []
@@ -904,7 +914,7 @@ def _retrieve_count(ctx: _Ctx) -> list[TaskDraft]:
     place = ctx.forum_slot()
     return [_task(ctx, "count_members", "retrieve_count", "retrieve",
                   [f"How many members does {place} have?", f"What is the member count of {place}?"],
-                  {"forum": forum["name"]}, ctx.to_forum(forum) + [("send", f"{forum['members']:,}")],
+                  {"forum": forum["name"]}, ctx.to_forum(forum, at_home=True) + [("send", f"{forum['members']:,}")],
                   answer={"type": "number", "value": kit.scalar("forums", "members", cond("name", ref("slot.forum")))})]
 
 
@@ -923,7 +933,7 @@ def _retrieve_extreme(ctx: _Ctx) -> list[TaskDraft]:
                       [f"Which user wrote the highest-scoring post in {place}? Give the username.",
                        f"Who posted the top post of all time in {place}? Answer with the username.",
                        f"Give the username behind the post with the most points in {place}."],
-                      {"forum": forum["name"]}, ctx.to_forum(forum) + [("click", "link", top_label), ("send", author)],
+                      {"forum": forum["name"]}, ctx.to_forum(forum, at_home=True) + [("click", "link", top_label), ("send", author)],
                       answer={"type": "text", "value": kit.scalar("post_view", "author", cond("forum", ref("slot.forum")),
                                                                   order=[("score", "desc"), ("hot", "desc"), ("id", "desc")]),
                               "candidates": kit.scalar("users", "username")["query"]})]
@@ -1038,7 +1048,7 @@ def _pick_post(ctx: _Ctx, usable: Any) -> tuple[dict[str, Any], str, dict[str, A
                 pid = kit.scalar("post_view", "id", cond("forum", ref("slot.forum")),
                                  order=[(column, "desc"), ("hot", "desc"), ("id", "desc")])
                 return (ordered[0], f"the {what} post in {ctx.prefix}/{{forum}}", {"forum": forum["name"]},
-                        ctx.to_forum(forum) + [("click", "link", label), ("click", "link", ordered[0]["title"])], pid)
+                        ctx.to_forum(forum, at_home=True) + [("click", "link", label), ("click", "link", ordered[0]["title"])], pid)
     post = rng.choice([p for p in ctx.posts if usable(p)])
     return post, "the post \"{title}\"", {"title": post["title"]}, ctx.find_post(post), _post_id()
 
@@ -1090,14 +1100,14 @@ def _create_post(ctx: _Ctx) -> list[TaskDraft]:
     forum = rng.choice([f for f in ctx.forums if f["nouns"]])
     titles = {p["title"] for p in ctx.posts}
     while True:
-        title = rng.choice(NEW_TITLE_FORMS).format(n=rng.choice(forum["nouns"]))
+        title = _title(rng.choice(NEW_TITLE_FORMS), rng.choice(forum["nouns"]))
         if title not in titles:
             break
     body = rng.choice(NEW_BODIES)
     slots: dict[str, Any] = {"forum": forum["name"], "title": title, "body": body}
     fid = _forum_id()
     if ctx.submit_mode == "forum":
-        steps = ctx.to_forum(forum) + [("click", "link", ctx.words["new_post"])]
+        steps = ctx.to_forum(forum, at_home=True) + [("click", "link", ctx.words["new_post"])]
     else:
         steps = [("click", "link", ctx.words["new_post"]), ("select", ctx.words["community_field"], forum["name"])]
     steps += [("fill", "textbox", ctx.words["post_title"], title), ("fill", "textbox", ctx.words["post_body"], body)]
@@ -1163,7 +1173,7 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
         chosen = rng.sample(others, min(len(others), 3))
         names = ["first", "second", "third"][:len(chosen)]
         for forum in chosen:
-            steps += ctx.to_forum(forum) + [("click", "button", join)]
+            steps += ctx.to_forum(forum, at_home=not steps) + [("click", "button", join)]
         listed = ", ".join(f"{place}{{{n}}}" for n in names[:-1]) + f" and {place}{{{names[-1]}}}"
         phrasings = [f"Join {listed}.", f"Subscribe to {listed}.", f"Become a member of {listed}."]
         slots = {n: f["name"] for n, f in zip(names, chosen)}
@@ -1172,7 +1182,7 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
         new, newer = rng.sample(others, 2)
         old = ctx.forum_by_id[rng.choice(member)]
         for forum in (new, newer):
-            steps += ctx.to_forum(forum) + [("click", "button", join)]
+            steps += ctx.to_forum(forum, at_home=not steps) + [("click", "button", join)]
         steps += ctx.to_forum(old) + [("click", "button", leave)]
         if ctx.confirm_leave:
             steps.append(("click", "button", ctx.labels["confirm"]))
@@ -1234,7 +1244,9 @@ def _delete_post(ctx: _Ctx) -> list[TaskDraft]:
             steps.append(("click", "button", ctx.labels["confirm"]))
         slots["forum"] = forum["name"]
         place = ctx.forum_slot()
-        phrasings = [p[:-1] + f", then leave {place}." for p in phrasings] + [
+        phrasings = [
+            f"Log in as {{username}} (password: {{password}}), delete your post \"{{title}}\" and leave {place}.",
+            f"Sign in with {{username}} / {{password}}. Remove your post \"{{title}}\" for good, then leave {place}.",
             f"I am done with {place}. Log in as {{username}} (password: {{password}}), delete my post \"{{title}}\" "
             "there and leave the community."]
         out = kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id()), negate=True)
@@ -1265,7 +1277,7 @@ def _infeasible(ctx: _Ctx) -> list[TaskDraft]:
                       {"forum": missing}, [("infeasible", f"There is no community called {missing} on this site.")], **who,
                       goal=[kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id()))])]
     if kind == 1:
-        title = rng.choice(NEW_TITLE_FORMS).format(n="setup")
+        title = _title(rng.choice(NEW_TITLE_FORMS), "setup")
         return [_task(ctx, "missing_community_post", "infeasible_missing", "infeasible",
                       [f"Post \"{{title}}\" in {place}.", f"Create a thread titled \"{{title}}\" in {place}."],
                       {"forum": missing, "title": title},

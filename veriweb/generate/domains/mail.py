@@ -975,6 +975,10 @@ class _Ctx:
         return self.rng.choice(usable) if usable else None
 
 
+LOGIN_CHANCE = {"reply": 0.75, "forward_lookup": 0.75, "compose_lookup": 0.75, "multi_entity_form": 0.75,
+                "folder_multi_step": 0.75}
+"""How often a family's instruction carries the credentials (the rest start logged in from the profile)."""
+
 LOGIN_PREFIXES = ["Log in as {username} (password: {password}). ", "Sign in with {username} / {password}. ",
                   "Use the account {username} with the password {password}. "]
 
@@ -1001,7 +1005,7 @@ def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str],
 
 def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any], phrasings: list[str],
           slots: dict[str, Any], plan: list[Step], *, chance: float = 0.5, **fields: Any) -> TaskDraft | None:
-    who = _as_user(ctx, user, phrasings, slots, plan, chance=chance)
+    who = _as_user(ctx, user, phrasings, slots, plan, chance=LOGIN_CHANCE.get(family, chance))
     if who is None:
         return None
     phrased, slots, plan, login = who

@@ -1370,8 +1370,7 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
         budget = cheapest["price"] * nights + rng.choice([0, 2500, 5000])
         if all(h["price"] * nights <= budget for h in pool):
             continue
-        busy = {s["user_id"] for s in ctx.stays if s["hotel_id"] in {h["id"] for h in pool} and s["check_in"] < co
-                and ci < s["check_out"]}
+        busy = {s["user_id"] for s in ctx.stays if s["check_in"] < co and ci < s["check_out"]}
         user = rng.choice([u for u in ctx.users if u["id"] not in busy])
         plan = (ctx.hotel_search(city, ci, co, guests, stars=stars)
                 + [("click", "link", ui.hotel_sort("price_asc")), ("click", "link", cheapest["name"])] + ctx.reserve())

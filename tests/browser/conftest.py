@@ -1,0 +1,49 @@
+"""Fixtures for the browser tests: one server and one headless Chromium per test module."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veriweb.errors import VeriwebError
+
+pytest.importorskip("playwright.sync_api", reason="the browser tests need Playwright (pip install -e '.[test]')")
+
+
+def _chromium() -> str:
+    from veriweb.browser.chromium import chromium_path
+
+    try:
+        return chromium_path()
+    except VeriwebError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A headless Debian Chromium under Playwright, for the whole module."""
+    _chromium()
+    from playwright.sync_api import sync_playwright
+
+    from veriweb.browser.chromium import launch
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def sample_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small corpus with sites of every domain the generator knows (two each)."""
+    from veriweb.generate.corpus import plan_corpus, write_corpus
+    from veriweb.generate.domains import BLUEPRINTS
+
+    out = tmp_path_factory.mktemp("corpus")
+    plan = plan_corpus(2 * len(BLUEPRINTS), ["all"], seed=int(os.environ.get("VERIWEB_PARITY_SEED", "6")))
+    write_corpus(plan, out, workers=1, progress=False)
+    return out
