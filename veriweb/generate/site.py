@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,20 @@ def generate_site_checked(domain: str, seed: int, *, vocab_part: int | None = No
     session = Session(base)
     tasks: list[Task] = []
     dropped: list[str] = []
+    # Page models are reference cycles (nodes know their parents); resolving plans renders many
+    # of them, and the cyclic collector's full passes cost more than the rendering itself.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _resolve_all(draft, base, session, tasks, dropped, strict)
+    finally:
+        if collecting:
+            gc.enable()
+    return with_id(base.model_copy(update={"tasks": tasks})), dropped
+
+
+def _resolve_all(draft: Draft, base: Site, session: Session, tasks: list[Task], dropped: list[str],
+                 strict: bool) -> None:
     for task_draft in draft.tasks:
         fields = dict(task_draft.fields)
         fields["instruction"] = render_instruction(fields["template"], fields.get("slots", {}))
@@ -80,4 +95,3 @@ def generate_site_checked(domain: str, seed: int, *, vocab_part: int | None = No
             continue
         tasks.append(task.model_copy(update={"certificate": certificate,
                                              "difficulty": difficulty(len(certificate), pages)}))
-    return with_id(base.model_copy(update={"tasks": tasks})), dropped

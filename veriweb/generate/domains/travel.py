@@ -1,23 +1,27 @@
 """Travel blueprint: flight and hotel search, filters and sort, bookings with a passenger form, my trips, cancellation.
 
 Description:
-    A travel agency selling flights and hotel rooms. Eight to eleven cities served by four to
-    seven airlines, with two thousand-odd dated flights (times, duration, stops, fare per
-    passenger, seats left) over a schedule from ten days ago to four weeks ahead, and a hundred
-    or so hotels (stars, guest rating, nightly rate). Flight search by origin, destination, date
-    and passengers, results sortable by price, duration or departure and filterable by stops and
-    airline; hotel search by city, check-in, check-out and guests, filterable by stars. Booking a
-    flight takes a passenger form (lead passenger, email, number of passengers, a checked bag);
-    booking a room takes the dates, guests and a name. "My trips" lists a traveller's flights and
-    stays, each cancellable before departure or check-in only. Prices are money (integer cents).
+    A travel agency selling flights and hotel rooms. Eight to eleven cities, seven to ten city
+    pairs flown both ways by four to seven airlines: two or three services per direction (a flight
+    number with its times, duration and stops), each operating on most days of a schedule from
+    four days ago to two weeks ahead, which makes several hundred dated flights (fare per
+    passenger, seats left); about a hundred hotels (stars, guest rating, nightly rate); a few
+    hundred past and upcoming bookings and stays of forty to eighty travellers. Flight search by
+    origin, destination, date and passengers, results sortable by price and, on some sites, by
+    duration or departure, and filterable by stops and airline; hotel search by city, check-in,
+    check-out and guests, filterable by stars. Booking a flight takes a passenger form (number of
+    passengers, lead passenger, email, a checked bag); booking a room takes the dates, guests and a
+    name. "My trips" lists a traveller's flights and stays; either can be cancelled before departure
+    or check-in only. Prices are money (integer cents).
 
     What varies with the structure stream: whether the home page carries the search forms (in
-    tabs or one under the other) or the Flights and Hotels pages do; whether cities are picked
-    from drop-downs or typed; whether the refine form sits plainly, in a collapsible or in a
-    dialog; whether the booking forms sit plainly, in a collapsible or in a tab; flights and
-    hotels as lists or tables; page sizes; which sort orders exist; stops as a drop-down or
-    radio buttons; the order of the form fields; confirmation dialogs before booking and before
-    cancelling; optional deals, destinations and profile pages; and every label.
+    tabs, or one under the other) or only the Flights and Hotels pages do; whether cities are
+    picked from drop-downs or typed; whether the refine form sits plainly, in a collapsible or in
+    a dialog; whether booking forms sit plainly, in a collapsible or in a tab; flights and hotels
+    as lists or tables; page sizes; which sort orders exist; stops as a drop-down or radio buttons;
+    the order of form fields; My trips in tabs or one table under the other; confirmation dialogs
+    before booking and before cancelling; optional deals, destinations, profile pages and a
+    popular-destinations box; the navigation layout (``build_chrome``) and every label.
 
 Action Space:
     BrowserGym high-level actions on the rendered pages (see ``veriweb.engine.actions``).
@@ -50,13 +54,15 @@ from typing import Any
 from veriweb.generate import kit
 from veriweb.generate.kit import cond, ref
 from veriweb.generate.layout import build_chrome, login_page, login_plan
-from veriweb.generate.plan import TaskDraft
+from veriweb.generate.plan import Step, TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
 from veriweb.generate.vocab import Labels, password, person
 
-Step = tuple[Any, ...]
 Row = dict[str, Any]
+"""One record of the site's database, as generated."""
+Data = dict[str, Any]
+"""Scaffold JSON as ``kit`` builds it (elements, pages, predicates, footprints)."""
 
 TODAY = dt.date(2026, 6, 15)
 PAST_DAYS = [TODAY - dt.timedelta(days=n) for n in range(4, 0, -1)]
@@ -96,6 +102,10 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 STAY_OFFSETS = [n for n in range(-40, 60) if n]
 NO_FLIGHTS = "No flights found. Choose where you fly from and to, and a date, then search."
+PAX_OPTIONS = [(str(n), f"{n} passenger{'s' if n > 1 else ''}") for n in range(1, 7)]
+GUEST_OPTIONS = [(str(n), f"{n} guest{'s' if n > 1 else ''}") for n in range(1, 5)]
+STOP_OPTIONS = [("", "Any number of stops"), ("0", "Nonstop only"), ("1", "At most 1 stop")]
+STAR_OPTIONS = [("", "Any"), ("3", "3 stars or more"), ("4", "4 stars or more"), ("5", "5 stars")]
 
 WORDING: dict[str, list[str]] = {
     "flights": ["Flights", "Book a flight", "Air travel", "Fly"],
@@ -122,7 +132,7 @@ WORDING: dict[str, list[str]] = {
     "book_flight": ["Book now", "Book this flight", "Complete booking", "Pay and book"],
     "stay_section": ["Your stay", "Reservation", "Room booking", "Booking details"],
     "book_hotel": ["Reserve now", "Book this room", "Complete reservation", "Book your stay"],
-    "details": ["Details", "Flight details", "Overview", "Summary"],
+    "details": ["Details", "Overview", "Summary", "At a glance"],
     "lead": ["Lead passenger", "Passenger name", "Full name", "Traveller name"],
     "email": ["Email", "Email address", "Contact email", "E-mail"],
     "bag": ["Add a checked bag ($35 per passenger)", "Checked bag (+$35 each)", "Include hold luggage ($35 each)",
@@ -130,7 +140,7 @@ WORDING: dict[str, list[str]] = {
     "guest_name": ["Guest name", "Name on the reservation", "Main guest", "Reservation name"],
     "cancel_booking": ["Cancel booking", "Cancel this trip", "Cancel flight", "Cancel reservation"],
     "cancel_stay": ["Cancel stay", "Cancel this stay", "Cancel hotel booking", "Cancel room"],
-    "keep": ["Keep my booking", "No, keep it", "Go back", "Keep it"],
+    "keep": ["Keep my booking", "No, keep it", "Don't cancel", "Keep it"],
     "trip_flights": ["Flights", "Flight bookings", "Air", "Flights booked"],
     "trip_hotels": ["Hotels", "Hotel stays", "Stays", "Rooms"],
     "choose_city": ["Choose a city", "Select a city", "Any city", "Pick a city"],
@@ -286,22 +296,23 @@ def _content(rng: random.Random) -> dict[str, list[Row]]:
             "bookings": bookings, "stays": stays, "calendar": calendar}
 
 
-def _tables(data: dict[str, list[Row]]) -> list[dict[str, Any]]:
+def _tables(data: dict[str, list[Row]]) -> list[Data]:
     return [
         kit.table_def("cities", [("id", "integer"), ("name", "text"), ("code", "text"), ("country", "text")],
                       data["cities"]),
         kit.table_def("airlines", [("id", "integer"), ("name", "text"), ("code", "text")], data["airlines"]),
         kit.table_def("services", [("id", "integer"), ("number", "text"), ("airline_id", "integer"),
                                    ("origin_id", "integer"), ("destination_id", "integer"), ("depart", "text"),
-                                   ("arrive", "text"), ("duration", "integer"), ("length", "text"), ("stops", "integer")],
-                      data["services"],
+                                   ("arrive", "text"), ("duration", "integer"), ("length", "text"),
+                                   ("stops", "integer")], data["services"],
                       foreign_keys=[("airline_id", "airlines"), ("origin_id", "cities"), ("destination_id", "cities")]),
         kit.table_def("flights", [("id", "integer"), ("service_id", "integer"), ("date", "date"), ("price", "money"),
                                   ("seats", "integer")], data["flights"], foreign_keys=[("service_id", "services")],
                       indexes=[["date"]]),
         kit.table_def("hotels", [("id", "integer"), ("name", "text"), ("city_id", "integer"), ("area", "text"),
-                                 ("stars", "integer"), ("rating", "real"), ("price", "money"), ("breakfast", "boolean")],
-                      data["hotels"], foreign_keys=[("city_id", "cities")], indexes=[["name"]]),
+                                 ("stars", "integer"), ("rating", "real"), ("price", "money"),
+                                 ("breakfast", "boolean")], data["hotels"], foreign_keys=[("city_id", "cities")],
+                      indexes=[["name"]]),
         kit.table_def("users", [("id", "integer"), ("username", "text"), ("password", "text"), ("name", "text"),
                                 ("email", "text")], data["users"], indexes=[["username"]]),
         kit.table_def("bookings", [("id", "integer"), ("reference", "text"), ("user_id", "integer"),
@@ -309,9 +320,10 @@ def _tables(data: dict[str, list[Row]]) -> list[dict[str, Any]]:
                                    ("name", "text"), ("email", "text"), ("total", "money"), ("status", "text"),
                                    ("booked", "date")], data["bookings"],
                       foreign_keys=[("user_id", "users"), ("flight_id", "flights")]),
-        kit.table_def("stays", [("id", "integer"), ("reference", "text"), ("user_id", "integer"), ("hotel_id", "integer"),
-                                ("check_in", "date"), ("check_out", "date"), ("nights", "integer"), ("guests", "integer"),
-                                ("name", "text"), ("total", "money"), ("status", "text"), ("booked", "date")],
+        kit.table_def("stays", [("id", "integer"), ("reference", "text"), ("user_id", "integer"),
+                                ("hotel_id", "integer"), ("check_in", "date"), ("check_out", "date"),
+                                ("nights", "integer"), ("guests", "integer"), ("name", "text"), ("total", "money"),
+                                ("status", "text"), ("booked", "date")],
                       data["stays"], foreign_keys=[("user_id", "users"), ("hotel_id", "hotels")]),
         kit.table_def("calendar", [("id", "integer"), ("day", "date"), ("n", "integer")], data["calendar"],
                       indexes=[["day"]]),
@@ -320,9 +332,10 @@ def _tables(data: dict[str, list[Row]]) -> list[dict[str, Any]]:
 
 VIEWS = [
     {"name": "flight_view", "money_columns": ["price"],
-     "sql": "SELECT f.id AS id, s.number AS number, s.airline_id AS airline_id, a.name AS airline, a.code AS airline_code, "
-            "s.origin_id AS origin_id, o.name AS origin_city, o.code AS origin_code, s.destination_id AS destination_id, "
-            "d.name AS dest_city, d.code AS dest_code, f.date AS date, s.depart AS depart, s.arrive AS arrive, "
+     "sql": "SELECT f.id AS id, s.number AS number, s.airline_id AS airline_id, a.name AS airline, "
+            "a.code AS airline_code, s.origin_id AS origin_id, o.name AS origin_city, o.code AS origin_code, "
+            "s.destination_id AS destination_id, d.name AS dest_city, d.code AS dest_code, f.date AS date, "
+            "s.depart AS depart, s.arrive AS arrive, "
             "s.duration AS duration, s.length AS length, s.stops AS stops, CASE s.stops WHEN 0 THEN 'Nonstop' "
             "WHEN 1 THEN '1 stop' ELSE s.stops || ' stops' END AS stops_text, f.price AS price, f.seats AS seats "
             "FROM flights f JOIN services s ON s.id = f.service_id JOIN airlines a ON a.id = s.airline_id "
@@ -353,7 +366,7 @@ VIEWS = [
 # ----------------------------------------------------------------------------- markers
 
 
-def _markers(words: _Words) -> list[dict[str, Any]]:
+def _markers(words: _Words) -> list[Data]:
     new_ref = "substr('00000' || ((SELECT coalesce(max(id), 0) FROM {t}) + 1), -5, 5)"
     flight_id, booking_id, stay_id = ref("param.flight_id"), ref("param.booking_id"), ref("param.stay_id")
     ci, co = ref("param.check_in"), ref("param.check_out")
@@ -364,11 +377,12 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                                    kit.param("email", "text", words["email"], min_length=5, max_length=120),
                                    kit.param("bag", "boolean", "Checked bag")],
                    [kit.effect("insert", "bookings",
-                               "INSERT INTO bookings (reference, user_id, flight_id, passengers, bag, name, email, total, "
-                               f"status, booked) SELECT 'W' || {new_ref.format(t='bookings')}, :user_id, id, :passengers, "
-                               ":bag, :name, :email, :passengers * (price + CASE WHEN :bag THEN 3500 ELSE 0 END), "
-                               "'confirmed', :today FROM flights WHERE id = :flight_id"),
-                    kit.effect("update", "flights", "UPDATE flights SET seats = seats - :passengers WHERE id = :flight_id")],
+                               "INSERT INTO bookings (reference, user_id, flight_id, passengers, bag, name, email, "
+                               f"total, status, booked) SELECT 'W' || {new_ref.format(t='bookings')}, :user_id, id, "
+                               f":passengers, :bag, :name, :email, :passengers * (price + CASE WHEN :bag THEN "
+                               f"{BAG_FEE} ELSE 0 END), 'confirmed', :today FROM flights WHERE id = :flight_id"),
+                    kit.effect("update", "flights",
+                               "UPDATE flights SET seats = seats - :passengers WHERE id = :flight_id")],
                    pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM flights WHERE id = :f AND date > :today)",
                                           f=flight_id), "This flight has already departed: choose a later one."),
                         kit.check(kit.sql("SELECT :e LIKE '%_@_%._%'", e=ref("param.email")),
@@ -380,15 +394,16 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                                   "Sorry, there are not enough seats left on this flight.")],
                    message="Your booking could not be completed."),
         kit.marker("cancel_booking", [kit.param("booking_id", "integer")],
-                   [kit.effect("update", "flights", "UPDATE flights SET seats = seats + (SELECT passengers FROM bookings "
-                                                    "WHERE id = :booking_id) WHERE id = (SELECT flight_id FROM bookings "
-                                                    "WHERE id = :booking_id AND user_id = :user_id AND status = 'confirmed')"),
+                   [kit.effect("update", "flights",
+                               "UPDATE flights SET seats = seats + (SELECT passengers FROM bookings WHERE id = "
+                               ":booking_id) WHERE id = (SELECT flight_id FROM bookings WHERE id = :booking_id AND "
+                               "user_id = :user_id AND status = 'confirmed')"),
                     kit.effect("update", "bookings", "UPDATE bookings SET status = 'cancelled' WHERE id = :booking_id "
                                                      "AND user_id = :user_id AND status = 'confirmed'")],
                    pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM bookings WHERE id = :b AND user_id = :user_id "
                                           "AND status = 'confirmed')", b=booking_id), "This booking is not active."),
-                        kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM bookings b JOIN flights f ON f.id = b.flight_id "
-                                          "WHERE b.id = :b AND f.date > :today)", b=booking_id),
+                        kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM bookings b JOIN flights f ON "
+                                          "f.id = b.flight_id WHERE b.id = :b AND f.date > :today)", b=booking_id),
                                   "This flight has already departed, so it can no longer be cancelled.")],
                    irreversible=True, message="The booking could not be cancelled."),
         kit.marker("book_stay", [kit.param("hotel_id", "integer"),
@@ -397,21 +412,23 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                                  kit.param("guests", "integer", words["guests"], min=1, max=4),
                                  kit.param("name", "text", words["guest_name"], min_length=2, max_length=80)],
                    [kit.effect("insert", "stays",
-                               "INSERT INTO stays (reference, user_id, hotel_id, check_in, check_out, nights, guests, name, "
-                               f"total, status, booked) SELECT 'H' || {new_ref.format(t='stays')}, :user_id, h.id, "
-                               ":check_in, :check_out, n.nights, :guests, :name, n.nights * h.price, 'confirmed', :today "
-                               "FROM hotels h, (SELECT (SELECT n FROM calendar WHERE day = :check_out) - (SELECT n FROM "
-                               "calendar WHERE day = :check_in) AS nights) n WHERE h.id = :hotel_id")],
+                               "INSERT INTO stays (reference, user_id, hotel_id, check_in, check_out, nights, guests, "
+                               f"name, total, status, booked) SELECT 'H' || {new_ref.format(t='stays')}, :user_id, "
+                               "h.id, :check_in, :check_out, n.nights, :guests, :name, n.nights * h.price, "
+                               "'confirmed', :today FROM hotels h, (SELECT (SELECT n FROM calendar WHERE day = "
+                               ":check_out) - (SELECT n FROM calendar WHERE day = :check_in) AS nights) n "
+                               "WHERE h.id = :hotel_id")],
                    pre=[kit.check(kit.sql("SELECT :ci > :today", ci=ci), "Check-in must be after today."),
                         kit.check(kit.sql("SELECT :co > :ci", ci=ci, co=co), "Check-out must be after check-in."),
                         kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM calendar WHERE day = :co)", co=co),
                                   "We take reservations until September 30, 2026."),
-                        kit.check(kit.sql("SELECT (SELECT n FROM calendar WHERE day = :co) - (SELECT n FROM calendar "
-                                          "WHERE day = :ci) <= 21", ci=ci, co=co), "A stay can last at most 21 nights.")],
-                   inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM stays a JOIN stays b ON b.user_id = a.user_id "
-                                          "AND b.hotel_id = a.hotel_id AND b.id > a.id WHERE a.user_id = :user_id AND "
-                                          "a.status = 'confirmed' AND b.status = 'confirmed' AND a.check_in < b.check_out "
-                                          "AND b.check_in < a.check_out)"),
+                        kit.check(kit.sql("SELECT (SELECT n FROM calendar WHERE day = :co) - (SELECT n FROM "
+                                          "calendar WHERE day = :ci) <= 21", ci=ci, co=co),
+                                  "A stay can last at most 21 nights.")],
+                   inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM stays a JOIN stays b ON "
+                                          "b.user_id = a.user_id AND b.hotel_id = a.hotel_id AND b.id > a.id WHERE "
+                                          "a.user_id = :user_id AND a.status = 'confirmed' AND b.status = 'confirmed' "
+                                          "AND a.check_in < b.check_out AND b.check_in < a.check_out)"),
                                   "You already have a room at this hotel on those dates.")],
                    message="Your reservation could not be made."),
         kit.marker("cancel_stay", [kit.param("stay_id", "integer")],
@@ -420,7 +437,8 @@ def _markers(words: _Words) -> list[dict[str, Any]]:
                    pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM stays WHERE id = :s AND user_id = :user_id AND "
                                           "status = 'confirmed')", s=stay_id), "This reservation is not active."),
                         kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM stays WHERE id = :s AND check_in > :today)",
-                                          s=stay_id), "This stay has already begun, so it can no longer be cancelled.")],
+                                          s=stay_id),
+                                  "This stay has already begun, so it can no longer be cancelled.")],
                    irreversible=True, message="The reservation could not be cancelled."),
     ]
 
@@ -453,16 +471,14 @@ class _Ui:
         self.book_order = rng.sample(["passengers", "name", "email"], 3)
         self.stay_order = rng.sample(["dates", "guests", "name"], 3)
         optional = rng.sample(["duration_asc", "depart_asc", "depart_desc", "price_desc"], rng.randint(0, 3))
-        self.flight_sorts = [(k, words[k],
-                              {"price_asc": "price", "price_desc": "price", "duration_asc": "duration"}.get(k, "depart"),
-                              "desc" if k.endswith("desc") else "asc")
+        columns = {"price_asc": "price", "price_desc": "price", "duration_asc": "duration", "depart_asc": "depart",
+                   "depart_desc": "depart", "rating_desc": "rating", "stars_desc": "stars", "name_asc": "name"}
+        self.flight_sorts = [(k, words[k], columns[k], "desc" if k.endswith("desc") else "asc")
                              for k in ["price_asc"] + sorted(optional)]
         hotel_optional = rng.sample(["rating_desc", "stars_desc", "name_asc"], rng.randint(0, 2))
-        self.hotel_sorts = [(k, words[k], {"price_asc": "price", "rating_desc": "rating", "stars_desc": "stars",
-                                                   "name_asc": "name"}[k], "desc" if k.endswith("desc") else "asc")
+        self.hotel_sorts = [(k, words[k], columns[k], "desc" if k.endswith("desc") else "asc")
                             for k in ["price_asc"] + sorted(hotel_optional)]
-        self.nav_style = "topbar"
-        self.breadcrumbs = False
+        self.nav_style = "topbar"  # set from the chrome, which draws it after the pages' choices
 
     def flight_sort(self, key: str) -> str | None:
         return next((label for k, label, _, _ in self.flight_sorts if k == key), None)
@@ -480,16 +496,17 @@ def build(streams: Streams) -> Draft:
     ui = _Ui(srng, words)
     data = _content(streams.content)
 
-    nav = [(labels["home"], "/"), (words["flights"], "/flights"), (words["hotels"], "/hotels"), (words["trips"], "/trips")]
+    nav = [(words["home"], "/"), (words["flights"], "/flights"), (words["hotels"], "/hotels"),
+           (words["trips"], "/trips")]
     if ui.has_deals:
-        nav.append((labels["deals"], "/deals"))
+        nav.append((words["deals"], "/deals"))
     if ui.has_destinations:
         nav.append((words["destinations"], "/destinations"))
     if ui.has_profile:
         nav.append((words["profile"], "/profile"))
     chrome = build_chrome(srng, labels, site_name, nav)
-    ui.nav_style, ui.breadcrumbs = chrome.nav_style, chrome.breadcrumbs
-    pages = _pages(srng, words, ui, data, site_name, chrome.crumbs)
+    ui.nav_style = chrome.nav_style
+    pages = _pages(words, ui, data, site_name, chrome.crumbs)
     pages += [login_page(labels, f"Log in to see your trips with {site_name}."), *chrome.pages]
     site = {"name": site_name, "clock": {"today": TODAY.isoformat()},
             "auth": {"table": "users", "username_column": "username", "password_column": "password",
@@ -500,196 +517,229 @@ def build(streams: Streams) -> Draft:
     return Draft(site=site, tasks=_tasks(ctx))
 
 
-def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]], site_name: str,
-           crumbs: Callable[[list[tuple[str, str]]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    labels = words.labels
-    home_crumb = crumbs([(labels["home"], "/")])
-    cities = data["cities"]
-    city_value = "code" if ui.city_ui == "select" else "name"
+def _pages(words: _Words, ui: _Ui, data: dict[str, list[Row]], site_name: str,
+           crumbs: Callable[[list[tuple[str, str]]], list[Data]]) -> list[Data]:
+    """Every page of the site but the log-in and information pages."""
+    crumb = crumbs([(words["home"], "/")])
+    return [_home(words, ui, data, site_name), *_flight_pages(words, ui, data, crumb),
+            *_hotel_pages(words, ui, data, crumb), *_trip_pages(words, ui), *_extra_pages(words, ui)]
 
-    def city_field(name: str, label: str, value: Any, *, with_code: bool) -> dict[str, Any]:
-        if ui.city_ui == "text":
-            return kit.textbox(name, label, value=value, placeholder="City")
-        return kit.select(name, label, [("", words["choose_city"])] + [
-            (c["code"], f"{c['name']} ({c['code']})" if with_code else c["name"]) for c in cities], value=value)
 
-    def q(name: str, on_results: bool, default: Any = None) -> Any:
+def _city_field(words: _Words, ui: _Ui, cities: list[Row], name: str, label: str, value: Any, *,
+                with_code: bool) -> Data:
+    if ui.city_ui == "text":
+        return kit.textbox(name, label, value=value, placeholder="City")
+    return kit.select(name, label, [("", words["choose_city"])] + [
+        (c["code"], f"{c['name']} ({c['code']})" if with_code else c["name"]) for c in cities], value=value)
+
+
+def _flight_fields(words: _Words, ui: _Ui, data: dict[str, list[Row]], *, on_results: bool) -> list[Data]:
+    """The flight search form's fields: prefilled from the URL on the results page, which adds the filters."""
+    def q(name: str, default: Any = None) -> Any:
         return ref(f"query.{name}") if on_results else default
 
-    pax_options = [(str(n), f"{n} passenger{'s' if n > 1 else ''}") for n in range(1, 7)]
-    guest_options = [(str(n), f"{n} guest{'s' if n > 1 else ''}") for n in range(1, 5)]
+    parts = {"date": kit.textbox("date", words["depart_date"], kind="date", value=q("date")),
+             "passengers": kit.select("passengers", words["passengers"], PAX_OPTIONS, value=q("passengers", "1"))}
+    fields = [_city_field(words, ui, data["cities"], "origin", words["origin"], q("origin"), with_code=True),
+              _city_field(words, ui, data["cities"], "destination", words["destination"], q("destination"),
+                          with_code=True)]
+    fields += [parts[name] for name in ui.flight_order]
+    if on_results:
+        stops = kit.select if ui.stops_ui == "select" else kit.radio
+        fields.append(stops("stops", words["stops"], STOP_OPTIONS, value=ref("query.stops")))
+        fields.append(kit.select("airline", words["airline"], [("", "All airlines")] + [
+            (a["code"], a["name"]) for a in data["airlines"]], value=ref("query.airline")))
+    return fields
 
-    def flight_fields(on_results: bool) -> list[dict[str, Any]]:
-        parts = {"date": kit.textbox("date", words["depart_date"], kind="date", value=q("date", on_results)),
-                 "passengers": kit.select("passengers", words["passengers"], pax_options,
-                                          value=q("passengers", on_results, "1"))}
-        fields = [city_field("origin", words["origin"], q("origin", on_results), with_code=True),
-                  city_field("destination", words["destination"], q("destination", on_results), with_code=True)]
-        fields += [parts[name] for name in ui.flight_order]
-        if on_results:
-            stops = [("", "Any number of stops"), ("0", "Nonstop only"), ("1", "At most 1 stop")]
-            fields.append((kit.select if ui.stops_ui == "select" else kit.radio)("stops", words["stops"], stops,
-                                                                                  value=ref("query.stops")))
-            fields.append(kit.select("airline", words["airline"], [("", "All airlines")] + [
-                (a["code"], a["name"]) for a in data["airlines"]], value=ref("query.airline")))
-        return fields
 
-    def hotel_fields(on_results: bool) -> list[dict[str, Any]]:
-        parts = {"dates": [kit.textbox("check_in", words["check_in"], kind="date", value=q("check_in", on_results)),
-                           kit.textbox("check_out", words["check_out"], kind="date", value=q("check_out", on_results))],
-                 "guests": [kit.select("guests", words["guests"], guest_options, value=q("guests", on_results, "2"))]}
-        fields = [city_field("city", words["city"], q("city", on_results), with_code=False)]
-        for name in ui.hotel_order:
-            fields += parts[name]
-        if on_results:
-            fields.append(kit.select("stars", words["min_stars"], [("", "Any"), ("3", "3 stars or more"),
-                                                                ("4", "4 stars or more"), ("5", "5 stars")],
-                                     value=ref("query.stars")))
-        return fields
+def _hotel_fields(words: _Words, ui: _Ui, data: dict[str, list[Row]], *, on_results: bool) -> list[Data]:
+    """The hotel search form's fields: prefilled from the URL on the results page, which adds the star filter."""
+    def q(name: str, default: Any = None) -> Any:
+        return ref(f"query.{name}") if on_results else default
 
-    def refine_block(widget: str, form: dict[str, Any]) -> list[dict[str, Any]]:
-        if ui.refine_ui == "plain":
-            return [form]
-        if ui.refine_ui == "collapsible":
-            return [kit.collapsible(widget, words["refine"], [form], is_open=ui.search_ui == "pages")]
-        return [kit.button(words["refine"], widget, "open"),
-                kit.dialog(widget, words["refine"], [form, kit.button(words["close"], widget, "close")])]
+    parts = {"dates": [kit.textbox("check_in", words["check_in"], kind="date", value=q("check_in")),
+                       kit.textbox("check_out", words["check_out"], kind="date", value=q("check_out"))],
+             "guests": [kit.select("guests", words["guests"], GUEST_OPTIONS, value=q("guests", "2"))]}
+    fields = [_city_field(words, ui, data["cities"], "city", words["city"], q("city"), with_code=False)]
+    for name in ui.hotel_order:
+        fields += parts[name]
+    if on_results:
+        fields.append(kit.select("stars", words["min_stars"], STAR_OPTIONS, value=ref("query.stars")))
+    return fields
 
-    # ------------------------------------------------------------------ home
-    flight_home = kit.form(words["search_flights"], kit.navigate_action("/flights"), flight_fields(False),
-                           label=words["flights"])
-    hotel_home = kit.form(words["search_hotels"], kit.navigate_action("/hotels"), hotel_fields(False), label=words["hotels"])
-    home: list[dict[str, Any]] = [kit.heading(words["welcome"], 1),
-                                  kit.text(f"Flights and hotels across {len(cities)} cities. Today is {{clock.today|date}}.")]
+
+def _refine(words: _Words, ui: _Ui, widget: str, form: Data) -> list[Data]:
+    """The results page's search form: plainly, in a collapsible (open when it is the only search form) or a dialog."""
+    if ui.refine_ui == "plain":
+        return [form]
+    if ui.refine_ui == "collapsible":
+        return [kit.collapsible(widget, words["refine"], [form], is_open=ui.search_ui == "pages")]
+    return [kit.button(words["refine"], widget, "open"),
+            kit.dialog(widget, words["refine"], [form, kit.button(words["close"], widget, "close")])]
+
+
+def _placed(style: str, widget: str, details_label: str, details: list[Data], form_label: str,
+            form: Data) -> list[Data]:
+    """Details and a booking form: one under the other, the form in a collapsible, or both in tabs."""
+    if style == "plain":
+        return details + [kit.heading(form_label), form]
+    if style == "collapsible":
+        return details + [kit.collapsible(widget + "_box", form_label, [form])]
+    return [kit.tabs(widget, [(details_label, details), (form_label, [form])])]
+
+
+def _home(words: _Words, ui: _Ui, data: dict[str, list[Row]], site_name: str) -> Data:
+    flights = kit.form(words["search_flights"], kit.navigate_action("/flights"),
+                       _flight_fields(words, ui, data, on_results=False), label=words["flights"])
+    hotels = kit.form(words["search_hotels"], kit.navigate_action("/hotels"),
+                      _hotel_fields(words, ui, data, on_results=False), label=words["hotels"])
+    home: list[Data] = [
+        kit.heading(words["welcome"], 1),
+        kit.text(f"Flights and hotels across {len(data['cities'])} cities. Today is {{clock.today|date}}.")]
     if ui.search_ui == "tabs":
-        home.append(kit.tabs("search_tabs", [(words["flights"], [flight_home]), (words["hotels"], [hotel_home])]))
+        home.append(kit.tabs("search_tabs", [(words["flights"], [flights]), (words["hotels"], [hotels])]))
     elif ui.search_ui == "plain":
-        home += [kit.heading(words["flights"]), flight_home, kit.heading(words["hotels"]), hotel_home]
+        home += [kit.heading(words["flights"]), flights, kit.heading(words["hotels"]), hotels]
     else:
-        home.append(kit.text(f"Search on the {words['flights']} and {words['hotels']} pages, and find your bookings under "
-                             f"{words['trips']}."))
+        home.append(kit.text(f"Search on the {words['flights']} and {words['hotels']} pages, and find your "
+                             f"bookings under {words['trips']}."))
     if ui.has_popular:
         home += [kit.heading("Popular destinations"),
                  kit.listing("popular", kit.query("cities", order=[("name", "asc")], limit=4),
                              [kit.text("{row.name}, {row.country}")])]
+    return kit.page("home", "/", site_name, home)
 
-    # ------------------------------------------------------------------ flights
-    origin_col, dest_col = ("origin_code", "dest_code") if city_value == "code" else ("origin_city", "dest_city")
-    op = "=" if city_value == "code" else "contains"
+
+def _flight_pages(words: _Words, ui: _Ui, data: dict[str, list[Row]], crumb: list[Data]) -> list[Data]:
+    """Flight search and results, and a flight's page with the passenger form."""
+    by_code = ui.city_ui == "select"
+    op = "=" if by_code else "contains"
     results_query = kit.query(
         "flight_view", cond("date", ref("clock.today"), ">"),
-        cond(origin_col, ref("query.origin"), op, skip_if_empty=True),
-        cond(dest_col, ref("query.destination"), op, skip_if_empty=True),
-        cond("date", ref("query.date")),
-        cond("seats", ref("query.passengers"), ">=", skip_if_empty=True),
+        cond("origin_code" if by_code else "origin_city", ref("query.origin"), op, skip_if_empty=True),
+        cond("dest_code" if by_code else "dest_city", ref("query.destination"), op, skip_if_empty=True),
+        cond("date", ref("query.date")), cond("seats", ref("query.passengers"), ">=", skip_if_empty=True),
         cond("stops", ref("query.stops"), "<=", skip_if_empty=True),
         cond("airline_code", ref("query.airline"), skip_if_empty=True),
         order=[("date", "asc"), ("depart", "asc"), ("id", "asc")])
-    flight_href = "/flight/{row.id}?passengers={query.passengers}"
+    href = "/flight/{row.id}?passengers={query.passengers}"
     if ui.flight_kind == "list":
         results = kit.listing("flights", results_query, [
-            kit.link("{row.depart} – {row.arrive}", flight_href),
+            kit.link("{row.depart} – {row.arrive}", href),
             kit.text("{row.origin_code} → {row.dest_code}, {row.date|date} · {row.airline} {row.number} · "
                      "{row.length}, {row.stops_text}"),
             kit.text("{row.price|money} per passenger · {row.seats} seats left")],
             page_size=ui.flight_page_size, sorts=ui.flight_sorts, empty=NO_FLIGHTS)
     else:
         results = kit.table("flights", results_query, [
-            ("Flight", [kit.link("{row.number}", flight_href)]), ("Departs", [kit.text("{row.depart}")]), ("Arrives", [kit.text("{row.arrive}")]),
-            ("Duration", [kit.text("{row.length}")]), ("Stops", [kit.text("{row.stops_text}")]),
-            ("Airline", [kit.text("{row.airline}")]), ("Price", [kit.text("{row.price|money}")])],
-            label=words["flights"], page_size=ui.flight_page_size, sorts=ui.flight_sorts,
-            empty=NO_FLIGHTS)
-    flight_search = kit.form(words["search_flights"], kit.navigate_action("/flights"), flight_fields(True),
-                             label=words["refine"])
+            ("Flight", [kit.link("{row.number}", href)]), ("Departs", [kit.text("{row.depart}")]),
+            ("Arrives", [kit.text("{row.arrive}")]), ("Duration", [kit.text("{row.length}")]),
+            ("Stops", [kit.text("{row.stops_text}")]), ("Airline", [kit.text("{row.airline}")]),
+            ("Price", [kit.text("{row.price|money}")])],
+            label=words["flights"], page_size=ui.flight_page_size, sorts=ui.flight_sorts, empty=NO_FLIGHTS)
+    search = kit.form(words["search_flights"], kit.navigate_action("/flights"),
+                      _flight_fields(words, ui, data, on_results=True), label=words["refine"])
     details = [kit.text("{row.airline} flight {row.number}"),
                kit.text("{row.date|date}: departs {row.origin_city} ({row.origin_code}) at {row.depart}, arrives "
                         "{row.dest_city} ({row.dest_code}) at {row.arrive}"),
                kit.text("Duration {row.length}, {row.stops_text}."),
                kit.text("Fare: {row.price|money} per passenger."), kit.text("Seats left: {row.seats}")]
-    book_parts = {"passengers": kit.select("passengers", words["passengers"], pax_options, value=ref("query.passengers")),
-                  "name": kit.textbox("name", words["lead"], required=True, value=ref("user.name")),
-                  "email": kit.textbox("email", words["email"], required=True, value=ref("user.email"))}
-    book_form = kit.form(
+    parts = {"passengers": kit.select("passengers", words["passengers"], PAX_OPTIONS, value=ref("query.passengers")),
+             "name": kit.textbox("name", words["lead"], required=True, value=ref("user.name")),
+             "email": kit.textbox("email", words["email"], required=True, value=ref("user.email"))}
+    book = kit.form(
         words["book_flight"],
         kit.marker_action("book_flight", {"flight_id": ref("row.id"), "passengers": ref("field.passengers"),
-                                          "name": ref("field.name"), "email": ref("field.email"), "bag": ref("field.bag")},
+                                          "name": ref("field.name"), "email": ref("field.email"),
+                                          "bag": ref("field.bag")},
                           redirect="/trips/{result.id}", message="Your flight is booked. Have a good trip!"),
-        [book_parts[name] for name in ui.book_order] + [kit.checkbox("bag", words["bag"])], label=words["book_section"],
-        confirm=kit.confirm("Book this flight?", labels["confirm"], words["keep"]) if ui.confirm_book else None)
-    flight_body = _placed(ui.booking_ui, "flight_tabs", words["details"], details, words["book_section"], [book_form])
+        [parts[name] for name in ui.book_order] + [kit.checkbox("bag", words["bag"])], label=words["book_section"],
+        confirm=kit.confirm("Book this flight?", words["confirm"], words["cancel"]) if ui.confirm_book else None)
+    body = _placed(ui.booking_ui, "flight_tabs", words["details"], details, words["book_section"], book)
+    return [kit.page("flights", "/flights", words["flights"],
+                     crumb + [kit.heading(words["flights"], 1), *_refine(words, ui, "flight_refine", search), results]),
+            kit.page("flight", "/flight/{id:int}", "Flight", [kit.record(
+                kit.query("flight_view", cond("id", ref("param.id"))),
+                crumb + [kit.heading("{row.origin_city} to {row.dest_city}", 1), *body],
+                "This flight does not exist.")])]
 
-    # ------------------------------------------------------------------ hotels
-    hotel_query = kit.query(
-        "hotel_view", cond("city_code" if city_value == "code" else "city", ref("query.city"), op, skip_if_empty=True),
-        cond("stars", ref("query.stars"), ">=", skip_if_empty=True), order=[("name", "asc"), ("id", "asc")])
-    hotel_href = "/hotel/{row.id}?check_in={query.check_in}&check_out={query.check_out}&guests={query.guests}"
+
+def _hotel_pages(words: _Words, ui: _Ui, data: dict[str, list[Row]], crumb: list[Data]) -> list[Data]:
+    """Hotel search and results, and a hotel's page with the reservation form."""
+    by_code = ui.city_ui == "select"
+    query = kit.query("hotel_view", cond("city_code" if by_code else "city", ref("query.city"),
+                                         "=" if by_code else "contains", skip_if_empty=True),
+                      cond("stars", ref("query.stars"), ">=", skip_if_empty=True),
+                      order=[("name", "asc"), ("id", "asc")])
+    href = "/hotel/{row.id}?check_in={query.check_in}&check_out={query.check_out}&guests={query.guests}"
+    empty = "No hotels match your search."
     if ui.hotel_kind == "list":
-        hotel_results = kit.listing("hotels", hotel_query, [
-            kit.link("{row.name}", hotel_href),
+        results = kit.listing("hotels", query, [
+            kit.link("{row.name}", href),
             kit.text("{row.stars}-star · {row.area}, {row.city} · guest rating {row.rating}/10 · {row.board}"),
             kit.text("{row.price|money} per night")],
-            page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty="No hotels match your search.")
+            page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty=empty)
     else:
-        hotel_results = kit.table("hotels", hotel_query, [
-            ("Hotel", [kit.link("{row.name}", hotel_href)]), ("Area", [kit.text("{row.area}")]), ("Stars", [kit.text("{row.stars}")]),
-            ("Rating", [kit.text("{row.rating}/10")]), ("Per night", [kit.text("{row.price|money}")])],
-            label=words["hotels"], page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty="No hotels match your search.")
-    hotel_search = kit.form(words["search_hotels"], kit.navigate_action("/hotels"), hotel_fields(True), label=words["refine"])
-    stay_parts = {"dates": [kit.textbox("check_in", words["check_in"], kind="date", required=True, value=ref("query.check_in")),
-                            kit.textbox("check_out", words["check_out"], kind="date", required=True,
-                                        value=ref("query.check_out"))],
-                  "guests": [kit.select("guests", words["guests"], guest_options, value=ref("query.guests"))],
-                  "name": [kit.textbox("name", words["guest_name"], required=True, value=ref("user.name"))]}
-    stay_form = kit.form(
+        results = kit.table("hotels", query, [
+            ("Hotel", [kit.link("{row.name}", href)]), ("Area", [kit.text("{row.area}")]),
+            ("Stars", [kit.text("{row.stars}")]), ("Rating", [kit.text("{row.rating}/10")]),
+            ("Per night", [kit.text("{row.price|money}")])],
+            label=words["hotels"], page_size=ui.hotel_page_size, sorts=ui.hotel_sorts, empty=empty)
+    search = kit.form(words["search_hotels"], kit.navigate_action("/hotels"),
+                      _hotel_fields(words, ui, data, on_results=True), label=words["refine"])
+    parts = {"dates": [kit.textbox("check_in", words["check_in"], kind="date", required=True,
+                                   value=ref("query.check_in")),
+                       kit.textbox("check_out", words["check_out"], kind="date", required=True,
+                                   value=ref("query.check_out"))],
+             "guests": [kit.select("guests", words["guests"], GUEST_OPTIONS, value=ref("query.guests"))],
+             "name": [kit.textbox("name", words["guest_name"], required=True, value=ref("user.name"))]}
+    reserve = kit.form(
         words["book_hotel"],
         kit.marker_action("book_stay", {"hotel_id": ref("row.id"), "check_in": ref("field.check_in"),
                                         "check_out": ref("field.check_out"), "guests": ref("field.guests"),
                                         "name": ref("field.name")},
                           redirect="/stays/{result.id}", message="Your room is reserved."),
-        [f for name in ui.stay_order for f in stay_parts[name]], label=words["stay_section"],
-        confirm=kit.confirm("Reserve this room?", labels["confirm"], words["keep"]) if ui.confirm_book else None)
-    hotel_details = [kit.text("{row.stars}-star hotel in {row.area}, {row.city}, {row.country}"),
-                     kit.text("Guest rating {row.rating}/10"), kit.text("{row.board}"),
-                     kit.text("{row.price|money} per night")]
-    hotel_body = _placed(ui.booking_ui, "hotel_tabs", words["details"], hotel_details, words["stay_section"], [stay_form])
+        [f for name in ui.stay_order for f in parts[name]], label=words["stay_section"],
+        confirm=kit.confirm("Reserve this room?", words["confirm"], words["cancel"]) if ui.confirm_book else None)
+    details = [kit.text("{row.stars}-star hotel in {row.area}, {row.city}, {row.country}"),
+               kit.text("Guest rating {row.rating}/10"), kit.text("{row.board}"),
+               kit.text("{row.price|money} per night")]
+    body = _placed(ui.booking_ui, "hotel_tabs", words["details"], details, words["stay_section"], reserve)
+    return [kit.page("hotels", "/hotels", words["hotels"],
+                     crumb + [kit.heading(words["hotels"], 1), *_refine(words, ui, "hotel_refine", search), results]),
+            kit.page("hotel", "/hotel/{id:int}", "Hotel", [kit.record(
+                kit.query("hotel_view", cond("id", ref("param.id"))),
+                crumb + [kit.heading("{row.name}", 1), *body], "This hotel does not exist.")])]
 
-    # ------------------------------------------------------------------ trips
-    bookings_table = kit.table(
-        "bookings", kit.query("booking_view", cond("user_id", ref("user.id")), order=[("date", "desc"), ("id", "desc")]),
+
+def _trip_pages(words: _Words, ui: _Ui) -> list[Data]:
+    """My trips (flights and stays), and a booking's and a stay's page with its cancel button."""
+    bookings = kit.table(
+        "bookings", kit.query("booking_view", cond("user_id", ref("user.id")),
+                              order=[("date", "desc"), ("id", "desc")]),
         [("Booking", [kit.link("{row.reference}", "/trips/{row.id}")]),
          ("Route", [kit.text("{row.origin_city} → {row.dest_city}")]), ("Date", [kit.text("{row.date|date}")]),
          (words["passengers"], [kit.text("{row.passengers}")]), ("Status", [kit.text("{row.state}")]),
-         ("Total", [kit.text("{row.total|money}")])], label=words["trip_flights"], page_size=10,
-        empty="You have no flight bookings yet.")
-    stays_table = kit.table(
+         ("Total", [kit.text("{row.total|money}")])],
+        label=words["trip_flights"], page_size=10, empty="You have no flight bookings yet.")
+    stays = kit.table(
         "stays", kit.query("stay_view", cond("user_id", ref("user.id")), order=[("check_in", "desc"), ("id", "desc")]),
         [("Hotel", [kit.link("{row.hotel}", "/stays/{row.id}")]), ("City", [kit.text("{row.city}")]),
-         (words["check_in"], [kit.text("{row.check_in|date}")]), (words["check_out"], [kit.text("{row.check_out|date}")]),
+         (words["check_in"], [kit.text("{row.check_in|date}")]),
+         (words["check_out"], [kit.text("{row.check_out|date}")]),
          ("Status", [kit.text("{row.state}")]), ("Total", [kit.text("{row.total|money}")])],
         label=words["trip_hotels"], page_size=10, empty="You have no hotel reservations yet.")
     if ui.trips_ui == "tabs":
-        trips = [kit.tabs("trip_tabs", [(words["trip_flights"], [bookings_table]), (words["trip_hotels"], [stays_table])])]
+        trips = [kit.tabs("trip_tabs", [(words["trip_flights"], [bookings]), (words["trip_hotels"], [stays])])]
     else:
-        trips = [kit.heading(words["trip_flights"]), bookings_table, kit.heading(words["trip_hotels"]), stays_table]
+        trips = [kit.heading(words["trip_flights"]), bookings, kit.heading(words["trip_hotels"]), stays]
 
-    def cancel_form(label: str, marker: str, arg: str, title: str, done: str) -> dict[str, Any]:
+    def cancel(label: str, marker: str, arg: str, title: str, done: str) -> Data:
         return kit.form(label, kit.marker_action(marker, {arg: ref("row.id")}, message=done),
-                        confirm=kit.confirm(title, labels["confirm"], words["keep"]) if ui.confirm_cancel else None)
+                        confirm=kit.confirm(title, words["confirm"], words["keep"]) if ui.confirm_cancel else None)
 
-    pages = [
-        kit.page("home", "/", site_name, home),
-        kit.page("flights", "/flights", words["flights"], home_crumb + [kit.heading(words["flights"], 1)]
-                 + refine_block("flight_refine", flight_search) + [results]),
-        kit.page("flight", "/flight/{id:int}", "Flight", [kit.record(
-            kit.query("flight_view", cond("id", ref("param.id"))),
-            home_crumb + [kit.heading("{row.origin_city} to {row.dest_city}", 1), *flight_body],
-            "This flight does not exist.")]),
-        kit.page("hotels", "/hotels", words["hotels"], home_crumb + [kit.heading(words["hotels"], 1)]
-                 + refine_block("hotel_refine", hotel_search) + [hotel_results]),
-        kit.page("hotel", "/hotel/{id:int}", "Hotel", [kit.record(
-            kit.query("hotel_view", cond("id", ref("param.id"))),
-            home_crumb + [kit.heading("{row.name}", 1), *hotel_body], "This hotel does not exist.")]),
+    back = kit.link(f"Back to {words['trips'].lower()}", "/trips")
+    return [
         kit.page("trips", "/trips", words["trips"], [kit.heading(words["trips"], 1), *trips], login=True),
         kit.page("trip", "/trips/{id:int}", "Booking", [kit.record(
             kit.query("booking_view", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
@@ -698,46 +748,42 @@ def _pages(rng: random.Random, words: _Words, ui: _Ui, data: dict[str, list[Row]
              kit.text("Passengers: {row.passengers} (lead passenger {row.name}, {row.email})"),
              kit.text("Checked bag: {row.bag_text}"), kit.text("Total paid: {row.total|money}"),
              kit.text("Status: {row.state}"),
-             cancel_form(words["cancel_booking"], "cancel_booking", "booking_id", "Cancel this booking?",
-                         "Your booking has been cancelled."),
-             kit.link(f"Back to {words['trips'].lower()}", "/trips")], "This booking does not exist.")], login=True),
+             cancel(words["cancel_booking"], "cancel_booking", "booking_id", "Cancel this booking?",
+                    "Your booking has been cancelled."), back],
+            "This booking does not exist.")], login=True),
         kit.page("stay", "/stays/{id:int}", "Reservation", [kit.record(
             kit.query("stay_view", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
             [kit.heading("{row.hotel}, {row.city}", 1), kit.text("Reservation {row.reference}"),
              kit.text("{row.check_in|date} to {row.check_out|date} ({row.nights} nights, {row.guests} guests)"),
              kit.text("Name: {row.name}"), kit.text("Total: {row.total|money}"), kit.text("Status: {row.state}"),
-             cancel_form(words["cancel_stay"], "cancel_stay", "stay_id", "Cancel this reservation?",
-                         "Your reservation has been cancelled."),
-             kit.link(f"Back to {words['trips'].lower()}", "/trips")], "This reservation does not exist.")], login=True),
+             cancel(words["cancel_stay"], "cancel_stay", "stay_id", "Cancel this reservation?",
+                    "Your reservation has been cancelled."), back],
+            "This reservation does not exist.")], login=True),
     ]
+
+
+def _extra_pages(words: _Words, ui: _Ui) -> list[Data]:
+    """The optional pages: deals, destinations, profile."""
+    pages = []
     if ui.has_deals:
-        pages.append(kit.page("deals", "/deals", labels["deals"], [
-            kit.heading(labels["deals"], 1), kit.text("Our lowest fares in the next four weeks."),
+        pages.append(kit.page("deals", "/deals", words["deals"], [
+            kit.heading(words["deals"], 1), kit.text("Our lowest fares of the next two weeks."),
             kit.listing("deals", kit.query("flight_view", cond("date", ref("clock.today"), ">"), cond("seats", 1, ">="),
                                            order=[("price", "asc"), ("id", "asc")], limit=12),
                         [kit.link("{row.origin_city} → {row.dest_city}, {row.date|date}", "/flight/{row.id}"),
                          kit.text("{row.price|money} with {row.airline}")], page_size=6)]))
     if ui.has_destinations:
+        city = "code" if ui.city_ui == "select" else "name"
         pages.append(kit.page("destinations", "/destinations", words["destinations"], [
             kit.heading(words["destinations"], 1),
             kit.listing("cities", kit.query("cities", order=[("name", "asc")]),
                         [kit.heading("{row.name}", 3), kit.text("{row.country}, airport {row.code}"),
-                         kit.link("Hotels in {row.name}", f"/hotels?city={{row.{city_value}}}")])]))
+                         kit.link("Hotels in {row.name}", f"/hotels?city={{row.{city}}}")])]))
     if ui.has_profile:
         pages.append(kit.page("profile", "/profile", words["profile"], [
             kit.heading(words["profile"], 1), kit.text("Name: {user.name}"), kit.text("Email: {user.email}"),
             kit.text("Username: {user.username}")], login=True))
     return pages
-
-
-def _placed(style: str, widget: str, details_label: str, details: list[dict[str, Any]], form_label: str,
-            form: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Details and a booking form: one under the other, the form in a collapsible, or both in tabs."""
-    if style == "plain":
-        return details + [kit.heading(form_label), *form]
-    if style == "collapsible":
-        return details + [kit.collapsible(widget + "_box", form_label, form)]
-    return [kit.tabs(widget, [(details_label, details), (form_label, form)])]
 
 
 # ----------------------------------------------------------------------------- task context
@@ -754,12 +800,13 @@ class _Ctx:
         self.bookings, self.stays = data["bookings"], data["stays"]
         self.flight_by_id = {f["id"]: f for f in self.flights}
         self.hotel_by_id = {h["id"]: h for h in self.hotels}
-        self.user_by_id = {u["id"]: u for u in self.users}
         self.by_day: dict[tuple[int, int, str], list[Row]] = {}
         for flight in self.flights:
             self.by_day.setdefault((flight["origin_id"], flight["destination_id"], flight["date"]), []).append(flight)
         future = {d.isoformat() for d in FUTURE_DAYS}
-        self.route_days = sorted(k for k, v in self.by_day.items() if k[2] in future and len(v) >= 2)
+        # (origin, destination, day) keys with at least two flights on sale: what most tasks search for
+        self.route_days = sorted(k for k, v in self.by_day.items()
+                                 if k[2] in future and sum(1 for f in v if f["seats"] >= 1) >= 2)
         self._bookings_of: dict[int, list[Row]] = {}
         for booking in sorted(self.bookings, key=lambda b: (self.flight_by_id[b["flight_id"]]["date"], b["id"]),
                               reverse=True):
@@ -793,7 +840,8 @@ class _Ctx:
 
     def free_user(self, flights: list[Row]) -> Row:
         """A user with no booking on any of ``flights``."""
-        taken = {b["user_id"] for b in self.bookings if b["flight_id"] in {f["id"] for f in flights}}
+        ids = {f["id"] for f in flights}
+        taken = {b["user_id"] for b in self.bookings if b["flight_id"] in ids}
         return self.rng.choice([u for u in self.users if u["id"] not in taken])
 
     # ------------------------------------------------------------------ wording
@@ -833,7 +881,8 @@ class _Ctx:
         filters: list[Step] = []
         if stops is not None:
             option = "Nonstop only" if stops == 0 else "At most 1 stop"
-            filters.append(("select", w["stops"], str(stops)) if ui.stops_ui == "select" else ("check", "radio", option))
+            filters.append(("select", w["stops"], str(stops)) if ui.stops_ui == "select"
+                           else ("check", "radio", option))
         if airline is not None:
             filters.append(("select", w["airline"], airline))
         submit: Step = ("click", "button", w["search_flights"])
@@ -951,9 +1000,14 @@ def _travellers(n: int) -> str:
     return f"{n} passenger{'s' if n > 1 else ''}"
 
 
-def _flight_id(**by: Any) -> dict[str, Any]:
+def _flight_id(**by: Any) -> Data:
     """The id of the flight an instruction names, looked up at judge time (``by``: view column to slot)."""
     return kit.scalar("flight_view", "id", *(cond(column, ref(f"slot.{slot}")) for column, slot in by.items()))
+
+
+def _route_slots(ctx: _Ctx, origin: int, destination: int, day: str) -> dict[str, Any]:
+    """The slots naming a route and a day: the cities, the day as the instruction says it, and as ISO."""
+    return {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day}
 
 
 def _route(origin: str = "origin", destination: str = "destination", day: str = "day") -> dict[str, str]:
@@ -999,14 +1053,18 @@ def _navigate_flight(ctx: _Ctx) -> TaskDraft | None:
                      "Find the lowest fare from {origin} to {destination} on {date} and open that flight.",
                      "Show me the cheapest {origin} to {destination} flight on {date}."],
         "fastest": ["Open the shortest flight from {origin} to {destination} on {date}.",
-                    "Which flight from {origin} to {destination} on {date} takes the least time? Open it."],
+                    "Which flight from {origin} to {destination} on {date} takes the least time? Open it.",
+                    "Find the quickest way to fly from {origin} to {destination} on {date} and open that flight."],
         "first": ["Open the first flight of the day from {origin} to {destination} on {date}.",
-                  "Find the earliest departure from {origin} to {destination} on {date} and open it."],
+                  "Find the earliest departure from {origin} to {destination} on {date} and open it.",
+                  "Show me the earliest {origin}–{destination} flight on {date}."],
         "last": ["Open the last flight from {origin} to {destination} on {date}.",
-                 "Find the latest departure from {origin} to {destination} on {date} and open its page."],
+                 "Find the latest departure from {origin} to {destination} on {date} and open its page.",
+                 "Open the latest flight of the day from {origin} to {destination} on {date}."],
         "cheapest_nonstop": ["Open the cheapest nonstop flight from {origin} to {destination} on {date}.",
                              "Find the lowest fare for a direct flight from {origin} to {destination} on {date} "
-                             "and open it."]}
+                             "and open it.", "Show me the cheapest {origin}–{destination} flight on {date} that "
+                             "does not stop on the way."]}
     for _ in range(30):
         name = rng.choice(sorted(criteria))
         sort_key, key, order = criteria[name]
@@ -1026,7 +1084,7 @@ def _navigate_flight(ctx: _Ctx) -> TaskDraft | None:
                  cond("date", ref("slot.day")), cond("seats", 1, ">=")] + ([cond("stops", 0)] if nonstop else [])
         goal = kit.on_page("flight", id=kit.scalar("flight_view", "id", *where, order=order + [("id", "asc")]))
         return _task(ctx, "open_flight", "navigate_sorted", "navigate", phrasings[name],
-                     {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day},
+                     _route_slots(ctx, origin, destination, day),
                      plan, goal=[goal], progress=[{"description": "on the flight's page", "predicate": goal}])
     return None
 
@@ -1077,7 +1135,7 @@ def _fare_lookup(ctx: _Ctx) -> TaskDraft | None:
                  ["How much does the {time} flight from {origin} to {destination} on {date} cost per passenger?",
                   "What is the fare of the {airline} flight leaving {origin} for {destination} at {time} on {date}?",
                   "Tell me the price of one seat on the {time} {origin}–{destination} flight on {date}."],
-                 {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
+                 {**_route_slots(ctx, origin, destination, day),
                   "time": flight["depart"], "airline": ctx.airlines[flight["airline_id"]]["name"]},
                  plan + [("send", f"It costs {_money(flight['price'])} per passenger.")],
                  answer={"type": "currency", "value": kit.scalar(
@@ -1100,7 +1158,7 @@ def _cheapest_airline(ctx: _Ctx) -> TaskDraft | None:
                      ["Which airline has the cheapest flight from {origin} to {destination} on {date}?",
                       "On {date}, which carrier offers the lowest fare from {origin} to {destination}?",
                       "Name the airline of the cheapest {origin}–{destination} flight on {date}."],
-                     {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day},
+                     _route_slots(ctx, origin, destination, day),
                      plan + [("send", airline)],
                      answer={"type": "text", "value": kit.scalar(
                          "flight_view", "airline", cond("origin_city", ref("slot.origin")),
@@ -1125,7 +1183,8 @@ def _count_flights(ctx: _Ctx) -> TaskDraft | None:
             extra = {"airline": airline["name"]}
             where = [cond("airline", ref("slot.airline"))]
             phrasings = ["How many {airline} flights go from {origin} to {destination} on {date}?",
-                         "Count the flights {airline} operates from {origin} to {destination} on {date}."]
+                         "Count the flights {airline} operates from {origin} to {destination} on {date}.",
+                         "On {date}, how many flights does {airline} have from {origin} to {destination}?"]
         else:
             stops = ctx.rng.choice([0, 1])
             n = sum(1 for f in everything if f["stops"] <= stops)
@@ -1135,12 +1194,13 @@ def _count_flights(ctx: _Ctx) -> TaskDraft | None:
             extra = {"stops": stops}
             where = [cond("stops", ref("slot.stops"), "<=")]
             phrasings = (["How many nonstop flights are there from {origin} to {destination} on {date}?",
-                          "Count the direct flights from {origin} to {destination} on {date}."] if stops == 0 else
+                          "Count the direct flights from {origin} to {destination} on {date}.",
+                          "On {date}, how many flights from {origin} to {destination} are nonstop?"] if stops == 0 else
                          ["How many flights from {origin} to {destination} on {date} have at most one stop?",
-                          "Count the flights from {origin} to {destination} on {date} with no more than one stop."])
+                          "Count the flights from {origin} to {destination} on {date} with no more than one stop.",
+                          "How many {origin}–{destination} flights on {date} make one stop or none?"])
         return _task(ctx, "count_flights", "retrieve_count", "retrieve", phrasings,
-                     {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
-                      **extra}, plan + [("send", str(n))],
+                     {**_route_slots(ctx, origin, destination, day), **extra}, plan + [("send", str(n))],
                      answer={"type": "number", "value": kit.scalar(
                          "flight_view", "*", cond("origin_city", ref("slot.origin")),
                          cond("dest_city", ref("slot.destination")), cond("date", ref("slot.day")),
@@ -1154,7 +1214,8 @@ def _trip_date(ctx: _Ctx) -> TaskDraft | None:
     for _ in range(40):
         user = rng.choice(ctx.users)
         mine = ctx.bookings_of(user["id"])
-        upcoming = [b for b in mine if b["status"] == "confirmed" and ctx.flight_by_id[b["flight_id"]]["date"] > TODAY.isoformat()]
+        upcoming = [b for b in mine
+                    if b["status"] == "confirmed" and ctx.flight_by_id[b["flight_id"]]["date"] > TODAY.isoformat()]
         if not upcoming:
             continue
         booking = rng.choice(upcoming)
@@ -1213,7 +1274,9 @@ def _hotel_list(ctx: _Ctx) -> TaskDraft | None:
         return _task(ctx, "hotel_list", "retrieve_list", "retrieve",
                      ["List every hotel in {city} with at least {stars} stars.",
                       "Which hotels in {city} have {stars} stars or more?",
-                      "Name all the {stars}-star-or-better hotels in {city}."],
+                      "Name all the {stars}-star-or-better hotels in {city}."] if stars < 5 else
+                     ["List every 5-star hotel in {city}.", "Which hotels in {city} have five stars?",
+                      "Name all the 5-star hotels in {city}."],
                      {"city": ctx.city(city), "stars": stars}, plan + [("send", ", ".join(h["name"] for h in pool))],
                      answer={"type": "list", "list_query": kit.scalar(
                          "hotel_view", "name", cond("city", ref("slot.city")), cond("stars", ref("slot.stars"), ">="),
@@ -1221,13 +1284,13 @@ def _hotel_list(ctx: _Ctx) -> TaskDraft | None:
     return None
 
 
-def _booking_goal(flight: dict[str, Any], *extra: dict[str, Any]) -> dict[str, Any]:
+def _booking_goal(flight: Data, *extra: Data) -> Data:
     return kit.exists("bookings", cond("user_id", ref("user.id")), cond("flight_id", flight),
                       cond("status", "confirmed"), *extra)
 
 
-def _booking_footprint(*flights: dict[str, Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _booking_footprint(*flights: Data) -> list[Data]:
+    out: list[Data] = []
     for flight in flights:
         out += [{"table": "bookings", "where": [cond("user_id", ref("user.id")), cond("flight_id", flight)],
                  "ops": ["insert"]},
@@ -1252,7 +1315,7 @@ def _book_flight(ctx: _Ctx) -> TaskDraft | None:
             "Reserve seats for {travellers} on the {airline} flight from {origin} to {destination} leaving at {time} "
             "on {date}.", "I need seats for {travellers} on the {time} {origin}–{destination} flight on {date}. Book "
             "them."],
-            {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
+            {**_route_slots(ctx, origin, destination, day),
              "time": flight["depart"], "airline": ctx.airlines[flight["airline_id"]]["name"],
              "travellers": _travellers(passengers), "passengers": passengers}, plan)
         target = _flight_id(**_route(), depart="time")
@@ -1288,7 +1351,7 @@ def _book_for_someone(ctx: _Ctx) -> TaskDraft | None:
             "checked bag, contact email {email}.",
             "Buy one seat on the cheapest {origin}–{destination} flight on {date} for {traveller}, email {email}, "
             "and add a checked bag."],
-            {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
+            {**_route_slots(ctx, origin, destination, day),
              "traveller": f"{first} {last}", "email": email}, plan, instruction_chance=0.4)
         target = kit.scalar("flight_view", "id", cond("origin_city", ref("slot.origin")),
                             cond("dest_city", ref("slot.destination")), cond("date", ref("slot.day")),
@@ -1318,13 +1381,15 @@ def _round_trip(ctx: _Ctx) -> TaskDraft | None:
         plan = (ctx.flight_search(origin, destination, day) + sort + [ctx.flight_link(out_f)] + ctx.book()
                 + ctx.flight_search(destination, origin, back_day, at_home=False) + sort + [ctx.flight_link(back_f)]
                 + ctx.book())
-        slots = {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day), "day": day,
+        slots = {**_route_slots(ctx, origin, destination, day),
                  "return_date": ctx.day(back_day), "return_day": back_day}
-        if ctx.cost(plan) <= MAX_STEPS:
+        if rng.random() < 0.6 and ctx.cost(plan) <= MAX_STEPS:  # the cheapest each way: sort twice
             phrasings = ["Book a round trip from {origin} to {destination}: the cheapest flight out on {date} and the "
                          "cheapest flight back on {return_date}, one passenger.",
                          "I'm going from {origin} to {destination} on {date} and coming back on {return_date}. Book "
-                         "the cheapest flight each way for one person."]
+                         "the cheapest flight each way for one person.",
+                         "Fly me from {origin} to {destination} on {date} and back on {return_date}: book the lowest "
+                         "fare in each direction, one passenger."]
             cheapest = dict(order=[("price", "asc"), ("id", "asc")])
             out_id = kit.scalar("flight_view", "id", cond("origin_city", ref("slot.origin")),
                                 cond("dest_city", ref("slot.destination")), cond("date", ref("slot.day")),
@@ -1333,14 +1398,16 @@ def _round_trip(ctx: _Ctx) -> TaskDraft | None:
                                  cond("dest_city", ref("slot.origin")), cond("date", ref("slot.return_day")),
                                  cond("seats", 1, ">="), **cheapest)
         else:
-            plan = [s for s in plan if s not in sort]
+            plan = [s for s in plan if s not in sort]  # named by their times: no sorting needed
             if ctx.cost(plan) > MAX_STEPS:
                 return None
             slots |= {"out_time": out_f["depart"], "back_time": back_f["depart"]}
             phrasings = ["Book the {out_time} flight from {origin} to {destination} on {date} and the {back_time} "
                          "flight back on {return_date}, one passenger.",
                          "Book me a round trip, one passenger: {origin} to {destination} at {out_time} on {date}, "
-                         "returning at {back_time} on {return_date}."]
+                         "returning at {back_time} on {return_date}.",
+                         "Book two flights for one person: {origin} to {destination} at {out_time} on {date}, and "
+                         "back at {back_time} on {return_date}."]
             out_id = _flight_id(**_route(), depart="out_time")
             back_id = _flight_id(**_route("destination", "origin", "return_day"), depart="back_time")
         return _task(ctx, "round_trip", "multi_entity", "mutate", phrasings, slots, plan,
@@ -1384,12 +1451,12 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
             {"city": ctx.city(city), "stars": stars, "people": f"{guests} guest{'s' if guests > 1 else ''}",
              "guests": guests, "check_in": ctx.day(ci), "check_out": ctx.day(co),
              "in_day": ci, "out_day": co, "budget": _money(budget)}, plan, instruction_chance=0.5)
-        booked = ("SELECT EXISTS (SELECT 1 FROM stay_view WHERE user_id = :user_id AND city = :city AND stars >= :stars "
-                  "AND check_in = :ci AND check_out = :co AND status = 'confirmed'{})")
+        booked = ("SELECT EXISTS (SELECT 1 FROM stay_view WHERE user_id = :user_id AND city = :city AND "
+                  "stars >= :stars AND check_in = :ci AND check_out = :co AND status = 'confirmed'{})")
         params = dict(city=ref("slot.city"), stars=ref("slot.stars"), ci=ref("slot.in_day"), co=ref("slot.out_day"))
         return _task(ctx, "hotel_budget", "write_constraint", "mutate", phrasings, slots, plan, **who,
-                     goal=[kit.sql(booked.format(" AND guests = :guests AND total <= :budget"), guests=ref("slot.guests"),
-                                   budget=budget, **params)],
+                     goal=[kit.sql(booked.format(" AND guests = :guests AND total <= :budget"),
+                                   guests=ref("slot.guests"), budget=budget, **params)],
                      progress=[{"description": "a room in the city is booked for those dates",
                                 "predicate": kit.sql(booked.format(""), **params)}],
                      constraints=[{"description": "a stay costs more than the budget", "predicate": kit.exists(
@@ -1453,7 +1520,8 @@ def _cancel_stay(ctx: _Ctx) -> TaskDraft | None:
     user, stay = rng.choice(candidates)
     hotel = ctx.hotel_by_id[stay["hotel_id"]]
     plan = (login_plan(ctx.labels, user["username"], user["password"], via_link=rng.random() < 0.5)
-            + [("click", "link", ctx.words["trips"]), ("click", "link", hotel["name"]), *ctx.cancel(ctx.words["cancel_stay"])])
+            + [("click", "link", ctx.words["trips"]), ("click", "link", hotel["name"]),
+               *ctx.cancel(ctx.words["cancel_stay"])])
     mine = [cond("user_id", ref("user.id")), cond("hotel", ref("slot.hotel"))]
     return _task(ctx, "cancel_stay", "login_write", "mutate",
                  ["Log in as {username} (password: {password}) and cancel the reservation at the {hotel}.",
@@ -1486,15 +1554,16 @@ def _rebook(ctx: _Ctx) -> TaskDraft | None:
             continue
         new = rng.choice(later)
         position = ctx.bookings_of(user["id"]).index(booking)
-        plan = ([("click", "link", ctx.words["trips"]), *_next_pages(position, 10), ("click", "link", booking["reference"]),
-                 *ctx.cancel(ctx.words["cancel_booking"])]
+        plan = ([("click", "link", ctx.words["trips"]), *_next_pages(position, 10),
+                 ("click", "link", booking["reference"]), *ctx.cancel(ctx.words["cancel_booking"])]
                 + ctx.flight_search(flight["origin_id"], flight["destination_id"], new["date"], booking["passengers"],
                                     at_home=False) + [ctx.flight_link(new)] + ctx.book())
         if ctx.cost(plan) > MAX_STEPS:
             continue
         slots = {"city": ctx.city(flight["destination_id"]), "old_date": ctx.day(flight["date"]),
-                 "old_day": flight["date"], "date": ctx.day(new["date"]), "day": new["date"], "number": flight["number"],
-                 "travellers": _travellers(booking["passengers"]), "passengers": booking["passengers"]}
+                 "old_day": flight["date"], "date": ctx.day(new["date"]), "day": new["date"],
+                 "number": flight["number"], "travellers": _travellers(booking["passengers"]),
+                 "passengers": booking["passengers"]}
         old = [cond("user_id", ref("user.id")), cond("dest_city", ref("slot.city")), cond("date", ref("slot.old_day"))]
         target = kit.scalar("flight_view", "id", cond("number", ref("slot.number")), cond("date", ref("slot.day")))
         cancelled = kit.exists("booking_view", *old, cond("status", "cancelled"))
@@ -1502,15 +1571,18 @@ def _rebook(ctx: _Ctx) -> TaskDraft | None:
                      ["Move your flight to {city} from {old_date} to {date}: cancel the booking and book the same "
                       "flight ({number}) on {date} for {travellers}.",
                       "I can't fly to {city} on {old_date} any more. Cancel that booking and get me on flight {number} "
-                      "on {date} instead, {travellers}."], slots, plan,
+                      "on {date} instead, {travellers}.",
+                      "Change your {city} trip: cancel the flight on {old_date} and book flight {number} on {date} "
+                      "for {travellers} instead."], slots, plan,
                      user=user["username"], start_logged_in=True, credentials="profile",
                      goal=[cancelled, _booking_goal(target, cond("passengers", ref("slot.passengers")))],
                      progress=[{"description": "the old booking is cancelled", "predicate": cancelled},
                                {"description": "the new flight is booked", "predicate": _booking_goal(target)}],
                      footprint=[{"table": "bookings", "where": [cond("id", kit.scalar("booking_view", "id", *old))],
                                  "columns": ["status"], "ops": ["update"]},
-                                {"table": "flights", "where": [cond("id", kit.scalar("booking_view", "flight_id", *old))],
-                                 "columns": ["seats"], "ops": ["update"]}, *_booking_footprint(target)])
+                                {"table": "flights", "columns": ["seats"], "ops": ["update"],
+                                 "where": [cond("id", kit.scalar("booking_view", "flight_id", *old))]},
+                                *_booking_footprint(target)])
     return None
 
 
@@ -1534,8 +1606,14 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
                      look + [("infeasible", f"No airline on this site flies from {ctx.city(origin)} to "
                                             f"{ctx.city(destination)}.")], **who,
                      goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
-                                      cond("origin_city", ref("slot.origin")), cond("dest_city", ref("slot.destination")))])
+                                      cond("origin_city", ref("slot.origin")),
+                                      cond("dest_city", ref("slot.destination")))])
     missing = rng.choice(MISSING_CITIES)
+
+    def look(page: str) -> list[Step]:
+        """Sometimes open the search page first and see that the city is not among the choices."""
+        return [("click", "link", ctx.words[page])] if rng.random() < 0.5 else []
+
     if kind == "no_city":
         origin = rng.choice(sorted(ctx.cities))
         return _task(ctx, "missing_city", "infeasible_missing", "infeasible",
@@ -1543,7 +1621,7 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
                       "Find me the cheapest flight from {origin} to {destination} on {date} and book it.",
                       "I want to fly to {destination} from {origin} on {date}. Book a seat."],
                      {"origin": ctx.city(origin), "destination": missing, "date": ctx.day(day)},
-                     [("infeasible", f"This site has no flights to {missing}.")], **who,
+                     look("flights") + [("infeasible", f"This site has no flights to {missing}.")], **who,
                      goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
                                       cond("dest_city", ref("slot.destination")))])
     return _task(ctx, "missing_hotel_city", "infeasible_missing", "infeasible",
@@ -1551,5 +1629,5 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
                   "Reserve a room in {city} checking in on {check_in}, three nights.",
                   "Find me a place to stay in {city} from {check_in} (three nights) and book it."],
                  {"city": missing, "check_in": ctx.day(day)},
-                 [("infeasible", f"This site has no hotels in {missing}.")], **who,
+                 look("hotels") + [("infeasible", f"This site has no hotels in {missing}.")], **who,
                  goal=[kit.exists("stay_view", cond("user_id", ref("user.id")), cond("city", ref("slot.city")))])
