@@ -265,8 +265,8 @@ class PageBuilder:
             rows = self.data.rows(item.query, ctx, limit=1)
             if rows:
                 self.elements(parent, item.elements, ctx.with_row(rows[0]), key)
-            else:
-                parent.add(Node(role="paragraph", text=item.missing_text, key=key, tag="p"))
+            elif item.missing_text:
+                parent.add(Node(role="paragraph", text=render(item.missing_text, ctx), key=key, tag="p"))
         elif kind == "tabs":
             self._tabs(parent, item, ctx, key)
         elif kind == "dialog":

@@ -14,6 +14,9 @@ from veriweb.scaffold.values import (
     SqlPredicate,
 )
 
+COMPILED_BUDGET = 20_000
+"""Step budget (thousands of VM steps) of list and count queries compiled from declarative queries."""
+
 _SQL_OPS = {"=": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
@@ -119,7 +122,7 @@ class Compiler:
 def fetch_rows(guard: Guard, query: Query, ctx: Context, **kwargs: Any) -> list[dict[str, Any]]:
     """Every row of ``query`` as dicts (``kwargs`` as for :meth:`Compiler.rows`)."""
     comp = Compiler(ctx)
-    names, rows = guard.read_named(comp.rows(query, **kwargs), comp.params)
+    names, rows = guard.read_named(comp.rows(query, **kwargs), comp.params, budget=COMPILED_BUDGET)
     return [dict(zip(names, row)) for row in rows]
 
 
@@ -127,7 +130,7 @@ def count_rows(guard: Guard, query: Query, ctx: Context) -> int:
     """How many rows match ``query`` (ignoring its limit)."""
     comp = Compiler(ctx)
     sql = f"SELECT count(*) FROM {quote(query.table)}{comp.where(query.where)}"
-    return int(guard.read(sql, comp.params)[0][0])
+    return int(guard.read_named(sql, comp.params, budget=COMPILED_BUDGET)[1][0][0])
 
 
 def scalar_value(guard: Guard, expr: Any, ctx: Context) -> Any:

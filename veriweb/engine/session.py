@@ -47,7 +47,8 @@ class UIState:
 
         With ``base``, the key of the same page without field edits and focus.
         """
-        edits = () if base else (tuple(sorted(self.fields.items())), self.focus)
+        edits = () if base or (not self.fields and self.focus is None) else (
+            tuple(sorted(self.fields.items())), self.focus)
         return (str(self.url), self.user_id, version, tuple(sorted(self.widgets.items())), self.flash,
                 self.confirm, edits)
 

@@ -68,6 +68,7 @@ class Guard:
     def __init__(self, conn: sqlite3.Connection, *, step_budget: int = 500) -> None:
         self.conn = conn
         self.step_budget = step_budget
+        self._budget = step_budget
         self.mode = "engine"
         self.write_table = ""
         self.refusal = ""
@@ -106,16 +107,17 @@ class Guard:
         if self.mode == "engine":
             return 0
         self._ticks += 1
-        if self._ticks > self.step_budget:
-            self.refusal = f"query exceeded its budget of {self.step_budget * 1000:,} steps and was aborted"
+        if self._ticks > self._budget:
+            self.refusal = f"query exceeded its budget of {self._budget * 1000:,} steps and was aborted"
             return 1
         return 0
 
     # ------------------------------------------------------------------ running
 
     def _run(self, mode: str, sql: str, params: Mapping[str, Any] | Sequence[Any], table: str,
-             fetch: bool, names: bool = False) -> Any:
+             fetch: bool, names: bool = False, budget: int | None = None) -> Any:
         self.mode, self.write_table, self.refusal, self._ticks = mode, table, "", 0
+        self._budget = budget if budget is not None else self.step_budget
         try:
             cursor = self.conn.execute(f"/*vw:{mode}:{table}*/ {sql}", params)
             if not fetch:
@@ -149,9 +151,15 @@ class Guard:
         """
         return self._run("read", sql, params, "", True)
 
-    def read_named(self, sql: str, params: Mapping[str, Any] | Sequence[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """As :meth:`read`, also returning the column names."""
-        return self._run("read", sql, params, "", True, names=True)
+    def read_named(self, sql: str, params: Mapping[str, Any] | Sequence[Any] = (), *,
+                   budget: int | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """As :meth:`read`, also returning the column names.
+
+        ``budget`` overrides the step budget: the engine gives queries it compiled itself from
+        declarative lists (no recursion, no raw SQL: at worst a scan of a table) a larger one, so a
+        50,000-row table still lists, while raw SQL predicates keep the small default.
+        """
+        return self._run("read", sql, params, "", True, names=True, budget=budget)
 
     def write(self, table: str, sql: str, params: Mapping[str, Any]) -> sqlite3.Cursor:
         """Run one write that may touch only ``table`` (and the change log)."""

@@ -167,7 +167,6 @@ class _Data:
             self.ilabels[link["issue_id"]].append(self.label_name[link["label_id"]])
         for names in self.ilabels.values():
             names.sort()
-        self.roles: dict[tuple[int, int], str] = {(m["project_id"], m["user_id"]): m["role"] for m in self.members}
         self.newest = sorted(self.issues, key=lambda i: (i["created"], i["id"]), reverse=True)
         self.mrs_newest = sorted(self.mrs, key=lambda r: (r["created"], r["id"]), reverse=True)
         self.titles = {i["title"] for i in self.issues} | {r["title"] for r in self.mrs}
@@ -307,7 +306,7 @@ def _content(rng: random.Random) -> _Data:
     return _Data(users, projects, members, labels, milestones, issues, issue_labels, notes, mrs, stars)
 
 
-def _schema(data: _Data) -> dict[str, Any]:
+def _schema(data: _Data, w: dict[str, str]) -> dict[str, Any]:
     tables = [
         kit.table_def("users", [("id", "integer"), ("username", "text"), ("password", "text"), ("name", "text"),
                                 ("email", "text")], data.users, indexes=[["username"]]),
@@ -363,7 +362,9 @@ def _schema(data: _Data) -> dict[str, Any]:
             "coalesce((SELECT group_concat(name, ', ') FROM (SELECT l.name AS name FROM issue_labels il "
             "JOIN labels l ON l.id = il.label_id WHERE il.issue_id = i.id ORDER BY l.name)), 'none') AS labels, "
             "(SELECT count(*) FROM notes n WHERE n.issue_id = i.id) AS comments, i.bounty AS bounty, "
-            "CASE WHEN i.bounty > 0 THEN '$' || (i.bounty / 100) || '.00' ELSE 'none' END AS bounty_shown "
+            "CASE WHEN i.bounty > 0 THEN '$' || (i.bounty / 100) || '.00' ELSE 'none' END AS bounty_shown, "
+            "CASE i.state WHEN 'open' THEN 'closed' ELSE 'open' END AS next_state, "
+            f"CASE i.state WHEN 'open' THEN '{w['close_issue']}' ELSE '{w['reopen_issue']}' END AS toggle "
             "FROM issues i JOIN projects p ON p.id = i.project_id JOIN users a ON a.id = i.author_id "
             "LEFT JOIN users u ON u.id = i.assignee_id LEFT JOIN milestones m ON m.id = i.milestone_id")},
         {"name": "issue_search", "sql": (
@@ -449,16 +450,12 @@ def _markers(w: dict[str, str]) -> list[Row]:
                    pre=[kit.check(sql("SELECT EXISTS (SELECT 1 FROM notes WHERE id = :n AND author_id = :user_id)",
                                       n=ref("param.note_id")), "You can only delete your own comments.")],
                    irreversible=True),
-        kit.marker("close_issue", [kit.param("issue_id", "integer")],
-                   [kit.effect("update", "issues", "UPDATE issues SET state = 'closed', closed_on = :today "
-                                                   "WHERE id = :issue_id AND state = 'open'")],
-                   pre=[is_member, kit.check(sql("SELECT EXISTS (SELECT 1 FROM issues WHERE id = :i AND state = 'open')",
-                                                 i=ref("param.issue_id")), f"This {w['issue']} is already closed.")]),
-        kit.marker("reopen_issue", [kit.param("issue_id", "integer")],
-                   [kit.effect("update", "issues", "UPDATE issues SET state = 'open', closed_on = NULL "
-                                                   "WHERE id = :issue_id AND state = 'closed'")],
-                   pre=[is_member, kit.check(sql("SELECT EXISTS (SELECT 1 FROM issues WHERE id = :i AND state = 'closed')",
-                                                 i=ref("param.issue_id")), f"This {w['issue']} is already open.")]),
+        kit.marker("set_state", [kit.param("issue_id", "integer"), kit.param("state", "text", choices=["open", "closed"])],
+                   [kit.effect("update", "issues", "UPDATE issues SET state = :state, closed_on = CASE :state WHEN "
+                                                   "'closed' THEN :today END WHERE id = :issue_id AND state != :state")],
+                   pre=[is_member, kit.check(sql("SELECT EXISTS (SELECT 1 FROM issues WHERE id = :i AND state != :s)",
+                                                 i=ref("param.issue_id"), s=ref("param.state")),
+                                             f"This {w['issue']} is already in that state.")]),
         kit.marker("assign_issue", [kit.param("issue_id", "integer"),
                                     kit.param("assignee_id", "integer", w["assignee"], required=False)],
                    [kit.effect("update", "issues", "UPDATE issues SET assignee_id = :assignee_id WHERE id = :issue_id")],
@@ -571,7 +568,7 @@ def _ui(rng: random.Random, labels: Labels) -> _Ui:
     listing = rng.choice(["list", "table"])
     return _Ui(site_name=rng.choice(SITE_NAMES), words=w, listing=listing,
                mr_listing=rng.choice(["list", "table"]),
-               page_size=rng.choice([8, 10] if listing == "table" else [10, 12, 15]),
+               page_size=rng.choice([6, 8, 10] if listing == "table" else [8, 10, 12, 15]),
                project_page_size=rng.choice([5, 6, 8]), state_ui=rng.choice(["links", "select"]),
                issue_ui=rng.choice(["tabs", "collapsible", "dialog", "plain"]),
                project_nav=rng.choice(["plain", "menu", "sidebar"]), search_in_header=rng.random() < 0.6,
@@ -717,15 +714,12 @@ def _pages(ui: _Ui, labels: Labels, chrome: Any, search_form: Row) -> list[Row]:
             kit.heading(f"{w['new_issue']} in {{row.path}}", 1), create], "This project does not exist.")], login=True))
 
     # ---------------------------------------------------------------- one issue
-    confirm_close = kit.confirm(f"Close this {w['issue']}?", labels["confirm"], labels["cancel"]) if ui.confirm_close else None
-    state_forms = [
-        kit.record(kit.query("issues", cond("id", ref("row.id")), cond("state", "open")), [kit.form(
-            w["close_issue"], kit.marker_action("close_issue", {"issue_id": ref("row.id")},
-                                                message=f"The {w['issue']} is closed."), confirm=confirm_close)], ""),
-        kit.record(kit.query("issues", cond("id", ref("row.id")), cond("state", "closed")), [kit.form(
-            w["reopen_issue"], kit.marker_action("reopen_issue", {"issue_id": ref("row.id")},
-                                                 message=f"The {w['issue']} is open again."))], ""),
-    ]
+    # one form whose button reads "close" or "reopen" (the view words it), so the page needs no extra query
+    state_forms = [kit.form("{row.toggle}", kit.marker_action("set_state", {"issue_id": ref("row.id"),
+                                                                            "state": ref("row.next_state")},
+                                                              message=f"The {w['issue']} is now {{row.next_state}}."),
+                            confirm=kit.confirm("{row.toggle}?", labels["confirm"], labels["cancel"])
+                            if ui.confirm_close else None)]
     chips = kit.listing("chips", kit.query("issue_label_view", cond("issue_id", ref("row.id")), order=[("name", "asc")]),
                         [text("{row.name}"), kit.form(w["remove_label"], kit.marker_action(
                             "remove_label", {"link_id": ref("row.id")}, message=f"{w['label']} removed."))],
@@ -901,7 +895,7 @@ def build(streams: Streams) -> Draft:
             "clock": {"today": TODAY.isoformat()},
             "auth": {"table": "users", "username_column": "username", "password_column": "password",
                      "name_column": "name", "login_page": "/login"},
-            "database": _schema(data), "markers": _markers(w),
+            "database": _schema(data, w), "markers": _markers(w),
             "layout": {"header": header, "footer": chrome.layout["footer"]},
             "pages": _pages(ui, labels, chrome, search_form)}
     return Draft(site=site, tasks=_tasks(_Ctx(trng, labels, ui, data)))
@@ -1032,6 +1026,11 @@ def _as_user(ctx: _Ctx, user: Row, phrasings: list[str], slots: Row, plan: list[
     return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
 
 
+def _seen(what: str, predicate: Row) -> Row:
+    """A progress subgoal of a retrieve task: the page that holds the answer is open."""
+    return {"description": f"on {what}", "predicate": predicate}
+
+
 def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: Row, plan: list[Step],
           **fields: Any) -> TaskDraft | None:
     if not ctx.fits(plan):
@@ -1112,6 +1111,7 @@ def _count_labelled(ctx: _Ctx) -> TaskDraft | None:
                       f"Count the {{state}} {w['issue']}s with the label \"{{label}}\" in {{project}}.",
                       f"What is the number of {{state}} {{label}} {w['issue']}s in the {{project}} project?"],
                      {"state": state, "label": label, "project": project["path"]}, plan + [("send", str(len(found)))],
+                     progress=[_seen("the project's issue list", kit.on_page("issues", id=ctx.project_q()))],
                      answer={"type": "number", "value": kit.scalar(
                          "issue_view", "*", cond("project_id", ctx.project_q()), cond("state", ref("slot.state")),
                          cond("labels", ref("slot.label"), "contains"), agg="count")})
@@ -1133,6 +1133,7 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
                       f"Tell me who is responsible for the {w['issue']} \"{{title}}\".",
                       f"Which person is the assignee of \"{{title}}\"?"],
                      {"title": issue["title"]}, plan + [("send", name)],
+                     progress=[_seen("the issue", kit.on_page("issue", id=ctx.issue_q()))],
                      answer={"type": "text", "value": kit.scalar("issue_view", "assignee", cond("title", ref("slot.title"))),
                              "candidates": kit.scalar("users", "name")["query"]})
     if choice == "merged":
@@ -1144,6 +1145,8 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
                      [f"On what date was the {w['mr']} \"{{title}}\" merged?",
                       f"When did \"{{title}}\" get merged?"],
                      {"title": mr["title"]}, plan + [("send", _day_text(mr["merged_on"]))],
+                     progress=[_seen("the merge request", kit.on_page(
+                         "merge_request", id=kit.scalar("merge_requests", "id", cond("title", ref("slot.title")))))],
                      answer={"type": "date", "value": kit.scalar("merge_requests", "merged_on",
                                                                  cond("title", ref("slot.title")))})
     milestone = ctx.rng.choice(d.milestones)
@@ -1153,6 +1156,7 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
                   "What is the due date of {project}'s milestone {milestone}?"],
                  {"milestone": milestone["title"], "project": project["path"]},
                  ctx.to_project(project) + [("click", "link", w["milestones"]), ("send", _day_text(milestone["due"]))],
+                 progress=[_seen("the project's milestones", kit.on_page("milestones", id=ctx.project_q()))],
                  answer={"type": "date", "value": kit.scalar("milestones", "due", cond("project_id", ctx.project_q()),
                                                              cond("title", ref("slot.milestone")))})
 
@@ -1175,6 +1179,7 @@ def _largest_mr(ctx: _Ctx) -> TaskDraft | None:
                      [f"Which open {w['mr']} in {{project}} adds the most lines?",
                       f"Name the open {w['mr']} of {{project}} with the largest number of added lines."],
                      {"project": project["path"]}, plan + [("send", best["title"])],
+                     progress=[_seen("the project's merge requests", kit.on_page("merge_requests", id=ctx.project_q()))],
                      answer={"type": "text", "value": kit.scalar("merge_requests", "title", cond("project_id", ctx.project_q()),
                                                                  cond("state", "open"), order=[("additions", "desc")]),
                              "candidates": kit.scalar("merge_requests", "title", cond("project_id", ctx.project_q()))["query"]})
@@ -1192,6 +1197,7 @@ def _labels_of(ctx: _Ctx) -> TaskDraft | None:
                  [f"Which {w['labels'].lower()} does the {w['issue']} \"{{title}}\" have?",
                   f"List every {w['label'].lower()} on \"{{title}}\"."],
                  {"title": issue["title"]}, plan + [("send", ", ".join(d.ilabels[issue["id"]]))],
+                 progress=[_seen("the issue", kit.on_page("issue", id=ctx.issue_q()))],
                  answer={"type": "list", "list_query": kit.scalar("issue_label_view", "name",
                                                                   cond("issue_id", ctx.issue_q()))["query"]})
 
@@ -1210,6 +1216,7 @@ def _bounty_total(ctx: _Ctx) -> TaskDraft | None:
                      [f"What is the total bounty on open {w['issue']}s labelled {{label}} in {{project}}?",
                       f"Add up the bounties of the open {{label}} {w['issue']}s in {{project}}: how much is it?"],
                      {"label": label, "project": project["path"]}, plan + [("send", f"${total / 100:,.2f}")],
+                     progress=[_seen("the project's issue list", kit.on_page("issues", id=ctx.project_q()))],
                      answer={"type": "currency", "value": kit.scalar(
                          "issue_view", "bounty", cond("project_id", ctx.project_q()), cond("state", "open"),
                          cond("labels", ref("slot.label"), "contains"), agg="sum")})
@@ -1235,6 +1242,7 @@ def _dashboard_count(ctx: _Ctx) -> TaskDraft | None:
                   f"I need to know how many open {w['issue']}s I am responsible for."], {},
                  [("click", "link", w["dashboard"])] + _all_pages(n, ctx.ui.page_size) + [("send", str(n))],
                  user=user["username"], start_logged_in=True, credentials="profile",
+                 progress=[_seen("the list of your issues", kit.on_page("dashboard"))],
                  answer={"type": "number", "value": kit.scalar("issues", "*", cond("assignee_id", ref("user.id")),
                                                                cond("state", "open"), agg="count")})
 
@@ -1287,7 +1295,8 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
         f"Reopen the {w['issue']} \"{{title}}\" and comment \"{{text}}\".",
         f"\"{{title}}\" was closed too early: reopen it and leave the comment \"{{text}}\"."],
         {"title": issue["title"], "text": body},
-        plan + [("click", "button", w["reopen_issue"]), ("fill", "textbox", w["comment_box"], body),
+        plan + [("click", "button", w["reopen_issue"]), *ctx.confirm(ctx.ui.confirm_close),
+                ("fill", "textbox", w["comment_box"], body),
                 ("click", "button", w["comment"])], instruction_chance=0.7)
     reopened = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "open"))
     said = kit.exists("notes", cond("issue_id", ctx.issue_q()), cond("author_id", ref("user.id")), cond("body", ref("slot.text")))
@@ -1566,7 +1575,7 @@ OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_coun
             _star]
 
 
-def _tasks(ctx: _Ctx, optional: int = 3) -> list[TaskDraft]:
+def _tasks(ctx: _Ctx, optional: int = 2) -> list[TaskDraft]:
     drafts = [draft for family in CORE if (draft := family(ctx)) is not None]
     extra: list[TaskDraft] = []
     for family in ctx.rng.sample(OPTIONAL, len(OPTIONAL)):  # the first few that apply to this site
