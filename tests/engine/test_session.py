@@ -316,3 +316,17 @@ def test_random_action_strings_never_raise(shop: Site, fast: Callable[..., objec
         result = fast(lambda: session.step(text))
         assert result.error is None or isinstance(result.error, str)
         session.page()
+
+
+def test_sessions_are_freed_when_dropped(shop: Site) -> None:
+    import gc
+    import weakref
+
+    refs = []
+    for _ in range(3):
+        session = Session(shop)
+        session.page()
+        refs.append(weakref.ref(session))
+        del session
+    gc.collect()
+    assert all(ref() is None for ref in refs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -84,7 +85,11 @@ class Session:
         self.pages = {page.id: page for page in site.pages}
         self.markers = {marker.name: marker for marker in site.markers}
         self.steps = 0
-        self.db = Database.build(site, today=site.clock.today.isoformat(), now_fn=lambda: self.now)
+        # SQLite holds the clock function where the garbage collector cannot see it: a weak
+        # reference keeps that from pinning the session (and its page cache) in memory forever.
+        me = weakref.ref(self)
+        self.db = Database.build(site, today=site.clock.today.isoformat(),
+                                 now_fn=lambda: session.now if (session := me()) is not None else None)
         self.ui = UIState()
         self.version = "0"
         self._pages: OrderedDict[tuple[Any, ...], PageModel] = OrderedDict()
@@ -105,6 +110,13 @@ class Session:
         """The virtual time: the episode's start time plus a fixed amount per step."""
         start = dt.datetime.combine(self.site.clock.today, self.site.clock.start_time)
         return (start + dt.timedelta(seconds=self.steps * self.site.clock.seconds_per_step)).isoformat()
+
+    def close(self) -> None:
+        """Free the session's database and caches (it cannot be used afterwards)."""
+        self._pages.clear()
+        self._rows.clear()
+        self._page = None
+        self.db.conn.close()
 
     def reset(self, url: str = "/", *, user: str | None = None) -> PageModel:
         """Restore the seeded database and a fresh browser at ``url``, logged in as ``user`` if given.

@@ -72,6 +72,7 @@ def generate_site_checked(domain: str, seed: int, *, vocab_part: int | None = No
     try:
         _resolve_all(draft, base, session, tasks, dropped, strict)
     finally:
+        session.close()
         if collecting:
             gc.enable()
     return with_id(base.model_copy(update={"tasks": tasks})), dropped
