@@ -43,6 +43,7 @@ FILTERS = {
     "title": lambda v: str(v).title(),
     "int": lambda v: str(int(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v),
     "plural": lambda v: "" if v == 1 else "s",
+    "num": lambda v: f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else as_text(v),
 }
 
 
