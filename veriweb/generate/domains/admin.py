@@ -210,6 +210,7 @@ class Content:
 
 
 def _content(rng: random.Random, store: str, categories: list[str]) -> Content:
+    """A year of trading: a catalogue, customers, orders (status by age), refunds, staff, coupons, comments."""
     nouns = STORES[store]
     products: list[Row] = []
     seen: set[str] = set()
@@ -318,6 +319,7 @@ def _content(rng: random.Random, store: str, categories: list[str]) -> Content:
 
 
 def _tables(data: Content, *, coupons: bool, notes: bool) -> list[dict[str, Any]]:
+    """The database tables (coupons and order comments only on sites with those features)."""
     tables = [
         kit.table_def("staff", [("id", "integer"), ("username", "text"), ("password", "text"), ("name", "text"),
                                 ("role", "text")], data.staff, indexes=[["username"]]),
@@ -389,6 +391,7 @@ NOTE_VIEW = {"name": "note_view", "sql": "SELECT n.id AS id, n.order_id AS order
 
 
 def _markers(w: dict[str, str], *, coupons: bool, notes: bool) -> list[dict[str, Any]]:
+    """Every state change of the back office, with its checks, invariants and messages."""
     order_is = "SELECT EXISTS (SELECT 1 FROM orders WHERE id = :o AND status IN ({}))"
     markers = [
         kit.marker("save_product", [kit.param("product_id", "integer"),
@@ -416,7 +419,8 @@ def _markers(w: dict[str, str], *, coupons: bool, notes: bool) -> list[dict[str,
                     kit.effect("update", "orders", "UPDATE orders SET refunded = refunded + :amount "
                                                    "WHERE id = :order_id")],
                    pre=[kit.check(kit.sql(order_is.format("'processing', 'shipped', 'complete'"),
-                                          o=ref("param.order_id")), "Only paid orders that are not canceled can be refunded.")],
+                                          o=ref("param.order_id")),
+                                  "Only paid orders that are not canceled can be refunded.")],
                    inv=[kit.check(kit.sql("SELECT NOT EXISTS (SELECT 1 FROM orders WHERE refunded > total)"),
                                   "A refund cannot exceed what is left of the amount paid.")],
                    irreversible=True, message="The refund could not be issued."),
@@ -455,7 +459,8 @@ def _markers(w: dict[str, str], *, coupons: bool, notes: bool) -> list[dict[str,
                                               "HAVING count(*) > 1)"), "A coupon with this code already exists.")],
                        message="The coupon could not be created."),
             kit.marker("deactivate_coupon", [kit.param("coupon_id", "integer")],
-                       [kit.effect("update", "coupons", "UPDATE coupons SET status = 'inactive' WHERE id = :coupon_id")],
+                       [kit.effect("update", "coupons",
+                                   "UPDATE coupons SET status = 'inactive' WHERE id = :coupon_id")],
                        pre=[kit.check(kit.sql("SELECT EXISTS (SELECT 1 FROM coupons WHERE id = :c AND "
                                               "status = 'active')", c=ref("param.coupon_id")),
                                       "This coupon is not active.")]),
@@ -499,20 +504,22 @@ class Structure:
 
 
 def _structure(rng: random.Random) -> Structure:
+    """Draw labels, widgets, grid kinds, page sizes, sort options and optional features."""
     labels = Labels(rng)
     w = {concept: labels.pick(concept, options) for concept, options in WORDING.items()}
     for concept in ("save", "confirm", "cancel", "menu", "newest", "oldest", "name_asc", "price_asc", "price_desc"):
         w[concept] = labels[concept]
     store = rng.choice(sorted(STORES))
     categories = sorted(rng.sample(sorted(STORES[store]), rng.randint(4, 6)))
-    product_sorts = [s for s in [("name_asc", w["name_asc"], "name", "asc"), ("price_asc", w["price_asc"], "price", "asc"),
+    product_sorts = [s for s in [("name_asc", w["name_asc"], "name", "asc"),
+                                 ("price_asc", w["price_asc"], "price", "asc"),
                                  ("price_desc", w["price_desc"], "price", "desc"),
                                  ("stock_asc", w["stock_asc"], "stock", "asc"),
                                  ("stock_desc", w["stock_desc"], "stock", "desc")] if rng.random() < 0.6]
-    order_sorts = [s for s in [("oldest", w["oldest"], "created", "asc"), ("total_desc", w["total_desc"], "total", "desc")]
-                   if rng.random() < 0.6]
-    customer_sorts = [s for s in [("name_desc", w["name_desc"], "name", "desc"), ("newest", w["newest"], "joined", "desc")]
-                      if rng.random() < 0.5]
+    order_sorts = [s for s in [("oldest", w["oldest"], "created", "asc"),
+                               ("total_desc", w["total_desc"], "total", "desc")] if rng.random() < 0.6]
+    customer_sorts = [s for s in [("name_desc", w["name_desc"], "name", "desc"),
+                                  ("newest", w["newest"], "joined", "desc")] if rng.random() < 0.5]
     return Structure(
         labels=labels, w=w, site_name=f"{rng.choice(ADMIN_NAMES)} {rng.choice(ADMIN_SUFFIXES)}", store=store,
         categories=categories, product_ui=rng.choice(["single", "tabs", "collapsible", "dialog"]),
@@ -520,8 +527,8 @@ def _structure(rng: random.Random) -> Structure:
         customer_ui=rng.choice(["tabs", "plain"]), reports_ui=rng.choice(["tabs", "pages", "plain"]),
         filters_ui=rng.choice(["plain", "collapsible"]), reason_ui=rng.choice(["select", "textbox"]),
         coupon_ui=rng.choice(["plain", "collapsible"]),
-        grids={g: rng.choice(["table", "list"]) for g in ("products", "orders", "customers")},
-        sizes={g: rng.choice([10, 12, 15]) for g in ("products", "orders", "customers")},
+        grids={g: rng.choice(["table", "list", "list"]) for g in ("products", "orders", "customers")},
+        sizes={g: rng.choice([8, 10, 12]) for g in ("products", "orders", "customers")},
         product_sorts=product_sorts, order_sorts=order_sorts, customer_sorts=customer_sorts,
         product_fields=rng.sample(["price", "stock", "status"], 3), filter_order=rng.sample([0, 1, 2], 3),
         confirm_refund=rng.random() < 0.6, confirm_cancel=rng.random() < 0.7,
@@ -598,11 +605,12 @@ def _order_page(st: Structure) -> dict[str, Any]:
             kit.text("Status: {row.status|title}"), kit.text("Payment: {row.payment}"),
             kit.text("Grand total: {row.total|money}"), kit.text("Refunded: {row.refunded|money}")]
     lines = kit.table("lines", kit.query("order_lines", cond("order_id", ref("row.id")), order=[("id", "asc")]),
-                      [("Product", [kit.text("{row.name}")]), ("SKU", [kit.text("{row.sku}")]),
-                       ("Qty", [kit.text("{row.qty}")]), ("Price", [kit.text("{row.price|money}")]),
-                       ("Row total", [kit.text("{row.line_total|money}")])], label="Items ordered")
+                      [("Product", [kit.text("{row.name}")]), ("Qty", [kit.text("{row.qty}")]),
+                       ("Price", [kit.text("{row.price|money}")]), ("Row total", [kit.text("{row.line_total|money}")])],
+                      label="Items ordered")
     status_form = kit.form(w["update_status"], kit.marker_action(
-        "set_order_status", {"order_id": ref("row.id"), "status": ref("field.status")}, message="The status was updated."),
+        "set_order_status", {"order_id": ref("row.id"), "status": ref("field.status")},
+        message="The status was updated."),
         [kit.select("status", w["order_status"], [(s, s.title()) for s in ORDER_STATUSES], value=ref("row.status"))],
         label=w["order_status"])
     cancel_form = kit.form(w["cancel_order"], kit.marker_action("cancel_order", {"order_id": ref("row.id")},
@@ -650,12 +658,13 @@ def _order_page(st: Structure) -> dict[str, Any]:
 
 def _customer_page(st: Structure) -> dict[str, Any]:
     w, labels = st.w, st.labels
-    details = [kit.text("Email: {row.email}"), kit.text("City: {row.city}"), kit.text("Customer since {row.joined|date}"),
-               kit.text("Group: {row.customer_group}")]
+    details = [kit.text("Email: {row.email}"), kit.text("City: {row.city}"),
+               kit.text("Customer since {row.joined|date}"), kit.text("Group: {row.customer_group}")]
     orders = kit.table("customer_orders", kit.query("orders", cond("customer_id", ref("row.id")),
                                                     order=[("created", "desc"), ("id", "desc")]),
-                       [("Order", [kit.link("#{row.id}", "/orders/{row.id}")]), ("Date", [kit.text("{row.created|date}")]),
-                        ("Status", [kit.text("{row.status|title}")]), ("Total", [kit.text("{row.total|money}")])],
+                       [("Order", [kit.link("#{row.id}", "/orders/{row.id}")]),
+                        ("Date", [kit.text("{row.created|date}")]), ("Status", [kit.text("{row.status|title}")]),
+                        ("Total", [kit.text("{row.total|money}")])],
                        label=w["tab_customer_orders"], page_size=10, empty="No orders yet.")
     group_form = kit.form(labels["save"], kit.marker_action(
         "set_customer_group", {"customer_id": ref("row.id"), "customer_group": ref("field.customer_group")},
@@ -682,7 +691,8 @@ def _report_parts(st: Structure) -> tuple[list[dict[str, Any]], list[dict[str, A
         kit.heading("{row.label}"), kit.text("Orders: {row.orders}"), kit.text("Revenue: {row.revenue|money}"),
         kit.text("Refunded: {row.refunded|money}"), kit.text("Net revenue: {row.net|money}")],
         "Choose a month to see its sales.")]
-    best = [kit.table("bestsellers", kit.query("sales_month", month, order=[("units", "desc"), ("name", "asc")], limit=10),
+    top = kit.query("sales_month", month, order=[("units", "desc"), ("name", "asc")], limit=10)
+    best = [kit.table("bestsellers", top,
                       [("Product", [kit.text("{row.name}")]), ("SKU", [kit.text("{row.sku}")]),
                        ("Units sold", [kit.text("{row.units}")]), ("Revenue", [kit.text("{row.revenue|money}")])],
                       label=w["bestsellers"], empty="Choose a month to see its bestsellers.")]
@@ -730,7 +740,8 @@ def _coupon_page(st: Structure) -> dict[str, Any]:
     w = st.w
     columns = [("Code", [kit.text("{row.code}")]), ("Discount", [kit.text("{row.discount}%")]),
                ("Expires", [kit.text("{row.expires|date}")])]
-    active = kit.table("active_coupons", kit.query("coupons", cond("status", "active"), order=[("code", "asc")]), columns + [
+    live = kit.query("coupons", cond("status", "active"), order=[("code", "asc")])
+    active = kit.table("active_coupons", live, columns + [
         ("", [kit.form(w["deactivate"], kit.marker_action("deactivate_coupon", {"coupon_id": ref("row.id")},
                                                           message="The coupon was deactivated."))])],
         label="Active", empty="No active coupons.")
@@ -748,12 +759,13 @@ def _coupon_page(st: Structure) -> dict[str, Any]:
 
 
 def _pages(st: Structure) -> list[dict[str, Any]]:
+    """Every page: dashboard, grids with filters, record pages, reports, log-in, info pages, coupons."""
     w = st.w
     chrome = st.chrome
     assert chrome is not None
     latest = kit.listing("latest", kit.query("order_view", order=[("created", "desc"), ("id", "desc")], limit=5),
                          [kit.link("#{row.id}", "/orders/{row.id}"),
-                          kit.text("{row.customer}, {row.created|date}: {row.total|money} ({row.status})")])
+                          kit.text("{row.customer}, {row.created|date}: {row.total|money} ({row.status|title})")])
     dashboard = [kit.heading(w["dashboard"], 1), kit.text("Signed in as {user.name}. Today is {clock.today|date}."),
                  kit.record(kit.query("revenue_month", cond("month", TODAY.isoformat()[:7])),
                             [kit.text("This month so far: {row.orders} orders, {row.revenue|money} in revenue.")], ""),
@@ -782,7 +794,8 @@ def _pages(st: Structure) -> list[dict[str, Any]]:
          ("Total", [kit.text("{row.total|money}")])],
         label=w["orders"], size=st.sizes["orders"], sorts=st.order_sorts, empty="No orders match.")
     order_filters = [kit.textbox("number", w["order_number"], value=ref("query.number")),
-                     kit.select("status", "Status", [("", "Any")] + [(s, s.title()) for s in ORDER_STATUSES + ["canceled"]],
+                     kit.select("status", "Status",
+                                [("", "Any")] + [(s, s.title()) for s in [*ORDER_STATUSES, "canceled"]],
                                 value=ref("query.status")),
                      kit.textbox("customer", w["customer_filter"], value=ref("query.customer"))]
     customer_grid = _grid(st.grids["customers"], "customers", kit.query(
@@ -802,7 +815,8 @@ def _pages(st: Structure) -> list[dict[str, Any]]:
             product_grid], login=True),
         _product_page(st),
         kit.page("orders", "/orders", w["orders"], [
-            kit.heading(w["orders"], 1), _filters(st, "/orders", [order_filters[n] for n in st.filter_order]), order_grid],
+            kit.heading(w["orders"], 1), _filters(st, "/orders", [order_filters[n] for n in st.filter_order]),
+            order_grid],
             login=True),
         _order_page(st),
         kit.page("customers", "/customers", w["customers"], [
@@ -922,7 +936,8 @@ class _Ctx:
         rows = sorted((c for c in self.data.customers if customer["name"].lower() in c["name"].lower()),
                       key=lambda c: c["name"])
         return (self.nav("customers") + self.open_filters()
-                + [("fill", "textbox", self.w["customer_search"], customer["name"]), ("click", "button", self.w["filter"])]
+                + [("fill", "textbox", self.w["customer_search"], customer["name"]),
+                   ("click", "button", self.w["filter"])]
                 + _next_pages(rows.index(customer), self.st.sizes["customers"]) + [("click", "link", customer["name"])])
 
     def customer_orders(self, customer: Row) -> list[Row]:
@@ -1249,7 +1264,7 @@ def _disable_products(ctx: _Ctx) -> TaskDraft | None:
         plan: list[Step] = []
         for product in chosen:
             plan += ctx.open_product(product, by_sku=by_sku) + ctx.edit_product("status", "disabled")
-        if len(plan) <= 16 or len(chosen) == 2:
+        if len(plan) <= 15 or len(chosen) == 2:
             break
         chosen = chosen[:2]
     ctx.used_products.update(p["id"] for p in chosen)
@@ -1263,7 +1278,8 @@ def _disable_products(ctx: _Ctx) -> TaskDraft | None:
                   f"Please switch {subject}{listed} to Disabled."],
                  {n: p[column] for n, p in zip(names, chosen)}, plan,
                  user=ctx.staff()["username"], start_logged_in=True, credentials="profile", goal=goals,
-                 progress=[{"description": f"the {n} product is disabled", "predicate": g} for n, g in zip(names, goals)],
+                 progress=[{"description": f"the {n} product is disabled", "predicate": g}
+                           for n, g in zip(names, goals)],
                  footprint=[{"table": "products", "where": [cond(column, ref(f"slot.{n}"))], "columns": ["status"],
                              "ops": ["update"]} for n in names])
 
@@ -1278,7 +1294,7 @@ def _restock_low(ctx: _Ctx) -> TaskDraft | None:
     for cat in cats:
         rows = ctx.product_rows(status="enabled", category=cat)
         ranked = sorted(p["stock"] for p in rows)
-        limits = [ranked[n] + 1 for n in (1, 2) if n < len(ranked) and ranked[n] < 10
+        limits = [ranked[n] + 1 for n in (1,) if n < len(ranked) and ranked[n] < 10
                   and (n + 1 == len(ranked) or ranked[n + 1] > ranked[n])]
         if not limits:
             continue
@@ -1302,7 +1318,8 @@ def _restock_low(ctx: _Ctx) -> TaskDraft | None:
             if number == 0:
                 plan += [("click", "link", "Next")] * page
             else:  # back to the filtered list, on the right page
-                plan.append(("goto", _url("/products", {**params, **({"products_page": str(page + 1)} if page else {})})))
+                paged = {**params, "products_page": str(page + 1)} if page else params
+                plan.append(("goto", _url("/products", paged)))
             plan += [("click", "link", product["name"])] + ctx.edit_product("stock", amount)
         if len(plan) <= MAX_PLAN:
             break
@@ -1362,7 +1379,8 @@ def _refund_line(ctx: _Ctx) -> TaskDraft | None:
     """Refund one line of an order, and not a cent more (a write under a limit)."""
     rng = ctx.rng
     candidates = [o for o in ctx.data.orders if o["status"] in ("shipped", "complete") and o["refunded"] == 0
-                  and len({i["product_id"] for i in ctx.data.lines_of[o["id"]]}) >= 2 and o["id"] not in ctx.used_orders]
+                  and len({i["product_id"] for i in ctx.data.lines_of[o["id"]]}) >= 2
+                  and o["id"] not in ctx.used_orders]
     if not candidates:
         return None
     order = rng.choice(candidates)
@@ -1465,7 +1483,9 @@ def _create_coupon(ctx: _Ctx) -> TaskDraft | None:
     percent = rng.choice([10, 12, 15, 20, 35])
     code = next(c for c in (f"{rng.choice(WORDS).upper()}{percent}" for _ in range(50)) if c not in codes)
     expires = (TODAY + dt.timedelta(days=rng.randint(10, 120))).isoformat()
-    plan = ctx.nav("coupons") + ([("click", "button", ctx.w["new_coupon"])] if ctx.st.coupon_ui == "collapsible" else [])
+    plan = ctx.nav("coupons")
+    if ctx.st.coupon_ui == "collapsible":
+        plan.append(("click", "button", ctx.w["new_coupon"]))
     plan += [("fill", "textbox", ctx.w["coupon_code"], code), ("fill", "textbox", ctx.w["discount"], str(percent)),
              ("fill", "date", ctx.w["expires"], expires), ("click", "button", ctx.w["create_coupon"])]
     phrasings, slots, plan, user = _as_user(ctx, [
@@ -1497,7 +1517,8 @@ def _order_note(ctx: _Ctx) -> TaskDraft | None:
     goal = kit.exists("order_notes", cond("order_id", ref("slot.order")), cond("body", ref("slot.text")))
     return _task(ctx, "order_note", "form_write", "mutate", phrasings, slots, plan, **user, goal=[goal],
                  progress=[{"description": "the comment is on the order", "predicate": goal}],
-                 footprint=[{"table": "order_notes", "where": [cond("order_id", ref("slot.order"))], "ops": ["insert"]}])
+                 footprint=[{"table": "order_notes", "where": [cond("order_id", ref("slot.order"))],
+                             "ops": ["insert"]}])
 
 
 def _infeasible(ctx: _Ctx) -> TaskDraft | None:
@@ -1508,8 +1529,8 @@ def _infeasible(ctx: _Ctx) -> TaskDraft | None:
     if kind == "product":
         names = {p["name"] for p in ctx.data.products}
         nouns = [n for c in ctx.data.categories for n in STORES[ctx.st.store][c]]
-        missing = next(n for n in (f"{rng.choice(COLOURS)} {rng.choice(STYLES)} {rng.choice(nouns)}" for _ in range(200))
-                       if n not in names)
+        drawn = (f"{rng.choice(COLOURS)} {rng.choice(STYLES)} {rng.choice(nouns)}" for _ in range(200))
+        missing = next(n for n in drawn if n not in names)
         price = rng.randrange(1900, 9900, 100) - 1
         return _task(ctx, "missing_product", "infeasible_missing", "infeasible",
                      ["Change the price of the {product} to {price}.", "Set the {product}'s price to {price}."],
