@@ -19,6 +19,7 @@ the truncated element table; the tests check it over whole corpora.
 
 from __future__ import annotations
 
+import datetime as dt
 import string
 from typing import Any
 
@@ -27,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
+from veriweb.engine.answers import parse_date
 from veriweb.engine.page import Node
 from veriweb.envs.env import VeriwebEnv
 from veriweb.errors import VeriwebError
@@ -100,6 +102,12 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             return self._args
         self._args_for = task
         slots = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
+        # a date slot ("June 28") also as the ISO form a date field takes ("2026-06-28")
+        today = dt.date.fromisoformat(self.base.site.clock.today.isoformat())
+        for value in list(slots):
+            day = parse_date(value, today)
+            if day is not None and day.isoformat() not in slots:
+                slots.append(day.isoformat())
         slots = (slots + [""] * self.max_slots)[: self.max_slots]
         self._args: list[str | None] = [None, None, *slots, *(str(n) for n in range(self.max_number + 1))]
         return self._args
@@ -262,6 +270,9 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if isinstance(parsed, A.Press) and parsed.key == "Enter":
             return make("enter", row(parsed.bid))
         if isinstance(parsed, A.Goto):
+            ui = self.base.episode.session.ui if self.base.episode is not None else None
+            if ui is not None and ui.position > 0 and ui.history[ui.position - 1] == parsed.url:
+                return make("go_back")  # back to the page the agent just came from
             for candidate in bids:
                 node = page.by_bid[candidate]
                 if node.role == "link" and node.href == parsed.url:
