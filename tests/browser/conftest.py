@@ -11,10 +11,9 @@ import pytest
 
 from veriweb.errors import VeriwebError
 
-pytest.importorskip("playwright.sync_api", reason="the browser tests need Playwright (pip install -e '.[test]')")
-
 
 def _chromium() -> str:
+    pytest.importorskip("playwright.sync_api", reason="the browser tests need Playwright (pip install -e '.[test]')")
     from veriweb.browser.chromium import chromium_path
 
     try:
@@ -23,27 +22,30 @@ def _chromium() -> str:
         pytest.skip(str(exc))
 
 
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Debian's Chromium (the test is skipped without one)."""
+    return _chromium()
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """A headless Debian Chromium under Playwright, for the whole module."""
     _chromium()
-    from playwright.sync_api import sync_playwright
+    from veriweb.browser.chromium import launch, shared_playwright
 
-    from veriweb.browser.chromium import launch
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
+    browser = launch(shared_playwright())  # one Playwright per process, shared with BrowserGym
+    yield browser
+    browser.close()
 
 
 @pytest.fixture(scope="session")
 def sample_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small corpus with sites of every domain the generator knows (two each)."""
+    """A small corpus with one site of every domain the generator knows."""
     from veriweb.generate.corpus import plan_corpus, write_corpus
     from veriweb.generate.domains import BLUEPRINTS
 
     out = tmp_path_factory.mktemp("corpus")
-    plan = plan_corpus(2 * len(BLUEPRINTS), ["all"], seed=int(os.environ.get("VERIWEB_PARITY_SEED", "6")))
+    plan = plan_corpus(len(BLUEPRINTS), ["all"], seed=int(os.environ.get("VERIWEB_PARITY_SEED", "6")))
     write_corpus(plan, out, workers=1, progress=False)
     return out

@@ -29,7 +29,10 @@ How Chromium's nodes are normalised (each rule, and nothing else):
    from the element's ``value`` attribute. Every other role: none.
 6. **States.** ``checked`` (true/false) for checkboxes and radio buttons; ``selected`` for
    options and tabs; ``expanded`` where Chromium reports it; ``disabled``, ``required`` and
-   ``focused`` as booleans (absent is false); heading ``level``.
+   ``focused`` as booleans (absent is false); heading ``level``. Chromium's tree has no
+   required state for dates and drop-downs: theirs is read from the ``required`` attribute.
+   Focus on a part of an element that has no bid (the month field of a date input) is focus
+   on that element.
 7. **Links.** The AX URL, less the server's origin and the site's path, parsed as the engine
    parses URLs (so query order and encoding do not matter).
 8. **Focus on hidden elements.** The engine keeps focus on an element that an action hid
@@ -59,6 +62,9 @@ VALUED = frozenset({"textbox", "date", "combobox"})
 
 FORM_VALUED = frozenset({"option", "radio"})
 """Roles whose engine value is the value they submit (read from the DOM)."""
+
+DOM_REQUIRED = frozenset({"date", "combobox"})
+"""Roles whose required state Chromium's tree leaves out (read from the ``required`` attribute)."""
 
 _ROLES = {"Date": "date", "DateTime": "date"}
 
@@ -170,8 +176,13 @@ def _props(node: dict[str, Any]) -> dict[str, Any]:
     return {p["name"]: p.get("value", {}).get("value") for p in node.get("properties", ())}
 
 
-def _walk(tree: list[dict[str, Any]], dom: dict[int, dict[str, str]]) -> list[tuple[dict[str, Any], str, str, str]]:
-    """(AX node, bid, parent bid, own text) for every bid-carrying node, depth first."""
+def _walk(tree: list[dict[str, Any]], dom: dict[int, dict[str, str]],
+          focus: set[str] | None = None) -> list[tuple[dict[str, Any], str, str, str]]:
+    """(AX node, bid, parent bid, own text) for every bid-carrying node, depth first.
+
+    Focus on a node without a bid inside one with a bid (a date input's month field) is added
+    to ``focus`` as the focus of that element.
+    """
     by_id = {n["nodeId"]: n for n in tree}
     roots = [n for n in tree if not n.get("parentId") or n["parentId"] not in by_id]
     out: list[tuple[dict[str, Any], str, str, str]] = []
@@ -189,6 +200,8 @@ def _walk(tree: list[dict[str, Any]], dom: dict[int, dict[str, str]]) -> list[tu
                            if c.get("role", {}).get("value") == "StaticText")
             out.append((node, bid, parent_bid, text))
             here = bid
+        elif focus is not None and parent_bid and _props(node).get("focused"):
+            focus.add(parent_bid)
         children = [by_id[c] for c in node.get("childIds", ()) if c in by_id]
         stack.extend((child, here) for child in reversed(children))
     return out
@@ -199,7 +212,13 @@ def read_tree(cdp: Any) -> list[dict[str, Any]]:
     return cdp.send("Accessibility.getFullAXTree")["nodes"]
 
 
-def browser_view(page: Any, cdp: Any, prefix: str, *, hidden: bool = True) -> list[AXNode]:
+def dom_bids(cdp: Any) -> dict[int, dict[str, str]]:
+    """Attributes of every element with a ``data-bid``, by backend node id (valid for one document)."""
+    return _dom_bids(cdp)
+
+
+def browser_view(page: Any, cdp: Any, prefix: str, *, hidden: bool = True,
+                 dom: dict[int, dict[str, str]] | None = None) -> list[AXNode]:
     """The live page's accessibility tree as :class:`AXNode` entries.
 
     Args:
@@ -207,9 +226,12 @@ def browser_view(page: Any, cdp: Any, prefix: str, *, hidden: bool = True) -> li
         cdp: a CDP session of that page.
         prefix: the server origin and site path to strip from link URLs (``http://127.0.0.1:8000/s/shop``).
         hidden: also read the hidden elements (rule 2); without, only what is shown.
+        dom: :func:`dom_bids` of the current document, if already read (the widget script
+            adds and removes no elements, so it holds until the next page load).
     """
-    dom = _dom_bids(cdp)
-    shown = _walk(read_tree(cdp), dom)
+    dom = dom if dom is not None else _dom_bids(cdp)
+    focus: set[str] = set()
+    shown = _walk(read_tree(cdp), dom, focus)
     visible = {bid for _, bid, _, _ in shown}
     entries = shown
     if hidden and len(visible) < len(dom) and page.evaluate(_REVEAL):
@@ -239,8 +261,9 @@ def browser_view(page: Any, cdp: Any, prefix: str, *, hidden: bool = True) -> li
             checked=(checked == "true" or checked is True) if role in ("checkbox", "radio") else None,
             selected=bool(props.get("selected")) if role in ("option", "tab") else None,
             expanded=props.get("expanded") if "expanded" in props else None,
-            disabled=bool(props.get("disabled")), required=bool(props.get("required")),
-            focused=bool(props.get("focused")), visible=bid in visible,
+            disabled=bool(props.get("disabled")),
+            required=bool(props.get("required")) or (role in DOM_REQUIRED and "required" in attrs),
+            focused=bool(props.get("focused")) or bid in focus, visible=bid in visible,
             level=int(props["level"]) if role == "heading" and props.get("level") is not None else None,
             parent=parent, href=_browser_href(props.get("url"), prefix) if role == "link" else None))
     return out

@@ -52,3 +52,29 @@ def use_system_chromium() -> None:
 
     wrapped._veriweb = True  # type: ignore[attr-defined]
     BrowserType.launch = wrapped  # type: ignore[method-assign]
+
+
+_PLAYWRIGHT: list[Any] = []
+
+
+def shared_playwright() -> Any:
+    """The process's one started Playwright (sync API), shared with BrowserGym.
+
+    Playwright's sync API allows one instance per thread, and BrowserGym keeps a global one
+    that it never stops; this returns BrowserGym's if it has started one, else starts one and
+    hands it to BrowserGym too. Launch browsers from it and close them; leave it running.
+    """
+    try:
+        import browsergym.core as browsergym_core
+    except ImportError:
+        browsergym_core = None
+    if not _PLAYWRIGHT:
+        if browsergym_core is not None and browsergym_core._PLAYWRIGHT is not None:
+            _PLAYWRIGHT.append(browsergym_core._PLAYWRIGHT)
+        else:
+            from playwright.sync_api import sync_playwright
+
+            _PLAYWRIGHT.append(sync_playwright().start())
+    if browsergym_core is not None and browsergym_core._PLAYWRIGHT is None:
+        browsergym_core._set_global_playwright(_PLAYWRIGHT[0])
+    return _PLAYWRIGHT[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from veriweb.browser.axtree import AXNode, browser_view
+from veriweb.browser.axtree import AXNode, browser_view, dom_bids
 from veriweb.client import Client
 from veriweb.engine import actions as A
 from veriweb.engine.templates import Url
@@ -27,6 +27,19 @@ _CHOOSE = """(el, wanted) => {
   if (byValue) return byValue.value;
   const byLabel = options.find(o => o.label.trim() === wanted.trim());
   return byLabel ? byLabel.value : null;
+}"""
+
+
+_POINT = """bid => {
+  const el = document.querySelector(`[data-bid="${bid}"]`);
+  if (el === null) return null;
+  el.scrollIntoView({block: 'nearest', inline: 'nearest'});
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return null;
+  const link = el.closest('a[href]');
+  const loads = (link !== null && !link.hasAttribute('data-vw-external')) ||
+                el.closest('button[type="submit"]') !== null;
+  return [r.x + r.width / 2, r.y + r.height / 2, loads];
 }"""
 
 
@@ -55,17 +68,27 @@ class BrowserDriver:
         base_url: the server (``http://127.0.0.1:PORT``).
         client: the control API client of that server.
         timeout: milliseconds Playwright waits for an element before the action fails.
+        page: drive this page of ``context`` instead of opening a new one.
+        fast: plain left clicks are real mouse events sent at the element's centre (CDP
+            ``Input.dispatchMouseEvent`` through ``page.mouse``) without Playwright's
+            actionability waits; a click on a link or a submit button waits for the page it
+            loads. Everything else is as without.
     """
 
-    def __init__(self, context: Any, base_url: str, client: Client, *, timeout: float = 2000) -> None:
+    def __init__(self, context: Any, base_url: str, client: Client, *, timeout: float = 10_000,
+                 page: Any = None, fast: bool = False) -> None:
         self.context = context
+        self.fast = fast
         self.base_url = base_url.rstrip("/")
         self.client = client
         self.timeout = timeout
-        self.page = context.new_page()
+        self.page = page if page is not None else context.new_page()
         self.page.set_default_timeout(timeout)
         self.page.set_default_navigation_timeout(10_000)
         self.cdp = context.new_cdp_session(self.page)
+        self._documents = 0  # main-frame navigations so far: the DOM map below holds for one document
+        self._dom: tuple[int, dict[int, dict[str, str]]] | None = None
+        self.page.on("framenavigated", self._navigated)
         self.sid: str | None = None
         self.site: str | None = None
         self.steps = 0
@@ -89,9 +112,15 @@ class BrowserDriver:
         self.page.goto(self.base_url + described["url"])
         return described
 
+    def _navigated(self, frame: Any) -> None:
+        if frame == self.page.main_frame:
+            self._documents += 1
+
     def tree(self, *, hidden: bool = True) -> list[AXNode]:
         """The page's accessibility tree, normalised (see :mod:`veriweb.browser.axtree`)."""
-        return browser_view(self.page, self.cdp, self.prefix, hidden=hidden)
+        if self._dom is None or self._dom[0] != self._documents:
+            self._dom = (self._documents, dom_bids(self.cdp))
+        return browser_view(self.page, self.cdp, self.prefix, hidden=hidden, dom=self._dom[1])
 
     def act(self, action: str | A.Action, *, clock: bool = True) -> Acted:
         """Perform one action as the engine's ``step`` would; never raises for a refused action.
@@ -108,7 +137,8 @@ class BrowserDriver:
             self.client.set_clock(self.sid, self.steps - 1)
         try:
             result = self._do(parsed)
-            self.page.wait_for_load_state()
+            if not (self.fast and isinstance(parsed, A.Click)):  # a fast click waits for the page it loads
+                self.page.wait_for_load_state()
         except VeriwebError as exc:
             return Acted(error=str(exc))
         except Exception as exc:  # Playwright's errors: a hidden, covered or missing element, a timeout
@@ -122,15 +152,17 @@ class BrowserDriver:
 
     def _do(self, action: A.Action) -> Acted | None:
         page = self.page
-        if isinstance(action, A.Click):
+        if isinstance(action, A.Click) and self.fast and action.button == "left" and not action.modifiers:
+            self._fast_click(action.bid)
+        elif isinstance(action, A.Click):
             page.click(self._sel(action.bid), button=action.button, modifiers=_modifiers(action.modifiers))
         elif isinstance(action, A.DblClick):
             page.dblclick(self._sel(action.bid), button=action.button, modifiers=_modifiers(action.modifiers))
         elif isinstance(action, A.Hover):
             page.hover(self._sel(action.bid))
         elif isinstance(action, A.Fill):
-            page.focus(self._sel(action.bid))  # Playwright's fill leaves a date input unfocused
             page.fill(self._sel(action.bid), action.value)
+            page.focus(self._sel(action.bid))  # Playwright's fill leaves a date input unfocused
         elif isinstance(action, A.Clear):
             page.fill(self._sel(action.bid), "")
         elif isinstance(action, A.SelectOption):
@@ -166,3 +198,14 @@ class BrowserDriver:
                 self.client.infeasible(self.sid, action.reason)
             return Acted(infeasible=action.reason)
         return None
+
+    def _fast_click(self, bid: str) -> None:
+        found = self.page.evaluate(_POINT, bid)
+        if found is None:
+            raise VeriwebError(f"element [{bid}] is not on the page or not visible")
+        x, y, loads = found
+        if loads:
+            with self.page.expect_navigation(wait_until="load"):
+                self.page.mouse.click(x, y)
+        else:
+            self.page.mouse.click(x, y)

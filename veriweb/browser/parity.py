@@ -91,3 +91,52 @@ def _compare(result: Parity, where: str, engine: list, driver: BrowserDriver, li
         return
     found = diff(engine, driver.tree())
     result.differences.extend(f"{where}: {line}" for line in found[:limit - len(result.differences)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m veriweb.browser.parity SITE_OR_CORPUS ...``: replay every certificate in Chromium.
+
+    Prints one line per site and every difference; exit code 1 if any certificate differs.
+    """
+    import argparse
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    from veriweb.browser.chromium import launch
+    from veriweb.client import Client
+    from veriweb.server import Catalog, create_app
+    from veriweb.server.loopback import LoopbackServer
+
+    parser = argparse.ArgumentParser(prog="python -m veriweb.browser.parity", description=main.__doc__)
+    parser.add_argument("sites", nargs="*", help="site files, example names or corpus directories (default: shop)")
+    parser.add_argument("--tasks", type=int, default=None, help="at most this many tasks per site")
+    parser.add_argument("--no-trees", action="store_true", help="compare state hashes and verdicts only")
+    args = parser.parse_args(argv)
+    catalog = Catalog.load(args.sites or [None])
+    started = time.perf_counter()
+    total = bad = steps = pages = 0
+    domains: dict[str, int] = {}
+    with LoopbackServer(create_app(catalog, task_picker=False)) as server, Client(server.url, server.token) as api, \
+            sync_playwright() as playwright:
+        browser = launch(playwright)
+        driver = BrowserDriver(browser.new_context(), server.url, api)
+        for slug, site in catalog.sites.items():
+            site_bad = 0
+            for task in site.tasks[:args.tasks]:
+                result = check_certificate(driver, slug, site, task, trees=not args.no_trees)
+                total, steps, pages = total + 1, steps + result.steps, pages + result.pages
+                if not result.ok:
+                    bad, site_bad = bad + 1, site_bad + 1
+                    print(result.report(), flush=True)
+            domains[site.domain] = domains.get(site.domain, 0) + 1
+            print(f"{slug} ({site.domain}): {len(site.tasks[:args.tasks])} certificates, {site_bad} differ", flush=True)
+        browser.close()
+    print(f"{total} certificates on {len(catalog.sites)} sites ({', '.join(f'{d} {n}' for d, n in domains.items())}): "
+          f"{total - bad} identical in Chromium (state hash, verdict, {pages} accessibility trees), {bad} differ; "
+          f"{steps} steps in {time.perf_counter() - started:.0f} s", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from starlette.applications import Starlette

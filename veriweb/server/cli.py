@@ -71,8 +71,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0 if server.started else 2
 
 
-if __name__ == "__main__":  # pragma: no cover
+def main(argv: list[str] | None = None) -> int:
+    """``python -m veriweb.server.cli serve ...``: the subcommand on its own (exit 2 on bad input)."""
     parser = argparse.ArgumentParser(prog="veriweb")
     add_parser(parser.add_subparsers(dest="command", required=True))
-    parsed = parser.parse_args()
-    sys.exit(parsed.func(parsed))
+    parsed = parser.parse_args(argv)
+    try:
+        return int(parsed.func(parsed))
+    except VeriwebError as exc:
+        print(f"veriweb: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -31,8 +31,11 @@ from veriweb.engine.render import html_page
 from veriweb.engine.session import Session
 from veriweb.server.wiring import Region, regions
 
-STYLE = "dialog{position:static;margin:0}"
-"""Dialogs stay in the flow of the page, so an open non-modal dialog covers nothing (as in the engine)."""
+STYLE = ("dialog{position:static;margin:.5em 0}body{font-family:system-ui,sans-serif;max-width:60rem;"
+         "margin:1rem auto;padding:0 1rem;line-height:1.4}a,button,label{margin-right:.6em}form{margin:.5em 0}"
+         "[role=alert]{color:#a00}[role=status]{color:#060}")
+"""Spacing for people, nothing that changes the accessibility tree. Dialogs stay in the flow of
+the page, so an open non-modal dialog covers nothing (as in the engine)."""
 
 HIDDEN_INPUTS = ("_vw_form", "_vw_press", "_vw_focus", "_vw_widgets")
 """The hidden inputs of every form; the widget script fills all but ``_vw_form``."""
@@ -182,6 +185,15 @@ def _index(value: Any) -> int:
 
 
 def page_html(session: Session, prefix: str) -> str:
-    """The session's current page as a working HTML document under ``prefix``."""
-    wiring = ServerWiring(session, prefix)
-    return html_page(wiring.page, wiring)
+    """The session's current page as a working HTML document under ``prefix``.
+
+    Memoised on the page model: a page state (URL, database version, widgets, field values,
+    focus) always renders to the same document.
+    """
+    page = session.page()
+    key = f"html:{prefix}"
+    cached = page.renderings.get(key)
+    if cached is None:
+        wiring = ServerWiring(session, prefix)
+        cached = page.renderings[key] = html_page(wiring.page, wiring)
+    return cached

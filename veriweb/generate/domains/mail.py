@@ -95,6 +95,8 @@ MAIL_WORDS: dict[str, list[str]] = {
     "by_subject": ["By subject", "Subject A-Z"],
     "all_mail": ["All messages", "Everything", "All mail"],
     "unread_opt": ["Unread", "Unread only", "Not yet read"],
+    "pick_contact": ["Choose a contact", "Pick a recipient", "From your contacts"],
+    "use_contact": ["Use", "Add recipient", "Insert"],
 }
 STAR_WORDS = [("Star", "Unstar", "Starred"), ("Flag", "Unflag", "Flagged"),
               ("Mark important", "Not important", "Important")]
@@ -213,6 +215,7 @@ class _UI:
     has_folders: bool
     has_settings: bool
     has_starred: bool
+    has_picker: bool
     nav_style: str = "topbar"
     nav_labels: list[str] = field(default_factory=list)
 
@@ -239,7 +242,7 @@ def _structure(srng: random.Random, labels: Labels) -> _UI:
         words=words, star=STAR_WORDS[_pick_index(labels, "star_words", STAR_WORDS)],
         read=READ_WORDS[_pick_index(labels, "read_words", READ_WORDS)],
         show=FILTER_WORDS[_pick_index(labels, "filter_words", FILTER_WORDS)],
-        listing_kind=srng.choice(["list", "table"]), page_size=srng.choice([8, 10, 12, 15]),
+        listing_kind=srng.choice(["list", "table"]), page_size=srng.choice([8, 10, 12]),
         sorts=[(key, sort_words[key], *columns[key]) for key in sort_keys],
         show_counts=srng.random() < 0.5, filter_ui=srng.choice(["plain", "collapsible"]),
         row_action=srng.choice(["none", "star", "delete"]), actions_ui=srng.choice(["plain", "menu", "collapsible"]),
@@ -249,7 +252,7 @@ def _structure(srng: random.Random, labels: Labels) -> _UI:
         contacts_page_size=srng.choice([8, 10, 12]),
         contact_order=["name"] + srng.sample(["email", "phone", "company"], 3),
         contacts_show_email=srng.random() < 0.6, has_folders=srng.random() < 0.6,
-        has_settings=srng.random() < 0.5, has_starred=srng.random() < 0.4)
+        has_settings=srng.random() < 0.5, has_starred=srng.random() < 0.4, has_picker=srng.random() < 0.5)
 
 
 # ============================================================================ content
@@ -257,6 +260,8 @@ def _structure(srng: random.Random, labels: Labels) -> _UI:
 
 @dataclass
 class _Data:
+    """The seeded records (rows as they go into the tables) and what task families need besides."""
+
     users: list[dict[str, Any]]
     folders: list[dict[str, Any]]
     contacts: list[dict[str, Any]]
@@ -443,7 +448,7 @@ def build(streams: Streams) -> Draft:
 
 
 def _tables(data: _Data) -> list[dict[str, Any]]:
-    return [
+    tables = [
         kit.table_def("users", [("id", "integer"), ("username", "text"), ("password", "text"), ("name", "text"),
                                 ("email", "text"), ("signature", "text"), ("vacation", "boolean"),
                                 ("vacation_message", "text")], data.users, indexes=[["username"]]),
@@ -461,6 +466,10 @@ def _tables(data: _Data) -> list[dict[str, Any]]:
                                    ("phone", "text"), ("company", "text")], data.contacts,
                       foreign_keys=[("user_id", "users")], indexes=[["user_id", "name"]]),
     ]
+    for column in tables[2]["columns"]:  # only bills have an amount, only replies a message they answer
+        if column["name"] in ("amount", "in_reply_to"):
+            column["nullable"] = True
+    return tables
 
 
 def _views(ui: _UI) -> list[dict[str, Any]]:
@@ -644,10 +653,9 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
             line = "{row.party} · " + ("{row.folder} · " if where else "") + when + " · {row.status}"
             return kit.listing(name, q, [subject, kit.text(line), *row_form()],
                                page_size=ui.page_size, sorts=ui.sorts, empty=empty)
-        columns = [("From", [kit.text("{row.party}")]), (w["subject"], [subject])]
-        if where:
-            columns.append(("Folder", [kit.text("{row.folder}")]))
-        columns += [("Date", [kit.text(when + " · {row.status}")])]
+        columns = [("From", [kit.text("{row.party}")]), (w["subject"], [subject]),
+                   ("Folder, date" if where else "Date", [kit.text(("{row.folder} · " if where else "") + when
+                                                                   + " · {row.status}")])]
         if ui.row_action != "none":
             columns.append(("", row_form()))
         return kit.table(name, q, columns, label="Messages", page_size=ui.page_size, sorts=ui.sorts, empty=empty)
@@ -738,11 +746,21 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
                         confirm=kit.confirm("Send this message?", labels["confirm"], labels["cancel"])
                         if ui.confirm_send else None)
 
+    def picker(route: str) -> list[dict[str, Any]]:
+        """An address-book picker: reloads the page with the chosen contact in the To field."""
+        if not ui.has_picker:
+            return []
+        return [kit.form(w["use_contact"], kit.navigate_action(route), [kit.select(
+            "to", w["pick_contact"], [("", "-")], options_query={
+                "query": kit.query("contacts", cond("user_id", ref("user.id")), order=[("name", "asc"), ("id", "asc")]),
+                "value": "email", "label": "name"})], label=w["pick_contact"])]
+
     def reply_like(page_id: str, title: str, route: str, values: dict[str, Any], args: dict[str, Any],
-                   after: list[dict[str, Any]]) -> dict[str, Any]:
+                   after: list[dict[str, Any]], pick: str = "") -> dict[str, Any]:
         return kit.page(page_id, route, title, [kit.record(
             kit.query("mail_view", cond("id", ref("param.id")), cond("user_id", ref("user.id"))),
-            [kit.heading(f"{title}: {{row.subject}}", 1), compose_form(values, args), *after],
+            [kit.heading(f"{title}: {{row.subject}}", 1), *(picker(pick) if pick else []), compose_form(values, args),
+             *after],
             "This message does not exist.")], login=True)
 
     contact_fields = {"name": kit.textbox("name", w["contact_name"], required=True, value=ref("row.name")),
@@ -793,8 +811,9 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
                    {"to": ref("row.sender"), "subject": ref("row.reply_subject")}, {"reply_to": ref("row.id")},
                    [kit.text("On {row.date|date}, {row.sender_name} wrote:"), kit.text("{row.body}")]),
         reply_like("forward", w["forward"], "/message/{id:int}/forward",
-                   {"subject": ref("row.forward_subject"), "body": ref("row.forward_body")}, {}, []),
-        kit.page("compose", "/compose", w["compose"], [kit.heading(w["compose"], 1),
+                   {"to": ref("query.to"), "subject": ref("row.forward_subject"), "body": ref("row.forward_body")}, {},
+                   [], pick="/message/{param.id}/forward"),
+        kit.page("compose", "/compose", w["compose"], [kit.heading(w["compose"], 1), *picker("/compose"),
                                                        compose_form({"to": ref("query.to")}, {})], login=True),
         kit.page("search", "/search", labels["search"], [
             kit.heading(labels["search"], 1), kit.text("Search by subject, name or address."),
@@ -847,10 +866,6 @@ def _site(labels: Labels, ui: _UI, chrome: Any, data: _Data) -> dict[str, Any]:
 # ============================================================================ tasks
 
 
-def _me(user: dict[str, Any]) -> dict[str, Any]:
-    return {"user": user["username"]}
-
-
 def _folder_q(kind: str) -> dict[str, Any]:
     return kit.scalar("folders", "id", cond("user_id", ref("user.id")), cond("kind", kind))
 
@@ -861,6 +876,11 @@ def _named_folder_q(slot: str = "folder") -> dict[str, Any]:
 
 def _email_q(slot: str = "subject") -> dict[str, Any]:
     return kit.scalar("emails", "id", cond("user_id", ref("user.id")), cond("subject", ref(f"slot.{slot}")))
+
+
+SENT_FOOTPRINT = {"table": "emails", "where": [cond("user_id", ref("user.id")), cond("folder_id", _folder_q("sent"))],
+                  "ops": ["insert"]}
+"""A task that sends mail may add messages to the user's Sent folder, and nothing else."""
 
 
 def _newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -968,6 +988,11 @@ class _Ctx:
         plan += [("click", "link", "Next")] * (ordered.index(contact) // self.ui.contacts_page_size)
         return plan + ([("click", "link", contact["name"])] if open_it else [])
 
+    def pick(self, contact: dict[str, Any]) -> list[Step]:
+        """Choose a recipient with the address-book picker of the compose and forward pages."""
+        return [("select", self.ui.words["pick_contact"], contact["name"]),
+                ("click", "button", self.ui.words["use_contact"])]
+
     def unique_contact(self, user: dict[str, Any]) -> dict[str, Any] | None:
         contacts = self.contacts_of[user["id"]]
         names = [c["name"] for c in contacts]
@@ -975,8 +1000,8 @@ class _Ctx:
         return self.rng.choice(usable) if usable else None
 
 
-LOGIN_CHANCE = {"reply": 0.75, "forward_lookup": 0.75, "compose_lookup": 0.75, "multi_entity_form": 0.75,
-                "folder_multi_step": 0.75}
+LOGIN_CHANCE = {"reply": 0.6, "forward_lookup": 0.6, "compose_lookup": 0.6, "multi_entity_form": 0.6,
+                "folder_multi_step": 0.6}
 """How often a family's instruction carries the credentials (the rest start logged in from the profile)."""
 
 LOGIN_PREFIXES = ["Log in as {username} (password: {password}). ", "Sign in with {username} / {password}. ",
@@ -1004,7 +1029,7 @@ def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str],
 
 
 def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any], phrasings: list[str],
-          slots: dict[str, Any], plan: list[Step], *, chance: float = 0.5, **fields: Any) -> TaskDraft | None:
+          slots: dict[str, Any], plan: list[Step], *, chance: float = 0.4, **fields: Any) -> TaskDraft | None:
     who = _as_user(ctx, user, phrasings, slots, plan, chance=LOGIN_CHANCE.get(family, chance))
     if who is None:
         return None
@@ -1015,14 +1040,19 @@ def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any],
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     """About twelve tasks: every kind of task on every site, some families drawn from a pool."""
     rng = ctx.rng
-    families = [_nav_latest, _nav_oldest_unread, *rng.sample([_count, _lookup, _starred_list], 2), _invoice,
-                rng.choice([_single_write, _edit_contact]), rng.choice([_trash_several, _add_contacts]), _reply,
-                _forward_or_compose, _move_from_sender, _folder_settings_or_trash]
+    retrieve = rng.sample([_count, _lookup, _starred_list], 3)
+    families = [[_nav_latest], [_nav_oldest_unread], retrieve[:2], [retrieve[1], retrieve[2]], [_invoice],
+                rng.sample([_single_write, _edit_contact], 2), rng.sample([_trash_several, _add_contacts], 2),
+                [_reply], [_forward_or_compose], [_move_from_sender], [_folder_settings_or_trash]]
     out: list[TaskDraft] = []
-    for family in families:
-        for _ in range(4):  # a family whose draw does not fit (too long, ambiguous) draws again
-            draft = family(ctx)
-            if draft is not None:
+    for choices in families:
+        draft = None
+        for family in choices:  # a family that finds nothing that fits (too long, ambiguous) gives way
+            for _ in range(3):
+                draft = family(ctx)
+                if draft is not None:
+                    break
+            if draft is not None and all(d.fields["id"] != draft.fields["id"] for d in out):
                 out.append(draft)
                 break
     out.append(_infeasible(ctx))
@@ -1280,17 +1310,19 @@ def _single_write(ctx: _Ctx) -> TaskDraft | None:
 def _trash_several(ctx: _Ctx) -> TaskDraft | None:
     """Delete every message of a newsletter in the Inbox (two or three): several entities at once."""
     rng = ctx.rng
-    user = rng.choice(ctx.users)
-    inbox, trash = ctx.fid(user, "inbox"), ctx.fid(user, "trash")
+    options = []
+    for user in ctx.users:
+        inbox = ctx.fid(user, "inbox")
+        for name in sorted({e["sender_name"] for e in ctx.received(user, ("newsletter",))}):
+            results = ctx.search_rows(user, name)
+            targets = [e for e in results if e["folder_id"] == inbox]
+            if 2 <= len(targets) <= 3 and all(results.index(t) < ctx.ui.page_size for t in targets):
+                options.append((user, name, targets))
+    if not options:
+        return None
+    user, name, targets = rng.choice(options)
+    trash = ctx.fid(user, "trash")
     letters = ctx.received(user, ("newsletter",))
-    names = sorted({e["sender_name"] for e in letters if e["folder_id"] == inbox})
-    if not names:
-        return None
-    name = rng.choice(names)
-    results = ctx.search_rows(user, name)
-    targets = [e for e in results if e["folder_id"] == inbox]
-    if not 2 <= len(targets) <= 3 or any(results.index(t) >= ctx.ui.page_size for t in targets):
-        return None
     plan = ctx.search(user, name)
     for number, target in enumerate(targets):
         if ctx.ui.row_action == "delete":
@@ -1343,7 +1375,9 @@ def _add_contacts(ctx: _Ctx) -> TaskDraft | None:
                            {"description": "both contacts are saved", "predicate": kit.all_of(*saved)}],
                  constraints=[{"description": "a contact was saved twice", "predicate": kit.count(
                      "contacts", cond("user_id", ref("user.id")), cond("name", ref("slot.name1")), op=">", value=1)}],
-                 footprint=[{"table": "contacts", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}])
+                 footprint=[{"table": "contacts", "where": [cond("user_id", ref("user.id")),
+                                                            cond("name", [p["name"] for p in new], "in")],
+                             "ops": ["insert"]}])
 
 
 def _reply(ctx: _Ctx) -> TaskDraft | None:
@@ -1373,11 +1407,12 @@ def _reply(ctx: _Ctx) -> TaskDraft | None:
                  progress=[{"description": "the reply is sent", "predicate": done}],
                  constraints=[{"description": "more than one reply was sent", "predicate": kit.sql(
                      "SELECT (" + replied.format(what="count(*)") + ") > 1", **params)}],
-                 footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}])
+                 footprint=[SENT_FOOTPRINT])
 
 
 def _forward_or_compose(ctx: _Ctx) -> TaskDraft | None:
-    """Write to a contact whose address must be looked up first: forward a message, or a new one."""
+    """Write to a contact whose address must be looked up (in the contacts, or with the address-book
+    picker where the site has one): forward a message, or send a new one."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
     contact = ctx.unique_contact(user)
@@ -1393,10 +1428,13 @@ def _forward_or_compose(ctx: _Ctx) -> TaskDraft | None:
         target = rng.choice(pool)
         if ctx.search_rows(user, target["subject"]).index(target) >= ctx.ui.page_size:
             return None
-        plan = ctx.contact_steps(user, contact, open_it=not ctx.ui.contacts_show_email)
-        plan += ctx.search(user, target["subject"], target) + [
-            ("click", "link", w["forward"]), ("fill", "textbox", w["to"], contact["email"]),
-            ("click", "button", w["send"])] + ctx.confirm(ctx.ui.confirm_send)
+        if ctx.ui.has_picker:  # the forward page offers the address book
+            plan = ctx.search(user, target["subject"], target) + [("click", "link", w["forward"])] + ctx.pick(contact)
+        else:  # look the address up first, then type it
+            plan = ctx.contact_steps(user, contact, open_it=not ctx.ui.contacts_show_email)
+            plan += ctx.search(user, target["subject"], target) + [
+                ("click", "link", w["forward"]), ("fill", "textbox", w["to"], contact["email"])]
+        plan += [("click", "button", w["send"])] + ctx.confirm(ctx.ui.confirm_send)
         about = "instr(r.subject, :subject) > 0"
         done = kit.sql("SELECT EXISTS (" + sent_to.format(what="1", subject=about, op="=") + ")",
                        subject=ref("slot.subject"), contact=ref("slot.contact"))
@@ -1408,11 +1446,14 @@ def _forward_or_compose(ctx: _Ctx) -> TaskDraft | None:
                      constraints=[{"description": "the message was forwarded to someone else", "predicate": kit.sql(
                          "SELECT EXISTS (" + sent_to.format(what="1", subject=about, op="!=") + ")",
                          subject=ref("slot.subject"), contact=ref("slot.contact"))}],
-                     footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}])
+                     footprint=[SENT_FOOTPRINT])
     used = {e["subject"] for e in ctx.mail[user["id"]]}
     subject = rng.choice([s for s in NEW_SUBJECTS if s not in used])
     text = rng.choice(COMPOSE_TEXTS)
-    plan = ctx.contact_steps(user, contact, open_it=True) + [("click", "link", w["email_contact"])]
+    if ctx.ui.has_picker and rng.random() < 0.5:
+        plan = ctx.nav(w["compose"]) + ctx.pick(contact)
+    else:
+        plan = ctx.contact_steps(user, contact, open_it=True) + [("click", "link", w["email_contact"])]
     plan += [("fill", "textbox", w["subject"], subject), ("fill", "textbox", w["body"], text),
              ("click", "button", w["send"])] + ctx.confirm(ctx.ui.confirm_send)
     about = "r.subject = :subject AND instr(lower(r.body), lower(:msg)) > 0"
@@ -1427,29 +1468,31 @@ def _forward_or_compose(ctx: _Ctx) -> TaskDraft | None:
                  constraints=[{"description": "the email went to someone else", "predicate": kit.sql(
                      "SELECT EXISTS (" + sent_to.format(what="1", subject="r.subject = :subject", op="!=") + ")",
                      subject=ref("slot.subject"), contact=ref("slot.contact"))}],
-                 footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}])
+                 footprint=[SENT_FOOTPRINT])
 
 
 def _move_from_sender(ctx: _Ctx) -> TaskDraft | None:
     """Move a sender's Inbox messages to a custom folder, leaving every other message where it is."""
     rng = ctx.rng
-    user = rng.choice(ctx.users)
-    customs = [f for f in ctx.folders_of[user["id"]] if f["kind"] == "custom"]
+    options = []
+    for user in ctx.users:
+        inbox = ctx.fid(user, "inbox")
+        if not any(f["kind"] == "custom" for f in ctx.folders_of[user["id"]]):
+            continue
+        for sender in sorted({e["sender_name"] for e in ctx.received(user) if e["folder_id"] == inbox}):
+            results = ctx.search_rows(user, sender)
+            targets = [e for e in results if e["folder_id"] == inbox]
+            if 2 <= len(targets) <= 3 and all(results.index(t) < ctx.ui.page_size and ctx.unique(t) for t in targets):
+                options.append((user, sender, targets))
+    if not options:
+        return None
+    user, sender, targets = rng.choice(options)
     inbox = ctx.fid(user, "inbox")
     inbox_mail = [e for e in ctx.mail[user["id"]] if e["folder_id"] == inbox]
-    people = [e for e in inbox_mail if ctx.kind_of(e) in ("work", "personal")]
-    senders = sorted({e["sender_name"] for e in people if 2 <= sum(1 for x in inbox_mail
-                                                                   if x["sender_name"] == e["sender_name"]) <= 3})
-    if not customs or not senders:
-        return None
-    sender = rng.choice(senders)
-    work = any(ctx.kind_of(e) == "work" for e in people if e["sender_name"] == sender)
+    customs = [f for f in ctx.folders_of[user["id"]] if f["kind"] == "custom"]
+    work = any(ctx.kind_of(e) == "work" for e in targets)
     fitting = [f for f in customs if f["name"] in (("Work", "Projects") if work else ("Family", "Friends", "Travel"))]
     folder = rng.choice(fitting or customs)
-    results = ctx.search_rows(user, sender)
-    targets = [e for e in results if e["folder_id"] == inbox]
-    if any(results.index(t) >= ctx.ui.page_size or not ctx.unique(t) for t in targets):
-        return None
     w = ctx.ui.words
     plan = ctx.search(user, sender)
     for number, target in enumerate(targets):
@@ -1534,16 +1577,29 @@ def _folder_settings_or_trash(ctx: _Ctx) -> TaskDraft | None:
                      {"folder": name, "subject": target["subject"]}, plan, goal=[filed],
                      progress=[{"description": "the folder exists", "predicate": folder_made},
                                {"description": "the message is in the new folder", "predicate": filed}],
-                     footprint=[{"table": "folders", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]},
+                     footprint=[{"table": "folders", "where": [cond("user_id", ref("user.id")),
+                                                               cond("name", ref("slot.folder"))], "ops": ["insert"]},
                                 {"table": "emails", "where": [cond("id", _email_q())], "columns": ["folder_id"],
+                                 "ops": ["update"]}])
+    if variant == "settings" and rng.random() < 0.4:
+        signature = rng.choice(SIGNATURES)
+        plan = ctx.nav(ctx.labels["settings"]) + [("fill", "textbox", w["signature"], signature),
+                                                  ("click", "button", ctx.labels["save"])]
+        done = kit.compare(kit.scalar("users", "signature", cond("id", ref("user.id"))), "=", ref("slot.signature"))
+        return _make(ctx, "signature", "settings_form", "mutate", user,
+                     ["Change your email signature to \"{signature}\".", "Set my signature to: {signature}"],
+                     {"signature": signature}, plan, goal=[done],
+                     progress=[{"description": "the signature is saved", "predicate": done}],
+                     footprint=[{"table": "users", "where": [cond("id", ref("user.id"))], "columns": ["signature"],
                                  "ops": ["update"]}])
     if variant == "settings":
         text = rng.choice(VACATION_TEXTS)
         plan = ctx.nav(ctx.labels["settings"]) + [("select", w["vacation"], "On"),
                                                   ("fill", "textbox", w["vacation_text"], text),
                                                   ("click", "button", ctx.labels["save"])]
-        done = kit.exists("users", cond("id", ref("user.id")), cond("vacation", True),
-                          cond("vacation_message", ref("slot.text")))
+        mine = [cond("id", ref("user.id"))]
+        done = kit.all_of(kit.compare(kit.scalar("users", "vacation", *mine), "=", True),
+                          kit.compare(kit.scalar("users", "vacation_message", *mine), "=", ref("slot.text")))
         return _make(ctx, "auto_reply", "settings_form", "mutate", user,
                      ["Turn on the {feature} with the message: {text}",
                       "I am going away. Switch on your {feature} and set its text to \"{text}\""],
@@ -1592,7 +1648,10 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
                                  cond("folder_id", _folder_q("inbox")))] if variant == "restore" else [
         original, kit.exists("emails", cond("user_id", ref("user.id")), cond("subject", ref("slot.subject"), "contains"),
                              cond("folder_id", _folder_q("sent")))]
-    return _task(ctx, f"missing_{variant}", "infeasible_missing", "infeasible", phrasings,
-                 {"subject": subject, "sender": sender},
-                 [("infeasible", f"There is no email \"{subject}\" from {sender} in this mailbox.")],
-                 user=user["username"], start_logged_in=True, credentials="profile", goal=goal)
+    report = ("infeasible", f"There is no email \"{subject}\" from {sender} in this mailbox.")
+    slots = {"subject": subject, "sender": sender}
+    plan = ctx.search(user, subject.split()[-1] if rng.random() < 0.5 else subject) + [report]
+    draft = _make(ctx, f"missing_{variant}", "infeasible_missing", "infeasible", user, phrasings, slots, plan,
+                  goal=goal)
+    return draft or _task(ctx, f"missing_{variant}", "infeasible_missing", "infeasible", phrasings, slots, [report],
+                          user=user["username"], start_logged_in=True, credentials="profile", goal=goal)
