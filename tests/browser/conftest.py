@@ -49,3 +49,12 @@ def sample_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plan = plan_corpus(len(BLUEPRINTS), ["all"], seed=int(os.environ.get("VERIWEB_PARITY_SEED", "6")))
     write_corpus(plan, out, workers=1, progress=False)
     return out
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _stop_playwright_after_the_browser_tests() -> Iterator[None]:
+    """Leave no Playwright loop running for the test packages that come after this one."""
+    yield
+    from veriweb.browser.chromium import stop_shared_playwright
+
+    stop_shared_playwright()

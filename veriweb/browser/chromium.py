@@ -78,3 +78,22 @@ def shared_playwright() -> Any:
     if browsergym_core is not None and browsergym_core._PLAYWRIGHT is None:
         browsergym_core._set_global_playwright(_PLAYWRIGHT[0])
     return _PLAYWRIGHT[0]
+
+
+def stop_shared_playwright() -> None:
+    """Stop the shared Playwright (and forget it, here and in BrowserGym).
+
+    Playwright's sync API keeps an asyncio loop marked as running in its thread until it is
+    stopped; code that later starts its own loop in the same thread (an ASGI test client, say)
+    needs it stopped first.
+    """
+    if not _PLAYWRIGHT:
+        return
+    playwright = _PLAYWRIGHT.pop()
+    try:
+        import browsergym.core as browsergym_core
+    except ImportError:
+        browsergym_core = None
+    if browsergym_core is not None and browsergym_core._PLAYWRIGHT is playwright:
+        browsergym_core._PLAYWRIGHT = None
+    playwright.stop()
