@@ -300,6 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the JSON Schema of a site scaffold")
     schema.set_defaults(func=cmd_schema)
 
+    try:  # the server needs the [server] extra; without it, the other commands still work
+        from veriweb.server.cli import add_parser as add_serve
+    except ImportError:
+        add_serve = None
+    if add_serve is not None:
+        add_serve(sub)
+
     fmt = sub.add_parser("fmt", help="rewrite a site file in canonical form with its content-hash id")
     fmt.add_argument("file")
     fmt.add_argument("--check", action="store_true", help="only report whether the file is canonical")
