@@ -5,6 +5,10 @@ control API. :meth:`BrowserDriver.reset` resets it to a task and opens the start
 :meth:`BrowserDriver.act` performs one action string (``click('12')``) on the element whose
 ``data-bid`` is ``12``, the way a Playwright or BrowserGym agent would, and waits until the
 page has settled. :meth:`BrowserDriver.tree` reads the accessibility tree.
+
+A click on an element that is not interactive (a table cell, a paragraph) is dispatched on
+that element: the engine's ``click(bid)`` means that element, while a mouse click at its
+centre would land on whatever lies there (a link inside the cell).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ _CHOOSE = """(el, wanted) => {
   return byLabel ? byLabel.value : null;
 }"""
 
+
+_ACTIVE = "el => el.hasAttribute('data-vw-i')"
 
 _POINT = """bid => {
   const el = document.querySelector(`[data-bid="${bid}"]`);
@@ -152,7 +158,12 @@ class BrowserDriver:
 
     def _do(self, action: A.Action) -> Acted | None:
         page = self.page
-        if isinstance(action, A.Click) and self.fast and action.button == "left" and not action.modifiers:
+        if isinstance(action, (A.Click, A.DblClick)) and not page.eval_on_selector(self._sel(action.bid), _ACTIVE):
+            # Not interactive (a cell, a paragraph): the engine clicks this very element, so the
+            # click is dispatched on it, not at its centre, where a link inside it may lie.
+            for _ in range(2 if isinstance(action, A.DblClick) else 1):
+                page.dispatch_event(self._sel(action.bid), "click")
+        elif isinstance(action, A.Click) and self.fast and action.button == "left" and not action.modifiers:
             self._fast_click(action.bid)
         elif isinstance(action, A.Click):
             page.click(self._sel(action.bid), button=action.button, modifiers=_modifiers(action.modifiers))
