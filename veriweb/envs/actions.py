@@ -251,7 +251,6 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             return np.array([ACTION_TYPES.index(kind), element, arg], dtype=np.int64)
 
         if isinstance(parsed, A.Click):
-            node = page.by_bid.get(parsed.bid)
             return make("click", row(parsed.bid))
         if isinstance(parsed, A.Fill):
             return make("fill", row(parsed.bid), argument(parsed.value))
@@ -294,9 +293,9 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         assert episode is not None
         args = self.arguments()
         judge = episode.judge
-        checks = [(8, a) for a in range(2, len(args)) if args[a] == text.strip()]
-        for kind, arg in checks:
-            return make("send", 0, arg)
+        exact = next((a for a in range(2, len(args)) if args[a] == text.strip()), None)
+        if exact is not None:
+            return make("send", 0, exact)
         if self.base.task.kind != "retrieve":
             return make("send", 0, 2 + self.max_slots)  # any message: the judge looks at the state
         page = self.base.page

@@ -672,12 +672,8 @@ def _page_through(ctx: _Ctx, rows: list[dict[str, Any]], target: dict[str, Any],
                   stop_before_click: bool = False) -> list[tuple[Any, ...]]:
     """Plan steps that page through a list sorted by ``key`` to ``target`` and click it."""
     ordered = sorted(rows, key=key)
-    return _next_pages(ordered.index(target), _page_size(ctx), len(ordered)) + (
+    return _next_pages(ordered.index(target), ctx.page_size, len(ordered)) + (
         [] if stop_before_click else [("click", "link", target["name"])])
-
-
-def _page_size(ctx: _Ctx) -> int:
-    return ctx.page_size
 
 
 def _next_pages(position: int, size: int, total: int) -> list[tuple[Any, ...]]:
