@@ -72,6 +72,8 @@ ANSWER_UNDEFINED = _code("F004", "feasibility", "the expected answer does not ex
 CERTIFICATE_LONG = _code("F005", "feasibility", "the certificate needs more than half the step budget")
 INFEASIBLE_UNPROVEN = _code("F006", "feasibility", "an infeasible task's goal could be made true by a marker")
 CONSTRAINT_AT_START = _code("F007", "feasibility", "a constraint is already broken at the start")
+NO_SOLUTION = _code("F008", "feasibility", "no action sequence within the depth bound reaches a feasible task's goal")
+JUDGE_FOOLED = _code("F009", "feasibility", "a judge accepts a wrong trajectory (a decoy)")
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]", re.IGNORECASE)
