@@ -1,0 +1,280 @@
+"""Dynamic feasibility checks: certify each task by search, prove infeasible ones, and probe its start.
+
+For every task, :func:`verify_task` runs the engine and returns a :class:`TaskVerdict`:
+
+- ``certified``: the search found an action sequence, and that sequence (the search's own
+  trace, never the generator's) replays to success in a freshly reset episode. It becomes
+  the task's certificate.
+- ``proven_infeasible``: an infeasible-kind task whose goal is false at the start and that
+  :func:`veriweb.verify.proofs.prove_infeasible` shows no reachable marker can make true.
+- ``infeasible``: a feasible-kind task the search showed has no solution within the depth
+  bound (every reachable state tried): issue F008.
+- ``refuted``: an infeasible-kind task whose goal a search *did* reach: issue F006.
+- ``undecided``: the budget ran out, or the argument could not be closed. Nothing is proved;
+  such a task is not shipped.
+
+The start-state checks run alongside: the goal already true (F001), a no-op episode judged a
+success (F003), an expected answer that does not exist or is not unique (F004), a certificate
+longer than half the step budget (F005), a constraint broken before anything happens (F007),
+and a stored certificate that does not replay (F002).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from veriweb.engine import Episode, Session
+from veriweb.engine.query import Context, fetch_rows
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site, Task
+from veriweb.scaffold.values import AllOf, AnyOf, PageIs, QueryValue, ScalarQuery
+from veriweb.verify.checks import (
+    ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START, GOAL_AT_START,
+    INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, Issue,
+)
+from veriweb.verify.search import solve
+
+STATUSES = ("certified", "proven_infeasible", "infeasible", "refuted", "undecided")
+"""Every status a :class:`TaskVerdict` can have; the first two are the shippable ones."""
+
+
+@dataclass(frozen=True)
+class TaskVerdict:
+    """What verification concluded about one task.
+
+    Attributes:
+        task: the task id.
+        status: one of :data:`STATUSES`.
+        certificate: the search's trace that replayed to success (``certified`` only).
+        proof: a short human-readable argument (infeasible-kind tasks), or why nothing was proved.
+        issues: the feasibility issues found for this task.
+        expanded: how many states the search expanded.
+    """
+
+    task: str
+    status: str
+    certificate: tuple[str, ...] = ()
+    proof: str = ""
+    issues: tuple[Issue, ...] = ()
+    expanded: int = 0
+
+    @property
+    def shipped(self) -> bool:
+        """Certified or proven infeasible, with no feasibility issue."""
+        return self.status in ("certified", "proven_infeasible") and not self.issues
+
+
+def _issue(code: str, location: str, message: str) -> Issue:
+    return Issue(CHECKS[code][0], code, location, message)
+
+
+def _location(site: Site, task: Task) -> str:
+    for index, candidate in enumerate(site.tasks):
+        if candidate is task:
+            return f"$.tasks[{index}]"
+    for index, candidate in enumerate(site.tasks):
+        if candidate.id == task.id:
+            return f"$.tasks[{index}]"
+    return f"$.tasks[?(@.id=={task.id!r})]"
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, session: Session | None = None,
+           end_on_success: bool = True) -> tuple[bool, str]:
+    """Replay ``actions`` in a freshly reset episode.
+
+    Returns:
+        Whether the episode ended in success, and why it ended (or that it did not end).
+    """
+    episode = Episode(site, task, session=session, end_on_success=end_on_success)
+    episode.reset()
+    for number, action in enumerate(actions):
+        if episode.finished:
+            return False, f"the episode ended before action {number} ({action})"
+        outcome = episode.step(action)
+        if outcome.terminated or outcome.truncated:
+            done = number == len(actions) - 1
+            if outcome.success and done:
+                return True, str(outcome.info.get("reason"))
+            reason = outcome.info.get("answer") or outcome.info.get("reason")
+            return (outcome.success, str(reason)) if done else (
+                False, f"the episode ended at action {number} ({action}): {reason}")
+    return False, "the episode had not ended after the last action"
+
+
+# ----------------------------------------------------------------------------- start state
+
+
+def start_issues(site: Site, task: Task, session: Session, location: str) -> list[Issue]:
+    """F001 (goal true at start), F007 (constraint broken at start) and F004 (answer undefined or not unique)."""
+    episode = Episode(site, task, session=session)
+    episode.reset()
+    judge = episode.judge
+    issues: list[Issue] = []
+    for number, constraint in enumerate(task.constraints):
+        if _safe(judge.holds, constraint.predicate):
+            issues.append(_issue(CONSTRAINT_AT_START, f"{location}.constraints[{number}]",
+                                 f"task {task.id!r}: the constraint {constraint.description!r} already holds before "
+                                 "the agent does anything, so every episode fails"))
+    if task.kind != "retrieve" and task.goal and all(_safe(judge.holds, p) for p in task.goal):
+        issues.append(_issue(GOAL_AT_START, f"{location}.goal",
+                             f"task {task.id!r}: the goal already holds at the start ({task.start_url}), so doing "
+                             "nothing passes"))
+    if task.kind == "retrieve" and task.answer is not None:
+        try:
+            expected = judge.expected_answer()
+        except VeriwebError as exc:
+            expected, problem = None, f"computing it fails: {exc}"
+        else:
+            problem = "it is empty in the starting state"
+        if expected is None or expected == []:
+            issues.append(_issue(ANSWER_UNDEFINED, f"{location}.answer",
+                                 f"task {task.id!r}: the expected answer does not exist: {problem}"))
+        elif isinstance(task.answer.value, QueryValue):
+            tie = ambiguity(session, judge.context(), task.answer.value.query)
+            if tie:
+                issues.append(_issue(ANSWER_UNDEFINED, f"{location}.answer.value",
+                                     f"task {task.id!r}: the expected answer is not unique: {tie}"))
+    if task.kind == "navigate":
+        for path, query in _page_queries(task.goal, f"{location}.goal"):
+            tie = ambiguity(session, judge.context(), query)
+            if tie:
+                issues.append(_issue(ANSWER_UNDEFINED, path,
+                                     f"task {task.id!r}: the page to reach is not unique: {tie}"))
+    return issues
+
+
+def _safe(call: Any, *args: Any) -> bool:
+    try:
+        return bool(call(*args))
+    except VeriwebError:
+        return False
+
+
+def _page_queries(predicates: list[Any], path: str) -> list[tuple[str, ScalarQuery]]:
+    out: list[tuple[str, ScalarQuery]] = []
+    for number, predicate in enumerate(predicates):
+        here = f"{path}[{number}]"
+        if isinstance(predicate, PageIs):
+            out += [(f"{here}.params.{name}", value.query) for name, value in predicate.params.items()
+                    if isinstance(value, QueryValue)]
+        elif isinstance(predicate, (AllOf, AnyOf)):
+            out += _page_queries(predicate.items, f"{here}.items")
+    return out
+
+
+def ambiguity(session: Session, ctx: Context, query: ScalarQuery) -> str | None:
+    """Why a one-value query's answer is not unique in the current state, or ``None``.
+
+    Only the first row counts, so several matching rows are a problem when they differ in
+    the selected column and nothing but the primary key (which no person ranks by) tells
+    them apart: no ``order_by`` at all, or a tie on every ``order_by`` column but the key.
+    """
+    if query.agg is not None or query.select == "*":
+        return None
+    try:
+        rows = fetch_rows(session.db.guard, query.model_copy(update={"limit": None}), ctx)
+    except VeriwebError:
+        return None
+    if len(rows) < 2:
+        return None
+    pk = session.db.primary_keys.get(query.table, "id")
+    keys = [o.column for o in query.order_by if o.column != pk]
+    if query.order_by and not keys:
+        return None
+    first = rows[0]
+    tied = [r for r in rows if all(r.get(k) == first.get(k) for k in keys)]
+    values = sorted({str(r.get(query.select)) for r in tied})
+    if len(values) < 2:
+        return None
+    by = f" tie on {', '.join(keys)} ({', '.join(str(first.get(k)) for k in keys)})" if keys else " no order"
+    shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+    return f"{len(tied)} rows of {query.table} match with{by}, giving {query.select} {shown}"
+
+
+NOOPS_FEASIBLE = (("say done", "send_msg_to_user('Done.')"), ("give up", "report_infeasible('This cannot be done.')"),
+                  ("wait", "noop()"))
+NOOPS_INFEASIBLE = (("say done", "send_msg_to_user('Done.')"), ("wait", "noop()"))
+
+
+def noop_issues(site: Site, task: Task, session: Session, location: str) -> list[Issue]:
+    """F003: reset, do one no-op (say done, give up on a feasible task, or wait), and ask the judge."""
+    issues: list[Issue] = []
+    for name, action in NOOPS_INFEASIBLE if task.kind == "infeasible" else NOOPS_FEASIBLE:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        outcome = episode.step(action)
+        if outcome.success:
+            issues.append(_issue(NOOP_PASSES, f"{location}.goal" if task.goal else location,
+                                 f"task {task.id!r}: the judge passes an episode where the agent only does "
+                                 f"{action} ({name})"))
+            break
+    return issues
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def verify_task(site: Site, task: Task, *, budget: int, session: Session | None = None) -> TaskVerdict:
+    """Check one task dynamically and certify it (or prove it infeasible) by search.
+
+    Args:
+        site: the site.
+        task: one of its tasks.
+        budget: how many states the search may expand.
+        session: a session of the site to reuse (its state is reset).
+    """
+    from veriweb.verify.proofs import prove_infeasible
+
+    session = session or Session(site)
+    location = _location(site, task)
+    issues = start_issues(site, task, session, location) + noop_issues(site, task, session, location)
+    if task.certificate:
+        ok, why = replay(site, task, task.certificate, session=session)
+        if not ok:
+            issues.append(_issue(CERTIFICATE_FAILS, f"{location}.certificate",
+                                 f"task {task.id!r}: the stored certificate does not replay to success: {why}"))
+    if task.kind == "infeasible":
+        proof = prove_infeasible(site, task, session=session, budget=budget)
+        if proof.status == "refuted":
+            issues.append(_issue(INFEASIBLE_UNPROVEN, f"{location}.goal",
+                                 f"task {task.id!r} is meant to be infeasible, but these actions reach its goal: "
+                                 f"{'; '.join(proof.witness)}"))
+        return TaskVerdict(task.id, proof.status, (), proof.text, tuple(issues), proof.expanded)
+    result = solve(site, task, budget=budget, session=session)
+    if result.status == "unsolved":
+        issues.append(_issue(NO_SOLUTION, f"{location}.goal",
+                             f"task {task.id!r}: no action sequence reaches the goal: {result.reason}"))
+        return TaskVerdict(task.id, "infeasible", (), result.reason, tuple(issues), result.expanded)
+    if result.status != "solved":
+        return TaskVerdict(task.id, "undecided", (), result.reason, tuple(issues), result.expanded)
+    ok, why = replay(site, task, result.actions, session=session)
+    if not ok:
+        return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
+                           result.expanded)
+    if len(result.actions) * 2 > task.max_steps:
+        issues.append(_issue(CERTIFICATE_LONG, f"{location}.max_steps",
+                             f"task {task.id!r}: the shortest solution found takes {len(result.actions)} steps, more "
+                             f"than half the step budget of {task.max_steps}"))
+    return TaskVerdict(task.id, "certified", tuple(result.actions), "", tuple(issues), result.expanded)
+
+
+def feasibility_issues(site: Site, *, budget: int) -> tuple[list[Issue], dict[str, TaskVerdict]]:
+    """Verify every task of ``site`` (one shared session).
+
+    Returns:
+        Every feasibility issue, and each task's verdict by task id.
+    """
+    session = Session(site)
+    try:
+        verdicts = {task.id: verify_task(site, task, budget=budget, session=session) for task in site.tasks}
+    finally:
+        session.close()
+    return [issue for verdict in verdicts.values() for issue in verdict.issues], verdicts
+
+
+__all__ = ["STATUSES", "TaskVerdict", "ambiguity", "feasibility_issues", "replay", "verify_task"]
+
