@@ -47,6 +47,23 @@ def duplicate_pk(data: dict[str, Any]) -> None:
     data["database"]["tables"][0]["rows"][1]["id"] = 1
 
 
+def forbid_goal(data: dict[str, Any]) -> None:
+    task = data["tasks"][3]
+    task["constraints"].append({"description": "Do not change anything", "predicate": copy.deepcopy(task["goal"][0])})
+
+
+def drop_review_form(data: dict[str, Any]) -> None:
+    tab = data["pages"][3]["elements"][0]["elements"][4]["tabs"][2]["elements"]
+    tab[1] = {"type": "text", "text": "Reviews are closed."}
+
+
+def twin_product(data: dict[str, Any]) -> None:
+    rows = data["database"]["tables"][1]["rows"]
+    twin = copy.deepcopy(next(r for r in rows if r["name"] == "Red Flannel Shirt"))
+    twin["id"] = max(r["id"] for r in rows) + 1
+    rows.append(twin)
+
+
 STATIC_CASES: list[tuple[str, Edit, str]] = [
     ("S001", put(("pages", 0, "elements", 4, "item", 0, "href"), "/categories/{row.id}"), "$.pages[0].elements[4].item[0].href"),
     ("S002", add_page, "$.pages[10]"),
@@ -71,6 +88,12 @@ STATIC_CASES: list[tuple[str, Edit, str]] = [
     ("C002", duplicate_pk, "$.database.tables[0].rows[0].id"),
     ("C003", put(("database", "tables", 1, "rows", 4, "name"), None), "$.database.tables[1].rows[4].name"),
     ("C004", put(("database", "tables", 4, "rows", 0, "total"), 4099), "$.database.tables[4].rows[0].total"),
+    ("C005", put(("markers", 2, "invariants"), []), "$.markers[2].effects[2]"),
+    ("C006", put(("pages", 3, "elements", 0, "elements", 1, "text"), "Price: {row.price}"),
+     "$.pages[3].elements[0].elements[1].text"),
+    ("C007", forbid_goal, "$.tasks[3].constraints[0]"),
+    ("M007", drop_review_form, "$.tasks[7].footprint[0]"),
+    ("M008", twin_product, "$.tasks[3].goal[0].query.where[1].value"),
 ]
 
 

@@ -72,6 +72,11 @@ ANSWER_UNDEFINED = _code("F004", "feasibility", "the expected answer does not ex
 CERTIFICATE_LONG = _code("F005", "feasibility", "the certificate needs more than half the step budget")
 INFEASIBLE_UNPROVEN = _code("F006", "feasibility", "an infeasible task's goal could be made true by a marker")
 CONSTRAINT_AT_START = _code("F007", "feasibility", "a constraint is already broken at the start")
+UNGUARDED_WRITE = _code("C005", "consistency", "a marker can break an invariant the data relies on")
+VALUE_DISAGREES = _code("C006", "consistency", "a value shown on two pages disagrees")
+CONSTRAINT_FORBIDS_GOAL = _code("C007", "consistency", "a constraint forbids what the goal requires")
+MISSING_CONTROL = _code("M007", "semantic", "a control needed by a task is missing")
+AMBIGUOUS_ENTITY = _code("M008", "semantic", "a task names an entity that matches several records")
 NO_SOLUTION = _code("F008", "feasibility", "no action sequence within the depth bound reaches a feasible task's goal")
 JUDGE_FOOLED = _code("F009", "feasibility", "a judge accepts a wrong trajectory (a decoy)")
 
@@ -656,8 +661,10 @@ STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
 
 
 def static_issues(site: Site) -> list[Issue]:
-    """Every issue the static checks find, in a fixed order."""
+    """Every issue the static checks find, in a fixed order (those of :mod:`veriweb.verify.intent` last)."""
+    from veriweb.verify.intent import INTENT_CHECKS  # it builds on this module's helpers
+
     issues = []
-    for check in STATIC_CHECKS:
+    for check in [*STATIC_CHECKS, *INTENT_CHECKS]:
         issues.extend(check(site))
     return issues

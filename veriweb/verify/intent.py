@@ -1,0 +1,237 @@
+"""Checks of intent: does the site do what its data, markers and tasks mean? (C005-C007, M007, M008)
+
+These static checks look past single elements to how parts fit together: a marker that can
+drive a counter negative or store a date nobody checked (C005), an amount shown as raw cents
+on one page and as money on another (C006), a constraint that forbids what the goal requires
+(C007), a task whose writes no form can make (M007), and a task whose lookup matches several
+records with different answers (M008). Like every check they are pure functions of a
+scaffold, written for the defect class, and silent on clean sites.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import AllOf, Compare, Exists, QueryValue, Ref
+from veriweb.verify import checks as C
+
+_DECREMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\1\s*-")
+_TEMPLATE_REF = re.compile(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
+
+
+# ----------------------------------------------------------------------------- C005
+
+
+@dataclass
+class GuardedWrite:
+    """A write a marker makes that data relies on being bounded, and the checks that bound it."""
+
+    marker: int
+    location: str
+    what: str
+    guards: set[tuple[str, int]] = field(default_factory=set)
+
+
+def _mentions(check: Any, pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.search(json.dumps(check.predicate.model_dump(mode="json"))))
+
+
+def guarded_writes(site: Site) -> list[GuardedWrite]:
+    """Every counter a marker decrements and every date parameter it stores, with the
+    preconditions and invariants that mention them (``(kind, index)`` pairs)."""
+    out = []
+    for m_index, marker in enumerate(site.markers):
+        checks = [(kind, n, c) for kind in ("preconditions", "invariants") for n, c in enumerate(getattr(marker, kind))]
+        for e_index, effect in enumerate(marker.effects):
+            if effect.op != "update":
+                continue
+            for column in dict.fromkeys(_DECREMENT.findall(effect.sql)):
+                word = re.compile(rf"\b{re.escape(column)}\b")
+                guards = {(kind, n) for kind, n, c in checks if _mentions(c, word)}
+                out.append(GuardedWrite(m_index, f"$.markers[{m_index}].effects[{e_index}]",
+                                        f"{effect.table}.{column} from going below zero", guards))
+        for p_index, param in enumerate(marker.params):
+            if param.type not in ("date", "datetime"):
+                continue
+            used = re.compile(rf":{re.escape(param.name)}\b")
+            if not any(used.search(e.sql) for e in marker.effects):
+                continue
+            ref = re.compile(rf"param\.{re.escape(param.name)}\"|:{re.escape(param.name)}\b")
+            guards = {(kind, n) for kind, n, c in checks if _mentions(c, ref)}
+            out.append(GuardedWrite(m_index, f"$.markers[{m_index}].params[{p_index}]",
+                                    f"{param.name} from being a date in the past", guards))
+    return out
+
+
+def check_guards(site: Site) -> list[C.Issue]:
+    """C005: a marker that decrements a counter, or stores a date, with nothing checking the result."""
+    return [C.Issue("consistency", C.UNGUARDED_WRITE, g.location,
+                    f"marker {site.markers[g.marker].name!r} has no precondition or invariant keeping {g.what}")
+            for g in guarded_writes(site) if not g.guards]
+
+
+# ----------------------------------------------------------------------------- C006
+
+
+def _money_columns(site: Site) -> dict[str, set[str]]:
+    out = {t.name: {c.name for c in t.columns if c.type == "money"} for t in site.database.tables}
+    for view in site.database.views:
+        out[view.name] = set(view.money_columns)
+    return out
+
+
+def money_references(site: Site) -> Iterator[tuple[str, str, str, str | None, bool]]:
+    """Every ``{row.X}`` in page text where ``X`` is a money column of the bound table or view:
+    element path, attribute, the text, page id, and whether it is shown with ``|money``."""
+    money = _money_columns(site)
+
+    def walk(elements: list[Any], path: str, bound: str | None, page_id: str | None) -> Iterator[Any]:
+        for index, element in enumerate(elements):
+            here = f"{path}[{index}]"
+            for attr in ("text", "label", "submit", "title"):
+                text = getattr(element, attr, None)
+                if isinstance(text, str) and bound is not None and "{row." in text:
+                    for column, filt in _TEMPLATE_REF.findall(text):
+                        if column in money.get(bound, ()):
+                            yield here, attr, text, page_id, filt == "money"
+            inner = bound
+            if element.type in ("list", "table", "record"):
+                inner = element.query.table
+            for attr in ("elements", "item", "items"):
+                children = getattr(element, attr, None)
+                if children:
+                    yield from walk(children, f"{here}.{attr}", inner, page_id)
+            for number, tab in enumerate(getattr(element, "tabs", None) or []):
+                yield from walk(tab.elements, f"{here}.tabs[{number}].elements", inner, page_id)
+            for number, column in enumerate(getattr(element, "columns", None) or []):
+                yield from walk(column.cell, f"{here}.columns[{number}].cell", inner, page_id)
+
+    yield from walk(site.layout.header, "$.layout.header", None, None)
+    yield from walk(site.layout.footer, "$.layout.footer", None, None)
+    for number, page in enumerate(site.pages):
+        yield from walk(page.elements, f"$.pages[{number}].elements", None, page.id)
+
+
+def check_amounts(site: Site) -> list[C.Issue]:
+    """C006: an amount is shown in raw cents (``{row.price}`` of a money column) where the site
+    means money ("2499" on one page, "$24.99" on another)."""
+    refs = list(money_references(site))
+    return [C.Issue("consistency", C.VALUE_DISAGREES, f"{path}.{attr}",
+                    f"{text!r} shows an amount in raw cents; elsewhere the site shows it as money")
+            for path, attr, text, _, formatted in refs if not formatted]
+
+
+# ----------------------------------------------------------------------------- C007
+
+
+def _canonical(predicate: Any) -> str:
+    return json.dumps(predicate.model_dump(mode="json", exclude_defaults=True), sort_keys=True)
+
+
+def _required(task: Any) -> set[str]:
+    out = set()
+    for predicate in list(task.goal) + [s.predicate for s in task.progress]:
+        out.add(_canonical(predicate))
+        if isinstance(predicate, AllOf):
+            out.update(_canonical(item) for item in predicate.items)
+    return out
+
+
+def check_constraints(site: Site) -> list[C.Issue]:
+    """C007: a constraint forbids a condition the goal or a progress step requires."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        required = _required(task)
+        for index, constraint in enumerate(task.constraints):
+            predicate = constraint.predicate
+            if _canonical(predicate) in required:
+                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",
+                                      f"task {task.id!r}: constraint {constraint.description!r} fails the task as "
+                                      f"soon as its goal is reached"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M007
+
+
+def check_controls(site: Site) -> list[C.Issue]:
+    """M007: a task must change a table that no form on the site can change."""
+    forms = [e for e, _, _ in C.all_elements(site) if e.type == "form" and e.action.kind == "marker"]
+    reachable = [site.marker(f.action.marker) for f in forms]
+    writes = {(e.table, e.op) for m in reachable if m is not None for e in m.effects}
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind != "mutate":
+            continue
+        for index, entry in enumerate(task.footprint):
+            if not any((entry.table, op) in writes for op in entry.ops):
+                issues.append(C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].footprint[{index}]",
+                                      f"task {task.id!r} must change {entry.table}, but no form on the site does"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M008
+
+
+def lookup_rows(site: Site, query: Any, slots: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seed rows a lookup by equality matches, its values taken from literals and slots
+    (``[]`` when the query needs anything else, or reads a view)."""
+    table = site.database.table(query.table)
+    if table is None or query.order_by or any(c.op != "=" for c in query.where):
+        return []
+    wanted = {}
+    for cond in query.where:
+        value = cond.value
+        if isinstance(value, Ref):
+            if value.namespace != "slot" or value.name not in slots:
+                return []
+            value = slots[value.name]
+        elif isinstance(value, (QueryValue, list)):
+            return []
+        wanted[cond.column] = value
+    return [r for r in table.rows if all(r.get(k) == v for k, v in wanted.items())]
+
+
+def _lookups(task: Any, base: str) -> Iterator[tuple[Any, str]]:
+    if task.answer is not None and isinstance(task.answer.value, QueryValue):
+        yield task.answer.value, f"{base}.answer.value"
+    for index, predicate in enumerate(task.goal):
+        if isinstance(predicate, Compare):
+            for side in ("left", "right"):
+                value = getattr(predicate, side)
+                if isinstance(value, QueryValue):
+                    yield value, f"{base}.goal[{index}].{side}"
+        elif isinstance(predicate, Exists):
+            for number, cond in enumerate(predicate.query.where):
+                if isinstance(cond.value, QueryValue):
+                    yield cond.value, f"{base}.goal[{index}].query.where[{number}].value"
+
+
+def check_ambiguous(site: Site) -> list[C.Issue]:
+    """M008: a task looks up one record by what it names, but several records match, with
+    different values of what it reads."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible":
+            continue
+        for value, path in _lookups(task, f"$.tasks[{number}]"):
+            query = value.query
+            if query.agg is not None:
+                continue
+            rows = lookup_rows(site, query, task.slots)
+            if len(rows) > 1 and len({json.dumps(r.get(query.select)) for r in rows}) > 1:
+                issues.append(C.Issue("semantic", C.AMBIGUOUS_ENTITY, path,
+                                      f"task {task.id!r}: {len(rows)} {query.table} match, with different "
+                                      f"{query.select}; the task names no single one"))
+    return issues
+
+
+INTENT_CHECKS = [check_guards, check_amounts, check_constraints, check_controls, check_ambiguous]
+
+__all__ = ["GuardedWrite", "INTENT_CHECKS", "check_ambiguous", "check_amounts", "check_constraints",
+           "check_controls", "check_guards", "guarded_writes", "lookup_rows", "money_references"]
