@@ -1313,13 +1313,14 @@ def _restock_low(ctx: _Ctx) -> TaskDraft | None:
             params["products_sort"] = "stock_asc"
         else:
             ordered = rows
+        last = 0
         for number, product in enumerate(sorted(targets, key=ordered.index)):
             page = ordered.index(product) // size
-            if number == 0:
-                plan += [("click", "link", "Next")] * page
-            else:  # back to the filtered list, on the right page
-                paged = {**params, "products_page": str(page + 1)} if page else params
+            if number:  # back to the list page last seen (an address of this episode), then onwards
+                paged = {**params, "products_page": str(last + 1)} if last else params
                 plan.append(("goto", _url("/products", paged)))
+            plan += [("click", "link", "Next")] * (page - last)
+            last = page
             plan += [("click", "link", product["name"])] + ctx.edit_product("stock", amount)
         if len(plan) <= MAX_PLAN:
             break
