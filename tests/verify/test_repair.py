@@ -1,0 +1,261 @@
+"""Repair operators: a scaffold with the defect is repaired, loads, and the check no longer fires."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from veriweb.errors import VeriwebError
+from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import Issue, static_issues
+from veriweb.verify.repair import (
+    OPERATORS, Touch, apply_repairs, coerce_value, get_at, invalidated, parse_path, repair_static,
+)
+
+
+@pytest.fixture(scope="module")
+def shop() -> Site:
+    return generate_site("shop", 1)
+
+
+def broken(site: Site, edit: Callable[[dict[str, Any]], None]) -> Site:
+    data = copy.deepcopy(to_data(site))
+    data.pop("id", None)
+    edit(data)
+    return from_data(data, check_id=False)
+
+
+def page(data: dict[str, Any], page_id: str) -> dict[str, Any]:
+    return next(p for p in data["pages"] if p["id"] == page_id)
+
+
+def table(data: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(t for t in data["database"]["tables"] if t["name"] == name)
+
+
+def marker(data: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(m for m in data["markers"] if m["name"] == name)
+
+
+def task(data: dict[str, Any], task_id: str) -> dict[str, Any]:
+    return next(t for t in data["tasks"] if t["id"] == task_id)
+
+
+def _checkout_form(data: dict[str, Any]) -> dict[str, Any]:
+    return next(e for e in page(data, "checkout")["elements"] if e["type"] == "form")
+
+
+def _footer_links(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return data["layout"]["footer"][0]["elements"][1]["elements"]
+
+
+def e_broken_link(d: dict[str, Any]) -> None:
+    page(d, "cart")["elements"].append({"type": "link", "text": "Checkout", "href": "/chekout"})
+
+
+def e_orphan(d: dict[str, Any]) -> None:
+    links = _footer_links(d)
+    links[:] = [link for link in links if link["href"] != "/careers"]
+
+
+def e_unknown_marker(d: dict[str, Any]) -> None:
+    _checkout_form(d)["action"]["marker"] = "place_ordr"
+
+
+def e_missing_field(d: dict[str, Any]) -> None:
+    form = _checkout_form(d)
+    form["fields"] = [f for f in form["fields"] if f["name"] != "city"]
+
+
+def e_unknown_table(d: dict[str, Any]) -> None:
+    page(d, "home")["elements"][4]["query"]["table"] = "categorys"
+
+
+def e_unknown_column(d: dict[str, Any]) -> None:
+    page(d, "home")["elements"][4]["query"]["order_by"][0]["column"] = "nmae"
+
+
+def e_widget(d: dict[str, Any]) -> None:
+    page(d, "careers")["elements"].append({"type": "button", "text": "More", "target": "details"})
+    page(d, "careers")["elements"].append({"type": "collapsible", "id": "detail", "label": "More",
+                                           "elements": [{"type": "text", "text": "Benefits."}]})
+
+
+def e_duplicate_page(d: dict[str, Any]) -> None:
+    clone = copy.deepcopy(page(d, "careers"))
+    clone["route"] = "/jobs"
+    d["pages"].append(clone)
+    _footer_links(d).append({"type": "link", "text": "Jobs", "href": "/jobs"})
+
+
+def e_no_home(d: dict[str, Any]) -> None:
+    page(d, "home")["route"] = "/start"
+
+
+def e_placeholder(d: dict[str, Any]) -> None:
+    page(d, "careers")["elements"][1]["text"] = "Lorem ipsum dolor sit amet."
+
+
+def e_placeholder_row(d: dict[str, Any]) -> None:
+    table(d, "products")["rows"][5]["description"] = "TODO"
+
+
+def e_empty_label(d: dict[str, Any]) -> None:
+    _footer_links(d)[0]["text"] = ""
+
+
+def e_contradictory(d: dict[str, Any]) -> None:
+    page(d, "cart")["elements"][1]["columns"][-1]["cell"][0]["submit"] = "Save"
+
+
+def e_wrong_type(d: dict[str, Any]) -> None:
+    table(d, "products")["rows"][3]["price"] = "$12.50"
+
+
+def e_missing_entity(d: dict[str, Any]) -> None:
+    t = task(d, "price_lookup")
+    t["slots"]["product"] = "Brown Heavy Trail Runnerz"
+    t["instruction"] = t["template"].format(**t["slots"])
+
+
+def e_unknown_slot(d: dict[str, Any]) -> None:
+    t = task(d, "cheapest_0")
+    t["goal"][0]["params"] = {**t["goal"][0].get("params", {}), "zz": {"ref": "slot.nothing"}}
+
+
+def e_dangling(d: dict[str, Any]) -> None:
+    table(d, "reviews")["rows"][2]["user_id"] = 9999
+
+
+def e_duplicate_key(d: dict[str, Any]) -> None:
+    rows = table(d, "reviews")["rows"]
+    rows[4]["id"] = rows[3]["id"]
+
+
+def e_null(d: dict[str, Any]) -> None:
+    table(d, "orders")["rows"][7]["status"] = None
+
+
+def e_total(d: dict[str, Any]) -> None:
+    table(d, "orders")["rows"][9]["total"] += 1234
+
+
+def e_guard(d: dict[str, Any]) -> None:
+    m = marker(d, "place_order")
+    m["invariants"] = [c for c in m.get("invariants", []) if "stock" not in str(c)]
+    m["preconditions"] = [c for c in m.get("preconditions", []) if "stock" not in str(c)]
+
+
+def e_cents(d: dict[str, Any]) -> None:
+    record = page(d, "product")["elements"][0]
+    for element in record["elements"]:
+        if "{row.price|money}" in element.get("text", ""):
+            element["text"] = element["text"].replace("{row.price|money}", "{row.price}")
+            return
+    raise AssertionError("the product page shows no price")
+
+
+def e_constraint(d: dict[str, Any]) -> None:
+    t = task(d, "add_to_cart")
+    t.setdefault("constraints", []).append({"description": "never add it", "predicate": t["goal"][0]})
+
+
+CASES = [
+    ("S001", e_broken_link, "retarget_link"), ("S002", e_orphan, "link_orphan"),
+    ("S003", e_unknown_marker, "retarget_marker"), ("S004", e_missing_field, "add_field"),
+    ("S005", e_unknown_table, "rename_reference"), ("S006", e_unknown_column, "rename_reference"),
+    ("S007", e_widget, "rename_reference"), ("S008", e_duplicate_page, "dedupe_page"), ("S009", e_no_home, "add_home"),
+    ("M001", e_placeholder, "restore_text"), ("M001", e_placeholder_row, "restore_text"),
+    ("M002", e_empty_label, "restore_text"), ("M003", e_contradictory, "fix_label"), ("M004", e_wrong_type, "coerce_cell"),
+    ("M005", e_missing_entity, "rewrite_slot"), ("M006", e_unknown_slot, "drop_task"),
+    ("C001", e_dangling, "repoint_key"), ("C002", e_duplicate_key, "dedupe_key"), ("C003", e_null, "fill_null"),
+    ("C004", e_total, "recompute_total"), ("C005", e_guard, "tighten_marker"), ("C006", e_cents, "format_money"),
+    ("C007", e_constraint, "drop_constraint"),
+]
+
+
+def test_generated_site_is_clean(shop: Site) -> None:
+    assert static_issues(shop) == []
+    fixed, log, touched, left, _ = repair_static(shop)
+    assert (log, left, bool(touched)) == ([], [], False)
+    assert fixed.id == shop.id
+
+
+@pytest.mark.parametrize(("code", "edit", "operator"), CASES, ids=[f"{c[0]}-{c[1].__name__}" for c in CASES])
+def test_operator_repairs_its_defect(shop: Site, code: str, edit: Callable[[dict[str, Any]], None],
+                                     operator: str) -> None:
+    site = broken(shop, edit)
+    before = static_issues(site)
+    assert code in {i.code for i in before}, f"the hand-made defect does not show as {code}: {before}"
+    fixed, log, touched, left, _ = repair_static(site)
+    assert [i for i in left if i.code == code] == []
+    assert left == []
+    assert any(r.code == code and r.operator == operator for r in log), log
+    assert all(r.change for r in log)
+    assert touched
+    assert from_data(to_data(fixed)).id == fixed.id  # the repaired scaffold loads and re-hashes the same
+
+
+def test_broken_link_is_retargeted_not_removed(shop: Site) -> None:
+    fixed, log, _, _, _ = repair_static(broken(shop, e_broken_link))
+    assert page(to_data(fixed), "cart")["elements"][-1]["href"] == "/checkout"
+    assert "'/chekout' -> '/checkout'" in log[0].change
+
+
+def test_missing_entity_rewrites_slot_and_instruction(shop: Site) -> None:
+    fixed, log, touched, _, _ = repair_static(broken(shop, e_missing_entity))
+    repaired = fixed.task("price_lookup")
+    assert repaired.slots["product"] == "Brown Heavy Trail Runners"
+    assert "Brown Heavy Trail Runners" in repaired.instruction
+    assert touched.tasks == {"price_lookup"}
+
+
+def test_unknown_slot_task_is_dropped_and_counted(shop: Site) -> None:
+    fixed, _, _, _, ctx = repair_static(broken(shop, e_unknown_slot))
+    assert fixed.task("cheapest_0") is None
+    assert "M006" in ctx.dropped_tasks["cheapest_0"]
+    assert len(fixed.tasks) == len(shop.tasks) - 1
+
+
+def test_total_is_recomputed_from_lines(shop: Site) -> None:
+    fixed, _, _, _, _ = repair_static(broken(shop, e_total))
+    assert table(to_data(fixed), "orders")["rows"][9]["total"] == table(to_data(shop), "orders")["rows"][9]["total"]
+
+
+def test_unfixable_issue_is_reported_not_hidden(shop: Site) -> None:
+    issue = Issue("structural", "S999", "$.nowhere[3]", "made up")
+    _, repairs, _, unfixed = apply_repairs(shop, [issue])
+    assert repairs == [] and unfixed == [issue]
+
+
+def test_invalidation_follows_tables_and_pages(shop: Site) -> None:
+    visits = {"cheapest_0": {"home", "category"}, "price_lookup": {"search", "product"}}
+    hit = invalidated(shop, Touch(tables={"orders"}), visits)
+    assert "count_orders" in hit and "cheapest_0" not in hit
+    assert invalidated(shop, Touch(pages={"product"}), visits) >= {"price_lookup"}
+    assert "cheapest_0" not in invalidated(shop, Touch(pages={"product"}), visits)
+
+
+def test_coerce_value() -> None:
+    assert coerce_value("money", "$12.50", []) == (True, 1250)
+    assert coerce_value("integer", "7", []) == (True, 7)
+    assert coerce_value("date", "06/15/2026", []) == (True, "2026-06-15")
+    assert coerce_value("boolean", "yes", []) == (True, True)
+    assert coerce_value("integer", "seven", []) == (False, None)
+
+
+def test_paths() -> None:
+    assert parse_path("$.pages[3].elements[1].href") == ["pages", 3, "elements", 1, "href"]
+    assert get_at({"a": [{"b": 2}]}, ["a", 0, "b"]) == 2
+    with pytest.raises(VeriwebError, match="JSON path"):
+        parse_path("pages[3]")
+
+
+def test_every_operator_is_documented() -> None:
+    for code, operator in OPERATORS.items():
+        assert operator.__doc__, code

@@ -1,0 +1,1052 @@
+"""Repair operators: one pure function per defect code, and the fixed-point loop that applies them.
+
+An operator takes the site's JSON data (a private copy), the issue a check reported and a
+:class:`Context`, edits the data in place and returns what it changed and what it touched, or
+``None`` when it cannot fix the issue. The loop (:func:`repair_static`) runs the static checks,
+applies one operator per issue, re-validates the data with :func:`veriweb.scaffold.io.from_data`
+and checks again, until nothing changes or the round limit is reached. Every repair is logged as
+a :class:`Repair` (code, location, operator, what changed).
+
+Edits go deepest-location-first within a round, so removing an element never shifts the index
+of another issue's location in the same round. What an operator touched (tables, pages, markers,
+tasks) decides which tasks must be re-verified: :func:`invalidated` lists every task that reads
+something a repair touched.
+
+Operators never read a raw corpus's defect sidecar: they see only the scaffold and the issue.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import difflib
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriweb.engine.templates import Route
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.scaffold.site import render_instruction
+from veriweb.verify.checks import Issue, resolve_href, static_issues
+
+MAX_ROUNDS = 6
+"""How many check-repair rounds the loop runs before giving up on what is left."""
+
+_CONTAINERS = ("elements", "item", "items", "cell", "header", "footer")
+_TOKEN = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One logged repair: which issue, which operator, and what it changed."""
+
+    code: str
+    location: str
+    operator: str
+    change: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "location": self.location, "operator": self.operator, "change": self.change}
+
+
+@dataclass
+class Touch:
+    """What a repair changed, so the tasks that read it can be re-verified."""
+
+    tables: set[str] = field(default_factory=set)
+    pages: set[str] = field(default_factory=set)
+    markers: set[str] = field(default_factory=set)
+    tasks: set[str] = field(default_factory=set)
+
+    def update(self, other: Touch) -> None:
+        self.tables |= other.tables
+        self.pages |= other.pages
+        self.markers |= other.markers
+        self.tasks |= other.tasks
+
+    def __bool__(self) -> bool:
+        return bool(self.tables or self.pages or self.markers or self.tasks)
+
+
+@dataclass
+class Context:
+    """What operators may consult besides the data: the issue list of the round."""
+
+    issues: list[Issue] = field(default_factory=list)
+    dropped_tasks: dict[str, str] = field(default_factory=dict)
+
+
+Outcome = tuple[str, Touch]
+Operator = Callable[[dict[str, Any], Issue, Context], Outcome | None]
+
+# ----------------------------------------------------------------------------- JSON paths
+
+
+def parse_path(path: str) -> list[str | int]:
+    """``$.pages[3].elements[1].href`` -> ``['pages', 3, 'elements', 1, 'href']``.
+
+    Raises:
+        VeriwebError: the path is not a ``$``-rooted JSON path of keys and indexes.
+    """
+    if not path.startswith("$"):
+        raise VeriwebError(f"location {path!r} is not a JSON path (it must start with $)")
+    tokens: list[str | int] = []
+    pos = 1
+    for match in _TOKEN.finditer(path, 1):
+        if match.start() != pos:
+            raise VeriwebError(f"location {path!r} is not a JSON path of .keys and [indexes]")
+        tokens.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        pos = match.end()
+    if pos != len(path):
+        raise VeriwebError(f"location {path!r} has trailing text at {path[pos:]!r}")
+    return tokens
+
+
+def get_at(data: Any, tokens: list[str | int], default: Any = None) -> Any:
+    """The value at ``tokens`` in ``data``, or ``default`` when any step is missing."""
+    node = data
+    for token in tokens:
+        if isinstance(token, int) and isinstance(node, list) and 0 <= token < len(node):
+            node = node[token]
+        elif isinstance(token, str) and isinstance(node, dict) and token in node:
+            node = node[token]
+        else:
+            return default
+    return node
+
+
+def _sort_key(path: str) -> tuple[Any, ...]:
+    try:
+        return tuple((0, t) if isinstance(t, int) else (1, t) for t in parse_path(path))
+    except VeriwebError:
+        return ()
+
+
+def _element_path(tokens: list[str | int]) -> list[str | int] | None:
+    """The path of the innermost element (an entry of an element list) at or above ``tokens``."""
+    for end in range(len(tokens), 1, -1):
+        if isinstance(tokens[end - 1], int) and tokens[end - 2] in _CONTAINERS:
+            return tokens[:end]
+    return None
+
+
+def _page_of(tokens: list[str | int], data: dict[str, Any]) -> set[str]:
+    if len(tokens) >= 2 and tokens[0] == "pages" and isinstance(tokens[1], int):
+        page = get_at(data, tokens[:2])
+        return {page["id"]} if isinstance(page, dict) else set()
+    if tokens and tokens[0] == "layout":
+        return {p["id"] for p in data.get("pages", []) if p.get("layout", True)}
+    return set()
+
+
+def _remove_at(data: dict[str, Any], tokens: list[str | int]) -> Any:
+    parent = get_at(data, tokens[:-1])
+    index = tokens[-1]
+    if isinstance(parent, list) and isinstance(index, int) and 0 <= index < len(parent):
+        return parent.pop(index)
+    return None
+
+
+# ----------------------------------------------------------------------------- site helpers
+
+
+def _routes(data: dict[str, Any]) -> list[Route]:
+    return [Route.compile(p["id"], p["route"]) for p in data.get("pages", [])]
+
+
+def _tables(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return data.get("database", {}).get("tables", [])
+
+
+def _table(data: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((t for t in _tables(data) if t["name"] == name), None)
+
+
+def _marker(data: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((m for m in data.get("markers", []) if m["name"] == name), None)
+
+
+def _humanise(name: str) -> str:
+    return name.replace("_", " ").strip().capitalize() or "Go"
+
+
+def _closest(word: str, options: list[str], cutoff: float = 0.6) -> str | None:
+    found = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def _placeholders(text: str) -> list[str]:
+    return re.findall(r"\{[^}]*\}", text)
+
+
+def _href_for(route: str, params: list[str]) -> str | None:
+    """A URL template for ``route`` keeping the old href's placeholders (``{row.id}``), if they fit."""
+    slots = re.findall(r"\{[^}]*\}", route)
+    if len(slots) != len(params):
+        return None
+    out = route
+    for slot, value in zip(slots, params):
+        out = out.replace(slot, value, 1)
+    return out
+
+
+def _best_route(data: dict[str, Any], href: str) -> str | None:
+    """The href of the page whose route matches ``href`` best (same number of placeholders)."""
+    path = href.split("?")[0].split("#")[0]
+    params = _placeholders(path)
+    bare = re.sub(r"\{[^}]*\}", "{}", path)
+    best, score = None, 0.0
+    for page in data.get("pages", []):
+        route = page["route"]
+        candidate = _href_for(route, params)
+        if candidate is None:
+            continue
+        ratio = difflib.SequenceMatcher(None, bare, re.sub(r"\{[^}]*\}", "{}", route)).ratio()
+        if ratio > score:
+            best, score = candidate, ratio
+    return best if score >= 0.5 else None
+
+
+def _task_index(data: dict[str, Any], tokens: list[str | int]) -> int | None:
+    if len(tokens) >= 2 and tokens[0] == "tasks" and isinstance(tokens[1], int):
+        return tokens[1]
+    return None
+
+
+def _drop_task(data: dict[str, Any], index: int, ctx: Context, reason: str) -> Outcome | None:
+    tasks = data.get("tasks", [])
+    if not 0 <= index < len(tasks):
+        return None
+    task = tasks.pop(index)
+    ctx.dropped_tasks[task["id"]] = reason
+    return f"dropped task {task['id']!r}: {reason}", Touch(tasks={task["id"]})
+
+
+# ----------------------------------------------------------------------------- structural operators
+
+
+def retarget_link(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S001: point a broken link (or form target) at the page whose route matches best, else remove it."""
+    tokens = parse_path(issue.location)
+    parent = get_at(data, tokens[:-1])
+    key = tokens[-1]
+    pages = _page_of(tokens, data)
+    if key == "href" and isinstance(parent, dict):
+        old = parent.get("href", "")
+        new = _best_route(data, old) if old.startswith("/") else None
+        if new is not None and resolve_href(_routes(data), new) is not None:
+            parent["href"] = new
+            return f"link {old!r} -> {new!r}", Touch(pages=pages)
+    elif key == "action" and isinstance(parent, dict):
+        action = parent.get("action", {})
+        attr = "route" if "route" in action else "redirect"
+        old = action.get(attr, "")
+        new = _best_route(data, old)
+        if new is not None:
+            action[attr] = new
+            return f"form target {old!r} -> {new!r}", Touch(pages=pages)
+        if attr == "redirect" and action.get("kind") == "marker":
+            del action["redirect"]
+            return f"dropped the redirect to {old!r}", Touch(pages=pages)
+    return remove_element(data, issue, ctx)
+
+
+def remove_element(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """Last resort for an element that cannot be fixed: remove it from its page."""
+    tokens = parse_path(issue.location)
+    path = _element_path(tokens)
+    if path is None:
+        return None
+    removed = _remove_at(data, path)
+    if removed is None:
+        return None
+    label = removed.get("text") or removed.get("submit") or removed.get("label") or removed.get("id") or ""
+    return f"removed {removed.get('type', 'element')} {label!r}", Touch(pages=_page_of(tokens, data))
+
+
+def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S002: link an unreachable page from the navigation (from the home page when no layout nav)."""
+    page = get_at(data, parse_path(issue.location))
+    if not isinstance(page, dict):
+        return None
+    href = page["route"]
+    if _placeholders(href):
+        href = _example_href(data, page)
+        if href is None:
+            return None
+    link = {"type": "link", "text": page.get("title") or _humanise(page["id"]), "href": href}
+    header = data.setdefault("layout", {}).setdefault("header", [])
+    nav = next(_navs(header), None)
+    if nav is not None and page.get("layout", True) is not False:
+        nav.setdefault("elements", []).append(link)
+        return f"linked {page['id']!r} from the navigation as {href!r}", Touch(pages={page["id"]})
+    home = next((p for p in data["pages"] if resolve_href([Route.compile(p["id"], p["route"])], "/")), None)
+    if home is None:
+        return None
+    home.setdefault("elements", []).append(link)
+    return f"linked {page['id']!r} from the home page as {href!r}", Touch(pages={page["id"], home["id"]})
+
+
+def _navs(elements: list[Any]) -> Iterator[dict[str, Any]]:
+    for element in elements:
+        if isinstance(element, dict) and element.get("type") == "section":
+            if element.get("role") == "navigation":
+                yield element
+            yield from _navs(element.get("elements", []))
+
+
+def _example_href(data: dict[str, Any], page: dict[str, Any]) -> str | None:
+    """A concrete address of a page with route parameters: the first row its record reads."""
+    slots = _placeholders(page["route"])
+    if len(slots) != 1:
+        return None
+    for element in page.get("elements", []):
+        query = element.get("query") if isinstance(element, dict) and element.get("type") == "record" else None
+        if not query:
+            continue
+        table = _table(data, query["table"])
+        if table and table.get("rows"):
+            key = table.get("primary_key", "id")
+            return page["route"].replace(slots[0], str(table["rows"][0].get(key)))
+    return None
+
+
+def retarget_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S003: point a form at the marker its name is closest to, else remove the form."""
+    tokens = parse_path(issue.location)
+    action = get_at(data, tokens[:-1])
+    if isinstance(action, dict):
+        old = action.get("marker", "")
+        names = [m["name"] for m in data.get("markers", [])]
+        new = _closest(old, names)
+        if new is not None:
+            action["marker"] = new
+            return f"form posts to {new!r} instead of {old!r}", Touch(pages=_page_of(tokens, data), markers={new})
+    return remove_element(data, issue, ctx)
+
+
+_FIELD_TYPE = {"date": "date", "boolean": "checkbox"}
+
+
+def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill."""
+    tokens = parse_path(issue.location)
+    form_tokens = tokens[:tokens.index("action")] if "action" in tokens else None
+    form = get_at(data, form_tokens) if form_tokens else None
+    if not isinstance(form, dict):
+        return None
+    action = form.setdefault("action", {})
+    marker = _marker(data, action.get("marker", ""))
+    if marker is None:
+        return None
+    args = action.setdefault("args", {})
+    fields = form.setdefault("fields", [])
+    names = {f["name"] for f in fields}
+    added = []
+    for param in marker.get("params", []):
+        name = param["name"]
+        sent = args.get(name)
+        ref = sent.get("ref", "") if isinstance(sent, dict) else ""
+        missing_field = ref.startswith("field.") and ref[6:] not in names
+        if name in args and not missing_field:
+            continue
+        if param.get("required", True) is False or (param.get("type") == "boolean" and name not in args):
+            continue
+        field_name = ref[6:] if missing_field else name
+        element: dict[str, Any] = {"name": field_name, "label": param.get("label") or _humanise(name)}
+        if param.get("choices"):
+            element.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
+        else:
+            element["type"] = _FIELD_TYPE.get(param.get("type", "text"), "textbox")
+        fields.append(element)
+        names.add(field_name)
+        args[name] = {"ref": f"field.{field_name}"}
+        added.append(field_name)
+    for name, value in list(args.items()):  # arguments reading fields that are still missing
+        ref = value.get("ref", "") if isinstance(value, dict) else ""
+        if ref.startswith("field.") and ref[6:] not in names:
+            fields.append({"name": ref[6:], "label": _humanise(ref[6:]), "type": "textbox"})
+            names.add(ref[6:])
+            added.append(ref[6:])
+    if not added:
+        return None
+    return (f"form {form.get('submit', 'Submit')!r} gets field(s) {', '.join(added)} for {marker['name']}",
+            Touch(pages=_page_of(tokens, data), markers={marker["name"]}))
+
+
+def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S005, S006, S007: a name that points at nothing becomes the closest existing name."""
+    tokens = parse_path(issue.location)
+    parent = get_at(data, tokens[:-1])
+    key = tokens[-1]
+    if not isinstance(parent, dict) or not isinstance(parent.get(key), str):
+        return None
+    old = parent[key]
+    if key == "table":
+        options = [t["name"] for t in _tables(data)] + [v["name"] for v in data.get("database", {}).get("views", [])]
+    elif key == "target":
+        options = _widget_ids(data, tokens)
+    else:
+        table = _query_table(data, tokens)
+        options = [c["name"] for c in table["columns"]] + [table.get("primary_key", "id")] if table else []
+    new = _closest(old, options)
+    if new is None:
+        return remove_element(data, issue, ctx) if _element_path(tokens) and key == "target" else None
+    parent[key] = new
+    touch = Touch(pages=_page_of(tokens, data))
+    if tokens[0] == "markers":
+        touch.markers.add(get_at(data, tokens[:2])["name"])
+    if key == "table":
+        touch.tables.add(new)
+    return f"{key} {old!r} -> {new!r}", touch
+
+
+def _query_table(data: dict[str, Any], tokens: list[str | int]) -> dict[str, Any] | None:
+    for end in range(len(tokens) - 1, 0, -1):
+        node = get_at(data, tokens[:end])
+        if isinstance(node, dict) and isinstance(node.get("table"), str):
+            return _table(data, node["table"])
+    return None
+
+
+def _widget_ids(data: dict[str, Any], tokens: list[str | int]) -> list[str]:
+    roots = [data.get("layout", {}).get("header", []), data.get("layout", {}).get("footer", [])]
+    if tokens[0] == "pages":
+        roots.append(get_at(data, tokens[:2] + ["elements"], []))
+    out: list[str] = []
+
+    def visit(elements: list[Any]) -> None:
+        for element in elements:
+            if not isinstance(element, dict):
+                continue
+            if element.get("type") in ("dialog", "collapsible", "menu", "tabs"):
+                out.append(element["id"])
+            for attr in ("elements", "item", "items"):
+                visit(element.get(attr, []))
+            for tab in element.get("tabs", []):
+                visit(tab.get("elements", []))
+            for column in element.get("columns", []):
+                visit(column.get("cell", []))
+
+    for root in roots:
+        visit(root)
+    return out
+
+
+def dedupe_page(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S008: the later of two pages sharing an id gets a fresh id; sharing a route, it is dropped."""
+    tokens = parse_path(issue.location)
+    index, attr = tokens[1], tokens[-1]
+    pages = data["pages"]
+    page = pages[index] if isinstance(index, int) and index < len(pages) else None
+    if page is None:
+        return None
+    first = next(i for i, p in enumerate(pages) if p[attr] == page[attr])
+    if first == index:
+        return "", Touch()  # the first holder keeps it; the later one is repaired
+    if attr == "id":
+        taken = {p["id"] for p in pages}
+        number = 2
+        while f"{page['id']}_{number}" in taken:
+            number += 1
+        old, page["id"] = page["id"], f"{page['id']}_{number}"
+        return f"page id {old!r} -> {page['id']!r}", Touch(pages={old, page["id"]})
+    pages.pop(index)
+    return f"dropped page {page['id']!r}, a second page at {page['route']!r}", Touch(pages={page["id"]})
+
+
+def add_home(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S009: move the page that looks most like a home page to ``/``, else add one linking every page."""
+    pages = data["pages"]
+    candidate = next((p for p in pages if p["id"] in ("home", "index", "start") and not _placeholders(p["route"])), None)
+    if candidate is not None:
+        old, candidate["route"] = candidate["route"], "/"
+        return f"page {candidate['id']!r} moved from {old!r} to '/'", Touch(pages={candidate["id"]})
+    links = [{"type": "link", "text": p.get("title") or _humanise(p["id"]), "href": p["route"]}
+             for p in pages if not _placeholders(p["route"])]
+    taken = {p["id"] for p in pages}
+    page_id = next(name for name in ("home", "home_page", "start_page") if name not in taken)
+    pages.insert(0, {"id": page_id, "route": "/", "title": data.get("name", "Home"),
+                     "elements": [{"type": "heading", "text": data.get("name", "Home"), "level": 1}, *links]})
+    return f"added a home page at '/' linking {len(links)} pages", Touch(pages={page_id})
+
+
+# ----------------------------------------------------------------------------- semantic operators
+
+
+def _label_for(data: dict[str, Any], element: dict[str, Any], tokens: list[str | int]) -> str | None:
+    kind = element.get("type")
+    if kind == "link":
+        target = resolve_href(_routes(data), element.get("href", "/"))
+        page = next((p for p in data["pages"] if p["id"] == target), None)
+        return (page.get("title") or _humanise(page["id"])) if page else None
+    if kind == "form":
+        marker = _marker(data, element.get("action", {}).get("marker", ""))
+        if marker is not None:
+            return marker.get("label") or _humanise(marker["name"])
+        return {"navigate": "Go", "login": "Sign in", "logout": "Sign out"}.get(element.get("action", {}).get("kind"))
+    if kind == "heading" and tokens[0] == "pages":
+        return get_at(data, tokens[:2]).get("title")
+    if kind == "button":
+        return _humanise(element.get("target", "more"))
+    return None
+
+
+def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M001, M002: placeholder or empty text is restored from the data, or the element is dropped.
+
+    A label comes from what the element leads to (a link's page title, a form's marker label);
+    a field's label from its marker parameter; a stored text value from the row's other text; a
+    free text with nothing to restore it from is removed.
+    """
+    tokens = parse_path(issue.location)
+    if tokens[:2] == ["database", "tables"]:
+        return _restore_row_text(data, tokens)
+    parent = get_at(data, tokens[:-1])
+    attr = tokens[-1]
+    if not isinstance(parent, dict):
+        return None
+    pages = _page_of(tokens, data)
+    if len(tokens) >= 3 and tokens[-3] == "fields":  # a field's label
+        form = get_at(data, tokens[:-3])
+        marker = _marker(data, (form or {}).get("action", {}).get("marker", ""))
+        param = next((p for p in (marker or {}).get("params", []) if p["name"] == parent.get("name")), None)
+        label = (param or {}).get("label") or _humanise(parent.get("name", "value"))
+        old, parent[attr] = parent.get(attr), label
+        return f"field label {old!r} -> {label!r}", Touch(pages=pages)
+    if attr in ("text", "submit", "label", "title"):
+        label = _label_for(data, parent, tokens)
+        if label:
+            old, parent[attr] = parent.get(attr), label
+            return f"{attr} {old!r} -> {label!r}", Touch(pages=pages)
+    if attr in ("empty_text", "missing_text", "placeholder"):
+        old = parent.pop(attr, None)
+        return f"{attr} {old!r} -> the default", Touch(pages=pages)
+    return remove_element(data, issue, ctx)
+
+
+def _restore_row_text(data: dict[str, Any], tokens: list[str | int]) -> Outcome | None:
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    column = tokens[-1]
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    spec = next((c for c in table["columns"] if c["name"] == column), None)
+    old = row.get(column)
+    if spec is not None and spec.get("nullable"):
+        row[column] = None
+        change = "cleared"
+    else:
+        noun = table["name"].rstrip("s").replace("_", " ").capitalize()
+        row[column] = f"{noun} {row.get(table.get('primary_key', 'id'))}"
+        change = f"-> {row[column]!r}"
+    return f"{table['name']}.{column} {old!r} {change}", Touch(tables={table["name"]})
+
+
+_VERBS = {"delete": "Delete", "insert": "Add", "update": "Save"}
+
+
+def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M003: a submit label that contradicts its marker takes the marker's own label or verb."""
+    tokens = parse_path(issue.location)
+    form = get_at(data, tokens[:-1])
+    if not isinstance(form, dict):
+        return None
+    marker = _marker(data, form.get("action", {}).get("marker", ""))
+    if marker is None:
+        return None
+    ops = {e["op"] for e in marker["effects"]}
+    label = marker.get("label") or (_VERBS[ops.pop()] if len(ops) == 1 else _humanise(marker["name"]))
+    old, form["submit"] = form.get("submit"), label
+    return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
+
+
+_DATE_FORMATS = ("%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d", "%d/%m/%Y")
+
+
+def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
+    """Coerce ``value`` to a column type; ``peers`` are the column's well-typed values (for scale).
+
+    Returns:
+        ``(True, coerced)`` or ``(False, None)`` when it cannot be read as that type.
+    """
+    text = str(value).strip()
+    if kind in ("integer", "money"):
+        if isinstance(value, float) and kind == "integer":
+            return True, int(round(value))
+        number = re.sub(r"[,$€£\s]", "", text)
+        try:
+            amount = float(number)
+        except ValueError:
+            return False, None
+        if kind == "money" and ("." in number or "$" in text or isinstance(value, float)):
+            cents = int(round(amount * 100))
+            typical = sorted(abs(p) for p in peers if isinstance(p, int))
+            if typical and isinstance(value, float) and "." not in number:
+                median = typical[len(typical) // 2]
+                if abs(abs(amount) - median) < abs(abs(cents) - median):
+                    cents = int(round(amount))
+            return True, cents
+        return True, int(round(amount))
+    if kind == "real":
+        try:
+            return True, float(re.sub(r"[,\s]", "", text))
+        except ValueError:
+            return False, None
+    if kind == "boolean":
+        lowered = text.casefold()
+        if lowered in ("true", "yes", "y", "1", "on"):
+            return True, True
+        if lowered in ("false", "no", "n", "0", "off"):
+            return True, False
+        return False, None
+    if kind in ("date", "datetime"):
+        try:
+            parsed = dt.datetime.fromisoformat(text)
+        except ValueError:
+            parsed = None
+            for fmt in _DATE_FORMATS:
+                try:
+                    parsed = dt.datetime.strptime(text, fmt)
+                    break
+                except ValueError:
+                    continue
+        if parsed is None:
+            return False, None
+        return True, parsed.date().isoformat() if kind == "date" else parsed.replace(tzinfo=None).isoformat()
+    return True, text if not isinstance(value, bool) else ("yes" if value else "no")
+
+
+def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M004: a stored value of the wrong type is coerced to its column's type (else the column's
+    most common value, or none when the column allows it)."""
+    tokens = parse_path(issue.location)
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    column = tokens[-1]
+    spec = next((c for c in table["columns"] if c["name"] == column), None)
+    if spec is None:
+        return None
+    from veriweb.verify.checks import _type_ok
+
+    peers = [r.get(column) for r in table.get("rows", []) if _type_ok(spec["type"], r.get(column))
+             and r.get(column) is not None]
+    old = row.get(column)
+    ok, value = coerce_value(spec["type"], old, peers)
+    if not ok:
+        if spec.get("nullable"):
+            value = None
+        elif peers:
+            value = Counter(map(repr, peers)).most_common(1)[0][0]
+            value = next(p for p in peers if repr(p) == value)
+        else:
+            return None
+    row[column] = value
+    return f"{table['name']}.{column} {old!r} -> {value!r}", Touch(tables={table["name"]})
+
+
+def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C003: a missing required value takes the column's most common value (or a typed default)."""
+    tokens = parse_path(issue.location)
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    column = tokens[-1]
+    spec = next((c for c in table["columns"] if c["name"] == column), None)
+    if spec is None:
+        return None
+    peers = [r.get(column) for r in table.get("rows", []) if r.get(column) is not None]
+    if spec["type"] == "text" and (spec.get("unique") or len({repr(p) for p in peers}) > len(peers) // 2):
+        return _restore_row_text(data, tokens)  # names and other per-row text: no borrowed value
+    if spec.get("unique") or not peers:
+        defaults = {"integer": 0, "money": 0, "real": 0.0, "boolean": False,
+                    "date": data.get("clock", {}).get("today", "2026-06-15"), "datetime": "2026-06-15T09:00:00"}
+        if spec["type"] not in defaults:
+            return _restore_row_text(data, tokens)
+        value = defaults[spec["type"]]
+    else:
+        counts = Counter(map(repr, peers))
+        value = next(p for p in peers if repr(p) == counts.most_common(1)[0][0])
+    row[column] = value
+    return f"{table['name']}.{column} None -> {value!r}", Touch(tables={table["name"]})
+
+
+def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M005: a task naming a missing entity is rewritten to the closest existing one; its instruction
+    is re-rendered from its template (the task is then re-certified)."""
+    tokens = parse_path(issue.location)
+    index = _task_index(data, tokens)
+    if index is None or tokens[2:3] != ["slots"]:
+        return None
+    task = data["tasks"][index]
+    name = tokens[3]
+    old = task["slots"].get(name)
+    site_task = from_data(data, check_id=False).tasks[index]
+    from veriweb.verify.checks import _slot_tables
+
+    tables = _slot_tables(site_task).get(name, set())
+    columns = _slot_columns(task, name)
+    values = [str(row[c]) for t in _tables(data) if t["name"] in tables for row in t.get("rows", [])
+              for c in columns if isinstance(row.get(c), str)]
+    taken = {v for k, v in task["slots"].items() if k != name}
+    new = _closest(str(old), [v for v in values if v not in taken], cutoff=0.0)
+    if new is None:
+        return _drop_task(data, index, ctx, f"slot {name!r} names {old!r}, and nothing like it exists")
+    task["slots"][name] = new
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    task.pop("certificate", None)
+    return f"task {task['id']!r} slot {name}: {old!r} -> {new!r}", Touch(tasks={task["id"]})
+
+
+def _slot_columns(task: dict[str, Any], slot: str) -> set[str]:
+    """Columns a task's conditions compare the slot with."""
+    found: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("value") == {"ref": f"slot.{slot}"} and isinstance(node.get("column"), str):
+                found.add(node["column"])
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(task)
+    return found or {"name", "title"}
+
+
+def drop_task(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M006 and feasibility defects with no fix: the task is dropped (and counted)."""
+    index = _task_index(data, parse_path(issue.location))
+    return None if index is None else _drop_task(data, index, ctx, f"{issue.code}: {issue.message}")
+
+
+# ----------------------------------------------------------------------------- consistency operators
+
+
+def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C001: a dangling foreign key is re-pointed at the nearest existing row (cleared if nullable)."""
+    tokens = parse_path(issue.location)
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    column = tokens[-1]
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None)
+    target = _table(data, fk["ref_table"]) if fk else None
+    if target is None:
+        return None
+    spec = next((c for c in table["columns"] if c["name"] == column), {})
+    keys = [r.get(fk.get("ref_column", "id")) for r in target.get("rows", []) if r.get(fk.get("ref_column", "id")) is not None]
+    old = row.get(column)
+    if spec.get("nullable"):
+        new = None
+    elif keys:
+        new = min(keys, key=lambda k: (abs(k - old), k) if isinstance(k, (int, float)) and isinstance(old, (int, float))
+                  else (float("inf"), str(k)))
+    else:
+        table["rows"].pop(tokens[4])
+        return f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r}", Touch(tables={table["name"]})
+    row[column] = new
+    return f"{table['name']}.{column} {old!r} -> {new!r}", Touch(tables={table["name"], fk["ref_table"]})
+
+
+def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C002: every later holder of a duplicated key gets a fresh one (the first keeps it)."""
+    tokens = parse_path(issue.location)
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    column = tokens[-1]
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    rows = table["rows"]
+    value = row.get(column)
+    first = next(i for i, r in enumerate(rows) if r.get(column) == value)
+    if first == tokens[4]:
+        return "", Touch()
+    existing = {r.get(column) for r in rows}
+    if isinstance(value, int) and not isinstance(value, bool):
+        new: Any = max(v for v in existing if isinstance(v, int) and not isinstance(v, bool)) + 1
+    else:
+        number = 2
+        while f"{value} {number}" in existing:
+            number += 1
+        new = f"{value} {number}"
+    row[column] = new
+    return f"{table['name']}.{column} {value!r} -> {new!r} (row {tokens[4]})", Touch(tables={table["name"]})
+
+
+def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C004: a total that disagrees with its lines is recomputed: their sum plus the site's usual fee."""
+    tokens = parse_path(issue.location)
+    table = get_at(data, tokens[:3])
+    row = get_at(data, tokens[:5])
+    if not isinstance(row, dict) or not isinstance(table, dict):
+        return None
+    key = table.get("primary_key", "id")
+    for lines in _tables(data):
+        fk = next((f for f in lines.get("foreign_keys", []) if f["ref_table"] == table["name"]), None)
+        price = next((c["name"] for c in lines["columns"] if c["type"] == "money"), None)
+        qty = next((c["name"] for c in lines["columns"] if c["name"] in ("qty", "quantity")), None)
+        if fk is None or price is None or qty is None:
+            continue
+        sums: dict[Any, int] = {}
+        for line in lines.get("rows", []):
+            if isinstance(line.get(price), int) and isinstance(line.get(qty), int):
+                sums[line.get(fk["column"])] = sums.get(line.get(fk["column"]), 0) + line[price] * line[qty]
+        if row.get(key) not in sums:
+            continue
+        fee = _usual_fee(table, sums, row, key)
+        old = row.get("total")
+        row["total"] = sums[row[key]] + fee
+        return f"{table['name']} {row[key]}: total {old!r} -> {row['total']!r}", Touch(tables={table["name"]})
+    return None
+
+
+def _usual_fee(table: dict[str, Any], sums: dict[Any, int], row: dict[str, Any], key: str) -> int:
+    """The fee most rows like ``row`` (same value of a low-cardinality text column) charge."""
+    others = [r for r in table["rows"] if r is not row and isinstance(r.get("total"), int) and r.get(key) in sums]
+    for column in [c["name"] for c in table["columns"] if c["type"] == "text"]:
+        values = {r.get(column) for r in others}
+        if len(values) > max(1, len(others) // 2) or len(values) > 12:
+            continue
+        same = Counter(r["total"] - sums[r[key]] for r in others if r.get(column) == row.get(column))
+        if same:
+            return same.most_common(1)[0][0]
+    fees = Counter(r["total"] - sums[r[key]] for r in others)
+    return fees.most_common(1)[0][0] if fees else 0
+
+
+_DECREMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\1\s*-\s*", re.I)
+
+
+def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """Markers whose effects can break an invariant: add the missing guards.
+
+    A column an effect decrements (``stock = stock - :qty``) gets an invariant that no row goes
+    below zero; a date parameter an insert stores gets a precondition that it is not in the past.
+    """
+    tokens = parse_path(issue.location)
+    if tokens[:1] != ["markers"] or len(tokens) < 2:
+        return None
+    marker = get_at(data, tokens[:2])
+    if not isinstance(marker, dict):
+        return None
+    added = []
+    invariants = marker.setdefault("invariants", [])
+    preconditions = marker.setdefault("preconditions", [])
+    known = repr(invariants) + repr(preconditions)
+    for effect in marker["effects"]:
+        for column in _DECREMENT.findall(effect["sql"]):
+            sql = f"SELECT NOT EXISTS (SELECT 1 FROM {effect['table']} WHERE {column} < 0)"
+            if sql not in known:
+                invariants.append({"predicate": {"kind": "sql", "sql": sql},
+                                   "message": f"Sorry, there is not enough {column.replace('_', ' ')}."})
+                added.append(f"{effect['table']}.{column} >= 0")
+    for param in marker.get("params", []):
+        mentioned = any(f":{param['name']}" in e["sql"] for e in marker["effects"] if e["op"] in ("insert", "update"))
+        if param.get("type") == "date" and mentioned:
+            guard = {"kind": "compare", "left": {"ref": f"param.{param['name']}"}, "op": ">=",
+                     "right": {"ref": "clock.today"}}
+            if repr(guard) not in known:
+                preconditions.append({"predicate": guard, "message": "That date is in the past."})
+                added.append(f"{param['name']} >= today")
+    if not added:
+        return None
+    return f"marker {marker['name']!r} guarded: {', '.join(added)}", Touch(markers={marker["name"]})
+
+
+def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C006: an amount shown in raw cents (``{row.price}``) is shown as money (``{row.price|money}``)."""
+    tokens = parse_path(issue.location)
+    parent = get_at(data, tokens[:-1])
+    attr = tokens[-1]
+    if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
+        return None
+    from veriweb.verify.intent import money_references
+
+    site = from_data(data, check_id=False)
+    element = ".".join(str(t) for t in tokens[:-1])
+    columns = set()
+    for path, ref_attr, text, _, formatted in money_references(site):
+        if ref_attr == attr and not formatted and ".".join(str(t) for t in parse_path(path)) == element:
+            columns.update(re.findall(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)\}", text))
+    old = parent[attr]
+    new = old
+    for column in columns:
+        new = new.replace(f"{{row.{column}}}", f"{{row.{column}|money}}")
+    if new == old:
+        return None
+    parent[attr] = new
+    return f"{attr} {old!r} -> {new!r}", Touch(pages=_page_of(tokens, data))
+
+
+def drop_constraint(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """C007: a constraint that forbids what the goal requires is removed (the task is re-certified)."""
+    tokens = parse_path(issue.location)
+    index = _task_index(data, tokens)
+    if index is None or len(tokens) < 4 or tokens[2] != "constraints":
+        return drop_task(data, issue, ctx)
+    task = data["tasks"][index]
+    removed = _remove_at(data, tokens[:4])
+    if removed is None:
+        return None
+    task.pop("certificate", None)
+    return f"task {task['id']!r}: removed constraint {removed.get('description', '')!r}", Touch(tasks={task["id"]})
+
+
+# ----------------------------------------------------------------------------- the table of operators
+
+
+OPERATORS: dict[str, Operator] = {
+    "S001": retarget_link, "S002": link_orphan, "S003": retarget_marker, "S004": add_field,
+    "S005": rename_reference, "S006": rename_reference, "S007": rename_reference, "S008": dedupe_page,
+    "S009": add_home,
+    "M001": restore_text, "M002": restore_text, "M003": fix_label, "M004": coerce_cell, "M005": rewrite_slot,
+    "M006": drop_task,
+    "C001": repoint_key, "C002": dedupe_key, "C003": fill_null, "C004": recompute_total, "C005": tighten_marker,
+    "C006": format_money, "C007": drop_constraint,
+    "F001": drop_task, "F003": drop_task, "F004": drop_task, "F006": drop_task, "F007": drop_task,
+}
+"""The operator for each check code that has a fix. Codes not listed fall back by location:
+a task's defect drops the task, a marker's defect tightens the marker, an element's defect
+removes the element."""
+
+
+def operator_for(issue: Issue) -> Operator | None:
+    """The operator that repairs ``issue``: by code, else by where the issue is."""
+    if issue.code in OPERATORS:
+        return OPERATORS[issue.code]
+    try:
+        tokens = parse_path(issue.location)
+    except VeriwebError:
+        return None
+    if tokens[:1] == ["tasks"]:
+        return drop_task
+    if tokens[:1] == ["markers"]:
+        return tighten_marker
+    if _element_path(tokens) is not None:
+        return remove_element
+    return None
+
+
+def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -> tuple[Site, list[Repair], Touch, list[Issue]]:
+    """Apply one operator per issue, deepest location first, and re-validate the site.
+
+    Returns:
+        The repaired site, the repairs made, what they touched, and the issues nothing could fix.
+    """
+    ctx = ctx or Context()
+    ctx.issues = issues
+    data = copy.deepcopy(to_data(site))
+    data.pop("id", None)
+    repairs: list[Repair] = []
+    touched = Touch()
+    unfixed: list[Issue] = []
+    seen: set[tuple[str, str]] = set()
+    for issue in sorted(issues, key=lambda i: (_sort_key(i.location), i.code), reverse=True):
+        if (issue.code, issue.location) in seen:
+            continue
+        seen.add((issue.code, issue.location))
+        operator = operator_for(issue)
+        trial = copy.deepcopy(data)
+        try:
+            outcome = operator(trial, issue, ctx) if operator else None
+            if outcome is not None:
+                from_data(trial, check_id=False)  # an operator must leave a valid scaffold
+        except (VeriwebError, ValueError, KeyError, IndexError, TypeError, StopIteration):
+            outcome = None
+        if outcome is None:
+            unfixed.append(issue)
+            continue
+        data = trial
+        change, touch = outcome
+        touched.update(touch)
+        if change:
+            repairs.append(Repair(issue.code, issue.location, operator.__name__, change))
+    return from_data(data, check_id=False), repairs, touched, unfixed
+
+
+def repair_static(site: Site, *, rounds: int = MAX_ROUNDS,
+                  check: Callable[[Site], list[Issue]] = static_issues) -> tuple[Site, list[Repair], Touch, list[Issue], Context]:
+    """Check, repair and check again until nothing changes (at most ``rounds`` rounds).
+
+    Returns:
+        The repaired site, every repair in order, what they touched, the issues still reported
+        at the end, and the context (tasks dropped, with why).
+    """
+    ctx = Context()
+    log: list[Repair] = []
+    touched = Touch()
+    issues = check(site)
+    for _ in range(rounds):
+        if not issues:
+            break
+        site, repairs, touch, _ = apply_repairs(site, issues, ctx)
+        log.extend(repairs)
+        touched.update(touch)
+        if not repairs:
+            break
+        issues = check(site)
+    return site, log, touched, issues, ctx
+
+
+# ----------------------------------------------------------------------------- invalidation
+
+
+def task_reads(task_data: dict[str, Any], table_names: set[str]) -> set[str]:
+    """The tables a task's predicates, answer, footprint and constraints read or name."""
+    found: set[str] = set()
+    words = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("table"), str):
+                found.add(node["table"])
+            if isinstance(node.get("sql"), str):
+                found.update(w for w in words.findall(node["sql"]) if w in table_names)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit({k: v for k, v in task_data.items() if k != "certificate"})
+    return found
+
+
+def invalidated(site: Site, touched: Touch, visits: dict[str, set[str]]) -> set[str]:
+    """Ids of the tasks that read something a repair touched.
+
+    Args:
+        site: the repaired site.
+        touched: what the repairs touched.
+        visits: for each task id, the pages its old certificate went through (and its start page).
+    """
+    data = to_data(site)
+    names = {t["name"] for t in _tables(data)} | {v["name"] for v in data.get("database", {}).get("views", [])}
+    marker_tables = {m["name"]: {e["table"] for e in m["effects"]} for m in data.get("markers", [])}
+    touched_tables = set(touched.tables)
+    for name in touched.markers:
+        touched_tables |= marker_tables.get(name, set())
+    out = set()
+    for task in data.get("tasks", []):
+        reads = task_reads(task, names)
+        if (task["id"] in touched.tasks or reads & touched_tables
+                or visits.get(task["id"], set()) & touched.pages):
+            out.add(task["id"])
+    return out
+
+
+__all__ = [
+    "MAX_ROUNDS", "OPERATORS", "Context", "Repair", "Touch", "apply_repairs", "coerce_value", "get_at",
+    "invalidated", "operator_for", "parse_path", "repair_static", "task_reads",
+]
