@@ -7,8 +7,9 @@ For every task, :func:`verify_task` runs the engine and returns a :class:`TaskVe
   the task's certificate.
 - ``proven_infeasible``: an infeasible-kind task whose goal is false at the start and that
   :func:`veriweb.verify.proofs.prove_infeasible` shows no reachable marker can make true.
-- ``infeasible``: a feasible-kind task the search showed has no solution within the depth
-  bound (every reachable state tried): issue F008.
+- ``infeasible``: a feasible-kind task the search showed has no solution within its step
+  budget (every reachable state tried, the depth bound being ``max_steps``): issue F008. A
+  solution longer than half the step budget is kept, with issue F005.
 - ``refuted``: an infeasible-kind task whose goal a search *did* reach: issue F006.
 - ``undecided``: the budget ran out, or the argument could not be closed. Nothing is proved;
   such a task is not shipped.
@@ -244,7 +245,7 @@ def verify_task(site: Site, task: Task, *, budget: int, session: Session | None 
                                  f"task {task.id!r} is meant to be infeasible, but these actions reach its goal: "
                                  f"{'; '.join(proof.witness)}"))
         return TaskVerdict(task.id, proof.status, (), proof.text, tuple(issues), proof.expanded)
-    result = solve(site, task, budget=budget, session=session)
+    result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps)
     if result.status == "unsolved":
         issues.append(_issue(NO_SOLUTION, f"{location}.goal",
                              f"task {task.id!r}: no action sequence reaches the goal: {result.reason}"))
