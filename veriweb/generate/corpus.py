@@ -5,6 +5,12 @@ Layout of a corpus directory::
     DIR/manifest.json         the corpus: generator version, seed, split, holdouts, and per site
                               its file, id, domain, seed, pages, records, markers and tasks
     DIR/sites/NNNNN-DOMAIN.json   one scaffold per site
+    DIR/sites/NNNNN-DOMAIN.defects.json   raw corpora only: the defects injected into that site
+                              and which tasks they break (ground truth; the verifier never reads it)
+
+A raw corpus (``raw=`` a :class:`veriweb.verify.defects.DefectModel`) holds the same sites as a
+one-pass author would have written them: defects injected, certificates cleared. Its manifest
+says ``"raw": true`` and carries the defect model's configuration and hash.
 
 Every file is written under a temporary name and renamed, so an interrupted run leaves only
 complete files, and a re-run with the same arguments completes the corpus, keeping what is
@@ -165,7 +171,9 @@ def summary(site: Site, spec: SiteSpec, dropped: list[str] | None = None) -> dic
     return entry
 
 
-def _work(spec: SiteSpec, out: str) -> dict[str, Any]:
+def _work(spec: SiteSpec, out: str, raw: Any = None) -> dict[str, Any]:
+    if raw is not None:
+        return _work_raw(spec, out, raw)
     path = Path(out) / "sites" / spec.filename
     if path.exists():
         try:
@@ -179,6 +187,35 @@ def _work(spec: SiteSpec, out: str) -> dict[str, Any]:
     return summary(site, spec, dropped)
 
 
+def _work_raw(spec: SiteSpec, out: str, model: Any) -> dict[str, Any]:
+    """Generate one site, inject the model's defects, and write the raw site and its sidecar."""
+    from veriweb.verify.defects import inject_site
+
+    path = Path(out) / "sites" / spec.filename
+    sidecar = path.with_name(path.name[: -len(".json")] + ".defects.json")
+    if path.exists() and sidecar.exists():
+        try:
+            existing, truth = load(path), json.loads(sidecar.read_text(encoding="utf-8"))
+        except (VeriwebError, json.JSONDecodeError):
+            existing, truth = None, None
+        if (existing is not None and isinstance(truth, dict) and truth.get("site_id") == existing.id
+                and truth.get("model_hash") == model.config_hash()):
+            return summary(existing, spec) | _raw_summary(truth)
+    site, dropped = build_site(spec)
+    found = inject_site(site, spec.seed, model)
+    truth = {"file": f"sites/{spec.filename}", "clean_id": site.id, "seed": spec.seed,
+             "model_hash": model.config_hash()} | found.manifest()
+    _write_json(sidecar, truth)
+    save(found.site, path)
+    return summary(found.site, spec, dropped) | _raw_summary(truth)
+
+
+def _raw_summary(truth: dict[str, Any]) -> dict[str, Any]:
+    tasks = truth.get("tasks", {})
+    return {"defects": len(truth.get("defects", [])), "feasible_tasks": sum(bool(t.get("feasible")) for t in tasks.values()),
+            "truth": truth.get("file", "")[: -len(".json")] + ".defects.json"}
+
+
 def _check_writable(out: Path) -> None:
     try:
         (out / "sites").mkdir(parents=True, exist_ok=True)
@@ -189,8 +226,11 @@ def _check_writable(out: Path) -> None:
 
 
 def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int | None = None,
-                 progress: bool = True) -> dict[str, Any]:
+                 progress: bool = True, raw: Any = None) -> dict[str, Any]:
     """Generate every site of ``plan`` into ``out`` (in parallel) and write the manifest last.
+
+    With ``raw`` (a :class:`veriweb.verify.defects.DefectModel`), write raw sites: the model's
+    defects injected, each site's ground truth in a ``.defects.json`` sidecar.
 
     Returns:
         The manifest.
@@ -202,11 +242,11 @@ def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int 
     bar = _bar(len(plan.sites), "generating", enabled=progress)
     if workers <= 1:
         for index, spec in enumerate(plan.sites):
-            entries[index] = _work(spec, str(directory))
+            entries[index] = _work(spec, str(directory), raw)
             bar.update(1)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_work, spec, str(directory)) for spec in plan.sites]
+            futures = [pool.submit(_work, spec, str(directory), raw) for spec in plan.sites]
             try:
                 for index, future in enumerate(futures):
                     entries[index] = future.result()
@@ -218,6 +258,8 @@ def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int 
     bar.close()
     manifest = {"generator": GENERATOR_VERSION, "seed": plan.seed, "split": plan.split, "domains": plan.domains,
                 "holdouts": [str(h) for h in plan.holdouts], "sites": entries}
+    if raw is not None:
+        manifest |= {"raw": True, "defect_model": raw.as_dict(), "defect_model_hash": raw.config_hash()}
     _write_json(directory / "manifest.json", manifest)
     return manifest
 

@@ -1,0 +1,167 @@
+"""The defect model: deterministic, real defects that load as scaffolds, reported by the checks, with ground truth."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from veriweb.errors import VeriwebError
+from veriweb.generate.corpus import plan_corpus, read_corpus, write_corpus
+from veriweb.generate.site import available_domains, generate_site
+from veriweb.scaffold import Site, dumps, loads
+from veriweb.verify.checks import CHECKS, static_issues
+from veriweb.verify.defects import DEFAULT_MODEL, Defect, DefectModel, inject, inject_site
+from veriweb.verify.injectors import INJECTORS, Workbench
+
+SEEDS = {"shop": 11, "admin": 12, "forum": 13, "code": 14, "travel": 15, "mail": 16}
+
+
+@pytest.fixture(scope="module")
+def clean() -> dict[str, Site]:
+    return {domain: generate_site(domain, seed) for domain, seed in SEEDS.items()}
+
+
+@pytest.fixture(scope="module")
+def raw(clean: dict[str, Site]) -> dict[str, object]:
+    return {domain: inject_site(site, SEEDS[domain]) for domain, site in clean.items()}
+
+
+def matches(defect: Defect, issues: list) -> bool:
+    places = (defect.location, *defect.related)
+    return any(i.code == defect.code and any(i.location.startswith(p) or p.startswith(i.location) for p in places)
+               for i in issues)
+
+
+def test_clean_generated_sites_have_no_static_issues(clean: dict[str, Site]) -> None:
+    for domain, site in clean.items():
+        assert static_issues(site) == [], domain
+
+
+def test_raw_sites_round_trip_and_lose_their_certificates(clean: dict[str, Site], raw: dict[str, object]) -> None:
+    for domain, found in raw.items():
+        site = found.site
+        assert loads(dumps(site)) == site
+        assert site.id != clean[domain].id
+        assert all(task.certificate == [] for task in site.tasks)
+        assert [t.id for t in site.tasks] == [t.id for t in clean[domain].tasks]
+
+
+def test_every_static_defect_is_reported_where_it_was_injected(raw: dict[str, object]) -> None:
+    seen = set()
+    for domain, found in raw.items():
+        issues = static_issues(found.site)
+        assert found.defects, domain
+        for defect in found.defects:
+            assert defect.code in CHECKS and defect.cls == CHECKS[defect.code][0]
+            seen.add(defect.kind)
+            if not defect.code.startswith("F"):
+                assert matches(defect, issues), (domain, defect)
+    assert len(seen) >= 12, seen
+
+
+def test_each_kind_can_be_injected_and_is_detected(clean: dict[str, Site]) -> None:
+    """Every injector, on its own, makes a defect the static checks (or, for F-codes, the start
+    state) show, on at least one domain."""
+    import random
+
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.retrace import trace
+
+    traces = {d: {t.id: trace(s, t) for t in s.tasks} for d, s in clean.items()}
+    for kind, (code, _, _, injector) in INJECTORS.items():
+        hits = 0
+        for domain, site in clean.items():
+            wb = Workbench(site=site, data=site.model_dump(mode="json"), traces=traces[domain])
+            wb.data["id"] = ""
+            hit = injector(wb, random.Random(f"test:{kind}"))
+            if hit is None:
+                continue
+            broken = from_data(wb.data, check_id=False)
+            if code.startswith("F"):
+                hits += 1
+                break
+            defect = Defect(kind, code, CHECKS[code][0], hit.location, related=hit.related)
+            assert matches(defect, static_issues(broken)), (kind, domain, hit)
+            hits += 1
+            break
+        assert hits, f"{kind} found nothing to break on any domain"
+
+
+def test_goal_at_start_really_holds_at_the_start(raw: dict[str, object]) -> None:
+    from veriweb.engine import Episode
+
+    checked = 0
+    for found in raw.values():
+        for defect in found.defects:
+            if defect.kind == "goal_at_start":
+                episode = Episode(found.site, defect.tasks[0])
+                episode.reset()
+                assert episode.judge.progress().goal, defect
+                checked += 1
+    assert checked
+
+
+def test_injection_is_deterministic_and_seeded(clean: dict[str, Site], raw: dict[str, object]) -> None:
+    again = inject_site(clean["shop"], SEEDS["shop"])
+    assert again.site == raw["shop"].site and again.defects == raw["shop"].defects
+    other, _ = inject(clean["shop"], SEEDS["shop"] + 1)
+    assert other.id != again.site.id
+
+
+def test_ground_truth_feasibility(raw: dict[str, object]) -> None:
+    for found in raw.values():
+        broken = {t for d in found.defects if d.infeasible for t in d.tasks}
+        assert {t for t, ok in found.feasible.items() if not ok} == broken | set(found.unattributed)
+        assert all(d.infeasible == bool(d.tasks) for d in found.defects)
+    rate = sum(sum(f.feasible.values()) for f in raw.values()) / sum(len(f.feasible) for f in raw.values())
+    assert 0.2 < rate < 0.9
+
+
+def test_model_config_and_hash() -> None:
+    model = DefectModel()
+    assert model.config_hash() == DEFAULT_MODEL.config_hash() and len(model.config_hash()) == 64
+    assert DefectModel.with_rate(5).config_hash() != model.config_hash()
+    assert set(dict(model.weights)) == set(INJECTORS)
+    with pytest.raises(VeriwebError, match="unknown kind"):
+        DefectModel(weights=(("gremlins", 1.0),))
+    with pytest.raises(VeriwebError):
+        DefectModel(rate=-1)
+
+
+def test_defect_round_trips_as_json() -> None:
+    defect = Defect("broken_link", "S001", "structural", "$.pages[1].elements[0].href", ("t1",), True, True, "x")
+    assert Defect.from_dict(json.loads(json.dumps(defect.as_dict()))) == defect
+
+
+def test_raw_corpus_writes_sidecars_and_says_raw(tmp_path) -> None:
+    plan = plan_corpus(2, ["shop", "mail"], 5)
+    model = DefectModel.with_rate(4)
+    manifest = write_corpus(plan, tmp_path, workers=1, progress=False, raw=model)
+    assert manifest["raw"] is True and manifest["defect_model_hash"] == model.config_hash()
+    on_disk, files = read_corpus(tmp_path)
+    assert on_disk == manifest
+    for entry, path in zip(manifest["sites"], files):
+        truth = json.loads((tmp_path / entry["truth"]).read_text())
+        site = loads(path.read_text())
+        assert truth["site_id"] == site.id == entry["id"]
+        assert len(truth["defects"]) == entry["defects"] > 0
+        assert set(truth["tasks"]) == {t.id for t in site.tasks}
+    again = write_corpus(plan, tmp_path, workers=1, progress=False, raw=model)
+    assert again == manifest
+
+
+def test_cli_generate_raw(tmp_path, capsys) -> None:
+    from veriweb.cli import main
+
+    assert main(["generate", "--raw", "--defect-rate", "3", "--sites", "1", "--domains", "travel",
+                 "--out", str(tmp_path), "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "defects per site" in out and "feasible" in out
+    assert list(tmp_path.glob("sites/*.defects.json"))
+    assert main(["generate", "--defect-rate", "3", "--out", str(tmp_path / "x")]) == 2
+    assert "--raw" in capsys.readouterr().err
+
+
+def test_domains_all_covered() -> None:
+    assert set(SEEDS) == set(available_domains())
