@@ -1,0 +1,142 @@
+"""The verify/repair pipeline on one site, on a small corpus, and through the command line."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veriweb.cli import main
+from veriweb.generate.corpus import load_sites
+from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site, save
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import static_issues
+from veriweb.verify.pipeline import repair_site, replays, verify_site
+from veriweb.verify.report import format_table, render_html, score_checks
+
+BUDGET = 400
+AT_HOME = {"id": "at_home", "kind": "navigate", "template": "Go to the home page.",
+           "instruction": "Go to the home page.", "goal": [{"kind": "page", "page": "home"}]}
+
+
+@pytest.fixture(scope="module")
+def small() -> Site:
+    """A generated shop with three cheap tasks: a navigate, a retrieve and an infeasible one."""
+    site = generate_site("shop", 1)
+    keep = [t for t in site.tasks if t.id in ("cheapest_0", "price_lookup") or t.kind == "infeasible"]
+    return from_data(to_data(site.model_copy(update={"tasks": keep})) | {"id": ""})
+
+
+def defective(site: Site) -> Site:
+    """The small shop with a broken list query on the home page (which cheapest_0 goes through), a
+    task naming a product that does not exist, and a task whose goal holds at the start."""
+    data = copy.deepcopy(to_data(site))
+    data.pop("id", None)
+    home = next(p for p in data["pages"] if p["id"] == "home")
+    home["elements"][4]["query"]["order_by"][0]["column"] = "nmae"
+    lookup = next(t for t in data["tasks"] if t["id"] == "price_lookup")
+    lookup["slots"]["product"] = "Brown Heavy Trail Runnerz"
+    lookup["instruction"] = lookup["template"].format(**lookup["slots"])
+    data["tasks"].append(AT_HOME)
+    return from_data(data, check_id=False)
+
+
+@pytest.fixture(scope="module")
+def repaired(small: Site) -> tuple[Site | None, Any]:
+    return repair_site(defective(small), budget=BUDGET)
+
+
+def test_clean_site_verifies_clean(small: Site) -> None:
+    report = verify_site(small, budget=BUDGET)
+    assert report.raw.issues == []
+    assert report.raw.feasible == report.raw.tasks == 3
+    assert report.raw.probes_run > 0 and report.raw.probes_passed == 0
+    assert report.raw.false_feasible == 0
+
+
+def test_repair_certifies_what_it_keeps(small: Site, repaired: tuple[Site | None, Any]) -> None:
+    fixed, report = repaired
+    assert fixed is not None and not report.site_dropped
+    assert {i["code"] for i in report.raw.issues} >= {"S006", "M005", "F001"}
+    assert static_issues(fixed) == []
+    assert [t.id for t in fixed.tasks] == [t.id for t in small.tasks]
+    assert "F001" in report.dropped_tasks["at_home"]
+    for task in fixed.tasks:
+        assert task.certificate
+        assert replays(fixed, task, task.certificate)
+    assert fixed.task("price_lookup").slots["product"] == "Brown Heavy Trail Runners"
+    assert "Brown Heavy Trail Runners" in fixed.task("price_lookup").instruction
+    assert {r["code"] for r in report.repairs} >= {"S006", "M005"}
+    assert report.verified.issues == [] and report.verified.false_feasible == 0
+    assert report.verified.probes_passed == 0
+    assert report.verified.feasible == report.verified.tasks == 3
+
+
+def test_touched_tasks_get_the_searchs_certificate(small: Site, repaired: tuple[Site | None, Any]) -> None:
+    fixed, _ = repaired
+    from veriweb.verify.search import solve
+
+    for task_id in ("cheapest_0", "price_lookup"):  # both read what a repair touched
+        task = fixed.task(task_id)
+        assert task.certificate == solve(fixed, task, budget=BUDGET).actions
+
+
+def _corpus(root: Path, sites: list[tuple[str, Site]], truth: dict[str, list[dict[str, Any]]]) -> None:
+    (root / "sites").mkdir(parents=True)
+    entries = []
+    for name, site in sites:
+        save(site, root / "sites" / name)
+        entries.append({"file": f"sites/{name}", "id": site.id, "domain": site.domain, "tasks": len(site.tasks)})
+        if name in truth:
+            (root / "sites" / name.replace(".json", ".defects.json")).write_text(json.dumps({"defects": truth[name]}))
+    (root / "manifest.json").write_text(json.dumps({"generator": "test", "sites": entries}))
+
+
+def test_cli_verify_and_repair(tmp_path: Path, small: Site, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = tmp_path / "raw"
+    broken = defective(small)
+    truth = {"00001-shop.json": [
+        {"code": "S006", "class": "structural", "location": "$.pages[0].elements[4].query.order_by[0].column"},
+        {"code": "M005", "class": "semantic", "location": "$.tasks[1].slots.product"},
+        {"code": "C001", "class": "consistency", "location": "$.database.tables[6].rows[0].user_id"}]}
+    _corpus(raw, [("00000-shop.json", small), ("00001-shop.json", broken)], truth)
+    budget = str(BUDGET)
+    assert main(["verify", str(raw), "--html", "--workers", "1", "--quiet", "--budget", budget]) == 0
+    report = json.loads((raw / "report.json").read_text())
+    assert report["raw"]["sites"] == 2 and report["raw"]["defects"] >= 3
+    scores = report["scores"]
+    assert scores["S006"]["recall"] == 1.0 and scores["C001"]["recall"] == 0.0
+    assert scores["all"]["defects"] == 3
+    assert "<table>" in (raw / "report.html").read_text() and "<script" not in (raw / "report.html").read_text()
+    assert "feasible-task rate" in capsys.readouterr().out
+
+    out = tmp_path / "certified"
+    assert main(["repair", str(raw), "--out", str(out), "--workers", "1", "--quiet", "--budget", budget]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["certified"] is True and len(manifest["sites"]) == 2
+    report = json.loads((out / "report.json").read_text())
+    assert report["verified"]["defects"] == 0 and report["verified"]["false_feasible"] == 0
+    assert report["verified"]["retention"] == pytest.approx(6 / 7, abs=1e-3)
+    for site in load_sites(out):
+        assert static_issues(site) == []
+        assert all(replays(site, t, t.certificate) for t in site.tasks)
+    assert not list(out.glob("sites/*.defects.json"))
+
+
+def test_report_presentation_without_ground_truth(tmp_path: Path, small: Site) -> None:
+    report = verify_site(small, budget=BUDGET).as_dict() | {"file": "sites/00000-shop.json"}
+    assert score_checks(tmp_path, [report]) is None
+    from veriweb.verify.report import build_report
+
+    data = build_report([report], raw_dir=tmp_path, budget=BUDGET, mode="verify", seconds=1.0)
+    assert "defects per site" in format_table(data)
+    assert "Copper Kettle" in render_html(data)
+
+
+def test_cli_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path / "nothing")]) == 2
+    assert "manifest.json" in capsys.readouterr().err

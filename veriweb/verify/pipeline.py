@@ -1,0 +1,380 @@
+"""The verify/repair pipeline: one site (:func:`verify_site`, :func:`repair_site`) and whole corpora.
+
+Verifying a site runs the static checks, then certifies every task by search
+(:func:`veriweb.verify.feasibility.verify_task`) and puts each certified task's judge to its
+decoys (:func:`veriweb.verify.probes.probe_task`). Repairing a site runs the static repairs to a
+fixed point (:func:`veriweb.verify.repair.repair_static`); every task that reads something a
+repair touched is verified again (the search re-run, its trace the new certificate); a task that
+is not certified or proven infeasible, or whose judge passes a decoy, is dropped; then every kept
+certificate is replayed once more in a fresh session. A site left with detectable defects or no
+tasks is dropped. Everything dropped is counted, and every repair is logged in the site's report.
+
+Corpora (:func:`verify_corpus`, :func:`repair_corpus`) run sites in parallel processes with a
+progress bar; their files are written atomically, the manifest and report last. The verifier
+never reads a raw corpus's ``.defects.json`` sidecars: only the report's scoring step does
+(:func:`veriweb.verify.report.score_checks`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from veriweb.engine import Session
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site, Task, load, save
+from veriweb.scaffold.io import with_id
+from veriweb.verify.checks import CLASSES, Issue, resolve_href, static_issues
+from veriweb.verify.repair import Repair, Touch, invalidated, repair_static
+
+DEFAULT_BUDGET = 2_000
+"""States the search may expand per task before it says undecided."""
+
+SHIPPABLE = ("certified", "proven_infeasible")
+INFEASIBLE_CERTIFICATE = "report_infeasible('This cannot be done on this site.')"
+
+
+@dataclass
+class Side:
+    """Figures for one side (raw or verified) of a site."""
+
+    issues: list[dict[str, str]] = field(default_factory=list)
+    by_class: dict[str, int] = field(default_factory=dict)
+    tasks: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    false_feasible: int = 0
+    probes_run: int = 0
+    probes_passed: int = 0
+
+    @property
+    def feasible(self) -> int:
+        return sum(self.statuses.get(s, 0) for s in SHIPPABLE)
+
+    @property
+    def undecided(self) -> int:
+        return self.statuses.get("undecided", 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(defects=len(self.issues), feasible=self.feasible, undecided=self.undecided)
+        return data
+
+
+@dataclass
+class SiteReport:
+    """What verifying (and repairing) one site found and did."""
+
+    name: str
+    file: str = ""
+    domain: str = ""
+    raw_id: str = ""
+    raw: Side = field(default_factory=Side)
+    verified: Side | None = None
+    verified_id: str = ""
+    repairs: list[dict[str, str]] = field(default_factory=list)
+    dropped_tasks: dict[str, str] = field(default_factory=dict)
+    site_dropped: str = ""
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["raw"] = self.raw.as_dict()
+        data["verified"] = self.verified.as_dict() if self.verified is not None else None
+        return data
+
+
+# ----------------------------------------------------------------------------- one task
+
+
+def replays(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> bool:
+    """Whether ``certificate`` solves ``task`` in a fresh session (a new process-local Episode)."""
+    from veriweb.verify.feasibility import replay
+
+    session = Session(site)
+    try:
+        ok, _ = replay(site, task, list(certificate), session=session)
+    finally:
+        session.close()
+    return ok
+
+
+def _verdicts(site: Site, tasks: list[Task], budget: int) -> dict[str, Any]:
+    from veriweb.verify.feasibility import verify_task
+
+    session = Session(site)
+    try:
+        return {task.id: verify_task(site, task, budget=budget, session=session) for task in tasks}
+    finally:
+        session.close()
+
+
+def _bad_probes(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> tuple[int, list[str]]:
+    """How many probes ran, and the names of those the judge got wrong (a decoy passed)."""
+    from veriweb.verify.probes import probe_task
+
+    session = Session(site)
+    try:
+        probes = probe_task(site, task, list(certificate), session=session)
+    finally:
+        session.close()
+    ran = [p for p in probes if p.applicable]
+    return len(ran), [p.name for p in ran if not p.ok]
+
+
+def _certificate(verdict: Any, task: Task) -> list[str]:
+    if verdict.status == "certified":
+        return list(verdict.certificate)
+    return list(task.certificate) or [INFEASIBLE_CERTIFICATE]
+
+
+def _visits(site: Site, certificates: dict[str, list[str]]) -> dict[str, set[str]]:
+    """The pages each task's certificate goes through (its start page included)."""
+    from veriweb.engine import Episode
+    from veriweb.engine.templates import Route
+
+    routes = [Route.compile(p.id, p.route) for p in site.pages]
+    out: dict[str, set[str]] = {}
+    session = Session(site)
+    try:
+        for task in site.tasks:
+            pages = {resolve_href(routes, task.start_url)}
+            episode = Episode(site, task, session=session, end_on_success=False)
+            episode.reset()
+            for action in certificates.get(task.id, []):
+                outcome = episode.step(action)
+                pages.add(resolve_href(routes, str(session.ui.url)))
+                if outcome.terminated or outcome.truncated:
+                    break
+            out[task.id] = {p for p in pages if p is not None}
+    finally:
+        session.close()
+    return out
+
+
+# ----------------------------------------------------------------------------- one site
+
+
+def _side(site: Site, issues: list[Issue], verdicts: dict[str, Any], probes: dict[str, tuple[int, list[str]]],
+          false_feasible: int) -> Side:
+    side = Side(issues=[i.as_dict() for i in issues], tasks=len(site.tasks))
+    side.by_class = {cls: n for cls in CLASSES if (n := sum(i.cls == cls for i in issues))}
+    side.statuses = dict(Counter(verdicts[t.id].status for t in site.tasks if t.id in verdicts))
+    side.false_feasible = false_feasible
+    side.probes_run = sum(n for n, _ in probes.values())
+    side.probes_passed = sum(len(bad) for _, bad in probes.values())
+    return side
+
+
+def _examine(site: Site, budget: int) -> tuple[list[Issue], dict[str, Any], dict[str, tuple[int, list[str]]], int]:
+    """Static issues, verdicts, probes of certified tasks, and stored certificates that fail."""
+    issues = static_issues(site)
+    verdicts = _verdicts(site, site.tasks, budget)
+    dynamic = [i for t in site.tasks for i in verdicts[t.id].issues]
+    probes = {t.id: _bad_probes(site, t, verdicts[t.id].certificate)
+              for t in site.tasks if verdicts[t.id].status == "certified"}
+    stale = sum(1 for t in site.tasks if t.kind != "infeasible" and t.certificate and not replays(site, t, t.certificate))
+    return issues + dynamic, verdicts, probes, stale
+
+
+def verify_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> SiteReport:
+    """Verify a site without changing it.
+
+    ``raw.false_feasible`` counts tasks that carry a certificate (so claim to be feasible) whose
+    certificate fails on replay in a fresh session.
+    """
+    started = time.perf_counter()
+    issues, verdicts, probes, stale = _examine(site, budget)
+    report = SiteReport(name=name or site.name, domain=site.domain, raw_id=site.id)
+    report.raw = _side(site, issues, verdicts, probes, stale)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> tuple[Site | None, SiteReport]:
+    """Verify, repair and certify a site.
+
+    Returns:
+        The certified site (every kept task certified by the search and replayed in a fresh
+        session, or proven infeasible; every judge probe rejected; no static issue left), or
+        ``None`` when the site itself cannot be made usable; and the site's report.
+    """
+    started = time.perf_counter()
+    report = SiteReport(name=name or site.name, domain=site.domain, raw_id=site.id)
+    issues, verdicts, probes, stale = _examine(site, budget)
+    report.raw = _side(site, issues, verdicts, probes, stale)
+    visits = _visits(site, {t.id: list(verdicts[t.id].certificate) or list(t.certificate) for t in site.tasks})
+
+    fixed, log, touched, remaining, ctx = repair_static(site)
+    repairs: list[Repair] = list(log)
+    dropped = dict(ctx.dropped_tasks)
+    again = invalidated(fixed, touched, visits)
+    if touched:
+        again |= {t.id for t in fixed.tasks if not verdicts[t.id].shipped}  # a repair may have freed them
+    fresh = _verdicts(fixed, [t for t in fixed.tasks if t.id in again], budget)
+    verdicts = {t.id: fresh.get(t.id, verdicts[t.id]) for t in fixed.tasks}
+
+    kept: list[Task] = []
+    probes = {}
+    for task in fixed.tasks:
+        verdict = verdicts[task.id]
+        if not verdict.shipped:
+            codes = ", ".join(sorted({i.code for i in verdict.issues}))
+            dropped[task.id] = f"{verdict.status}" + (f" ({codes})" if codes else "") + (
+                f": {verdict.proof}" if verdict.proof and verdict.status != "certified" else "")
+            continue
+        certificate = _certificate(verdict, task)
+        task = task.model_copy(update={"certificate": certificate})
+        if verdict.status == "certified":
+            ran, bad = _bad_probes(fixed, task, certificate)
+            probes[task.id] = (ran, bad)
+            if bad:
+                dropped[task.id] = f"the judge passes decoys: {', '.join(bad[:5])}"
+                continue
+        kept.append(task)
+    final = with_id(fixed.model_copy(update={"tasks": kept}))
+    false_feasible = 0
+    for task in list(final.tasks):
+        if task.kind != "infeasible" and not replays(final, task, task.certificate):
+            false_feasible += 1
+            dropped[task.id] = "the certificate does not replay in a fresh session"
+    if false_feasible:
+        final = with_id(final.model_copy(update={"tasks": [t for t in final.tasks if t.id not in dropped]}))
+        for task in final.tasks:  # dropping tasks changes nothing else; say so by checking
+            if task.kind != "infeasible" and not replays(final, task, task.certificate):
+                raise VeriwebError(f"task {task.id!r} of {report.name} stopped replaying after other tasks were dropped")
+    left = static_issues(final)
+    report.repairs = [r.as_dict() for r in repairs]
+    report.dropped_tasks = dropped
+    if left:
+        report.site_dropped = (f"{len(left)} defect(s) no repair could fix: "
+                               + ", ".join(sorted({f'{i.code} at {i.location}' for i in left})[:5]))
+    elif not final.tasks:
+        report.site_dropped = "no task survived verification"
+    shipped_verdicts = {t.id: verdicts[t.id] for t in final.tasks}
+    report.verified = _side(final, left, shipped_verdicts, {k: v for k, v in probes.items() if k in shipped_verdicts},
+                            0)
+    report.verified_id = "" if report.site_dropped else final.id
+    report.seconds = round(time.perf_counter() - started, 3)
+    return (None if report.site_dropped else final), report
+
+
+# ----------------------------------------------------------------------------- corpora
+
+
+def _verify_file(path: str, rel: str, budget: int) -> dict[str, Any]:
+    try:
+        site = load(path)
+    except VeriwebError as exc:
+        return SiteReport(name=rel, file=rel, site_dropped=f"does not load: {exc}").as_dict()
+    report = verify_site(site, budget=budget, name=site.name)
+    report.file = rel
+    return report.as_dict()
+
+
+def _repair_file(path: str, rel: str, out: str, budget: int) -> dict[str, Any]:
+    try:
+        site = load(path)
+    except VeriwebError as exc:
+        return SiteReport(name=rel, file=rel, site_dropped=f"does not load: {exc}").as_dict()
+    fixed, report = repair_site(site, budget=budget, name=site.name)
+    report.file = rel
+    if fixed is not None:
+        save(fixed, Path(out) / rel)
+    return report.as_dict()
+
+
+def _run(jobs: list[tuple[Any, ...]], func: Any, workers: int | None, progress: bool, label: str) -> list[dict[str, Any]]:
+    from veriweb.generate.corpus import _bar
+
+    workers = workers or os.cpu_count() or 1
+    results: list[dict[str, Any]] = [{}] * len(jobs)
+    bar = _bar(len(jobs), label, enabled=progress)
+    if workers <= 1 or len(jobs) <= 1:
+        for index, job in enumerate(jobs):
+            results[index] = func(*job)
+            bar.update(1)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(func, *job) for job in jobs]
+            try:
+                for index, future in enumerate(futures):
+                    results[index] = future.result()
+                    bar.update(1)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    bar.close()
+    return results
+
+
+def verify_corpus(directory: str | os.PathLike[str], *, budget: int = DEFAULT_BUDGET, workers: int | None = None,
+                  progress: bool = True, html: bool = False) -> dict[str, Any]:
+    """Verify every site of a corpus and write ``DIR/report.json`` (and ``report.html``).
+
+    Returns:
+        The report (see :func:`veriweb.verify.report.build_report`).
+    """
+    from veriweb.generate.corpus import read_corpus
+    from veriweb.verify import report as R
+
+    started = time.perf_counter()
+    root = Path(directory)
+    manifest, files = read_corpus(root)
+    jobs = [(str(path), entry["file"], budget) for path, entry in zip(files, manifest["sites"])]
+    sites = _run(jobs, _verify_file, workers, progress, "verifying")
+    data = R.build_report(sites, raw_dir=root, budget=budget, mode="verify",
+                          seconds=time.perf_counter() - started)
+    R.write_report(data, root, html=html)
+    return data
+
+
+def repair_corpus(directory: str | os.PathLike[str], out: str | os.PathLike[str], *, budget: int = DEFAULT_BUDGET,
+                  workers: int | None = None, progress: bool = True, html: bool = False) -> dict[str, Any]:
+    """Repair and certify every site of a corpus into ``out`` (same layout, its own manifest and report).
+
+    ``out`` may be ``directory`` itself: each site file is replaced atomically by its certified
+    version (a dropped site's file is removed), and the manifest and report are written last.
+
+    Returns:
+        The report; its ``manifest`` key holds the certified corpus's manifest.
+    """
+    from veriweb.generate.corpus import _check_writable, _write_json, read_corpus
+    from veriweb.verify import report as R
+
+    started = time.perf_counter()
+    root, target = Path(directory), Path(out)
+    manifest, files = read_corpus(root)
+    _check_writable(target)
+    for entry in manifest["sites"]:
+        (target / entry["file"]).parent.mkdir(parents=True, exist_ok=True)
+    jobs = [(str(path), entry["file"], str(target), budget) for path, entry in zip(files, manifest["sites"])]
+    sites = _run(jobs, _repair_file, workers, progress, "repairing")
+    entries = []
+    dropped_sites = []
+    for entry, site in zip(manifest["sites"], sites):
+        if site["site_dropped"]:
+            dropped_sites.append({"file": entry["file"], "reason": site["site_dropped"]})
+            if target.resolve() == root.resolve():
+                (target / entry["file"]).unlink(missing_ok=True)
+            continue
+        kept = {k: v for k, v in entry.items() if k not in ("defects", "feasible_tasks", "truth")}
+        kept.update(id=site["verified_id"], tasks=site["verified"]["tasks"], repairs=len(site["repairs"]),
+                    tasks_dropped=len(site["dropped_tasks"]))
+        entries.append(kept)
+    certified = {k: v for k, v in manifest.items() if k not in ("raw", "defect_model", "model_hash", "sites")}
+    certified.update(sites=entries, certified=True, dropped_sites=dropped_sites)
+    data = R.build_report(sites, raw_dir=root, budget=budget, mode="repair", seconds=time.perf_counter() - started)
+    R.write_report(data, target, html=html)
+    _write_json(target / "manifest.json", certified)
+    data["manifest"] = certified
+    return data
+
+
+__all__ = ["DEFAULT_BUDGET", "SHIPPABLE", "Side", "SiteReport", "repair_corpus", "repair_site", "replays",
+           "verify_corpus", "verify_site"]
