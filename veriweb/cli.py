@@ -239,6 +239,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
         total = sum(entry["tasks"] for entry in manifest["sites"]) or 1
         print(f"raw corpus (defect model {model.config_hash()[:12]}): {defects / len(manifest['sites']):.1f} "
               f"defects per site, {100 * feasible / total:.1f}% of tasks feasible; ground truth in sites/*.defects.json")
+    if not getattr(args, "raw", False) and not args.no_verify:
+        from veriweb.verify.pipeline import repair_corpus
+        from veriweb.verify.report import format_table
+
+        report = repair_corpus(args.out, args.out, budget=args.budget, workers=args.workers,
+                               progress=not args.quiet)
+        manifest = report["manifest"]
+        print(format_table(report))
     tasks = sum(entry["tasks"] for entry in manifest["sites"])
     dropped = sum(len(entry.get("dropped", [])) for entry in manifest["sites"])
     print(f"wrote {len(manifest['sites'])} sites ({', '.join(plan.domains)}) with {tasks} tasks to {args.out}"
@@ -255,6 +263,28 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(json.dumps({d: s.as_dict() for d, s in stats.items()}, indent=1, sort_keys=True))
     else:
         print(format_stats(stats))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from veriweb.verify.pipeline import verify_corpus
+    from veriweb.verify.report import format_table
+
+    report = verify_corpus(args.dir, budget=args.budget, workers=args.workers, progress=not args.quiet,
+                           html=args.html)
+    print(format_table(report))
+    print(f"report written to {Path(args.dir) / 'report.json'}" + (" and report.html" if args.html else ""))
+    return 0
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    from veriweb.verify.pipeline import repair_corpus
+    from veriweb.verify.report import format_table
+
+    report = repair_corpus(args.dir, args.out, budget=args.budget, workers=args.workers, progress=not args.quiet,
+                           html=args.html)
+    print(format_table(report))
+    print(f"certified corpus ({len(report['manifest']['sites'])} sites) and its report written to {args.out}")
     return 0
 
 
@@ -318,7 +348,24 @@ def build_parser() -> argparse.ArgumentParser:
                                "ground-truth sidecar per site")
     generate.add_argument("--defect-rate", type=_rate, default=None, metavar="N",
                           help="with --raw: mean defects per site (default 12)")
+    generate.add_argument("--budget", type=_positive, default=2000,
+                          help="states the certifying search may expand per task (default 2000)")
+    generate.add_argument("--no-verify", action="store_true",
+                          help="skip verification and repair (the corpus is then not certified)")
     generate.set_defaults(func=cmd_generate)
+
+    for name, helptext in (("verify", "verify a corpus: static checks, certificates by search, judge probes; "
+                                      "prints a table and writes DIR/report.json"),
+                           ("repair", "repair and certify a corpus into --out (same layout, manifest, report)")):
+        job = sub.add_parser(name, help=helptext)
+        job.add_argument("dir", help="a corpus directory (with manifest.json)")
+        if name == "repair":
+            job.add_argument("--out", required=True, help="where the certified corpus goes (may be DIR itself)")
+        job.add_argument("--budget", type=_positive, default=2000, help="states the search may expand per task")
+        job.add_argument("--html", action="store_true", help="also write report.html")
+        job.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+        job.add_argument("--quiet", action="store_true", help="no progress bar")
+        job.set_defaults(func=cmd_verify if name == "verify" else cmd_repair)
 
     stats = sub.add_parser("stats", help="per-domain statistics and diversity of a corpus")
     stats.add_argument("dir", help="a corpus directory")
