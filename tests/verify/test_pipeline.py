@@ -140,3 +140,18 @@ def test_report_presentation_without_ground_truth(tmp_path: Path, small: Site) -
 def test_cli_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(tmp_path / "nothing")]) == 2
     assert "manifest.json" in capsys.readouterr().err
+
+
+def test_plain_generate_certifies_its_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "corpus"
+    # a budget of one state certifies nothing: every searched task is undecided and not shipped
+    assert main(["generate", "--sites", "1", "--domains", "shop", "--out", str(out), "--budget", "1",
+                 "--workers", "1", "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    report = json.loads((out / "report.json").read_text())
+    assert manifest["certified"] is True and report["mode"] == "repair"
+    assert report["raw"]["statuses"].get("undecided", 0) > 0
+    assert report["verified"]["undecided"] == 0
+    kept = sum(len(site.tasks) for site in load_sites(out))
+    assert kept == report["verified"]["tasks"] < report["raw"]["tasks"]
+    assert "task retention" in capsys.readouterr().out

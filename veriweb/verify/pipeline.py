@@ -30,7 +30,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task, load, save
 from veriweb.scaffold.io import with_id
 from veriweb.verify.checks import CLASSES, Issue, resolve_href, static_issues
-from veriweb.verify.repair import Repair, Touch, invalidated, repair_static
+from veriweb.verify.repair import Repair, invalidated, repair_static
 
 DEFAULT_BUDGET = 2_000
 """States the search may expand per task before it says undecided."""
@@ -53,13 +53,16 @@ class Side:
 
     @property
     def feasible(self) -> int:
+        """Tasks certified or proven infeasible."""
         return sum(self.statuses.get(s, 0) for s in SHIPPABLE)
 
     @property
     def undecided(self) -> int:
+        """Tasks the search could not decide within its budget."""
         return self.statuses.get("undecided", 0)
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON data, with the derived counts."""
         data = asdict(self)
         data.update(defects=len(self.issues), feasible=self.feasible, undecided=self.undecided)
         return data
@@ -82,6 +85,7 @@ class SiteReport:
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON data of the report (what ``report.json`` lists per site)."""
         data = asdict(self)
         data["raw"] = self.raw.as_dict()
         data["verified"] = self.verified.as_dict() if self.verified is not None else None

@@ -50,6 +50,7 @@ class Repair:
     change: str
 
     def as_dict(self) -> dict[str, str]:
+        """JSON data of the repair."""
         return {"code": self.code, "location": self.location, "operator": self.operator, "change": self.change}
 
 
@@ -63,6 +64,7 @@ class Touch:
     tasks: set[str] = field(default_factory=set)
 
     def update(self, other: Touch) -> None:
+        """Add what ``other`` touched."""
         self.tables |= other.tables
         self.pages |= other.pages
         self.markers |= other.markers
