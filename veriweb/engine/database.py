@@ -146,7 +146,7 @@ class Database:
         if not rows:
             return
         if len(rows) > undo_limit:
-            self.conn.deserialize(self.snapshot)
+            self.restore_snapshot()
             return
         self.guard.engine("SAVEPOINT vw_undo")
         for table, op, old_text, new_text in rows:
@@ -168,7 +168,17 @@ class Database:
 
     def restore_snapshot(self) -> None:
         """Restore the serialized seeded snapshot, whatever happened since."""
-        self.conn.deserialize(self.snapshot)
+        self.load(self.snapshot)
+
+    def load(self, data: bytes) -> None:
+        """Replace the whole database with serialized ``data`` (from ``conn.serialize()``).
+
+        The schema is read back at once, by an engine statement: left to the next query, the
+        reload would run under that query's step budget, and a reload cut short leaves the
+        connection with no tables at all.
+        """
+        self.conn.deserialize(data)
+        self.guard.engine("SELECT count(*) FROM sqlite_master").fetchone()
 
     def changes(self) -> list[Change]:
         """Every write since the last reset, in order."""

@@ -1,24 +1,37 @@
 """Search in the engine: find an action sequence that solves a task, independently of any plan.
 
-The search is A* over engine states. From each state it tries the actions the page offers:
-click every visible link, button, tab, option, checkbox and radio; fill every text field with
-each of the task's slot values; visit the address of links hidden in closed widgets. A goal
-state is one where the task's goal holds with no constraint or footprint broken (for a
+The search is a best-first search over engine states with lazy child evaluation. From each
+state it lists every action the page offers (click each visible link, button, tab, checkbox
+and radio; choose each option of each drop-down; fill each text field with each value it may
+type; visit the address of links hidden in closed widgets; go back) and gives each a cost from
+:mod:`veriweb.verify.relevance` (a link named like a slot value, a field filled with the slot of
+the same name, the submit button of a filled form whose marker writes the task's tables are
+cheap). Actions are queued, not stepped: the engine steps one only when it reaches the front
+of the queue, ordered by
+
+    cost so far + action cost + weight * (4 * subgoals not yet holding + links to a page that matters)
+
+A goal state is one where the task's goal holds with no constraint or footprint broken (for a
 retrieve task: where some answer drawn from the page, or a count of what it shows, is judged
-correct). The heuristic, the number of subgoals that do not hold yet, never overestimates,
-so a solution found within the budget is a shortest one; a search that runs out of budget
-proves nothing and says so (``Result.status == "undecided"``).
+correct). Every action of every state reached within the depth bound stays in the queue, so a
+search that empties it proves there is no solution that short (``unsolved``); a search that
+runs out of budget proves nothing and says so (``undecided``). A solution is replayed in a
+fresh episode before it is returned, then shortened: actions whose removal still leaves a
+replay that succeeds are dropped.
 
-Values to type come only from the task's slots; answers only from what the pages show;
-``goto`` only to addresses of links on the page. The search never reads the generator's plan.
+With ``exact=True`` the search is A* with unit costs and the number of subgoals still to do as
+its heuristic: slower, but what it finds is a shortest solution.
 
-Started from any state (:func:`oracle`), the same search gives the next action of a shortest
-solution from there.
+Values to type come only from the task's slots and the task user's login (from the accounts
+table); answers only from what the pages show; ``goto`` only to addresses of links on the page.
+The search never reads the generator's plan (``task.certificate``).
+
+Started from any state (:func:`oracle`), the same search gives the next action of a solution
+from there.
 """
 
 from __future__ import annotations
 
-import copy
 import heapq
 import itertools
 import re
@@ -28,16 +41,27 @@ from typing import Any
 
 from veriweb.engine import Episode, PageModel, Session
 from veriweb.engine.actions import format_action, parse_action
+from veriweb.engine.answers import Verdict, judge_answer
+from veriweb.engine.judge import Judge
+from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
+from veriweb.verify.relevance import Hints
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_SUBGOAL = 4
+"""How many links one subgoal is worth in the heuristic."""
+_STEP = 0.25
+"""What one step costs on top of its relevance cost (a tie-break towards shorter paths)."""
 
 
 @dataclass
 class Result:
     """What a search found: ``solved`` (with ``actions``), ``unsolved`` (every reachable state within
-    the depth limit tried: no solution that short), or ``undecided`` (the budget ran out)."""
+    the depth limit tried: no solution that short), or ``undecided`` (the budget ran out).
+
+    ``expanded`` counts the actions stepped in the engine.
+    """
 
     status: str
     actions: list[str] = field(default_factory=list)
@@ -52,29 +76,46 @@ class _State:
     steps: int
 
 
-class Snapshots:
-    """Captures and restores a session's whole state; database states are kept once per version."""
+def _copy_ui(ui: UIState) -> UIState:
+    return UIState(url=ui.url, user_id=ui.user_id, fields=dict(ui.fields), widgets=dict(ui.widgets), focus=ui.focus,
+                   hover=ui.hover, scroll=ui.scroll, flash=ui.flash, confirm=ui.confirm, history=list(ui.history),
+                   position=ui.position)
 
-    def __init__(self, session: Session) -> None:
+
+class Snapshots:
+    """Captures and restores a session's whole state; database states are kept once per version.
+
+    UI states are copied field by field (URLs are immutable, field values are scalars), and a
+    database is serialized only the first time a version is seen; at most ``keep`` of them are
+    held, and :meth:`restore` returns ``False`` for a version it no longer holds.
+    """
+
+    def __init__(self, session: Session, *, keep: int = 256) -> None:
         self.session = session
         self.databases: dict[str, bytes] = {}
+        self.keep = keep
 
     def capture(self) -> _State:
+        """The session's state now."""
         session = self.session
-        if session.version != "0" and session.version not in self.databases:
+        if session.version != "0" and session.version not in self.databases and len(self.databases) < self.keep:
             self.databases[session.version] = session.db.conn.serialize()
-        return _State(copy.deepcopy(session.ui), session.version, session.steps)
+        return _State(_copy_ui(session.ui), session.version, session.steps)
 
-    def restore(self, state: _State) -> None:
+    def restore(self, state: _State) -> bool:
+        """Put the session back in ``state`` (``False``: its database was not kept)."""
         session = self.session
         if session.version != state.version:
             if state.version == "0":
                 session.db.restore_snapshot()
+            elif state.version in self.databases:
+                session.db.load(self.databases[state.version])
             else:
-                session.db.conn.deserialize(self.databases[state.version])
+                return False
             session.version = state.version
-        session.ui = copy.deepcopy(state.ui)
+        session.ui = _copy_ui(state.ui)
         session.steps = state.steps
+        return True
 
 
 def state_key(session: Session) -> tuple[Any, ...]:
@@ -82,33 +123,6 @@ def state_key(session: Session) -> tuple[Any, ...]:
     ui = session.ui
     return (str(ui.url), ui.user_id, session.version, tuple(sorted(ui.fields.items())),
             tuple(sorted(ui.widgets.items())), ui.confirm)
-
-
-def candidate_actions(page: PageModel, task: Task) -> list[str]:
-    """The actions a page offers for this task (see the module docstring)."""
-    values = [str(v) for v in task.slots.values() if v not in (None, "")]
-    out: list[str] = []
-    seen_hrefs: set[str] = set()
-    for node in page.nodes:
-        if page.blocked(node):
-            continue
-        if not node.visible:
-            if node.role == "link" and node.href and node.href.startswith("/") and node.href not in seen_hrefs:
-                seen_hrefs.add(node.href)
-                out.append(format_action(parse_action(f"goto({node.href!r})")))
-            continue
-        if node.role == "link":
-            if node.href and node.href.startswith("/") and node.href not in seen_hrefs:
-                seen_hrefs.add(node.href)
-                out.append(f"click('{node.bid}')")
-        elif node.role in ("button", "tab", "menuitem", "option", "checkbox", "radio"):
-            out.append(f"click('{node.bid}')")
-        elif node.editable:
-            for value in values:
-                if node.input_type == "date" and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-                    continue
-                out.append(format_action(parse_action(f"fill('{node.bid}', {value!r})")))
-    return out
 
 
 def candidate_answers(page: PageModel, task: Task) -> list[str]:
@@ -141,17 +155,70 @@ def candidate_answers(page: PageModel, task: Task) -> list[str]:
     return out
 
 
+class _Answers:
+    """Judges candidate answers the way :meth:`Judge.judge_answer` does, with the expected answer
+    computed once per database state and verdicts remembered."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+        self.expected: dict[str, tuple[Any, list[str]]] = {}
+        self.verdicts: dict[tuple[str, str], bool] = {}
+
+    def correct(self, text: str) -> bool:
+        session, spec = self.judge.session, self.judge.task.answer
+        if spec is None:
+            return False
+        key = (session.version, text)
+        verdict = self.verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdict(text, spec).correct
+            self.verdicts[key] = verdict
+        return verdict
+
+    def _verdict(self, text: str, spec: Any) -> Verdict:
+        import datetime as dt
+
+        session = self.judge.session
+        if session.version not in self.expected:
+            candidates: list[str] = []
+            if spec.candidates is not None:
+                candidates = [str(v) for v, _ in column_values(session.db.guard, spec.candidates,
+                                                               self.judge.context())]
+            self.expected[session.version] = (self.judge.expected_answer(), candidates)
+        expected, candidates = self.expected[session.version]
+        if expected is None or expected == []:
+            return Verdict(False, "no expected answer")
+        return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(session.today),
+                            order=spec.order, candidates=candidates, tolerance=spec.tolerance)
+
+
+@dataclass
+class _Node:
+    state: _State
+    parent: int
+    action: str
+    depth: int
+    cost: float
+
+
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
-          max_depth: int | None = None, from_current: bool = False) -> Result:
-    """Search for a shortest solution of ``task``.
+          max_depth: int | None = None, from_current: bool = False, exact: bool = False,
+          weight: float = 2.0, shorten: bool = True) -> Result:
+    """Search for a solution of ``task`` (see the module docstring).
 
     Args:
         site: the site.
         task: the task (infeasible tasks are not searched: they need a proof, not a path).
         session: a session to search in (its state is restored afterwards).
-        budget: how many states may be expanded.
+        budget: how many actions may be stepped in the engine.
         max_depth: the longest solution looked for (default: half the task's step budget).
         from_current: search from the session's current state instead of the task's start.
+        exact: A* with unit costs: a solution found is a shortest one (slower).
+        weight: how much the heuristic counts against the cost so far (ignored when ``exact``).
+        shorten: drop actions from the solution while its replay still succeeds.
+
+    Returns:
+        The :class:`Result`; a ``solved`` result's actions replay to success from the start state.
     """
     if task.kind == "infeasible":
         return Result("unsolved", reason="infeasible tasks are proved, not searched")
@@ -161,63 +228,177 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
     saved = snaps.capture() if from_current else None
     if not from_current:
         episode.reset()
-    judge = episode.judge
-    max_depth = max_depth if max_depth is not None else task.max_steps // 2
-    counter = itertools.count()
-    start = snaps.capture()
-    frontier: list[tuple[int, int, int, _State, list[str]]] = []
-    seen: set[tuple[Any, ...]] = set()
-    expanded = 0
-    answer_step = 1 if task.kind == "retrieve" else 0
-
-    def heuristic() -> int:
-        progress = judge.progress()
-        return (progress.total - progress.done) + answer_step
-
-    def finish(result: Result) -> Result:
+    search = _Search(site, task, session, episode.judge, snaps, budget=budget,
+                     max_depth=max_depth if max_depth is not None else task.max_steps // 2, exact=exact,
+                     weight=weight)
+    try:
+        result = search.run()
+        if result.status == "solved":
+            start = search.nodes[0].state
+            if not _replays(search, start, result.actions):
+                result = Result("undecided", expanded=result.expanded,
+                                reason="the solution found did not replay to success")
+            elif shorten:
+                result.actions = _shorten(search, start, result.actions)
+        return result
+    finally:
         if saved is not None:
             snaps.restore(saved)
-        return result
 
-    heapq.heappush(frontier, (heuristic(), 0, next(counter), start, []))
-    seen.add(state_key(session))
-    exhausted = True
-    while frontier:
-        _, depth, _, state, path = heapq.heappop(frontier)
-        snaps.restore(state)
-        progress = judge.progress()
-        if progress.violation is not None:
-            continue
-        if task.kind == "retrieve":
-            for answer in candidate_answers(session.page(), task):
-                if judge.judge_answer(answer).correct:
-                    return finish(Result("solved", path + [format_action(parse_action(
-                        f"send_msg_to_user({answer!r})"))], expanded))
-        elif progress.goal:
-            return finish(Result("solved", path, expanded))
-        if depth + answer_step >= max_depth:
-            continue
-        if expanded >= budget:
-            exhausted = False
-            break
-        expanded += 1
-        for action in candidate_actions(session.page(), task):
-            snaps.restore(state)
+
+class _Search:
+    """One run of the search (see :func:`solve`)."""
+
+    def __init__(self, site: Site, task: Task, session: Session, judge: Judge, snaps: Snapshots, *, budget: int,
+                 max_depth: int, exact: bool, weight: float) -> None:
+        self.site, self.task, self.session, self.judge, self.snaps = site, task, session, judge, snaps
+        self.budget, self.max_depth, self.exact, self.weight = budget, max_depth, exact, weight
+        self.hints = Hints.build(site, task, session)
+        self.answers = _Answers(judge)
+        self.answer_step = 1 if task.kind == "retrieve" else 0
+        self.nodes: list[_Node] = []
+        self.frontier: list[tuple[float, int, int, str, float]] = []
+        self.counter = itertools.count()
+        self.stepped = 0
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> Result:
+        """Search from the session's current state."""
+        session = self.session
+        self.nodes.append(_Node(self.snaps.capture(), -1, "", 0, 0.0))
+        seen: dict[tuple[Any, ...], int] = {state_key(session): 0}
+        found = self._evaluate(0)
+        if found is not None:
+            return Result("solved", found, 0)
+        exhausted = True
+        while self.frontier:
+            priority, _, parent, action, cost = heapq.heappop(self.frontier)
+            if parent < 0:  # a solution queued by the exact search: nothing cheaper is left
+                return Result("solved", self._path(-parent - 1, action or None), self.stepped)
+            if self.stepped >= self.budget:
+                exhausted = False
+                break
+            node = self.nodes[parent]
+            if not self._restore(parent):
+                continue
+            self.stepped += 1
             result = session.step(action)
             if result.error is not None or result.message is not None or result.infeasible is not None:
                 continue
             key = state_key(session)
-            if key in seen:
+            depth = node.depth + 1
+            if seen.get(key, depth + 1) <= depth:
                 continue
-            seen.add(key)
-            child = snaps.capture()
-            heapq.heappush(frontier, (depth + 1 + heuristic(), depth + 1, next(counter), child, path + [action]))
-    if exhausted:
-        return finish(Result("unsolved", expanded=expanded, reason=f"no solution within {max_depth} steps"))
-    return finish(Result("undecided", expanded=expanded, reason=f"the budget of {budget} states ran out"))
+            seen[key] = depth
+            self.nodes.append(_Node(self.snaps.capture(), parent, action, depth, cost))
+            found = self._evaluate(len(self.nodes) - 1)
+            if found is not None:
+                return Result("solved", found, self.stepped)
+        if exhausted:
+            return Result("unsolved", expanded=self.stepped, reason=f"no solution within {self.max_depth} steps")
+        return Result("undecided", expanded=self.stepped, reason=f"the budget of {self.budget} actions ran out")
+
+    def _restore(self, index: int) -> bool:
+        node = self.nodes[index]
+        if self.snaps.restore(node.state):
+            return True
+        # The database of this state was not kept: rebuild it by replaying the path from the start.
+        path = self._path(index, None)
+        self.snaps.restore(self.nodes[0].state)
+        for action in path:
+            self.session.step(action)
+        if self.session.version != node.state.version:
+            return False
+        self.session.ui = _copy_ui(node.state.ui)
+        return True
+
+    def _path(self, index: int, last: str | None) -> list[str]:
+        actions: list[str] = [] if last is None else [last]
+        while index > 0:
+            node = self.nodes[index]
+            actions.append(node.action)
+            index = node.parent
+        return actions[::-1]
+
+    def _evaluate(self, index: int) -> list[str] | None:
+        """Judge the state just reached: the solution if it is a goal, else queue its actions."""
+        node = self.nodes[index]
+        task, session = self.task, self.session
+        progress = self.judge.progress()
+        if progress.violation is not None:
+            return None
+        page = session.page()
+        if task.kind == "retrieve":
+            if not task.goal or progress.goal:
+                for answer in candidate_answers(page, task):
+                    if self.answers.correct(answer):
+                        final = format_action(parse_action(f"send_msg_to_user({answer!r})"))
+                        if not self.exact:
+                            return self._path(index, final)
+                        heapq.heappush(self.frontier, (node.depth + 1, next(self.counter), -index - 1, final, 0.0))
+                        break
+        elif progress.goal:
+            if not self.exact:
+                return self._path(index, None)
+            # A goal state: queue it, so cheaper partial paths are looked at first.
+            heapq.heappush(self.frontier, (node.depth, next(self.counter), -index - 1, "", 0.0))
+            return None
+        if node.depth + self.answer_step >= self.max_depth:
+            return None
+        remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1)
+        if self.hints.login is not None and session.ui.user_id is None:
+            remaining += 1  # a task with a user is most likely done as that user
+        if self.exact:
+            bound = node.depth + 1 + max(0, progress.total - progress.done - 1) + self.answer_step
+            for _, action, _ in self.hints.actions(page, session):
+                heapq.heappush(self.frontier, (bound, next(self.counter), index, action, 0.0))
+            return None
+        hints = self.hints
+        logged_in = session.ui.user_id is not None
+        here = hints.page_distance(page.page_id, logged_in=logged_in)
+        for cost, action, dest in hints.actions(page, session):
+            distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
+            total = node.cost + _STEP + cost
+            priority = total + self.weight * (_SUBGOAL * remaining + distance)
+            heapq.heappush(self.frontier, (priority, next(self.counter), index, action, total))
+        return None
+
+
+def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
+    """Do ``actions`` solve the task from ``start``, ending exactly when an episode would end?"""
+    session, judge, task = search.session, search.judge, search.task
+    search.snaps.restore(start)
+    if task.kind != "retrieve" and judge.progress().goal:
+        return not actions
+    for number, action in enumerate(actions, 1):
+        result = session.step(action)
+        if result.error is not None or result.infeasible is not None:
+            return False
+        progress = judge.progress()
+        if result.message is not None:
+            return (number == len(actions) and task.kind == "retrieve" and progress.violation is None
+                    and judge.judge_answer(result.message).correct and (not task.goal or progress.goal))
+        if progress.violation is not None:
+            return False
+        if task.kind != "retrieve" and progress.goal:
+            return number == len(actions)
+    return False
+
+
+def _shorten(search: _Search, start: _State, actions: list[str]) -> list[str]:
+    """Drop actions, last to first, while the rest still replays to success."""
+    best = list(actions)
+    index = len(best) - 2 if search.task.kind == "retrieve" else len(best) - 1
+    while index >= 0:
+        candidate = best[:index] + best[index + 1:]
+        if candidate and _replays(search, start, candidate):
+            best = candidate
+        index -= 1
+    return best
 
 
 def oracle(site: Site, task: Task, session: Session, *, budget: int = 2_000) -> str | None:
-    """The next action of a shortest solution from the session's current state, or ``None``."""
+    """The next action of a solution from the session's current state, or ``None``."""
     result = solve(site, task, session=session, budget=budget, from_current=True)
     return result.actions[0] if result.status == "solved" and result.actions else None

@@ -1,0 +1,491 @@
+"""How relevant each action a page offers is to a task: the search's ordering, never its pruning.
+
+A :class:`Hints` is computed once per (site, task) from what the task says and what the site's
+scaffold shows: the slot values and the instruction's words, the user's login from the accounts
+table, the markers whose writes fall inside the task's footprint, and, on the static page graph,
+how many links each page is from a page that matters (a form writing the footprint's tables, the
+page the goal names, a list of the table the answer comes from). It never reads the task's
+certificate.
+
+:meth:`Hints.actions` lists every action a page offers with a cost: 0 for what the task points
+at (a link named like a slot value, a field filled with the slot of the same name, the submit
+button of a filled form that writes the footprint), more for the rest. The search steps cheap
+actions first, but keeps every action, so an exhausted search still proves something.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriweb.engine.actions import Fill, Goto, SelectOption, format_action
+from veriweb.engine.page import Node, PageModel
+from veriweb.engine.session import Session
+from veriweb.engine.templates import Route, Url
+from veriweb.scaffold import Site, Task
+from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    "the a an and or of to in on for with from into at by as is are be it its this that then my me i you your "
+    "please find show open set all every any one each which what who how many much need want give tell".split())
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+FAR = 6
+"""The page distance given to pages from which no page that matters can be reached."""
+
+
+def words(text: str) -> set[str]:
+    """The content words of a text (lower case, stop words dropped)."""
+    return {w for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+
+
+def _fold(value: Any) -> str:
+    return " ".join(str(value).casefold().split())
+
+
+@dataclass
+class Hints:
+    """What the search knows about a task before it takes a step (see the module docstring).
+
+    Attributes:
+        values: values the search may type: the slots, then the user's login.
+        slot_names: the slot each value came from (``""`` for the profile's).
+        instruction: the instruction's content words.
+        distance: links from each page id to the nearest page that matters.
+        good_markers: markers whose every write lands in a footprint table.
+        login: the user's ``(username, password)`` from the accounts table, if the task has a user.
+    """
+
+    task: Task
+    values: list[str]
+    slot_names: list[str]
+    instruction: set[str]
+    distance: dict[str, int]
+    good_markers: set[str]
+    bad_markers: set[str]
+    login: tuple[str, str] | None
+    routes: list[Route] = field(default_factory=list)
+    login_page: str | None = None
+    login_markers: set[str] = field(default_factory=set)
+    _dest: dict[str, str | None] = field(default_factory=dict)
+    _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
+    _texts: dict[str, int] = field(default_factory=dict)
+    _named: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, site: Site, task: Task, session: Session) -> Hints:
+        """Hints for ``task``; ``session`` is used read-only, to look up the task user's account."""
+        values: list[str] = []
+        names: list[str] = []
+        for name, value in task.slots.items():
+            text = "" if value is None else str(value)
+            if text and text not in values:
+                values.append(text)
+                names.append(name)
+        login = _login_of(site, task, session)
+        if login is not None:
+            for text in login:
+                if text and text not in values:
+                    values.append(text)
+                    names.append("")
+        footprint = {entry.table for entry in task.footprint}
+        good, bad = set(), set()
+        for marker in site.markers:
+            tables = {effect.table for effect in marker.effects}
+            (good if tables and tables <= footprint else bad).add(marker.name)
+        routes = [Route.compile(page.id, page.route) for page in site.pages]
+        hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction),
+                    distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
+        hints.distance = _distances(site, routes, _targets(site, task, good))
+        hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
+        if site.auth is not None:
+            hints.login_page = hints.dest(site.auth.login_page)
+        return hints
+
+    # ------------------------------------------------------------------ pages
+
+    def dest(self, href: str) -> str | None:
+        """The page id a concrete URL leads to (``None``: no page)."""
+        if href not in self._dest:
+            path = Url.parse(href).path
+            self._dest[href] = next((r.page_id for r in self.routes if r.match(path) is not None), None)
+        return self._dest[href]
+
+    def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
+        """Links from a page to the nearest page that matters (the login page matters while the
+        task's user is not logged in)."""
+        if not self.distance or (not logged_in and self.login is not None and page_id == self.login_page):
+            return 0
+        return self.distance.get(page_id or "", FAR)
+
+    # ------------------------------------------------------------------ text relevance
+
+    def _text_cost(self, text: str) -> int:
+        """0: names a slot value; 1: shares a word with the instruction; 2: neither."""
+        cost = self._texts.get(text)
+        if cost is None:
+            cost = self._texts[text] = self._text_cost_of(text)
+        return cost
+
+    def _text_cost_of(self, text: str) -> int:
+        folded = _fold(text)
+        if not folded:
+            return 2
+        for value, name in zip(self.values, self.slot_names):
+            if not name:
+                continue
+            v = _fold(value)
+            if v and (v == folded or (len(v) >= 3 and (v in folded or (len(folded) >= 4 and folded in v)))):
+                return 0
+        return 1 if words(text) & self.instruction else 2
+
+    def _fill_cost(self, node: Node, form: Any, field_name: str, value_index: int) -> int:
+        """0: the field is named like the value's slot (or is the login's field); 1-3: less likely."""
+        value, slot = self.values[value_index], self.slot_names[value_index]
+        action = getattr(form, "action", None) if form is not None else None
+        if action is not None and getattr(action, "kind", "") == "login":
+            if self.login is None:
+                return 3
+            wanted = self.login[0] if field_name == action.username_field else (
+                self.login[1] if field_name == action.password_field else None)
+            return 0 if wanted == value else 4
+        if self.login is not None and value in self.login:
+            return 4
+        if slot and self._names(slot, field_name, node.name):
+            return 0
+        label = words(f"{field_name} {node.name}")
+        if field_name in ("q", "query", "search") or "search" in label:
+            return 1 if (" " in value.strip() or len(value) >= 6) and not _ISO.fullmatch(value) else 3
+        if not slot:
+            return 4
+        if form is not None and getattr(action, "marker", None) in self.good_markers:
+            # A form that writes the task's tables: a slot that names none of its fields is
+            # likely typed into a field whose name the task does not use.
+            others = [f for f in form.fields if f.name != field_name]
+            if not any(self._names(slot, f.name, f.label) for f in others):
+                return 1
+        return 2
+
+    def _names(self, slot: str, field_name: str, label: str) -> bool:
+        """Is a form field named like a slot?"""
+        key = (slot, field_name, label)
+        found = self._named.get(key)
+        if found is None:
+            found = bool(words(slot.replace("_", " ")) & words(f"{field_name} {label}")) or (
+                _fold(slot) == _fold(field_name))
+            self._named[key] = found
+        return found
+
+    # ------------------------------------------------------------------ actions
+
+    def actions(self, page: PageModel, session: Session) -> list[tuple[int, str, str | None]]:
+        """Every action the page offers, as ``(cost, action, page id it leads to or None)``.
+
+        A page model stands for one UI state (address, user, widgets, field edits), so the list
+        is computed once per model; going back, which depends on the history, is added each time.
+        """
+        cached = self._actions.get(id(page))
+        if cached is None or cached[0] is not page:
+            if len(self._actions) > 4096:
+                self._actions.clear()
+            cached = (page, self._page_actions(page, session))
+            self._actions[id(page)] = cached
+        out = list(cached[1])
+        if session.ui.position > 0:
+            out.append((3, "go_back()", self.dest(session.ui.history[session.ui.position - 1])))
+        return out
+
+    def _page_actions(self, page: PageModel, session: Session) -> list[tuple[int, str, str | None]]:
+        out: list[tuple[int, str, str | None]] = []
+        seen_hrefs: set[str] = set()
+        here = page.page_id
+        logged_in = session.ui.user_id is not None
+        reveal = self._hidden_good_form(page)
+        for node in page.nodes:
+            if page.blocked(node):
+                continue
+            role = node.role
+            if role == "link":
+                href = node.href
+                if not href or not href.startswith("/") or href in seen_hrefs:
+                    continue
+                seen_hrefs.add(href)
+                dest = self.dest(href)
+                if dest is not None and dest == self.login_page:
+                    cost = 0 if (self.login is not None and not logged_in) else 5
+                else:
+                    cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
+                if node.visible:
+                    out.append((cost, f"click('{node.bid}')", dest))
+                else:
+                    out.append((cost + 1, format_action(Goto(href)), dest))
+                continue
+            if not node.visible or node.disabled:
+                continue
+            behaviour = node.behaviour or ()
+            kind = behaviour[0] if behaviour else None
+            if role in ("button", "menuitem", "tab"):
+                out.append((self._button_cost(node, kind, behaviour, page, session, reveal), f"click('{node.bid}')",
+                            None))
+            elif role == "combobox":
+                form = page.forms.get(behaviour[1]).form if len(behaviour) > 1 and behaviour[1] in page.forms else None
+                for child in node.children:
+                    if child.role != "option" or child.selected:
+                        continue
+                    cost = self._option_cost(child)
+                    if form is not None and getattr(form.action, "kind", "") == "navigate":
+                        cost += 0
+                    out.append((cost, format_action(SelectOption(node.bid, (child.name,))), None))
+            elif role in ("checkbox", "radio"):
+                if role == "radio" and node.checked:
+                    continue
+                cost = 1 if words(node.name) & self.instruction else 3
+                out.append((cost, f"click('{node.bid}')", None))
+            elif node.editable and len(behaviour) >= 3:
+                form_info = page.forms.get(behaviour[1])
+                form = form_info.form if form_info is not None else None
+                current = "" if node.value is None else str(node.value)
+                edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
+                for index, value in enumerate(self.values):
+                    if value == current:
+                        continue
+                    if node.input_type == "date" and not _ISO.fullmatch(value):
+                        continue
+                    cost = self._fill_cost(node, form, behaviour[2], index) + edited
+                    out.append((cost, format_action(Fill(node.bid, value)), None))
+        return out
+
+    def _move_cost(self, here: str, dest: str | None) -> int:
+        if not self.distance or dest is None:
+            return 1
+        now, then = self.page_distance(here), self.page_distance(dest)
+        return 0 if then < now else (1 if then == now else 2)
+
+    def _option_cost(self, option: Node) -> int:
+        label = _fold(option.name)
+        raw = _fold(option.value or "")
+        for value, name in zip(self.values, self.slot_names):
+            if not name:
+                continue
+            v = _fold(value)
+            if v and (v in (label, raw) or (len(v) >= 3 and v in label)
+                      or (label and len(label) >= 3 and label in v)):
+                return 0
+        return 1 if words(option.name) & self.instruction else 3
+
+    def _as_asked(self, page: PageModel, form_key: str, info: Any) -> bool:
+        """Does every field that a slot names hold that slot's value (as far as the page tells)?"""
+        for form_field in info.form.fields:
+            node = page.by_key.get(f"{form_key}:{form_field.name}")
+            if node is None:
+                continue
+            if node.role == "combobox":
+                wanted = [c for c in node.children if c.role == "option" and self._option_cost(c) == 0]
+                if wanted and not any(c.selected for c in wanted):
+                    return False
+            elif node.role in ("textbox", "date"):
+                current = "" if node.value is None else str(node.value)
+                wanted_values = [v for i, v in enumerate(self.values)
+                                 if self._fill_cost(node, info.form, form_field.name, i) == 0
+                                 and not (node.input_type == "date" and not _ISO.fullmatch(v))]
+                if wanted_values and current not in wanted_values:
+                    return False
+        return True
+
+    def _hidden_good_form(self, page: PageModel) -> list[str]:
+        """The forms the page hides (in a closed widget or another tab) that write the task's tables."""
+        if self.task.kind != "mutate":
+            return []
+        hidden = []
+        for key, info in page.forms.items():
+            if getattr(info.form.action, "marker", None) not in self.good_markers:
+                continue
+            node = page.by_key.get(f"{key}:submit")
+            if node is not None and not node.visible:
+                hidden.append(key)
+        return hidden
+
+    def _button_cost(self, node: Node, kind: str | None, behaviour: tuple[Any, ...], page: PageModel,
+                     session: Session, reveal: list[str]) -> int:
+        if kind == "confirm":
+            return 0
+        if kind == "cancel":
+            return 6
+        if kind in ("widget", "tab"):
+            closing = 2 if kind == "widget" and node.expanded else 0
+            opens = _reveals(node, kind, reveal)
+            if opens is True:
+                return closing
+            base = 1 if (opens is None and reveal) or words(node.name) & self.instruction else 2
+            return base + closing
+        if kind != "submit":
+            return 3
+        info = page.forms.get(behaviour[1])
+        if info is None:
+            return 3
+        action = info.form.action
+        filled = all(node_value not in ("", None) for node_value in _field_values(page, behaviour[1], info))
+        if action.kind == "login":
+            return 0 if (self.login is not None and session.ui.user_id is None and filled) else 5
+        if action.kind == "logout":
+            return 8
+        if action.kind == "navigate":
+            touched = any(key.startswith(f"{behaviour[1]}:") for key in session.ui.fields)
+            return 0 if touched else 3
+        marker = getattr(action, "marker", "")
+        if marker in self.bad_markers:
+            return 6
+        if marker in self.login_markers and session.ui.user_id is None:
+            return 5
+        if self.task.kind != "mutate":
+            return 5
+        return 0 if filled and self._as_asked(page, behaviour[1], info) else 3
+
+
+def _reveals(node: Node, kind: str, hidden: list[str]) -> bool | None:
+    """Does clicking this tab or widget button show one of the ``hidden`` forms? (``None``: cannot tell)"""
+    if not hidden:
+        return False
+    key = node.key
+    if kind == "tab" and ".tab" in key:
+        prefix, _, last = key.rpartition(".")
+        region = f"{prefix}.panel{last[3:]}"
+    elif key.endswith(".t"):
+        region = key[:-2]
+    else:
+        return None
+    return any(form == region or form.startswith(region + ".") for form in hidden)
+
+
+def _field_values(page: PageModel, form_key: str, info: Any) -> list[Any]:
+    """The current values of a form's required fields, as the page shows them."""
+    values = []
+    for form_field in info.form.fields:
+        if not form_field.required:
+            continue
+        key = f"{form_key}:{form_field.name}"
+        node = page.by_key.get(key)
+        values.append(node.value if node is not None else info.defaults.get(form_field.name))
+    return values
+
+
+def _login_of(site: Site, task: Task, session: Session) -> tuple[str, str] | None:
+    auth = site.auth
+    if task.user is None or auth is None:
+        return None
+    from veriweb.engine.database import quote
+
+    row = session.db.guard.engine(
+        f"SELECT {quote(auth.username_column)}, {quote(auth.password_column)} FROM {quote(auth.table)} "
+        f"WHERE {quote(auth.username_column)} = ?", (task.user,)).fetchone()
+    return (str(row[0]), str(row[1])) if row else None
+
+
+# ---------------------------------------------------------------------- the static page graph
+
+def _walk(elements: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    stack = list(elements)
+    while stack:
+        element = stack.pop()
+        out.append(element)
+        for attr in ("elements", "item", "items"):
+            children = getattr(element, attr, None)
+            if isinstance(children, list):
+                stack.extend(children)
+        for tab in getattr(element, "tabs", None) or []:
+            stack.extend(tab.elements)
+        for column in getattr(element, "columns", None) or []:
+            stack.extend(column.cell)
+    return out
+
+
+def _resolve_template(routes: list[Route], href: str) -> str | None:
+    path = re.sub(r"\{[^}]*\}", "1", href.split("?")[0].split("#")[0]) or "/"
+    return next((r.page_id for r in routes if r.match(path) is not None), None)
+
+
+def _predicate_pages(predicate: Any) -> set[str]:
+    if isinstance(predicate, PageIs):
+        return {predicate.page}
+    if isinstance(predicate, (AllOf, AnyOf)):
+        return set().union(*(_predicate_pages(p) for p in predicate.items)) if predicate.items else set()
+    if isinstance(predicate, Not):
+        return set()
+    return set()
+
+
+def _answer_tables(task: Task) -> set[str]:
+    spec = task.answer
+    if spec is None:
+        return set()
+    tables = set()
+    if spec.list_query is not None:
+        tables.add(spec.list_query.table)
+    if isinstance(spec.value, QueryValue):
+        tables.add(spec.value.query.table)
+    return tables
+
+
+def _targets(site: Site, task: Task, good_markers: set[str]) -> set[str]:
+    """Page ids that matter for the task (empty: no opinion)."""
+    targets: set[str] = set()
+    for predicate in task.goal:
+        targets |= _predicate_pages(predicate)
+    if targets:
+        return targets
+    tables = _answer_tables(task)
+    for page in site.pages:
+        for element in _walk(page.elements):
+            kind = getattr(element, "type", "")
+            if task.kind == "mutate" and kind == "form" and getattr(element.action, "marker", None) in good_markers:
+                targets.add(page.id)
+            elif tables and kind in ("list", "table", "record") and element.query.table in tables:
+                targets.add(page.id)
+    return targets
+
+
+def _distances(site: Site, routes: list[Route], targets: set[str]) -> dict[str, int]:
+    """Links from every page to the nearest target, on the scaffold's page graph (layout included)."""
+    if not targets:
+        return {}
+    reverse: dict[str, set[str]] = defaultdict(set)
+    layout_targets: set[str] = set()
+    for element in _walk(list(site.layout.header) + list(site.layout.footer)):
+        for href in _hrefs(element):
+            dest = _resolve_template(routes, href)
+            if dest is not None:
+                layout_targets.add(dest)
+    for page in site.pages:
+        outgoing = set(layout_targets) if page.layout else set()
+        for element in _walk(page.elements):
+            for href in _hrefs(element):
+                dest = _resolve_template(routes, href)
+                if dest is not None:
+                    outgoing.add(dest)
+        for dest in outgoing:
+            reverse[dest].add(page.id)
+    distance = {page_id: 0 for page_id in targets}
+    queue = deque(targets)
+    while queue:
+        page_id = queue.popleft()
+        for source in reverse.get(page_id, ()):
+            if source not in distance:
+                distance[source] = distance[page_id] + 1
+                queue.append(source)
+    return {page_id: min(d, FAR) for page_id, d in distance.items()}
+
+
+def _hrefs(element: Any) -> list[str]:
+    kind = getattr(element, "type", "")
+    if kind == "link":
+        return [element.href]
+    if kind == "form":
+        target = getattr(element.action, "route", None) or getattr(element.action, "redirect", None)
+        return [target] if target else []
+    return []
+
+
+__all__ = ["FAR", "Hints", "words"]
