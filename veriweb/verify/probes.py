@@ -141,22 +141,32 @@ def judge_trajectory(site: Site, task: Task, actions: list[str], session: Sessio
     return False, None
 
 
-def _judge_writes(site: Site, task: Task, session: Session, calls: list[tuple[_Call, dict[str, Any]]]) -> bool | None:
+def _judge_writes(site: Site, task: Task, session: Session, calls: list[tuple[_Call, dict[str, Any]]],
+                  optional: frozenset[int] = frozenset()) -> tuple[bool, int] | None:
     """Reset, apply markers directly (as the forms would), then say "done": did the judge pass it?
 
-    Returns ``None`` if the site refused one of the writes (the decoy cannot be done here).
+    Only for mutate tasks, whose "done" the episode judges by goal and violations alone.
+
+    Returns whether the judge passed it and how many of the ``optional`` calls the site
+    accepted, or ``None`` if it refused a call that is not optional (the decoy cannot be done).
     """
     episode = Episode(site, task, session=session)
     episode.reset()
-    for call, args in calls:
+    accepted = 0
+    for number, (call, args) in enumerate(calls):
         marker = session.markers[call.marker]
         try:
             run_marker(session.db, marker, args, Context(user=call.user, clock=call.clock, slot=dict(task.slots)))
         except (MarkerFailed, VeriwebError):
             session.version = f"probe-{next(_versions)}"
+            if number in optional:
+                continue
             return None
+        accepted += number in optional
         session.version = f"probe-{next(_versions)}"
-    return episode.step(_DONE).success
+    # what Episode.step does for "done" on a mutate task, without rendering the page it would show
+    progress = episode.judge.progress()
+    return progress.goal and progress.violation is None, accepted
 
 
 # ----------------------------------------------------------------------------- entities
@@ -285,12 +295,12 @@ def _other_entity(site: Site, task: Task, run: _Run, certificate: list[str], ses
         call = run.calls[index]
         for other in _distinct_keys(site, task, session, table, call.args[name], share):
             plan = [(c, dict(c.args, **({name: other} if i == index else {}))) for i, c in enumerate(run.calls)]
-            passed = _judge_writes(site, task, session, plan)
-            if passed is None:
+            judged = _judge_writes(site, task, session, plan)
+            if judged is None:
                 continue
-            probes.append(Probe("other_entity", f"other_entity:{call.marker}:{name}={other}",
+            probes.append(Probe("other_entity", f"other_entity:{call.marker}#{index}:{name}={other}",
                                 f"{call.marker} with {name}={other} ({table} row) instead of {call.args[name]}",
-                                passed))
+                                judged[0]))
     return probes or [_na("other_entity", "the site refuses the marker on every other row")]
 
 
@@ -333,21 +343,14 @@ def _all_rows(site: Site, task: Task, run: _Run, session: Session) -> list[Probe
             variants = [dict(call.args, **{name: k}) for k in [call.args[name], *_other_keys(session, table,
                                                                                               call.args[name], 50)]]
             source = f"every {table} row (up to 51)"
-        done = 0
-        plan = [(c, c.args) for c in run.calls[:index]]
-        for args in variants:
-            trial = _judge_writes(site, task, session, [*plan, (call, args)])
-            if trial is not None:
-                plan.append((call, args))
-                done += 1
-        if done < 2:
-            continue
-        plan += [(c, c.args) for c in run.calls[index + 1:]]
-        passed = _judge_writes(site, task, session, plan)
-        if passed is None:
+        before = [(c, c.args) for c in run.calls[:index]]
+        plan = [*before, *((call, args) for args in variants), *((c, c.args) for c in run.calls[index + 1:])]
+        judged = _judge_writes(site, task, session, plan,
+                               frozenset(range(len(before), len(before) + len(variants))))
+        if judged is None or judged[1] < 2:
             continue
         probes.append(Probe("all_rows", f"all_rows:{call.marker}#{index}",
-                            f"{call.marker} applied to {done} rows of {source}", passed))
+                            f"{call.marker} applied to {judged[1]} rows of {source}", judged[0]))
     return probes or [_na("all_rows", "no marker call could be applied to several rows")]
 
 
@@ -411,7 +414,7 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session) 
                            else f"select_option({action.bid!r}, {wrong!r})")
                 actions = [*certificate[:index], _action(changed), *certificate[index + 1:]]
                 passed, _ = judge_trajectory(site, task, actions, session)
-                probes.append(Probe("quantity", f"quantity:{slot}{delta:+}", f"typed {wrong} for {slot} instead of "
+                probes.append(Probe("quantity", f"quantity:{slot}@{index}{delta:+}", f"typed {wrong} for {slot} instead of "
                                     f"{typed} at step {index}", passed))
     return probes or [_na("quantity", "no numeric slot value is typed in the certificate")]
 
