@@ -88,6 +88,8 @@ STATIC_CASES: list[tuple[str, Edit, str]] = [
     ("C002", duplicate_pk, "$.database.tables[0].rows[0].id"),
     ("C003", put(("database", "tables", 1, "rows", 4, "name"), None), "$.database.tables[1].rows[4].name"),
     ("C004", put(("database", "tables", 4, "rows", 0, "total"), 4099), "$.database.tables[4].rows[0].total"),
+    ("S011", put(("pages", 0, "elements", 6, "item", 0, "href"), "/product/{row.category_id}"),
+     "$.pages[0].elements[6].item[0].href"),
     ("C005", put(("markers", 2, "invariants"), []), "$.markers[2].effects[2]"),
     ("C006", put(("pages", 3, "elements", 0, "elements", 1, "text"), "Price: {row.price}"),
      "$.pages[3].elements[0].elements[1].text"),

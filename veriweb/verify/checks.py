@@ -72,6 +72,7 @@ ANSWER_UNDEFINED = _code("F004", "feasibility", "the expected answer does not ex
 CERTIFICATE_LONG = _code("F005", "feasibility", "the certificate needs more than half the step budget")
 INFEASIBLE_UNPROVEN = _code("F006", "feasibility", "an infeasible task's goal could be made true by a marker")
 CONSTRAINT_AT_START = _code("F007", "feasibility", "a constraint is already broken at the start")
+WRONG_TARGET = _code("S011", "structural", "a link passes its target page the wrong record's key")
 UNGUARDED_WRITE = _code("C005", "consistency", "a marker can break an invariant the data relies on")
 VALUE_DISAGREES = _code("C006", "consistency", "a value shown on two pages disagrees")
 CONSTRAINT_FORBIDS_GOAL = _code("C007", "consistency", "a constraint forbids what the goal requires")

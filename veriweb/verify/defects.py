@@ -11,7 +11,7 @@ Kinds (each with the check code that should report it; see
 
 - structural: a link to a page that does not exist (S001), a page nothing links to (S002), a
   form posting to a marker that does not exist (S003), a form that does not send a field its
-  marker needs (S004);
+  marker needs (S004), a link that opens the wrong record (S011);
 - semantic: placeholder text (M001), an empty label (M002), a button whose words contradict
   its marker (M003), a value of the wrong type (M004), a task naming something the site does
   not have (M005), a task needing a form the site lacks (M007), a lookup matching two records
@@ -50,7 +50,7 @@ from veriweb.verify.injectors import INJECTORS, Hit, Workbench, put
 from veriweb.verify.retrace import Trace, follow, trace
 
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "broken_link": 1.2, "orphan_page": 0.6, "unknown_marker": 0.4, "missing_field": 0.5,
+    "broken_link": 0.8, "wrong_link": 0.4, "orphan_page": 0.6, "unknown_marker": 0.4, "missing_field": 0.5,
     "placeholder": 1.2, "empty_content": 0.6, "contradictory_label": 0.4, "wrong_type": 1.0,
     "missing_entity": 2.2, "missing_control": 0.6, "dangling_key": 0.9, "duplicate_key": 0.5,
     "missing_value": 0.6, "total_mismatch": 0.5, "invariant_break": 0.4, "price_display": 0.5,

@@ -120,6 +120,36 @@ def broken_link(wb: Workbench, rng: random.Random) -> Hit | None:
     return None
 
 
+def wrong_link(wb: Workbench, rng: random.Random) -> Hit | None:
+    """A link to the wrong record: it passes another column of the row (a category id where the
+    page wants a product id)."""
+    from veriweb.verify.intent import _page_keys, bound_links, passes_key
+
+    routes = C._routes(wb.site)
+    keys = _page_keys(wb.site)
+    options = []
+    for element, path, page_id, table, column in bound_links(wb.site):
+        dest = C.resolve_href(routes, element.href)
+        if dest not in keys or wb._near(path):
+            continue
+        _, target_table, target_column = keys[dest]
+        if not passes_key(wb.site, table, column, target_table, target_column):
+            continue
+        others = [c.name for c in wb.site.database.table(table).columns
+                  if c.type == "integer" and c.name != column
+                  and not passes_key(wb.site, table, c.name, target_table, target_column)]
+        if others:
+            options.append((element, path, page_id, column, others))
+    found = _pick(rng, options)
+    if found is None:
+        return None
+    element, path, page_id, column, others = found
+    other = rng.choice(others)
+    href = element.href.replace(f"{{row.{column}", f"{{row.{other}", 1)
+    wb.set(wb.take(f"{path}.href"), href)
+    return Hit(f"{path}.href", f"link {element.text!r} passes {other} instead of {column}", ("page", page_id))
+
+
 def orphan_page(wb: Workbench, rng: random.Random) -> Hit | None:
     """A page no link leads to any more (its links were written as plain text)."""
     routes = C._routes(wb.site)
@@ -617,6 +647,7 @@ INJECTORS: dict[str, tuple[str, str, bool, Injector]] = {
     # kind: (check code, class, a repair should exist, injector)
     "broken_link": ("S001", "structural", True, broken_link),
     "orphan_page": ("S002", "structural", True, orphan_page),
+    "wrong_link": ("S011", "structural", True, wrong_link),
     "unknown_marker": ("S003", "structural", True, unknown_marker),
     "missing_field": ("S004", "structural", True, missing_field),
     "placeholder": ("M001", "semantic", True, placeholder),

@@ -1,11 +1,12 @@
-"""Checks of intent: does the site do what its data, markers and tasks mean? (C005-C007, M007, M008)
+"""Checks of intent: does the site do what its data, markers and tasks mean? (S011, C005-C007, M007, M008)
 
 These static checks look past single elements to how parts fit together: a marker that can
 drive a counter negative or store a date nobody checked (C005), an amount shown as raw cents
 on one page and as money on another (C006), a constraint that forbids what the goal requires
 (C007), a task whose writes no form can make (M007), and a task whose lookup matches several
 records with different answers (M008). Like every check they are pure functions of a
-scaffold, written for the defect class, and silent on clean sites.
+scaffold, written for the defect class, and silent on clean sites. S011 finds links that pass
+their target page the wrong kind of key (a category id to a product page).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriweb.engine.templates import Route
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, Compare, Exists, QueryValue, Ref
 from veriweb.verify import checks as C
@@ -231,7 +233,93 @@ def check_ambiguous(site: Site) -> list[C.Issue]:
     return issues
 
 
-INTENT_CHECKS = [check_guards, check_amounts, check_constraints, check_controls, check_ambiguous]
+# ----------------------------------------------------------------------------- S011
 
-__all__ = ["GuardedWrite", "INTENT_CHECKS", "check_ambiguous", "check_amounts", "check_constraints",
-           "check_controls", "check_guards", "guarded_writes", "lookup_rows", "money_references"]
+_HREF_ROW = re.compile(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
+
+
+def _page_keys(site: Site) -> dict[str, tuple[str, str, str]]:
+    """For each page with one integer route parameter: the table and column its records look up
+    by that parameter (``param.P`` compared with ``=``), when that is one real table's column."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for page in site.pages:
+        route = Route.compile(page.id, page.route)
+        if len(route.params) != 1 or route.params[0][1] != "int":
+            continue
+        name = route.params[0][0]
+        found = set()
+        for element, _ in C.walk(page.elements, "$"):
+            if element.type != "record":
+                continue
+            for cond in element.query.where:
+                if cond.op == "=" and isinstance(cond.value, Ref) and cond.value.ref == f"param.{name}":
+                    found.add((element.query.table, cond.column))
+        if len(found) == 1:
+            table, column = found.pop()
+            if site.database.table(table) is not None:
+                out[page.id] = (name, table, column)
+    return out
+
+
+def bound_links(site: Site) -> Iterator[tuple[Any, str, str | None, str, str]]:
+    """Every link inside a list, table or record over a real table whose href passes one
+    ``{row.X}``: the link, its path, its page id, the bound table and ``X``."""
+    def walk(elements: list[Any], path: str, bound: str | None, page_id: str | None) -> Iterator[Any]:
+        for index, element in enumerate(elements):
+            here = f"{path}[{index}]"
+            if element.type == "link" and bound is not None:
+                refs = _HREF_ROW.findall(element.href)
+                if len(refs) == 1 and site.database.table(bound) is not None:
+                    yield element, here, page_id, bound, refs[0]
+            inner = element.query.table if element.type in ("list", "table", "record") else bound
+            for attr in ("elements", "item", "items"):
+                children = getattr(element, attr, None)
+                if children:
+                    yield from walk(children, f"{here}.{attr}", inner, page_id)
+            for number, tab in enumerate(getattr(element, "tabs", None) or []):
+                yield from walk(tab.elements, f"{here}.tabs[{number}].elements", inner, page_id)
+            for number, column in enumerate(getattr(element, "columns", None) or []):
+                yield from walk(column.cell, f"{here}.columns[{number}].cell", inner, page_id)
+
+    for number, page in enumerate(site.pages):
+        yield from walk(page.elements, f"$.pages[{number}].elements", None, page.id)
+
+
+def passes_key(site: Site, table: str, column: str, target_table: str, target_column: str) -> bool:
+    """Whether ``table.column`` holds keys of ``target_table.target_column``: the same column,
+    a declared foreign key, or a ``NAME_id`` column naming the target table."""
+    if table == target_table and column == target_column:
+        return True
+    source = site.database.table(table)
+    if source is not None and any(fk.column == column and fk.ref_table == target_table
+                                  and fk.ref_column == target_column for fk in source.foreign_keys):
+        return True
+    stem = column[:-3] if column.endswith("_id") else None
+    target = site.database.table(target_table)
+    return bool(stem and target is not None and target_column == target.primary_key
+                and target_table.rstrip("s").startswith(stem.rstrip("s")))
+
+
+def check_link_keys(site: Site) -> list[C.Issue]:
+    """S011: a link passes its target page a value that is not the key the page looks up (the
+    category id where the page wants a product id): it leads to the wrong record."""
+    routes = C._routes(site)
+    keys = _page_keys(site)
+    issues = []
+    for element, path, _, table, column in bound_links(site):
+        dest = C.resolve_href(routes, element.href)
+        if dest not in keys:
+            continue
+        _, target_table, target_column = keys[dest]
+        if not passes_key(site, table, column, target_table, target_column):
+            issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.href",
+                                  f"link {element.text!r} passes {table}.{column} to page {dest!r}, which looks "
+                                  f"up {target_table}.{target_column}: it opens the wrong record"))
+    return issues
+
+
+INTENT_CHECKS = [check_link_keys, check_guards, check_amounts, check_constraints, check_controls, check_ambiguous]
+
+__all__ = ["GuardedWrite", "INTENT_CHECKS", "bound_links", "check_ambiguous", "check_amounts", "check_constraints",
+           "check_controls", "check_guards", "check_link_keys", "guarded_writes", "lookup_rows", "money_references",
+           "passes_key"]
