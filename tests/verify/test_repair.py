@@ -123,6 +123,14 @@ def e_missing_entity(d: dict[str, Any]) -> None:
     t["instruction"] = t["template"].format(**t["slots"])
 
 
+def e_ambiguous(d: dict[str, Any]) -> None:
+    rows = table(d, "products")["rows"]
+    twin = copy.deepcopy(next(r for r in rows if r["name"] == task(d, "price_lookup")["slots"]["product"]))
+    twin["id"] = max(r["id"] for r in rows) + 1
+    twin["price"] += 500
+    rows.append(twin)
+
+
 def e_unknown_slot(d: dict[str, Any]) -> None:
     t = task(d, "cheapest_0")
     t["goal"][0]["params"] = {**t["goal"][0].get("params", {}), "zz": {"ref": "slot.nothing"}}
@@ -172,7 +180,8 @@ CASES = [
     ("S007", e_widget, "rename_reference"), ("S008", e_duplicate_page, "dedupe_page"), ("S009", e_no_home, "add_home"),
     ("M001", e_placeholder, "restore_text"), ("M001", e_placeholder_row, "restore_text"),
     ("M002", e_empty_label, "restore_text"), ("M003", e_contradictory, "fix_label"), ("M004", e_wrong_type, "coerce_cell"),
-    ("M005", e_missing_entity, "rewrite_slot"), ("M006", e_unknown_slot, "drop_task"),
+    ("M005", e_missing_entity, "rewrite_slot"),
+    ("M008", e_ambiguous, "disambiguate"), ("M006", e_unknown_slot, "drop_task"),
     ("C001", e_dangling, "repoint_key"), ("C002", e_duplicate_key, "dedupe_key"), ("C003", e_null, "fill_null"),
     ("C004", e_total, "recompute_total"), ("C005", e_guard, "tighten_marker"), ("C006", e_cents, "format_money"),
     ("C007", e_constraint, "drop_constraint"),

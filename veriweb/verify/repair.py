@@ -905,6 +905,47 @@ def drop_constraint(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
     return f"task {task['id']!r}: removed constraint {removed.get('description', '')!r}", Touch(tasks={task["id"]})
 
 
+def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M008: a task's lookup matches several records; every record but the first gets a distinct
+    name (``"Blue Mug"`` -> ``"Blue Mug (2)"``), so the task names exactly one."""
+    tokens = parse_path(issue.location)
+    index = _task_index(data, tokens)
+    node = get_at(data, tokens)
+    if index is None or not isinstance(node, dict) or not isinstance(node.get("query"), dict):
+        return None
+    query = node["query"]
+    table = _table(data, query.get("table", ""))
+    slots = data["tasks"][index].get("slots", {})
+    wanted: dict[str, Any] = {}
+    for cond in query.get("where", []):
+        value = cond.get("value")
+        if cond.get("op", "=") != "=":
+            return None
+        if isinstance(value, dict) and str(value.get("ref", "")).startswith("slot."):
+            value = slots.get(value["ref"][5:])
+        elif isinstance(value, (dict, list)):
+            return None
+        wanted[cond["column"]] = value
+    names = [c for c in wanted if table and any(col["name"] == c and col["type"] == "text" for col in table["columns"])]
+    if table is None or not names:
+        return None
+    rows = [r for r in table.get("rows", []) if all(r.get(k) == v for k, v in wanted.items())]
+    if len(rows) < 2:
+        return None
+    column = names[0]
+    taken = {r.get(column) for r in table["rows"]}
+    renamed = []
+    for row in rows[1:]:
+        number = 2
+        while f"{row[column]} ({number})" in taken:
+            number += 1
+        row[column] = f"{row[column]} ({number})"
+        taken.add(row[column])
+        renamed.append(row[column])
+    return (f"{table['name']}.{column}: {len(renamed)} other record(s) renamed {', '.join(map(repr, renamed))}",
+            Touch(tables={table["name"]}))
+
+
 # ----------------------------------------------------------------------------- the table of operators
 
 
@@ -913,7 +954,7 @@ OPERATORS: dict[str, Operator] = {
     "S005": rename_reference, "S006": rename_reference, "S007": rename_reference, "S008": dedupe_page,
     "S009": add_home,
     "M001": restore_text, "M002": restore_text, "M003": fix_label, "M004": coerce_cell, "M005": rewrite_slot,
-    "M006": drop_task,
+    "M006": drop_task, "M008": disambiguate,
     "C001": repoint_key, "C002": dedupe_key, "C003": fill_null, "C004": recompute_total, "C005": tighten_marker,
     "C006": format_money, "C007": drop_constraint,
     "F001": drop_task, "F003": drop_task, "F004": drop_task, "F006": drop_task, "F007": drop_task,
