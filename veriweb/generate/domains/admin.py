@@ -48,6 +48,7 @@ from veriweb.generate.layout import Chrome, build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import as_user, make_task, next_pages, phrase_with_login
 from veriweb.generate.vocab import CITIES, WORDS, Labels, password, person
 
 Row = dict[str, Any]
@@ -871,6 +872,10 @@ class _Ctx:
     def w(self) -> dict[str, str]:
         return self.st.w
 
+    @property
+    def labels(self) -> Labels:
+        return self.st.labels
+
     def nav(self, key: str) -> list[Step]:
         """Click a main navigation link (opening the menu first on sites that hide it in one)."""
         chrome = self.st.chrome
@@ -904,7 +909,7 @@ class _Ctx:
         """Search the grid for a product (by its name or SKU) and open it."""
         text = product["sku"] if by_sku else product["name"]
         rows = self.product_rows(q=text)
-        return self.filter_products(q=text) + _next_pages(rows.index(product), self.st.sizes["products"]) + [
+        return self.filter_products(q=text) + next_pages(rows.index(product), self.st.sizes["products"]) + [
             ("click", "link", product["name"])]
 
     def status_step(self, value: str) -> Step:
@@ -938,7 +943,7 @@ class _Ctx:
         return (self.nav("customers") + self.open_filters()
                 + [("fill", "textbox", self.w["customer_search"], customer["name"]),
                    ("click", "button", self.w["filter"])]
-                + _next_pages(rows.index(customer), self.st.sizes["customers"]) + [("click", "link", customer["name"])])
+                + next_pages(rows.index(customer), self.st.sizes["customers"]) + [("click", "link", customer["name"])])
 
     def customer_orders(self, customer: Row) -> list[Row]:
         """A customer's orders, newest first (as the customer page lists them)."""
@@ -951,7 +956,7 @@ class _Ctx:
 
     def order_from_customer(self, customer: Row, order: Row) -> list[Step]:
         """On a customer page: open one of their orders."""
-        return self.customer_tab("orders") + _next_pages(self.customer_orders(customer).index(order), 10) + [
+        return self.customer_tab("orders") + next_pages(self.customer_orders(customer).index(order), 10) + [
             ("click", "link", f"#{order['id']}")]
 
     def open_order(self, order: Row) -> list[Step]:
@@ -992,27 +997,20 @@ def _url(path: str, params: dict[str, str]) -> str:
     return f"{path}?{urlencode(sorted(params.items()))}"
 
 
-def _next_pages(position: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * (position // size)
-
-
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
-                  "Use the staff account {username}, password {password}. "]
+ADMIN_PREFIXES = [("Log in as {username} (password: {password}), then: ", True),
+                  ("Sign in with {username} / {password}. ", False),
+                  ("Use the staff account {username}, password {password}. ", False)]
 
 
 def _as_user(ctx: _Ctx, phrasings: list[str], slots: dict[str, Any], plan: list[Step], *,
-             instruction_chance: float = 0.5) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]]:
+             chance: float = 0.5) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]]:
     """Who does the task: a member of staff logged in from the profile, or credentials in the instruction."""
-    if ctx.rng.random() < instruction_chance:
+    if ctx.rng.random() < chance:
         user = ctx.staff(anyone=True)
-        prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") else p) for p in phrasings]
         # every page asks for a log-in, so the episode starts on the log-in form
-        steps = login_plan(ctx.st.labels, user["username"], user["password"], via_link=False)[1:]
-        return (phrased, {**slots, "username": user["username"], "password": user["password"]}, steps + plan,
-                {"user": user["username"], "credentials": "instruction"})
-    user = ctx.staff()
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
+        login = login_plan(ctx.st.labels, user["username"], user["password"], via_link=False)[1:]
+        return as_user(ctx, user, phrasings, slots, plan, chance=1.0, prefixes=ADMIN_PREFIXES, login=login)
+    return as_user(ctx, ctx.staff(), phrasings, slots, plan, chance=0.0)
 
 
 def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: dict[str, Any],
@@ -1020,8 +1018,7 @@ def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str],
     """A task draft, or ``None`` when its plan would exceed the certificate budget."""
     if len(plan) > MAX_PLAN:
         return None
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
+    return make_task(ctx, task_id, family, kind, phrasings, slots, plan, **fields)
 
 
 def _product_id(slot: str = "product", column: str = "name") -> dict[str, Any]:
@@ -1062,7 +1059,7 @@ def _navigate_sorted(ctx: _Ctx) -> TaskDraft | None:
         ordered = sorted(rows, key=lambda p: (sign * p[column], p["id"]))
     else:
         ordered = rows
-    plan += _next_pages(ordered.index(target), ctx.st.sizes["products"]) + [("click", "link", target["name"])]
+    plan += next_pages(ordered.index(target), ctx.st.sizes["products"]) + [("click", "link", target["name"])]
     ctx.used_products.add(target["id"])
     what = {"price_desc": ["most expensive", "priciest"], "price_asc": ["cheapest", "least expensive"],
             "stock_asc": ["lowest-stock", "scarcest"]}[metric]
@@ -1116,7 +1113,7 @@ def _retrieve_lookup(ctx: _Ctx) -> TaskDraft | None:
                   f"Look up the price of {who}."] if ask == "price" else
                  [f"How many units of {who} are in stock?", f"What is the stock level of {who}?",
                   f"Check how many of {who} we have left."])
-    phrasings, slots, plan, user = _as_user(ctx, phrasings, {"product": text}, plan, instruction_chance=0.3)
+    phrasings, slots, plan, user = _as_user(ctx, phrasings, {"product": text}, plan, chance=0.3)
     column = "sku" if by_sku else "name"
     return _task(ctx, f"{ask}_lookup", "retrieve_lookup", "retrieve", phrasings, slots, plan, **user,
                  answer={"type": "currency" if ask == "price" else "number",
@@ -1150,7 +1147,7 @@ def _retrieve_revenue(ctx: _Ctx) -> TaskDraft | None:
                  ["What was the revenue in {month}, before refunds?", "Report the gross revenue for {month}.",
                   "How much revenue did orders placed in {month} bring in (before refunds)?"])
     phrasings, slots, plan, user = _as_user(ctx, phrasings, {"month": _month_label(month), "key": month}, plan,
-                                            instruction_chance=0.3)
+                                            chance=0.3)
     return _task(ctx, "month_revenue", "retrieve_report", "retrieve", phrasings, slots, plan, **user,
                  answer={"type": "currency", "value": kit.scalar("revenue_month", "net" if net else "revenue",
                                                                  cond("month", ref("slot.key")))})
@@ -1187,7 +1184,7 @@ def _retrieve_top(ctx: _Ctx) -> TaskDraft | None:
         answer = {"type": "text", "value": kit.scalar("sales_month", "name", *where, order=[("units", "desc")]),
                   "candidates": kit.scalar("sales_month", "name", *where)["query"]}
     phrasings, slots, plan, user = _as_user(ctx, phrasings, {"month": _month_label(month), "key": month}, plan,
-                                            instruction_chance=0.3)
+                                            chance=0.3)
     return _task(ctx, "top_sellers" if many else "bestseller", "retrieve_top", "retrieve", phrasings, slots, plan,
                  **user, answer=answer)
 
@@ -1226,7 +1223,7 @@ def _retrieve_customer(ctx: _Ctx) -> TaskDraft | None:
         plan = (ctx.open_customer(customer) + ctx.customer_tab("orders")
                 + [("click", "link", "Next")] * ((len(orders) - 1) // 10))
     phrasings, slots, plan, user = _as_user(ctx, phrasings, {"customer": customer["name"]}, plan + [("send", send)],
-                                            instruction_chance=0.3)
+                                            chance=0.3)
     return _task(ctx, f"customer_{ask}", "retrieve_customer", "retrieve", phrasings, slots, plan, **user, answer=answer)
 
 
@@ -1466,7 +1463,8 @@ def _customer_group(ctx: _Ctx) -> TaskDraft | None:
             + [("select", ctx.w["group"], group), ("click", "button", ctx.w["save"])])
     goal = kit.exists("customers", cond("name", ref("slot.customer")), cond("customer_group", ref("slot.group")))
     return _task(ctx, "customer_group", "login_write", "mutate",
-                 [prefix + "move {customer} to the {group} customer group." for prefix in LOGIN_PREFIXES[:2]]
+                 [phrase_with_login(prefix, lower, ["Move {customer} to the {group} customer group."])[0]
+                  for prefix, lower in ADMIN_PREFIXES[:2]]
                  + ["Use the staff account {username} (password {password}) to put {customer} in the {group} group."],
                  {"username": user["username"], "password": user["password"], "customer": customer["name"],
                   "group": group}, plan, user=user["username"], credentials="instruction", goal=[goal],
@@ -1523,20 +1521,22 @@ def _order_note(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _infeasible(ctx: _Ctx) -> TaskDraft | None:
-    """Something that does not exist in this back office, and that no form can create."""
+    """Something that does not exist in this back office, and that no form can create. The plan
+    looks for it first (a filtered grid that comes back empty, or the list where it would be)."""
     rng = ctx.rng
     kind = rng.choice(["product", "customer", "order"])
-    common = {"user": ctx.staff()["username"], "start_logged_in": True, "credentials": "profile"}
     if kind == "product":
         names = {p["name"] for p in ctx.data.products}
         nouns = [n for c in ctx.data.categories for n in STORES[ctx.st.store][c]]
         drawn = (f"{rng.choice(COLOURS)} {rng.choice(STYLES)} {rng.choice(nouns)}" for _ in range(200))
         missing = next(n for n in drawn if n not in names)
         price = rng.randrange(1900, 9900, 100) - 1
-        return _task(ctx, "missing_product", "infeasible_missing", "infeasible",
-                     ["Change the price of the {product} to {price}.", "Set the {product}'s price to {price}."],
-                     {"product": missing, "price": _dollars(price)},
-                     [("infeasible", f"There is no product called {missing} in the catalog.")], **common,
+        look = ctx.filter_products(q=missing) if rng.random() < 0.7 else ctx.nav("products")
+        phrasings, slots, plan, user = _as_user(
+            ctx, ["Change the price of the {product} to {price}.", "Set the {product}'s price to {price}."],
+            {"product": missing, "price": _dollars(price)},
+            look + [("infeasible", f"There is no product called {missing} in the catalog.")], chance=0.4)
+        return _task(ctx, "missing_product", "infeasible_missing", "infeasible", phrasings, slots, plan, **user,
                      goal=[kit.exists("products", cond("name", ref("slot.product")), cond("price", price))])
     if kind == "customer":
         emails = {c["email"] for c in ctx.data.customers}
@@ -1544,15 +1544,19 @@ def _infeasible(ctx: _Ctx) -> TaskDraft | None:
         email = f"{first}.{last}@{rng.choice(EMAIL_DOMAINS)}".lower()
         if email in emails:
             email = f"{first}.{last}.{rng.randint(10, 99)}@{rng.choice(EMAIL_DOMAINS)}".lower()
-        return _task(ctx, "missing_customer", "infeasible_missing", "infeasible",
-                     ["Move the customer with the email {email} to the VIP group.",
-                      "Put the customer {email} in the VIP group."], {"email": email},
-                     [("infeasible", f"No customer has the email address {email}.")], **common,
+        phrasings, slots, plan, user = _as_user(
+            ctx, ["Move the customer with the email {email} to the VIP group.",
+                  "Put the customer {email} in the VIP group."], {"email": email},
+            ctx.nav("customers") + [("infeasible", f"No customer has the email address {email}.")], chance=0.4)
+        return _task(ctx, "missing_customer", "infeasible_missing", "infeasible", phrasings, slots, plan, **user,
                      goal=[kit.exists("customers", cond("email", ref("slot.email")), cond("customer_group", "VIP"))])
     number = max(o["id"] for o in ctx.data.orders) + rng.randint(40, 900)
-    return _task(ctx, "missing_order", "infeasible_missing", "infeasible",
-                 ["Cancel order #{order}.", "Please void order #{order}.", "Mark order #{order} as shipped."],
-                 {"order": number}, [("infeasible", f"There is no order #{number}.")], **common,
+    look = (ctx.nav("orders") + ctx.open_filters()
+            + [("fill", "textbox", ctx.w["order_number"], str(number)), ("click", "button", ctx.w["filter"])])
+    phrasings, slots, plan, user = _as_user(
+        ctx, ["Cancel order #{order}.", "Please void order #{order}.", "Mark order #{order} as shipped."],
+        {"order": number}, look + [("infeasible", f"There is no order #{number}.")], chance=0.4)
+    return _task(ctx, "missing_order", "infeasible_missing", "infeasible", phrasings, slots, plan, **user,
                  goal=[kit.exists("orders", cond("id", ref("slot.order")))])
 
 

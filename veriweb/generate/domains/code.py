@@ -48,6 +48,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -931,7 +932,7 @@ class _Ctx:
         """From the home page to a project's page."""
         plan: list[Step] = [("click", "link", self.w["projects_nav"])] if self.ui.projects_page else []
         position = self.projects_sorted.index(project)
-        return plan + _next_pages(position, self.ui.project_page_size) + [("click", "link", project["path"])]
+        return plan + next_pages(position, self.ui.project_page_size) + [("click", "link", project["path"])]
 
     def to_issues(self, project: Row) -> list[Step]:
         return self.to_project(project) + [("click", "link", self.w["issues"])]
@@ -965,7 +966,7 @@ class _Ctx:
         else:
             if issues.index(title) >= 2 * self.ui.page_size:
                 return None
-            pages = _next_pages(issues.index(title), self.ui.page_size)
+            pages = next_pages(issues.index(title), self.ui.page_size)
         return plan + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"]),
                        *pages, ("click", "link", title)]
 
@@ -994,36 +995,15 @@ class _Ctx:
         return self.rng.choice(people) if people else None
 
 
-def _next_pages(position: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * (position // size)
-
-
-def _all_pages(total: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)
-
-
 def _day_text(iso: str) -> str:
     day = dt.date.fromisoformat(iso)
     return f"{MONTHS[day.month - 1]} {day.day}, {day.year}"
 
 
-LOGIN_PREFIXES = [("Log in as {username} (password: {password}), then ", True),
-                  ("Sign in with {username} / {password}. ", False),
-                  ("Use the account {username}, password {password}. ", False),
-                  ("As {username} (password {password}): ", True)]
-
-
 def _as_user(ctx: _Ctx, user: Row, phrasings: list[str], slots: Row, plan: list[Step], *,
-             instruction_chance: float = 0.6) -> tuple[list[str], Row, list[Step], Row]:
-    """Who does the task: logged in from the profile, or with credentials in the instruction."""
-    if ctx.rng.random() < instruction_chance:
-        steps = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
-        if ctx.fits(steps + plan):
-            prefix, lower = ctx.rng.choice(LOGIN_PREFIXES)
-            phrased = [prefix + (p[0].lower() + p[1:] if lower and p[:2] != "I " else p) for p in phrasings]
-            return (phrased, {**slots, "username": user["username"], "password": user["password"]}, steps + plan,
-                    {"user": user["username"], "credentials": "instruction"})
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
+             chance: float = 0.6) -> tuple[list[str], Row, list[Step], Row]:
+    """Who does the task (see :func:`veriweb.generate.tasks.as_user`); a log-in must fit the budget."""
+    return as_user(ctx, user, phrasings, slots, plan, chance=chance, fits=ctx.fits)
 
 
 def _seen(what: str, predicate: Row) -> Row:
@@ -1035,8 +1015,7 @@ def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str],
           **fields: Any) -> TaskDraft | None:
     if not ctx.fits(plan):
         return None
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
+    return make_task(ctx, task_id, family, kind, phrasings, slots, plan, **fields)
 
 
 # ============================================================================ task families
@@ -1055,7 +1034,7 @@ def _nav_filtered(ctx: _Ctx) -> TaskDraft | None:
             continue
         plan = ctx.to_issues(project) + ctx.filter("open", label=label)
         sort = next((s for s in ctx.ui.issue_sorts if s[0] == "oldest"), None)
-        plan += [("click", "link", sort[1])] if sort else _next_pages(found.index(oldest), ctx.ui.page_size)
+        plan += [("click", "link", sort[1])] if sort else next_pages(found.index(oldest), ctx.ui.page_size)
         target = kit.scalar("issue_view", "id", cond("project_id", ctx.project_q()), cond("state", "open"),
                             cond("labels", ref("slot.label"), "contains"), order=[("created", "asc"), ("id", "asc")])
         return _task(ctx, "oldest_labelled", "navigate_filtered", "navigate",
@@ -1090,7 +1069,7 @@ def _nav_second(ctx: _Ctx) -> TaskDraft | None:
                  [f"Open the {w['mr']} for the branch {{branch}} in {{project}}.",
                   f"Go to the {w['mr']} of {{project}} whose source branch is {{branch}}."],
                  {"branch": mr["source_branch"], "project": project["path"]},
-                 ctx.to_mrs(project) + ctx.filter(mr["state"]) + _next_pages(same.index(mr), ctx.ui.page_size)
+                 ctx.to_mrs(project) + ctx.filter(mr["state"]) + next_pages(same.index(mr), ctx.ui.page_size)
                  + [("click", "link", mr["title"])],
                  goal=[kit.on_page("merge_request", id=target)],
                  progress=[{"description": "on the merge request", "predicate": kit.on_page("merge_request", id=target)}])
@@ -1105,7 +1084,7 @@ def _count_labelled(ctx: _Ctx) -> TaskDraft | None:
         found = [i for i in d.issues_of(project) if i["state"] == state and label in d.ilabels[i["id"]]]
         if not 2 <= len(found) <= 3 * ctx.ui.page_size:
             continue
-        plan = ctx.to_issues(project) + ctx.filter(state, label=label) + _all_pages(len(found), ctx.ui.page_size)
+        plan = ctx.to_issues(project) + ctx.filter(state, label=label) + all_pages(len(found), ctx.ui.page_size)
         return _task(ctx, "count_labelled", "retrieve_count", "retrieve",
                      [f"How many {{state}} {w['issue']}s in {{project}} are labelled {{label}}?",
                       f"Count the {{state}} {w['issue']}s with the label \"{{label}}\" in {{project}}.",
@@ -1174,7 +1153,7 @@ def _largest_mr(ctx: _Ctx) -> TaskDraft | None:
             continue
         plan = ctx.to_mrs(project) + ctx.filter("open")
         sort = next((s for s in ctx.ui.mr_sorts if s[0] == "largest"), None)
-        plan += [("click", "link", sort[1])] if sort else _all_pages(len(found), ctx.ui.page_size)
+        plan += [("click", "link", sort[1])] if sort else all_pages(len(found), ctx.ui.page_size)
         return _task(ctx, "largest_mr", "retrieve_extreme", "retrieve",
                      [f"Which open {w['mr']} in {{project}} adds the most lines?",
                       f"Name the open {w['mr']} of {{project}} with the largest number of added lines."],
@@ -1211,7 +1190,7 @@ def _bounty_total(ctx: _Ctx) -> TaskDraft | None:
         if sum(1 for i in found if i["bounty"]) < 1 or len(found) > 2 * ctx.ui.page_size:
             continue
         total = sum(i["bounty"] for i in found)
-        plan = ctx.to_issues(project) + ctx.filter("open", label=label) + _all_pages(len(found), ctx.ui.page_size)
+        plan = ctx.to_issues(project) + ctx.filter("open", label=label) + all_pages(len(found), ctx.ui.page_size)
         return _task(ctx, "bounty_total", "retrieve_sum", "retrieve",
                      [f"What is the total bounty on open {w['issue']}s labelled {{label}} in {{project}}?",
                       f"Add up the bounties of the open {{label}} {w['issue']}s in {{project}}: how much is it?"],
@@ -1240,7 +1219,7 @@ def _dashboard_count(ctx: _Ctx) -> TaskDraft | None:
     return _task(ctx, "my_open_issues", "retrieve_count_profile", "retrieve",
                  [f"How many open {w['issue']}s are assigned to me?", f"Count the open {w['issue']}s assigned to you.",
                   f"I need to know how many open {w['issue']}s I am responsible for."], {},
-                 [("click", "link", w["dashboard"])] + _all_pages(n, ctx.ui.page_size) + [("send", str(n))],
+                 [("click", "link", w["dashboard"])] + all_pages(n, ctx.ui.page_size) + [("send", str(n))],
                  user=user["username"], start_logged_in=True, credentials="profile",
                  progress=[_seen("the list of your issues", kit.on_page("dashboard"))],
                  answer={"type": "number", "value": kit.scalar("issues", "*", cond("assignee_id", ref("user.id")),
@@ -1286,7 +1265,7 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Close the {w['issue']} \"{{title}}\" in {{project}}.", f"Mark \"{{title}}\" ({{project}}) as closed.",
             f"The {w['issue']} \"{{title}}\" is done: close it."], {"title": issue["title"], "project": project["path"]},
-            plan + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close), instruction_chance=0.8)
+            plan + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close), chance=0.8)
         closed = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "closed"))
         return _task(ctx, "close_issue", "single_write", "mutate", phrasings, slots, plan, **who, goal=[closed],
                      progress=[{"description": "the issue is closed", "predicate": closed}], footprint=[state_cols])
@@ -1297,7 +1276,7 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
         {"title": issue["title"], "text": body},
         plan + [("click", "button", w["reopen_issue"]), *ctx.confirm(ctx.ui.confirm_close),
                 ("fill", "textbox", w["comment_box"], body),
-                ("click", "button", w["comment"])], instruction_chance=0.7)
+                ("click", "button", w["comment"])], chance=0.7)
     reopened = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "open"))
     said = kit.exists("notes", cond("issue_id", ctx.issue_q()), cond("author_id", ref("user.id")), cond("body", ref("slot.text")))
     return _task(ctx, "reopen_issue", "multi_step_write", "mutate", phrasings, slots, plan, **who,
@@ -1340,7 +1319,7 @@ def _create_issue(ctx: _Ctx) -> TaskDraft | None:
                      f"assignee {{assignee}}."]
     plan = ctx.to_issues(project) + [("click", "link", w["new_issue"])]
     plan += [s for name in ctx.ui.form_order for s in steps[name]] + [("click", "button", w["create"])]
-    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, plan, instruction_chance=0.5)
+    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, plan, chance=0.5)
     new_id = kit.scalar("issues", "id", *where)
     labelled = kit.exists("issue_labels", cond("issue_id", new_id), cond("label_id", ctx.label_q()))
     return _task(ctx, "create_issue", "multi_step_form", "mutate", phrasings, slots, plan, **who,
@@ -1363,13 +1342,13 @@ def _merge_only(ctx: _Ctx) -> TaskDraft | None:
         if len(found) < 2 or not ready or user is None:
             continue
         mr = ctx.rng.choice(ready)
-        plan = ctx.to_mrs(project) + ctx.filter("open") + _next_pages(found.index(mr), ctx.ui.page_size)
+        plan = ctx.to_mrs(project) + ctx.filter("open") + next_pages(found.index(mr), ctx.ui.page_size)
         plan += [("click", "link", mr["title"]), ("click", "button", w["merge"])] + ctx.confirm(ctx.ui.confirm_merge)
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Merge the open {w['mr']} from the branch {{branch}} in {{project}}. Leave every other {w['mr']} as it is.",
             f"In {{project}}, merge the {w['mr']} of branch {{branch}}, and nothing else.",
             f"Only the {w['mr']} for {{branch}} in {{project}} is ready: merge it, and do not merge or close any other."],
-            {"branch": mr["source_branch"], "project": project["path"]}, plan, instruction_chance=0.7)
+            {"branch": mr["source_branch"], "project": project["path"]}, plan, chance=0.7)
         mine = [cond("project_id", ctx.project_q()), cond("source_branch", ref("slot.branch"))]
         others = [cond("project_id", ctx.project_q()), cond("source_branch", ref("slot.branch"), "!=")]
         merged = kit.exists("merge_requests", *mine, cond("state", "merged"))
@@ -1404,7 +1383,7 @@ def _label_several(ctx: _Ctx) -> TaskDraft | None:
                 f"Add the {w['label'].lower()} {{label}} to both \"{{first}}\" and \"{{second}}\".",
                 f"Label the {w['issue']}s \"{{first}}\" and \"{{second}}\" as {{label}}.",
                 f"Tag \"{{first}}\" and \"{{second}}\" with {{label}}."],
-                {"label": label, "first": chosen[0]["title"], "second": chosen[1]["title"]}, plan, instruction_chance=0.4)
+                {"label": label, "first": chosen[0]["title"], "second": chosen[1]["title"]}, plan, chance=0.4)
             has = {n: kit.exists("issue_labels", cond("issue_id", ctx.issue_q(n)), cond("label_id", ctx.label_q()))
                    for n in ("first", "second")}
             return _task(ctx, "label_several", "multi_entity", "mutate", phrasings, slots, plan, **who,
@@ -1473,7 +1452,7 @@ def _relabel(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"On the {w['issue']} \"{{title}}\", replace the {w['label'].lower()} {{old}} with {{new}}.",
             f"\"{{title}}\" is labelled {{old}} by mistake: remove that {w['label'].lower()} and add {{new}} instead."],
-            {"title": issue["title"], "old": old, "new": new}, plan, instruction_chance=0.6)
+            {"title": issue["title"], "old": old, "new": new}, plan, chance=0.6)
         removed = kit.exists("issue_labels", cond("issue_id", ctx.issue_q()), cond("label_id", ctx.label_q("old")), negate=True)
         added = kit.exists("issue_labels", cond("issue_id", ctx.issue_q()), cond("label_id", ctx.label_q("new")))
         return _task(ctx, "relabel", "multi_step_relabel", "mutate", phrasings, slots, plan, **who,
@@ -1503,7 +1482,7 @@ def _delete_comment(ctx: _Ctx) -> TaskDraft | None:
         phrasings, slots, plan, who = _as_user(ctx, user, [
             f"Delete your comment \"{{text}}\" on the {w['issue']} \"{{title}}\".",
             f"Remove the comment I left on \"{{title}}\" (it says \"{{text}}\")."],
-            {"title": issue["title"], "text": note["body"]}, plan, instruction_chance=0.6)
+            {"title": issue["title"], "text": note["body"]}, plan, chance=0.6)
         mine = [cond("issue_id", ctx.issue_q()), cond("author_id", ref("user.id")), cond("body", ref("slot.text"))]
         gone = kit.exists("notes", *mine, negate=True)
         return _task(ctx, "delete_comment", "irreversible_write", "mutate", phrasings, slots, plan, **who,
@@ -1531,42 +1510,53 @@ def _star(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _infeasible(ctx: _Ctx) -> TaskDraft | None:
-    """Infeasible: a label, a person, a merge request or a project that does not exist."""
+    """Infeasible: a label, a person, a merge request or a project that does not exist. The plan
+    looks first (the issue's edit controls, the project's merge requests, the project list)."""
     d, w = ctx.data, ctx.w
     names = {lab["name"] for lab in d.labels}
     people = {u["name"] for u in d.users}
     issue = ctx.rng.choice(d.issues)
     project = ctx.rng.choice(d.projects)
     user = ctx.rng.choice(d.users)
-    who = {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
     kind = ctx.rng.choice(["label", "person", "mr", "project"])
+    if kind in ("label", "person"):
+        found = ctx.search(issue["title"], at_home=True) if ctx.rng.random() < 0.7 else None
+        owner = next(p for p in d.projects if p["id"] == issue["project_id"])
+        look = found + ctx.open_edit() if found is not None else ctx.to_issues(owner)
     if kind == "label":
         label = ctx.rng.choice([n for n in MISSING_LABELS + LABEL_POOL if n not in names])
-        return _task(ctx, "missing_label", "infeasible_missing", "infeasible",
-                     [f"Add the {w['label'].lower()} \"{{label}}\" to the {w['issue']} \"{{title}}\".",
-                      f"Label \"{{title}}\" as \"{{label}}\"."], {"label": label, "title": issue["title"]},
-                     [("infeasible", f"There is no {w['label'].lower()} called {label} on this site.")], **who,
+        phrasings, slots, plan, who = _as_user(
+            ctx, user, [f"Add the {w['label'].lower()} \"{{label}}\" to the {w['issue']} \"{{title}}\".",
+                        f"Label \"{{title}}\" as \"{{label}}\"."], {"label": label, "title": issue["title"]},
+            look + [("infeasible", f"There is no {w['label'].lower()} called {label} on this site.")], chance=0.4)
+        return _task(ctx, "missing_label", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                      goal=[kit.exists("issue_labels", cond("issue_id", ctx.issue_q()), cond("label_id", ctx.label_q()))])
     if kind == "person":
         person_name = ctx.rng.choice([n for n in MISSING_PEOPLE if n not in people])
-        return _task(ctx, "missing_person", "infeasible_missing", "infeasible",
-                     [f"Assign the {w['issue']} \"{{title}}\" to {{person}}.", f"Make {{person}} the assignee of \"{{title}}\"."],
-                     {"person": person_name, "title": issue["title"]},
-                     [("infeasible", f"{person_name} has no account here, so cannot be assigned.")], **who,
+        phrasings, slots, plan, who = _as_user(
+            ctx, user, [f"Assign the {w['issue']} \"{{title}}\" to {{person}}.",
+                        f"Make {{person}} the assignee of \"{{title}}\"."], {"person": person_name, "title": issue["title"]},
+            look + [("infeasible", f"{person_name} has no account here, so cannot be assigned.")], chance=0.4)
+        return _task(ctx, "missing_person", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                      goal=[kit.exists("issues", cond("title", ref("slot.title")), cond("assignee_id", ctx.user_q("person")))])
     if kind == "mr":
         title = _title(ctx.rng, MR_TEMPLATES, set(d.titles))
-        return _task(ctx, "missing_mr", "infeasible_missing", "infeasible",
-                     [f"Merge the {w['mr']} \"{{title}}\" in {{project}}.", f"Please merge \"{{title}}\" into {{project}}."],
-                     {"title": title, "project": project["path"]},
-                     [("infeasible", f"{project['path']} has no {w['mr']} called \"{title}\".")], **who,
+        phrasings, slots, plan, who = _as_user(
+            ctx, user, [f"Merge the {w['mr']} \"{{title}}\" in {{project}}.", f"Please merge \"{{title}}\" into {{project}}."],
+            {"title": title, "project": project["path"]},
+            ctx.to_mrs(project) + [("infeasible", f"{project['path']} has no {w['mr']} called \"{title}\".")], chance=0.4)
+        return _task(ctx, "missing_mr", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                      goal=[kit.exists("merge_requests", cond("title", ref("slot.title")), cond("state", "merged"))])
     taken = {p["name"] for p in d.projects}
     name = ctx.rng.choice([n for n in PROJECT_NAMES if n not in taken])
     path = f"{project['namespace']}/{name}"
-    return _task(ctx, "missing_project", "infeasible_missing", "infeasible",
-                 ["Star the project {project}.", "Add {project} to my starred projects."], {"project": path},
-                 [("infeasible", f"There is no project {path}.")], **who,
+    before = sum(1 for p in ctx.projects_sorted if p["path"] < path)
+    look = ([("click", "link", w["projects_nav"])] if ctx.ui.projects_page else []) + next_pages(
+        before, ctx.ui.project_page_size)
+    phrasings, slots, plan, who = _as_user(
+        ctx, user, ["Star the project {project}.", "Add {project} to my starred projects."], {"project": path},
+        look + [("infeasible", f"There is no project {path}.")], chance=0.4)
+    return _task(ctx, "missing_project", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                  goal=[kit.exists("stars", cond("user_id", ref("user.id")), cond("project_id", ctx.project_q()))])
 
 

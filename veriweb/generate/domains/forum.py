@@ -60,6 +60,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import as_user, make_task, next_pages
 from veriweb.generate.vocab import WORDS, Labels, password, person
 
 Data = dict[str, Any]
@@ -821,7 +822,7 @@ class _Ctx:
                              key=lambda p: (p["created"], p["id"]), reverse=True)
             position = [p["id"] for p in matches].index(post["id"])
             if position // self.s.page_size <= 2 or query == post["title"]:
-                return self.search(query) + _next_pages(position, self.s.page_size) + [("click", "link", post["title"])]
+                return self.search(query) + next_pages(position, self.s.page_size) + [("click", "link", post["title"])]
         raise AssertionError("unreachable")
 
     def to_user(self, user: Data) -> list[Step] | None:
@@ -833,7 +834,7 @@ class _Ctx:
 
     def open_own_post(self, user: Data, post: Data) -> list[Step]:
         return [("click", "link", self.words["my_profile"]),
-                *_next_pages(self.by_user[user["id"]].index(post), self.s.page_size), ("click", "link", post["title"])]
+                *next_pages(self.by_user[user["id"]].index(post), self.s.page_size), ("click", "link", post["title"])]
 
     def forum_sorted(self, forum_id: int, column: str) -> list[Data]:
         """A community's posts as its list shows them sorted by ``column`` (then hot, then id)."""
@@ -864,32 +865,6 @@ class _Ctx:
                             + [("click", "link", label), ("click", "link", ordered[0]["title"])], pid)
         post = self.rng.choice([p for p in self.posts if usable(p)])
         return post, "the post \"{title}\"", {"title": post["title"]}, self.find_post(post), _post_id()
-
-
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
-                  "Use the account {username}, password {password}. "]
-
-
-def _as_user(ctx: _Ctx, user: Data, phrasings: list[str], slots: Data, plan: list[Step], *,
-             instruction_chance: float = 0.5) -> tuple[list[str], Data, list[Step], Data]:
-    """Who does the task: logged in from the profile, or with credentials in the instruction."""
-    if ctx.rng.random() < instruction_chance:
-        prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") else p) for p in phrasings]
-        return (phrased, {**slots, "username": user["username"], "password": user["password"]},
-                login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
-                {"user": user["username"], "credentials": "instruction"})
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
-
-
-def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: Data, plan: list[Step],
-          **fields: Any) -> TaskDraft:
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
-
-
-def _next_pages(position: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * (position // size)
 
 
 def _post_id(slot: str = "title") -> Data:
@@ -924,7 +899,7 @@ def _navigate_sorted(ctx: _Ctx) -> list[TaskDraft]:
         what = {"new": "newest", "top": "highest-scoring", "most_comments": "most commented"}[key]
         target = kit.on_page("post", id=kit.scalar("post_view", "id", cond("forum", ref("slot.forum")),
                                                    order=[(column, "desc"), ("hot", "desc"), ("id", "desc")]))
-        return [_task(ctx, "open_sorted", "navigate_sorted", "navigate",
+        return [make_task(ctx, "open_sorted", "navigate_sorted", "navigate",
                       [f"Open the {{what}} post in {ctx.place}.", f"Go to the {{what}} post of {ctx.place}.",
                        f"Find the {{what}} post in the {ctx.place} community and open it."],
                       {"what": what, "forum": forum["name"]},
@@ -937,7 +912,7 @@ def _navigate_author(ctx: _Ctx) -> list[TaskDraft]:
     """Open the profile of the person who wrote a post (search-dependent)."""
     post = ctx.rng.choice(ctx.posts)
     target = kit.on_page("profile", username=kit.scalar("post_view", "author", cond("title", ref("slot.title"))))
-    return [_task(ctx, "author_profile", "navigate_search", "navigate",
+    return [make_task(ctx, "author_profile", "navigate_search", "navigate",
                   ["Open the profile of whoever wrote the post \"{title}\".",
                    "Who posted \"{title}\"? Go to their profile page.",
                    "Find the author of \"{title}\" and open their profile."], {"title": post["title"]},
@@ -952,14 +927,14 @@ def _retrieve_count(ctx: _Ctx) -> list[TaskDraft]:
     """How many comments a post has, or how many members a community has (number answers)."""
     if ctx.rng.random() < 0.6:
         post = ctx.rng.choice([p for p in ctx.posts if p["comments"] > 0])
-        return [_task(ctx, "count_comments", "retrieve_count", "retrieve",
+        return [make_task(ctx, "count_comments", "retrieve_count", "retrieve",
                       ["How many comments does the post \"{title}\" have?", "Count the comments on \"{title}\".",
                        "How many comments are there under \"{title}\"?"],
                       {"title": post["title"]}, ctx.find_post(post) + [("send", str(post["comments"]))],
                       answer={"type": "number", "value": kit.scalar("comments", "*", cond("post_id", _post_id()),
                                                                     agg="count")})]
     forum = ctx.rng.choice(ctx.forums)
-    return [_task(ctx, "count_members", "retrieve_count", "retrieve",
+    return [make_task(ctx, "count_members", "retrieve_count", "retrieve",
                   [f"How many members does {ctx.place} have?", f"What is the member count of {ctx.place}?"],
                   {"forum": forum["name"]}, ctx.to_forum(forum, at_home=True) + [("send", f"{forum['members']:,}")],
                   answer={"type": "number", "value": kit.scalar("forums", "members", cond("name", ref("slot.forum")))})]
@@ -974,7 +949,7 @@ def _retrieve_extreme(ctx: _Ctx) -> list[TaskDraft]:
         if len(ordered) < 4 or ordered[0]["score"] == ordered[1]["score"]:
             continue
         author = ctx.user_by_id[ordered[0]["user_id"]]["username"]
-        return [_task(ctx, "top_author", "retrieve_extreme", "retrieve",
+        return [make_task(ctx, "top_author", "retrieve_extreme", "retrieve",
                       [f"Which user wrote the highest-scoring post in {ctx.place}? Give the username.",
                        f"Who posted the top post of all time in {ctx.place}? Answer with the username.",
                        f"Give the username behind the post with the most points in {ctx.place}."],
@@ -992,12 +967,12 @@ def _retrieve_date(ctx: _Ctx) -> list[TaskDraft]:
         user = ctx.rng.choice(ctx.users)
         plan = ctx.to_user(user)
         if plan is not None:
-            return [_task(ctx, "join_date", "retrieve_date", "retrieve",
+            return [make_task(ctx, "join_date", "retrieve_date", "retrieve",
                           ["When did {user} join the site?", "On what date did {user} create their account?",
                            "What is {user}'s join date?"], {"user": user["username"]}, plan + [("send", user["joined"])],
                           answer={"type": "date", "value": kit.scalar("users", "joined", cond("username", ref("slot.user")))})]
     post = ctx.rng.choice(ctx.posts)
-    return [_task(ctx, "post_date", "retrieve_date", "retrieve",
+    return [make_task(ctx, "post_date", "retrieve_date", "retrieve",
                   ["On what date was \"{title}\" posted?", "When was the post \"{title}\" submitted? Give the date."],
                   {"title": post["title"]}, ctx.find_post(post) + [("send", post["created"][:10])],
                   answer={"type": "date", "value": kit.scalar("post_view", "posted_on", cond("title", ref("slot.title")))})]
@@ -1006,7 +981,7 @@ def _retrieve_date(ctx: _Ctx) -> list[TaskDraft]:
 def _retrieve_price(ctx: _Ctx) -> list[TaskDraft]:
     """The asking price of a marketplace listing (currency answer)."""
     post = ctx.rng.choice([p for p in ctx.posts if p["price"] is not None])
-    return [_task(ctx, "asking_price", "retrieve_lookup", "retrieve",
+    return [make_task(ctx, "asking_price", "retrieve_lookup", "retrieve",
                   ["How much is the seller asking for \"{title}\"?", "What is the asking price of the listing \"{title}\"?",
                    "Tell me the price on the \"{title}\" listing."],
                   {"title": post["title"]}, ctx.find_post(post) + [("send", f"${post['price'] / 100:,.2f}")],
@@ -1022,7 +997,7 @@ def _retrieve_compare(ctx: _Ctx) -> list[TaskDraft]:
         titles = [p["title"] for p in chosen]
         if prices[0] != prices[1] and not any(a != b and a in b for a in titles for b in titles):
             cheapest = min(chosen, key=lambda p: p["price"])
-            return [_task(ctx, "cheapest_listing", "retrieve_compare", "retrieve",
+            return [make_task(ctx, "cheapest_listing", "retrieve_compare", "retrieve",
                           ["Which listing is the cheapest: \"{first}\", \"{second}\" or \"{third}\"? Answer with its title.",
                            "I am choosing between \"{first}\", \"{second}\" and \"{third}\". Which one costs the least? "
                            "Give the title."],
@@ -1042,19 +1017,19 @@ def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
         return []
     user, forum, inside = ctx.rng.choice(pairs)
     last = max(ctx.by_user[user["id"]].index(p) for p in inside)
-    browse = [("click", "link", ctx.words["my_profile"]), *_next_pages(last, ctx.s.page_size)]
+    browse = [("click", "link", ctx.words["my_profile"]), *next_pages(last, ctx.s.page_size)]
     where = [cond("user_id", ref("user.id")), cond("forum_id", _forum_id())]
     if ctx.rng.random() < 0.5:
-        phrasings, slots, plan, who = _as_user(ctx, user, [
+        phrasings, slots, plan, who = as_user(ctx, user, [
             f"List the titles of your posts in {ctx.place}.", f"What are the titles of the posts you wrote in {ctx.place}?"],
-            {"forum": forum["name"]}, browse + [("send", "; ".join(p["title"] for p in inside))], instruction_chance=0.6)
-        return [_task(ctx, "own_titles", "retrieve_list", "retrieve", phrasings, slots, plan, **who,
+            {"forum": forum["name"]}, browse + [("send", "; ".join(p["title"] for p in inside))], chance=0.6)
+        return [make_task(ctx, "own_titles", "retrieve_list", "retrieve", phrasings, slots, plan, **who,
                       answer={"type": "list", "list_query": kit.scalar("posts", "title", *where)["query"]})]
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         f"What is the combined score of all your posts in {ctx.place}?",
         f"Add up the points of your posts in {ctx.place}: what is the total?"],
-        {"forum": forum["name"]}, browse + [("send", str(sum(p["score"] for p in inside)))], instruction_chance=0.6)
-    return [_task(ctx, "own_score", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
+        {"forum": forum["name"]}, browse + [("send", str(sum(p["score"] for p in inside)))], chance=0.6)
+    return [make_task(ctx, "own_score", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
                   answer={"type": "number", "value": kit.scalar("posts", "score", *where, agg="sum")})]
 
 
@@ -1069,11 +1044,11 @@ def _vote(ctx: _Ctx) -> list[TaskDraft]:
         lambda p: p["created"] >= CUTOFF and p["id"] not in voted and p["user_id"] != user["id"])
     up = ctx.rng.random() < 0.7
     value, label = (1, ctx.s.votes[0]) if up else (-1, ctx.s.votes[1])
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         f"{'Upvote' if up else 'Downvote'} {named}.", f"Give {named} {'an upvote' if up else 'a downvote'}.",
-        f"Vote {'up' if up else 'down'} {named}."], slots, steps + [("click", "button", label)], instruction_chance=0.6)
+        f"Vote {'up' if up else 'down'} {named}."], slots, steps + [("click", "button", label)], chance=0.6)
     mine = kit.exists("votes", cond("user_id", ref("user.id")), cond("post_id", pid), cond("value", value))
-    return [_task(ctx, "vote", "single_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
+    return [make_task(ctx, "vote", "single_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
                   progress=[{"description": "the vote is recorded", "predicate": mine}],
                   footprint=[{"table": "votes", "where": [cond("user_id", ref("user.id")), cond("post_id", pid)]},
                              {"table": "posts", "where": [cond("id", pid)], "columns": ["score"], "ops": ["update"]}])]
@@ -1087,11 +1062,11 @@ def _comment(ctx: _Ctx) -> list[TaskDraft]:
     if ctx.s.comment_ui == "dialog":
         steps.append(("click", "button", ctx.words["comment_open"]))
     steps += [("fill", "textbox", ctx.words["comment_box"], text), ("click", "button", ctx.words["comment_submit"])]
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         f"Reply to {named} with the comment: {{text}}", f"Comment \"{{text}}\" on {named}.",
-        f"Leave this comment on {named}: {{text}}"], {**slots, "text": text}, steps, instruction_chance=0.6)
+        f"Leave this comment on {named}: {{text}}"], {**slots, "text": text}, steps, chance=0.6)
     mine = kit.exists("comments", cond("user_id", ref("user.id")), cond("post_id", pid), cond("body", ref("slot.text")))
-    return [_task(ctx, "comment", "form_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
+    return [make_task(ctx, "comment", "form_write", "mutate", phrasings, slots, plan, **who, goal=[mine],
                   progress=[{"description": "the comment is posted", "predicate": mine}],
                   constraints=[{"description": "the comment was posted more than once", "predicate": kit.count(
                       "comments", cond("user_id", ref("user.id")), cond("body", ref("slot.text")), op=">", value=1)}],
@@ -1124,8 +1099,8 @@ def _create_post(ctx: _Ctx) -> list[TaskDraft]:
         goal.append(cond("flair", ref("slot.flair")))
     phrasings = [p + (", flaired {flair}." if ctx.s.has_flair else ".") for p in phrasings]
     steps.append(("click", "button", ctx.words["publish"]))
-    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, steps, instruction_chance=0.75)
-    return [_task(ctx, "create_post", "multi_step_write", "mutate", phrasings, slots, plan, **who,
+    phrasings, slots, plan, who = as_user(ctx, user, phrasings, slots, steps, chance=0.75)
+    return [make_task(ctx, "create_post", "multi_step_write", "mutate", phrasings, slots, plan, **who,
                   goal=[kit.exists("posts", *goal)],
                   progress=[{"description": "the post exists", "predicate": kit.exists("posts", *where)}],
                   constraints=[{"description": "more than one post was created",
@@ -1143,14 +1118,14 @@ def _edit_post(ctx: _Ctx) -> list[TaskDraft]:
     steps = ctx.open_own_post(user, post) + [("click", "link", ctx.words["edit"]),
                                              ("fill", "textbox", ctx.words["post_body"], body),
                                              ("click", "button", ctx.labels["save"])]
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         "Change the text of your post \"{title}\" to \"{body}\" but keep its title as it is.",
         "Edit your post \"{title}\": replace its text with \"{body}\". Do not change the title.",
         "Update the body of your post \"{title}\" so it reads \"{body}\", leaving the title alone."],
-        {"title": post["title"], "body": body}, steps, instruction_chance=0.65)
+        {"title": post["title"], "body": body}, steps, chance=0.65)
     done = kit.exists("posts", cond("user_id", ref("user.id")), cond("title", ref("slot.title")),
                       cond("body", ref("slot.body")))
-    return [_task(ctx, "edit_post", "write_constraint", "mutate", phrasings, slots, plan, **who, goal=[done],
+    return [make_task(ctx, "edit_post", "write_constraint", "mutate", phrasings, slots, plan, **who, goal=[done],
                   progress=[{"description": "the post has the new text", "predicate": done}],
                   # the post's id, not its title: a post whose title changed has to be found all the same
                   constraints=[{"description": "the post's title was changed", "predicate": kit.exists(
@@ -1181,14 +1156,14 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
     for forum, (_, joining) in zip(chosen, changes):
         steps += ctx.to_forum(forum, at_home=not steps) + [("click", "button", join if joining else leave)]
         steps += [("click", "button", ctx.labels["confirm"])] if ctx.s.confirm_leave and not joining else []
-    phrasings, slots, plan, who = _as_user(ctx, user, phrasings, {n: f["name"] for (n, _), f in zip(changes, chosen)},
-                                           steps, instruction_chance=0.5)
+    phrasings, slots, plan, who = as_user(ctx, user, phrasings, {n: f["name"] for (n, _), f in zip(changes, chosen)},
+                                           steps, chance=0.5)
 
     def member_of(name: str, joined: bool) -> Data:
         return kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id(name)),
                           negate=not joined)
 
-    return [_task(ctx, "memberships", "multi_entity", "mutate", phrasings, slots, plan, **who,
+    return [make_task(ctx, "memberships", "multi_entity", "mutate", phrasings, slots, plan, **who,
                   goal=[member_of(n, j) for n, j in changes],
                   progress=[{"description": f"{'joined' if j else 'left'} the {n} community", "predicate": member_of(n, j)}
                             for n, j in changes],
@@ -1241,7 +1216,7 @@ def _delete_post(ctx: _Ctx) -> list[TaskDraft]:
         footprint += [{"table": "subscriptions", "where": [cond("user_id", ref("user.id")), cond("forum_id", _forum_id())],
                        "ops": ["delete"]},
                       {"table": "forums", "where": [cond("id", _forum_id())], "columns": ["members"], "ops": ["update"]}]
-    return [_task(ctx, "delete_post", "login_write", "mutate", phrasings, slots, steps, user=user["username"],
+    return [make_task(ctx, "delete_post", "login_write", "mutate", phrasings, slots, steps, user=user["username"],
                   credentials="instruction", goal=goal, progress=progress, footprint=footprint)]
 
 
@@ -1249,30 +1224,43 @@ def _delete_post(ctx: _Ctx) -> list[TaskDraft]:
 
 
 def _infeasible(ctx: _Ctx) -> list[TaskDraft]:
-    """Something that does not exist on this site and that no action creates: a community or a user."""
+    """Something that does not exist on this site and that no action creates: a community or a
+    user. The plan establishes the absence first (a search, the community list, the new-post form)
+    and then reports it."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
     names = {f["name"] for f in ctx.forums}
     missing = rng.choice([n for n in sorted(FORUMS) + MARKET_NAMES if n not in names])
-    who = {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
     kind = rng.randrange(3)
+    if kind < 2:
+        looks = [ctx.search(missing) + ([("click", "tab", ctx.words["communities"])] if ctx.s.search_tabs else []),
+                 [("click", "link", ctx.words["communities"])] if ctx.s.has_directory
+                 else [("click", "link", ctx.labels["home"])]]
+        if kind == 1 and ctx.s.submit_mode == "global":
+            looks.append([("click", "link", ctx.words["new_post"])])
+        look = rng.choice(looks)
     if kind == 0:
-        return [_task(ctx, "missing_community", "infeasible_missing", "infeasible",
-                      [f"Join {ctx.place}.", f"Subscribe me to {ctx.place}, please.", f"Become a member of {ctx.place}."],
-                      {"forum": missing}, [("infeasible", f"There is no community called {missing} on this site.")], **who,
-                      goal=[kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id()))])]
+        phrasings, slots, plan, who = as_user(
+            ctx, user, [f"Join {ctx.place}.", f"Subscribe me to {ctx.place}, please.", f"Become a member of {ctx.place}."],
+            {"forum": missing}, look + [("infeasible", f"There is no community called {missing} on this site.")],
+            chance=0.4)
+        return [make_task(ctx, "missing_community", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                          goal=[kit.exists("subscriptions", cond("user_id", ref("user.id")), cond("forum_id", _forum_id()))])]
     if kind == 1:
-        return [_task(ctx, "missing_community_post", "infeasible_missing", "infeasible",
-                      [f"Post \"{{title}}\" in {ctx.place}.", f"Create a thread titled \"{{title}}\" in {ctx.place}."],
-                      {"forum": missing, "title": _title(rng.choice(NEW_TITLE_FORMS), "setup")},
-                      [("infeasible", f"There is no community called {missing} to post in.")], **who,
-                      goal=[kit.exists("posts", cond("forum_id", _forum_id()), cond("title", ref("slot.title")))])]
+        phrasings, slots, plan, who = as_user(
+            ctx, user, [f"Post \"{{title}}\" in {ctx.place}.", f"Create a thread titled \"{{title}}\" in {ctx.place}."],
+            {"forum": missing, "title": _title(rng.choice(NEW_TITLE_FORMS), "setup")},
+            look + [("infeasible", f"There is no community called {missing} to post in.")], chance=0.4)
+        return [make_task(ctx, "missing_community_post", "infeasible_missing", "infeasible", phrasings, slots, plan,
+                          **who, goal=[kit.exists("posts", cond("forum_id", _forum_id()), cond("title", ref("slot.title")))])]
     usernames = {u["username"] for u in ctx.users}
     ghost = next(g for g in (f"{a.lower()}_{b.lower()}" for a, b in (person(rng) for _ in iter(int, 1)))
                  if g not in usernames)
-    return [_task(ctx, "missing_user", "infeasible_missing", "infeasible",
-                  ["Upvote the latest post by {ghost}.", "Find {ghost}'s newest post and upvote it."],
-                  {"ghost": ghost}, [("infeasible", f"There is no user called {ghost} here.")], **who,
-                  goal=[kit.sql("SELECT EXISTS (SELECT 1 FROM votes v JOIN posts p ON p.id = v.post_id JOIN users u ON "
-                                "u.id = p.user_id WHERE v.user_id = :user_id AND u.username = :ghost)",
-                                ghost=ref("slot.ghost"))])]
+    look = ctx.search(ghost) + ([("click", "tab", ctx.words["people"])] if ctx.s.search_tabs else [])
+    phrasings, slots, plan, who = as_user(
+        ctx, user, ["Upvote the latest post by {ghost}.", "Find {ghost}'s newest post and upvote it."],
+        {"ghost": ghost}, look + [("infeasible", f"There is no user called {ghost} here.")], chance=0.4)
+    return [make_task(ctx, "missing_user", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                      goal=[kit.sql("SELECT EXISTS (SELECT 1 FROM votes v JOIN posts p ON p.id = v.post_id JOIN users u "
+                                    "ON u.id = p.user_id WHERE v.user_id = :user_id AND u.username = :ghost)",
+                                    ghost=ref("slot.ghost"))])]

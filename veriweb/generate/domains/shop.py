@@ -39,6 +39,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
 from veriweb.generate.vocab import CITIES, Labels, password, person, street_address
 
 SHOP_NAMES = ["Threadline", "Northwind Goods", "Maple & Co", "Harbor Supply", "Fern Street", "Copper Kettle",
@@ -60,6 +61,9 @@ SIZES = ["S", "M", "L", "XL"]
 STATUSES = ["placed", "shipped", "delivered"]
 MISSING = ["Velvet Tuxedo Jacket", "Gold Plated Kettle", "Silk Opera Gloves", "Titanium Snow Boots",
            "Cashmere Sleeping Bag", "Crystal Dog Bowl"]
+MISSING_CATEGORY = {"Velvet Tuxedo Jacket": "Jackets", "Gold Plated Kettle": "Kitchen", "Titanium Snow Boots": "Shoes",
+                    "Cashmere Sleeping Bag": "Bags", "Crystal Dog Bowl": "Homeware", "Silk Opera Gloves": "Hats"}
+"""Where a shopper would look for each missing product."""
 
 
 def _catalogue(rng: random.Random, categories: list[str], count: int) -> list[dict[str, Any]]:
@@ -378,7 +382,7 @@ class _Ctx:
             if position // self.page_size <= 3:
                 home = self.rng.choice([("click", "link", self.labels["home"]), ("goto", "/")])
                 return [home, ("click", "link", self.categories[product["category_id"] - 1]),
-                               *_next_pages(position, self.page_size, len(in_cat))] + (
+                               *next_pages(position, self.page_size)] + (
                     [("click", "link", name)] if open_it else [])
             way = "full"
         plan: list[tuple[Any, ...]] = [] if self.search_in_header else [("click", "link", self.labels["home"])]
@@ -390,30 +394,7 @@ class _Ctx:
         submit: tuple[Any, ...] = (("press", "textbox", self.labels["search_box"], "Enter") if way == "enter"
                                    else ("click", "button", self.labels["search"]))
         return plan + [("fill", "textbox", self.labels["search_box"], query), submit,
-                       *_next_pages(position, self.page_size, len(matches))] + ([("click", "link", name)] if open_it else [])
-
-
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then ", "Sign in with {username} / {password}. ",
-                  "Use the account {username}, password {password}. "]
-
-
-def _as_user(ctx: _Ctx, user: dict[str, Any], phrasings: list[str], slots: dict[str, Any], plan: list[tuple[Any, ...]],
-             *, instruction_chance: float = 0.75) -> tuple[list[str], dict[str, Any], list[tuple[Any, ...]], dict[str, Any]]:
-    """Who does the task: logged in from the profile, or with credentials in the instruction."""
-    if ctx.rng.random() < instruction_chance:
-        prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        lower = prefix.endswith(("then ", ": "))
-        phrased = [prefix + (p[0].lower() + p[1:] if lower and not p.startswith("I ") else p) for p in phrasings]
-        return (phrased, {**slots, "username": user["username"], "password": user["password"]},
-                login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
-                {"user": user["username"], "credentials": "instruction"})
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
-
-
-def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: dict[str, Any],
-          plan: list[tuple[Any, ...]], **fields: Any) -> TaskDraft:
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
+                       *next_pages(position, self.page_size)] + ([("click", "link", name)] if open_it else [])
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
@@ -432,7 +413,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                             order=[("price", "asc"), ("id", "asc")])
         plan = [("click", "link", ctx.categories[cat_index]), ("click", "link", labels["price_asc"])]
         plan += _page_through(ctx, in_cat, cheapest, key=lambda p: (p["price"], p["id"]))
-        out.append(_task(ctx, f"cheapest_{number}", "navigate_sorted", "navigate",
+        out.append(make_task(ctx, f"cheapest_{number}", "navigate_sorted", "navigate",
                          ["Open the page of the cheapest {colour} item in {category}.",
                           "Find the least expensive {colour} product in the {category} category and open it.",
                           "Go to the cheapest {colour} {category} product."],
@@ -442,7 +423,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
 
     # retrieve: a product's price (lookup, currency answer)
     product = ctx.unique_product()
-    out.append(_task(ctx, "price_lookup", "retrieve_lookup", "retrieve",
+    out.append(make_task(ctx, "price_lookup", "retrieve_lookup", "retrieve",
                      ["How much does the {product} cost?", "What is the price of the {product}?",
                       "Tell me the price of the {product}."], {"product": product["name"]},
                      ctx.search(product["name"], open_it=rng.random() < 0.6) + [("send", f"It costs ${product['price'] / 100:,.2f}.")],
@@ -452,12 +433,12 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     user = rng.choice([u for u in ctx.users if any(o["user_id"] == u["id"] for o in ctx.orders)])
     status = rng.choice(STATUSES)
     n = sum(1 for o in ctx.orders if o["user_id"] == user["id"] and o["status"] == status)
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         "How many of your orders are {status}?", "Count your orders with the status {status}.",
         "How many orders do you have that are {status}?"], {"status": status},
-        [("click", "link", labels["orders"]), *_all_pages(ctx, sum(1 for o in ctx.orders if o["user_id"] == user["id"]), 10),
-         ("send", str(n))])
-    out.append(_task(ctx, "count_orders", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
+        [("click", "link", labels["orders"]), *all_pages(sum(1 for o in ctx.orders if o["user_id"] == user["id"]), 10),
+         ("send", str(n))], chance=0.75)
+    out.append(make_task(ctx, "count_orders", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
                      answer={"type": "number", "value": kit.scalar("orders", "*", cond("user_id", ref("user.id")),
                                                                    cond("status", ref("slot.status")), agg="count")}))
 
@@ -472,7 +453,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
             plan.append(("click", "link", rating_sort[1]))
         else:
             plan += _page_through(ctx, in_cat, best, key=lambda p: p["id"], stop_before_click=True)
-        out.append(_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
+        out.append(make_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
                          ["Which product in {category} has the highest rating?",
                           "Name the best-rated item in the {category} category."],
                          {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])],
@@ -485,13 +466,13 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     product = ctx.unique_product(in_stock=3)
     qty, size = rng.randint(1, 3), rng.choice(SIZES)
     pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         "Add {qty} of the {product} in size {size} to your cart.", "Put {qty} x {product} (size {size}) in your cart.",
         "I need {qty} of the {product}, size {size}. Add them to the cart."],
         {"qty": qty, "product": product["name"], "size": size},
         ctx.search(product["name"]) + [("select", labels["size"], size), ("fill", "textbox", labels["quantity"], str(qty)),
-                                        ("click", "button", labels["add_to_cart"])])
-    out.append(_task(ctx, "add_to_cart", "single_write", "mutate", phrasings, slots, plan, **who,
+                                        ("click", "button", labels["add_to_cart"])], chance=0.75)
+    out.append(make_task(ctx, "add_to_cart", "single_write", "mutate", phrasings, slots, plan, **who,
                      goal=[kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid),
                                       cond("size", ref("slot.size")), cond("qty", ref("slot.qty")))],
                      progress=[{"description": "the product is in the cart",
@@ -511,7 +492,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     for product in chosen:
         plan += ctx.search(product["name"]) + [("click", "button", labels["add_to_cart"])]
     listed = ", ".join("{" + n + "}" for n in names[:-1]) + " and {" + names[-1] + "}"
-    out.append(_task(ctx, "add_several", "multi_entity", "mutate",
+    out.append(make_task(ctx, "add_several", "multi_entity", "mutate",
                      [f"Add one each of {listed} to your cart.", f"Put {listed} in your cart, one of each."],
                      {n: p["name"] for n, p in zip(names, chosen)}, plan,
                      user=user["username"], start_logged_in=True, credentials="profile",
@@ -526,7 +507,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     user = rng.choice(empty_users)
     product = ctx.unique_product(in_stock=2)
     budget = product["price"] + 500 + rng.choice([0, 100, 999])
-    out.append(_task(ctx, "buy_within_budget", "write_constraint", "mutate",
+    out.append(make_task(ctx, "buy_within_budget", "write_constraint", "mutate",
                      ["Buy one {product} in size {size} with standard shipping, spending at most {budget} in total.",
                       "Order a {product} (size {size}), standard delivery, and keep the total at or under {budget}."],
                      {"product": product["name"], "size": "M", "budget": f"${budget / 100:,.2f}"},
@@ -561,7 +542,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     name = next(p["name"] for p in ctx.products if p["id"] == line["product_id"])
     if sum(1 for c in lines if c["product_id"] == line["product_id"]) == 1:
         pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
-        out.append(_task(ctx, "remove_item", "login_write", "mutate",
+        out.append(make_task(ctx, "remove_item", "login_write", "mutate",
                          ["Log in as {username} (password: {password}) and remove the {product} from the cart.",
                           "Sign in with {username} / {password}, then take the {product} out of your cart."],
                          {"username": holder["username"], "password": holder["password"], "product": name},
@@ -584,11 +565,11 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         count_orders = sum(1 for o in ctx.orders if o["user_id"] == owner["id"])
         position = sorted((o for o in ctx.orders if o["user_id"] == owner["id"]),
                           key=lambda o: (o["created"], o["id"]), reverse=True).index(order)
-        out.append(_task(ctx, "cancel_order", "multi_step_write", "mutate",
+        out.append(make_task(ctx, "cancel_order", "multi_step_write", "mutate",
                          ["Cancel your order that has not shipped yet.", "One of your orders is still waiting to ship: cancel it.",
                           "Please cancel my unshipped order."], {},
                          [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")])]
-                         + _next_pages(position, 10, count_orders)
+                         + next_pages(position, 10)
                          + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order")]
                          + ([("click", "button", labels["confirm"])] if ctx.confirm_cancel else []),
                          user=owner["username"], start_logged_in=True, credentials="profile",
@@ -605,12 +586,12 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     words = rng.choice(["Solid and comfortable.", "Not worth the price.", "Exactly as described.", "Lovely colour."])
     pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
     mine = kit.exists("reviews", cond("user_id", ref("user.id")), cond("product_id", pid), cond("body", ref("slot.text")))
-    phrasings, slots, plan, who = _as_user(ctx, user, [
+    phrasings, slots, plan, who = as_user(ctx, user, [
         "Review the {product}: {stars} stars, and the text \"{text}\"", "Leave a {stars}-star review on the {product} saying: {text}"],
         {"product": product["name"], "stars": stars, "text": words},
         ctx.search(product["name"]) + [("check", "radio", f"{stars} star{'s' if stars > 1 else ''}"),
-                                        ("fill", "textbox", "Your review", words), ("click", "button", "Post review")])
-    out.append(_task(ctx, "review", "form_write", "mutate", phrasings, slots, plan, **who,
+                                        ("fill", "textbox", "Your review", words), ("click", "button", "Post review")], chance=0.75)
+    out.append(make_task(ctx, "review", "form_write", "mutate", phrasings, slots, plan, **who,
                      goal=[kit.exists("reviews", cond("user_id", ref("user.id")), cond("product_id", pid),
                                       cond("rating", ref("slot.stars")), cond("body", ref("slot.text")))],
                      progress=[{"description": "the review is posted", "predicate": mine}],
@@ -628,11 +609,11 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                 ("select" if ctx.shipping_ui == "select" else "check_radio", labels["shipping"], "express"),
                 ("click", "button", labels["place_order"])] + ([("click", "button", labels["confirm"])] if ctx.confirm_checkout else [])
     checkout = [("check", "radio", "Express ($15.00)") if step[0] == "check_radio" else step for step in checkout]
-    phrasings, slots, plan, who = _as_user(ctx, holder, [
+    phrasings, slots, plan, who = as_user(ctx, holder, [
         "Check out everything in your cart with express shipping to {street}, {city}.",
         "Place an order for the items in your cart, express delivery, to {street} in {city}."],
-        {"street": street, "city": city}, checkout, instruction_chance=0.5)
-    out.append(_task(ctx, "checkout_cart", "checkout_form", "mutate", phrasings, slots, plan, **who,
+        {"street": street, "city": city}, checkout, chance=0.5)
+    out.append(make_task(ctx, "checkout_cart", "checkout_form", "mutate", phrasings, slots, plan, **who,
                      goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("created", ref("clock.today")),
                                       cond("shipping", "express"), cond("address", ref("slot.street")), cond("city", ref("slot.city")))],
                      progress=[{"description": "an order is placed today", "predicate": kit.exists(
@@ -646,22 +627,33 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                                 {"table": "order_items", "ops": ["insert"]},
                                 {"table": "products", "columns": ["stock"], "ops": ["update"]}]))
 
-    # infeasible: a product the shop does not sell
+    # infeasible: a product the shop does not sell (looked for first, then reported)
     missing = rng.choice([m for m in MISSING if m not in ctx.by_name])
     user = rng.choice(empty_users)
-    out.append(_task(ctx, "missing_product", "infeasible_missing", "infeasible",
-                     ["Add the {product} to your cart.", "Buy me a {product}, please.", "Put a {product} in my cart."],
-                     {"product": missing}, _look_for_missing(ctx, missing) + [("infeasible", f"This shop does not sell a {missing}.")],
-                     user=user["username"], start_logged_in=True, credentials="profile",
-                     goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
-                                      cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
+    phrasings, slots, plan, who = as_user(
+        ctx, user, ["Add the {product} to your cart.", "Buy me a {product}, please.", "Put a {product} in my cart."],
+        {"product": missing}, _look_for_missing(ctx, missing) + [("infeasible", f"This shop does not sell a {missing}.")],
+        chance=0.4)
+    out.append(make_task(ctx, "missing_product", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                         goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
+                                          cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
     return out
 
 
 def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:
-    """Plan steps that look for a product that is not there (a search that finds nothing)."""
-    if ctx.rng.random() < 0.25:
-        return []
+    """Plan steps that look for a product that is not there: a search that finds nothing, or its
+    category sorted by name, paged to where the product would be."""
+    category = MISSING_CATEGORY.get(missing)
+    name_sort = next((s for s in ctx.sorts if s[0] == "name_asc"), None)
+    if category in ctx.categories and ctx.rng.random() < 0.5:
+        cat_id = ctx.categories.index(category) + 1
+        names = sorted(p["name"] for p in ctx.products if p["category_id"] == cat_id)
+        before = sum(1 for n in names if n < missing)
+        home = [] if ctx.rng.random() < 0.5 else [ctx.rng.choice([("click", "link", ctx.labels["home"]), ("goto", "/")])]
+        if name_sort is not None:
+            return home + [("click", "link", category), ("click", "link", name_sort[1])] + next_pages(before, ctx.page_size)
+        if len(names) <= 4 * ctx.page_size:
+            return home + [("click", "link", category)] + all_pages(len(names), ctx.page_size)
     plan: list[tuple[Any, ...]] = [] if ctx.search_in_header else [("click", "link", ctx.labels["home"])]
     submit: tuple[Any, ...] = (("press", "textbox", ctx.labels["search_box"], "Enter") if ctx.rng.random() < 0.5
                                else ("click", "button", ctx.labels["search"]))
@@ -672,14 +664,7 @@ def _page_through(ctx: _Ctx, rows: list[dict[str, Any]], target: dict[str, Any],
                   stop_before_click: bool = False) -> list[tuple[Any, ...]]:
     """Plan steps that page through a list sorted by ``key`` to ``target`` and click it."""
     ordered = sorted(rows, key=key)
-    return _next_pages(ordered.index(target), ctx.page_size, len(ordered)) + (
+    return next_pages(ordered.index(target), ctx.page_size) + (
         [] if stop_before_click else [("click", "link", target["name"])])
 
 
-def _next_pages(position: int, size: int, total: int) -> list[tuple[Any, ...]]:
-    return [("click", "link", "Next")] * (position // size)
-
-
-def _all_pages(ctx: _Ctx, total: int, size: int) -> list[tuple[Any, ...]]:
-    """Plan steps that look at every page of a list of ``total`` rows."""
-    return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)

@@ -1,0 +1,97 @@
+"""Task-writing helpers every domain blueprint shares: drafts, who does a task, and paging plans."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from veriweb.generate.layout import login_plan
+from veriweb.generate.plan import Step, TaskDraft
+from veriweb.generate.vocab import Labels
+
+LOGIN_PREFIXES: list[tuple[str, bool]] = [
+    ("Log in as {username} (password: {password}), then ", True),
+    ("Log in as {username} (password: {password}), then: ", True),
+    ("Sign in with {username} / {password}. ", False),
+    ("Use the account {username}, password {password}. ", False),
+    ("As {username} (password {password}): ", True),
+]
+"""How an instruction hands over credentials: the prefix, and whether the task's phrasing that
+follows it starts in lower case."""
+
+Who = dict[str, Any]
+"""The task fields that say who does a task: ``user``, ``credentials`` and ``start_logged_in``."""
+
+
+class TaskContext(Protocol):
+    """What the helpers need of a blueprint's task context: the tasks stream and the site's labels."""
+
+    rng: random.Random
+    labels: Labels
+
+
+def make_task(ctx: TaskContext, task_id: str, family: str, kind: str, phrasings: Sequence[str],
+              slots: dict[str, Any], plan: list[Step], **fields: Any) -> TaskDraft:
+    """A task draft whose template is one of ``phrasings``, drawn from the tasks stream.
+
+    Args:
+        ctx: the blueprint's task context.
+        task_id: the task's id on its site.
+        family: the task family (e.g. ``retrieve_count``).
+        kind: ``navigate``, ``retrieve``, ``mutate`` or ``infeasible``.
+        phrasings: the instruction templates to choose from.
+        slots: the values the template names.
+        plan: the generator's plan (see :mod:`veriweb.generate.plan`).
+        **fields: any other task field (goal, progress, answer, footprint, user ...).
+    """
+    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(list(phrasings)), slots=slots,
+                          **fields), plan)
+
+
+def phrase_with_login(prefix: str, lower: bool, phrasings: Sequence[str]) -> list[str]:
+    """Each phrasing behind a credentials prefix (lower-cased after it unless it starts with "I ")."""
+    return [prefix + (p[0].lower() + p[1:] if lower and not p.startswith("I ") else p) for p in phrasings]
+
+
+def as_user(ctx: TaskContext, user: dict[str, Any], phrasings: Sequence[str],
+            slots: dict[str, Any], plan: list[Step], *, chance: float = 0.5,
+            prefixes: Sequence[tuple[str, bool]] = LOGIN_PREFIXES,
+            fits: Callable[[list[Step]], bool] | None = None,
+            login: list[Step] | None = None) -> tuple[list[str], dict[str, Any], list[Step], Who]:
+    """Who does a task: with probability ``chance`` the credentials are in the instruction and the
+    plan logs in first; otherwise the task starts logged in from the user's profile.
+
+    Args:
+        ctx: the blueprint's task context (its stream and labels).
+        user: the user row (``username`` and ``password``).
+        phrasings: the task's instruction templates.
+        slots: the task's slots (``username`` and ``password`` are added for an instruction log-in).
+        plan: the plan once logged in.
+        chance: how often the credentials come in the instruction.
+        prefixes: the credentials prefixes to choose from.
+        fits: whether a plan fits the certificate budget; a log-in that would not fit is skipped.
+        login: the log-in steps to use (default: through the log-in link or the URL, by ``rng``).
+
+    Returns:
+        The phrasings, the slots, the plan and the task fields that say who does the task.
+    """
+    if ctx.rng.random() < chance:
+        steps = login if login is not None else login_plan(ctx.labels, user["username"], user["password"],
+                                                           via_link=ctx.rng.random() < 0.5)
+        if fits is None or fits(steps + plan):
+            prefix, lower = ctx.rng.choice(list(prefixes))
+            return (phrase_with_login(prefix, lower, phrasings),
+                    {**slots, "username": user["username"], "password": user["password"]}, steps + plan,
+                    {"user": user["username"], "credentials": "instruction"})
+    return list(phrasings), slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
+
+
+def next_pages(position: int, size: int) -> list[Step]:
+    """Plan steps that page forward to the page of a list holding row ``position`` (0-based)."""
+    return [("click", "link", "Next")] * (position // size)
+
+
+def all_pages(total: int, size: int) -> list[Step]:
+    """Plan steps that look at every page of a list of ``total`` rows."""
+    return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)
