@@ -169,7 +169,7 @@ def test_proof_uses_parameter_choices(shop: Site) -> None:
     assert "size" in proof.text and "XXL" in proof.text
 
 
-@pytest.mark.parametrize("domain", ["shop", "admin", "forum", "code", "travel"])
+@pytest.mark.parametrize("domain", ["shop", "admin", "forum", "code", "travel", "mail"])
 def test_generated_infeasible_tasks_are_proven(domain: str) -> None:
     site = generate_site(domain, 1)
     for task in site.tasks:
@@ -188,3 +188,19 @@ def test_generated_site_has_no_feasibility_issue() -> None:
         if verdict.status == "certified":
             assert replay(site, task, verdict.certificate)[0]
         assert verdict.status in ("certified", "proven_infeasible", "undecided"), (task.id, verdict)
+
+
+def test_proof_through_views_needs_rows_behind_them() -> None:
+    site = generate_site("travel", 2)
+    task = site.task("unserved_route")  # both cities exist; no flight links them
+    proof = prove_infeasible(site, task, budget=20)
+    assert proof.status == "proven_infeasible", proof.text
+    assert "flight_view" in proof.text and "Amsterdam" in proof.text
+    # a marker that can re-point a service's origin could create the route: no proof then
+    marker = site.marker("book_flight")
+    rewire = marker.effects[-1].model_copy(update={
+        "table": "services", "sql": "UPDATE services SET origin_id = :passengers WHERE id = 1"})
+    opened = site.model_copy(update={"markers": [
+        m.model_copy(update={"effects": [*m.effects, rewire]}) if m.name == "book_flight" else m
+        for m in site.markers]})
+    assert prove_infeasible(opened, task, budget=20).status != "proven_infeasible"

@@ -21,6 +21,7 @@ from veriweb.scaffold.elements import Form, Radio, Select
 _INSERT = re.compile(r"^\s*INSERT\s+(?:OR\s+(\w+)\s+)?INTO\s+\"?(\w+)\"?\s*\(([^)]*)\)\s*(.*)$", re.I | re.S)
 _UPDATE = re.compile(r"^\s*UPDATE\s+(?:OR\s+\w+\s+)?\"?(\w+)\"?\s+SET\s+(.*)$", re.I | re.S)
 _PARAM = re.compile(r"^:(\w+)$")
+_OWN_ROW = re.compile(r"^\s*FROM\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+WHERE\s+\2\.\"?id\"?\s*=\s*:user_id\s*$", re.I)
 _LITERAL = re.compile(r"^(?:'((?:[^']|'')*)'|(-?\d+(?:\.\d+)?))$")
 _TABLE_NAMES = re.compile(r"\b(?:FROM|JOIN)\s+\"?([A-Za-z_][A-Za-z0-9_]*)\"?(?:\s+(?:AS\s+)?([A-Za-z_][A-Za-z0-9_]*))?",
                           re.I)
@@ -29,7 +30,8 @@ _SQL_WORDS = {"where", "on", "join", "left", "inner", "outer", "cross", "group",
 
 @dataclass(frozen=True)
 class Source:
-    """Where a written value comes from: ``param`` (a marker parameter), ``literal``, or ``expr``."""
+    """Where a written value comes from: ``param`` (a marker parameter), ``literal``, ``user`` (a column
+    ``(table, column)`` of the logged-in user's own row), or ``expr`` (anything else)."""
 
     kind: str
     value: Any = None
@@ -114,14 +116,24 @@ def parse_effect(marker: str, op: str, table: str, sql: str) -> Write:
             inner = rest[len("VALUES"):].strip()
             if inner.startswith("(") and inner.endswith(")"):
                 values = split_top(inner[1:-1])
-        elif rest.upper().startswith("SELECT"):
+        own_row: tuple[str, str] | None = None
+        if rest.upper().startswith("SELECT"):
             body = rest[len("SELECT"):]
             cut = min([i for i in (_top_keyword(body, "FROM"), _top_keyword(body, "WHERE")) if i >= 0],
                       default=len(body))
             values = split_top(body[:cut])
+            # "... FROM users u WHERE u.id = :user_id": u.* are the logged-in user's own columns
+            own = _OWN_ROW.match(body[cut:])
+            if own:
+                own_row = (own.group(2), own.group(1))
         sources: dict[str, Source] = {}
         if values is not None and len(values) == len(columns):
             sources = {col: source_of(val) for col, val in zip(columns, values)}
+            if own_row is not None:
+                for col, val in zip(columns, values):
+                    found = re.fullmatch(rf"{own_row[0]}\.(\w+)", val.strip())
+                    if found:
+                        sources[col] = Source("user", (own_row[1], found.group(1)))
         write = Write(marker, "insert", table, frozenset(columns), sources)
         if match.group(1):  # INSERT OR REPLACE / IGNORE may also remove rows: treat as any column
             write.columns = None
@@ -213,8 +225,9 @@ def sql_tables(sql: str) -> set[str]:
     return {m.group(1) for m in _TABLE_NAMES.finditer(sql) if m.group(1).lower() not in _SQL_WORDS}
 
 
-def view_base(site: Site, view_name: str, column: str) -> tuple[str, str] | None:
-    """The base table and column a view column passes through unchanged (``c.name AS city``), if plain."""
+def view_item(site: Site, view_name: str, column: str) -> tuple[str, str, str] | None:
+    """Where a view column comes from, one level down, when the view passes it through unchanged
+    (``c.name AS city``): the alias, the table or view behind it, and its column there."""
     view = next((v for v in site.database.views if v.name == view_name), None)
     if view is None:
         return None
@@ -233,10 +246,58 @@ def view_base(site: Site, view_name: str, column: str) -> tuple[str, str] | None
     for item in split_top(body[6:6 + cut]):
         found = re.fullmatch(r"(\w+)\.(\w+)(?:\s+AS\s+(\w+))?", item.strip(), re.I)
         if found and (found.group(3) or found.group(2)) == column and found.group(1) in aliases:
-            table = aliases[found.group(1)]
-            if site.database.table(table) is not None:
-                return table, found.group(2)
+            return found.group(1), aliases[found.group(1)], found.group(2)
     return None
+
+
+def view_base(site: Site, view_name: str, column: str, depth: int = 0) -> tuple[str, str] | None:
+    """The base table and column a view column passes through unchanged, through nested views."""
+    item = view_item(site, view_name, column)
+    if item is None or depth > 8:
+        return None
+    _, source, source_column = item
+    if site.database.table(source) is not None:
+        return source, source_column
+    return view_base(site, source, source_column, depth + 1)
+
+
+def view_join_columns(site: Site, view_name: str, depth: int = 0) -> set[tuple[str, str]] | None:
+    """The base ``(table, column)`` pairs a view's joins and filters read (which rows it has), through
+    nested views; ``None`` if some reference cannot be placed."""
+    view = next((v for v in site.database.views if v.name == view_name), None)
+    if view is None or depth > 8:
+        return set() if view is None else None
+    body = view.sql.strip()
+    cut = _top_keyword(body[6:], "FROM") if body.upper().startswith("SELECT") else -1
+    if cut < 0:
+        return None
+    rest = body[6 + cut:]
+    aliases: dict[str, str] = {}
+    for match in _TABLE_NAMES.finditer(rest):
+        table, alias = match.group(1), match.group(2)
+        if alias and alias.lower() not in _SQL_WORDS:
+            aliases[alias] = table
+        aliases.setdefault(table, table)
+    out: set[tuple[str, str]] = set()
+    for alias, column in re.findall(r"\b(\w+)\.(\w+)\b", rest):
+        source = aliases.get(alias)
+        if source is None:
+            return None
+        if site.database.table(source) is not None:
+            out.add((source, column))
+            continue
+        base = view_base(site, source, column)
+        inner = view_join_columns(site, source, depth + 1)
+        if base is None or inner is None:
+            return None
+        out |= inner | {base}
+    for source in set(aliases.values()):
+        if site.database.table(source) is None:
+            inner = view_join_columns(site, source, depth + 1)
+            if inner is None:
+                return None
+            out |= inner
+    return out
 
 
 def view_tables(site: Site, name: str) -> set[str]:

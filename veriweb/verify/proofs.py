@@ -35,7 +35,10 @@ from veriweb.scaffold.site import FootprintEntry
 from veriweb.scaffold.values import (
     AllOf, AnyOf, Compare, Cond, Count, Exists, Not, PageIs, Query, QueryValue, Ref, SqlPredicate,
 )
-from veriweb.verify.dataflow import Write, can_produce, posted_markers, site_writes, sql_tables, view_base, view_tables
+from veriweb.verify.dataflow import (
+    Source, Write, can_produce, posted_markers, site_writes, sql_tables, view_base, view_item, view_join_columns,
+    view_tables,
+)
 from veriweb.verify.search import solve
 
 _NULL_OPS = ("=", "!=", "<", "<=", ">", ">=")
@@ -196,27 +199,69 @@ class Frozen:
             why = next((f"it cannot set {c.column} to {self.now(c.value)!r}" for c in fixed
                         if c.op == "=" and not isinstance(c.value, list)
                         and not can_produce(self.site, write, c.column, self.now(c.value))), None)
+            why = why or self._own_row_blocks(write, query, fixed)
             if why is None:
                 return None
             blocked.append(f"{write.describe()}, but {why}")
         tail = "; ".join(blocked) if blocked else f"no marker inserts into {query.table}"
         return (f"no {query.table} row has {described}; no marker updates those columns; {tail}")
 
+    def _own_row_blocks(self, write: Write, query: Query, fixed: list[Cond]) -> str | None:
+        """Why an insert that copies the inserting user's own columns cannot match ``fixed``.
+
+        It applies when the row is the task user's (a condition ``user_id = user.id`` on a column
+        the insert fills from ``:user_id``), so the copied values are the task user's, and those
+        columns of the accounts table are never written.
+        """
+        auth = self.site.auth
+        if auth is None:
+            return None
+        mine = any(c.op == "=" and isinstance(c.value, Ref) and c.value.ref == f"user.{auth.id_column}"
+                   and write.sources.get(c.column) == Source("param", "user_id") for c in fixed)
+        if not mine:
+            return None
+        for cond in fixed:
+            source = write.sources.get(cond.column)
+            if source is None or source.kind != "user" or source.value[0] != auth.table or cond.op not in ("=", "!="):
+                continue
+            column = source.value[1]
+            if self.column_writers(auth.table, column) or isinstance(cond.value, list):
+                continue
+            copied, wanted = self.ctx.user.get(column), self.now(cond.value)
+            if (str(copied) == str(wanted)) != (cond.op == "="):
+                return (f"it copies {cond.column} from the user's own {auth.table}.{column} ({copied!r}), "
+                        f"which no marker changes, and the goal needs {cond.column} {cond.op} {wanted!r}")
+        return None
+
     def _no_view_row(self, query: Query) -> str | None:
+        """A view row needs rows behind it: group the conditions by the table or view each column
+        passes through from; if one group matches no row there, and that source can gain no rows
+        and none of those columns can change, no view row can match."""
+        groups: dict[str, list[tuple[Cond, str, str]]] = defaultdict(list)
         for cond in query.where:
             if cond.op != "=" or isinstance(cond.value, list):
                 continue
-            found = view_base(self.site, query.table, cond.column)
-            if found is None:
+            item = view_item(self.site, query.table, cond.column)
+            if item is not None:
+                groups[item[0]].append((cond, item[1], item[2]))
+        for members in groups.values():
+            source = members[0][1]
+            if self.rows_change(source):
                 continue
-            table, column = found
-            if self.rows_change(table) or self.column_writers(table, column):
+            bases = [(c, col, (source, col) if self.site.database.table(source) is not None
+                      else view_base(self.site, source, col)) for c, _, col in members]
+            if any(base is None or self.column_writers(*base) for _, _, base in bases):
                 continue
-            value = self.now(cond.value)
-            probe = Exists(kind="exists", query=Query(table=table, where=[Cond(column=column, value=value)]))
-            if not self.holds(probe):
-                return (f"{query.table}.{cond.column} is {table}.{column} passed through, no {table} row has "
-                        f"{column} = {value!r}, and no marker writes {table}")
+            joins = view_join_columns(self.site, source) if self.site.database.table(source) is None else set()
+            if joins is None or any(self.column_writers(*pair) for pair in joins):
+                continue  # a marker could change which rows the source view has
+            inner = [Cond(column=col, value=self.now(c.value)) for c, col, _ in bases]
+            if self.holds(Exists(kind="exists", query=Query(table=source, where=inner))):
+                continue
+            wanted = " and ".join(f"{c.column} = {self.now(c.value)!r}" for c, _, _ in bases)
+            columns = ", ".join(sorted({f"{b[0]}.{b[1]}" for _, _, b in bases if b is not None}))
+            return (f"a {query.table} row with {wanted} needs a {source} row with those values: there is none, "
+                    f"no marker adds rows behind {source} or writes what its joins read, and none writes {columns}")
         return None
 
 
