@@ -18,6 +18,7 @@ never reads a raw corpus's ``.defects.json`` sidecars: only the report's scoring
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -269,13 +270,20 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> 
 
 # ----------------------------------------------------------------------------- corpora
 
+_SITE_FAULTS = (VeriwebError, sqlite3.Error, RecursionError)
+"""Failures that drop one site (reported with the reason) instead of stopping the corpus."""
+
 
 def _verify_file(path: str, rel: str, budget: int) -> dict[str, Any]:
     try:
         site = load(path)
     except VeriwebError as exc:
         return SiteReport(name=rel, file=rel, site_dropped=f"does not load: {exc}").as_dict()
-    report = verify_site(site, budget=budget, name=site.name)
+    try:
+        report = verify_site(site, budget=budget, name=site.name)
+    except _SITE_FAULTS as exc:  # one site the engine cannot run must not stop a corpus
+        return SiteReport(name=site.name, file=rel, raw_id=site.id,
+                          site_dropped=f"verification failed: {type(exc).__name__}: {exc}").as_dict()
     report.file = rel
     return report.as_dict()
 
@@ -285,7 +293,11 @@ def _repair_file(path: str, rel: str, out: str, budget: int) -> dict[str, Any]:
         site = load(path)
     except VeriwebError as exc:
         return SiteReport(name=rel, file=rel, site_dropped=f"does not load: {exc}").as_dict()
-    fixed, report = repair_site(site, budget=budget, name=site.name)
+    try:
+        fixed, report = repair_site(site, budget=budget, name=site.name)
+    except _SITE_FAULTS as exc:
+        return SiteReport(name=site.name, file=rel, raw_id=site.id,
+                          site_dropped=f"repair failed: {type(exc).__name__}: {exc}").as_dict()
     report.file = rel
     if fixed is not None:
         save(fixed, Path(out) / rel)
