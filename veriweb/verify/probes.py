@@ -12,8 +12,10 @@
   (or, without such a list, to every row of the entity's table).
 - ``quantity``: a numeric slot value typed one more or one less.
 - ``budget``: the certificate with the task's budget set one cent below what it spent.
-- ``undone``: the certificate, then every write it made reversed (through the change log),
-  then "done" (judged on the final state).
+- ``undone``: the certificate, then its last write undone through an inverse marker of the
+  site (a delete for an insert, an update of the same columns) when there is one, and,
+  separately, every write it made reversed through the change log; then "done" (judged on
+  the final state).
 - ``partial``: the certificate stopped before each write (before its last action, for a
   task that writes nothing), then "done".
 - ``enumerate`` and ``wrong_answer`` (retrieve tasks): an answer listing every candidate,
@@ -458,15 +460,23 @@ def _budget(site: Site, task: Task, certificate: list[str], session: Session) ->
 # ----------------------------------------------------------------------------- undo and partial
 
 
-def _undone(site: Site, task: Task, run: _Run, certificate: list[str], session: Session) -> list[Probe]:
-    if task.kind != "mutate" or not run.calls:
-        return [_na("undone", "the certificate writes nothing")]
+def _completed(site: Site, task: Task, certificate: list[str], session: Session) -> Episode | None:
     episode = Episode(site, task, session=session, end_on_success=False)
     episode.reset()
     for action in certificate:
         if episode.finished:
-            return [_na("undone", "the certificate ends the episode before its last action")]
+            return None
         episode.step(action)
+    return None if episode.finished else episode
+
+
+def _undone(site: Site, task: Task, run: _Run, certificate: list[str], session: Session) -> list[Probe]:
+    if task.kind != "mutate" or not run.calls:
+        return [_na("undone", "the certificate writes nothing")]
+    probes = _undone_by_marker(site, task, run, certificate, session)
+    episode = _completed(site, task, certificate, session)
+    if episode is None:
+        return probes or [_na("undone", "the certificate ends the episode before its last action")]
     changes = session.db.changes()
     guard = session.db.guard
     for change in reversed(changes):
@@ -482,10 +492,105 @@ def _undone(site: Site, task: Task, run: _Run, certificate: list[str], session: 
             guard.engine(f'UPDATE "{change.table}" SET {", ".join(f"{chr(34)}{n}{chr(34)} = ?" for n in names)} '
                          f'WHERE "{pk}" = ?', [change.old[n] for n in names] + [change.new[pk]])
     session.version = f"probe-{next(_versions)}"
-    if episode.finished:
-        return [_na("undone", "the certificate ends the episode")]
     passed = episode.step(_DONE).success
-    return [Probe("undone", "undone", f"the certificate, then its {len(changes)} writes reversed, then done", passed)]
+    return [*probes, Probe("undone", "undone:change_log",
+                           f"the certificate, then its {len(changes)} writes reversed in the database, then done",
+                           passed)]
+
+
+_INVERSE = {"insert": ("delete",), "delete": ("insert",), "update": ("update",)}
+
+
+def _goal_tables(site: Site, task: Task) -> set[str]:
+    """The base tables the task's goal reads."""
+    from veriweb.verify.dataflow import sql_tables, view_tables
+
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, QueryValue):
+            walk(node.query)
+        elif isinstance(node, SqlPredicate):
+            names.update(sql_tables(node.sql))
+        elif hasattr(node, "table") and hasattr(node, "where"):
+            names.add(node.table)
+            for cond in node.where:
+                walk(cond.value)
+        for attr in ("query", "left", "right", "value", "item"):
+            child = getattr(node, attr, None)
+            if child is not None and not isinstance(child, (str, int, float, bool)):
+                walk(child)
+        for item in getattr(node, "items", None) or []:
+            walk(item)
+        params = getattr(node, "params", None)
+        if isinstance(params, dict):
+            for value in params.values():
+                walk(value)
+
+    for predicate in task.goal:
+        walk(predicate)
+    return {base for name in names for base in view_tables(site, name)}
+
+
+def _restored(session: Session, change: Any) -> bool:
+    """Did the last marker put this row back as it was before ``change``?"""
+    pk = session.db.primary_keys[change.table]
+    key = (change.new or change.old)[pk]
+    rows = session.db.guard.engine(f'SELECT * FROM "{change.table}" WHERE "{pk}" = ?', (key,))
+    names = [d[0] for d in rows.description]
+    found = [dict(zip(names, r)) for r in rows.fetchall()]
+    if change.op == "insert":
+        return not found
+    if not found:
+        return False
+    if change.op == "delete":
+        return found[0] == change.old
+    moved = [c for c in change.new if change.new.get(c) != change.old.get(c)]
+    return all(found[0].get(c) == change.old.get(c) for c in moved)
+
+
+def _undone_by_marker(site: Site, task: Task, run: _Run, certificate: list[str], session: Session) -> list[Probe]:
+    """The certificate, then its last write undone through another marker of the site (one whose
+    effects invert it: a delete for an insert, an update of the same columns), then done."""
+    from veriweb.verify.dataflow import posted_markers
+
+    last = run.calls[-1]
+    runnable = posted_markers(site)
+    read = _goal_tables(site, task)
+    for marker in site.markers:
+        if marker.name == last.marker or marker.name not in runnable:
+            continue
+        episode = _completed(site, task, certificate, session)
+        if episode is None:
+            return []
+        written = [c for c in session.db.changes() if c.table in read]
+        fits = [c for c in written for e in marker.effects if e.table == c.table and e.op in _INVERSE[c.op]]
+        if not fits:
+            continue
+        change = fits[-1]
+        row = change.old if change.op != "insert" else change.new
+        pk = session.db.primary_keys[change.table]
+        args: dict[str, Any] = {}
+        for param in marker.params:
+            if change.op == "update" and param.name in (change.old or {}):
+                args[param.name] = change.old[param.name]
+            elif param.name in last.args:
+                args[param.name] = last.args[param.name]
+            elif param.name in row:
+                args[param.name] = row[param.name]
+            elif param.name.endswith("_id") or param.name == "id":
+                args[param.name] = row.get(pk)
+        try:
+            run_marker(session.db, marker, args, Context(user=last.user, clock=last.clock, slot=dict(task.slots)))
+        except (MarkerFailed, VeriwebError):
+            continue
+        session.version = f"probe-{next(_versions)}"
+        if not _restored(session, change):
+            continue  # it wrote something else: not an undo of that write
+        passed = episode.step(_DONE).success
+        return [Probe("undone", f"undone:{marker.name}", f"the certificate, then {marker.name} undoing its "
+                      f"{change.op} on {change.table}, then done", passed)]
+    return []
 
 
 def _partial(site: Site, task: Task, run: _Run, certificate: list[str], session: Session) -> list[Probe]:
