@@ -204,3 +204,10 @@ def test_proof_through_views_needs_rows_behind_them() -> None:
         m.model_copy(update={"effects": [*m.effects, rewire]}) if m.name == "book_flight" else m
         for m in site.markers]})
     assert prove_infeasible(opened, task, budget=20).status != "proven_infeasible"
+
+
+def test_a_task_that_cannot_start_is_reported_not_raised(shop: Site) -> None:
+    site, bad = _task(shop, "count_orders", user="nobody")
+    verdict = verify_task(site, bad, budget=20)
+    assert verdict.status == "infeasible" and not verdict.shipped
+    assert [i.code for i in verdict.issues] == ["F008"] and "nobody" in verdict.issues[0].message

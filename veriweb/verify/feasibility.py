@@ -228,10 +228,18 @@ def verify_task(site: Site, task: Task, *, budget: int, session: Session | None 
         budget: how many states the search may expand.
         session: a session of the site to reuse (its state is reset).
     """
-    from veriweb.verify.proofs import prove_infeasible
-
     session = session or Session(site)
     location = _location(site, task)
+    try:
+        return _verify(site, task, budget, session, location)
+    except VeriwebError as exc:  # the task cannot even be run: a missing user, a predicate that fails
+        issue = _issue(NO_SOLUTION, location, f"task {task.id!r} cannot be run in the engine: {exc}")
+        return TaskVerdict(task.id, "infeasible", (), f"the task cannot be run: {exc}", (issue,))
+
+
+def _verify(site: Site, task: Task, budget: int, session: Session, location: str) -> TaskVerdict:
+    from veriweb.verify.proofs import prove_infeasible
+
     issues = start_issues(site, task, session, location) + noop_issues(site, task, session, location)
     if task.certificate:
         ok, why = replay(site, task, task.certificate, session=session)
