@@ -2,25 +2,36 @@
 
 Action Space:
     ``MultiDiscrete([len(ACTION_TYPES), max_elements, n_args])``. The element is a row of the
-    observation's element table. Arguments are, in order: ``<element>`` (the element's own text),
-    ``<contents>`` (the texts inside the element, comma-separated: a list answer), the task's slot
-    values (up to ``max_slots``, in the order the template names them), and the numbers 0 to
-    ``max_number``. So retrieve tasks are answered by pointing at page text or a count, never by
-    generating free text.
+    observation's element table. The argument is a pointer, never generated text
+    (:mod:`veriweb.envs.arguments` says where the strings come from). In order:
+
+    - ten pointers into the chosen row, for answers: ``<element>`` (its own text; for ``goto``,
+      its link's address), ``<contents>`` (the texts inside it, comma-separated), ``<number>``
+      (the first number or amount in its text), ``<links>`` (the link texts inside it: a list),
+      then ``<part 0>`` to ``<part 5>`` (the parts of its text between separators such as ``·``);
+    - ``max_task_strings`` task strings: slot values, their other forms, runs of their words;
+    - ``max_elements`` page strings: the text of each row of the element table (to type or
+      select what the page shows);
+    - ``max_history`` earlier addresses of this episode, most recent first (for ``goto``, as a
+      browser's history menu does);
+    - the numbers 0 to ``max_number``.
+
+    So retrieve tasks are answered by pointing at page text or a count, and forms are filled
+    with what the instruction or the page says.
 
 Observation Space:
     The wrapped env's, plus ``action_mask``: ``type`` (which types make sense now), ``element``
     (for each type, which rows it may target) and ``argument`` (for each type, which arguments
-    it may take).
+    it may take). The masks are memoised on the page; each observation gets its own copy.
 
-Every certificate maps into these actions (:func:`DiscreteActions.encode`), with its target in
-the truncated element table; the tests check it over whole corpora.
+Every certificate maps into these actions (:meth:`DiscreteActions.encode`), with its target in
+the truncated element table: :func:`veriweb.envs.coverage.certificate_coverage` checks it, and
+the tests run it over generated sites of every domain.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import string
 from typing import Any
 
 import gymnasium as gym
@@ -28,39 +39,34 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
-from veriweb.engine.answers import parse_date
-from veriweb.engine.page import Node
+from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, parts, same_amount, slot_order,
+                                    task_strings)
 from veriweb.envs.env import VeriwebEnv
+from veriweb.envs.observation import ROLE_IDS
 from veriweb.errors import VeriwebError
 
+__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "NUMBER", "PART", "DiscreteActions", "contents", "slot_order"]
+
 ACTION_TYPES = ("noop", "click", "fill", "select", "check", "enter", "goto", "go_back", "send", "infeasible")
-ELEMENT, CONTENTS = 0, 1
-_CONTAINERS = ("list", "listitem", "row", "table")
+NOOP, CLICK, FILL, SELECT, CHECK, ENTER, GOTO, GO_BACK, SEND, INFEASIBLE = range(len(ACTION_TYPES))
+ELEMENT, CONTENTS, NUMBER, LINKS = 0, 1, 2, 3
+PART = 4
+"""``PART + k``: the k-th part of a row's text (see :func:`veriweb.envs.arguments.parts`)."""
+MAX_PARTS = 6
+POINTERS = PART + MAX_PARTS
+_CONTAINERS = ("list", "listitem", "row", "table", "cell", "group", "region", "main", "article")
 _TEXT_ROLES = ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem", "status", "alert",
                "columnheader", "button", "list", "table", "row")
 
 
-def slot_order(template: str) -> list[str]:
-    """The slot names in the order the template uses them (first use)."""
-    names: list[str] = []
-    for _, name, _, _ in string.Formatter().parse(template):
-        if name and name not in names:
-            names.append(name)
-    return names
+_COMBOBOX = ROLE_IDS["combobox"]
+_CHECKABLE = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS["checkbox"], ROLE_IDS["radio"]])
+_TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in _TEXT_ROLES])
 
 
-def contents(node: Node) -> str:
-    """The texts inside a node, comma-separated (links, text and cells, in order)."""
-    parts: list[str] = []
-    stack = list(reversed(node.children))
-    while stack:
-        child = stack.pop()
-        label = child.name or child.text
-        if child.visible and label and child.role in ("link", "paragraph", "StaticText", "cell", "heading"):
-            parts.append(label)
-        elif child.visible:
-            stack.extend(reversed(child.children))
-    return ", ".join(parts)
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], str], gym.utils.RecordConstructorArgs):
@@ -68,22 +74,31 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     Args:
         env: the env to wrap (possibly already wrapped).
-        max_slots: slot-value arguments.
+        max_task_strings: task-string arguments (slot values, their forms and word runs).
+        max_history: earlier-address arguments.
         max_number: number arguments 0..max_number.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], *, max_slots: int = 8, max_number: int = 30) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, max_slots=max_slots, max_number=max_number)
+    def __init__(self, env: gym.Env[Any, Any], *, max_task_strings: int = 64, max_history: int = 8,
+                 max_number: int = 30) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, max_task_strings=max_task_strings, max_history=max_history,
+                                                 max_number=max_number)
         gym.Wrapper.__init__(self, env)
         base = env.unwrapped
         if not isinstance(base, VeriwebEnv):
-            raise VeriwebError("DiscreteActions wraps a VeriwebEnv")
+            raise VeriwebError("DiscreteActions wraps a VeriwebEnv; got " + type(base).__name__)
+        if min(max_task_strings, max_history, max_number) < 0:
+            raise VeriwebError("max_task_strings, max_history and max_number must not be negative")
         self.base: VeriwebEnv = base
-        self.max_slots, self.max_number = max_slots, max_number
-        self.n_elements = base.config.max_elements
-        self.n_args = 2 + max_slots + max_number + 1
-        self.action_space = spaces.MultiDiscrete([len(ACTION_TYPES), self.n_elements, self.n_args])
-        T, E, N = len(ACTION_TYPES), self.n_elements, self.n_args
+        self.max_task_strings, self.max_history, self.max_number = max_task_strings, max_history, max_number
+        self.n_elements = E = base.config.max_elements
+        self.task_start = POINTERS
+        self.page_start = self.task_start + max_task_strings
+        self.history_start = self.page_start + E
+        self.number_start = self.history_start + max_history
+        self.n_args = self.number_start + max_number + 1
+        T, N = len(ACTION_TYPES), self.n_args
+        self.action_space = spaces.MultiDiscrete([T, E, N])
         self.observation_space = spaces.Dict({
             **base.observation_space.spaces,
             "action_mask": spaces.Dict({
@@ -92,48 +107,91 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                 "argument": spaces.Box(0, 1, (T, N), np.int8),
             }),
         })
+        self._task_for: Any = None
+        self._task_strings: list[str] = []
 
     # ------------------------------------------------------------------ arguments
 
-    def arguments(self) -> list[str | None]:
-        """The argument list of the current task (``None`` for the two element-derived ones)."""
+    def task_strings(self) -> list[str]:
+        """The task strings of the current task (memoised per task)."""
         task = self.base.task
-        if getattr(self, "_args_for", None) is task:
-            return self._args
-        self._args_for = task
-        slots = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
-        # a date slot ("June 28") also as the ISO form a date field takes ("2026-06-28")
-        today = dt.date.fromisoformat(self.base.site.clock.today.isoformat())
-        for value in list(slots):
-            day = parse_date(value, today)
-            if day is not None and day.isoformat() not in slots:
-                slots.append(day.isoformat())
-        slots = (slots + [""] * self.max_slots)[: self.max_slots]
-        self._args: list[str | None] = [None, None, *slots, *(str(n) for n in range(self.max_number + 1))]
-        return self._args
+        if self._task_for is not task:
+            today = dt.date.fromisoformat(self.base.site.clock.today.isoformat())
+            self._task_strings = task_strings(task, today, self.max_task_strings)
+            self._task_for = task
+        return self._task_strings
+
+    def history(self) -> list[str]:
+        """Earlier addresses of this episode, distinct, most recent first, not the current one."""
+        episode = self.base.episode
+        if episode is None:
+            return []
+        ui = episode.session.ui
+        current = ui.history[ui.position] if 0 <= ui.position < len(ui.history) else None
+        seen: list[str] = []
+        for url in reversed(ui.history[:max(ui.position, 0)]):
+            if url != current and url not in seen:
+                seen.append(url)
+                if len(seen) == self.max_history:
+                    break
+        return seen
+
+    def argument_text(self, arg: int, row: int = 0) -> str | None:
+        """The string an argument stands for (``None`` for an empty or pointer argument)."""
+        if self.task_start <= arg < self.page_start:
+            strings = self.task_strings()
+            index = arg - self.task_start
+            return strings[index] if index < len(strings) else None
+        if self.page_start <= arg < self.history_start:
+            bids = self.base.element_bids
+            index = arg - self.page_start
+            return node_text(self.base.page.by_bid[bids[index]]) or None if index < len(bids) else None
+        if self.history_start <= arg < self.number_start:
+            history = self.history()
+            index = arg - self.history_start
+            return history[index] if index < len(history) else None
+        if self.number_start <= arg < self.n_args:
+            return str(arg - self.number_start)
+        return None
 
     # ------------------------------------------------------------------ masks
 
     def masks(self) -> dict[str, np.ndarray]:
-        """The action masks of the current state."""
+        """The action masks of the current state (read-only arrays, memoised on the page)."""
         base = self.base
+        page = base.page
+        episode = base.episode
+        back = int(episode is not None and episode.session.ui.position > 0)
+        history = len(self.history()) if back else 0
+        key = ("action_mask", self.n_args, self.page_start, base.config, len(self.task_strings()), history, back)
+        cached = page.renderings.get(key)
+        if cached is not None:
+            return cached
         element = self._element_mask()
-        args = self.arguments()
         T, N = len(ACTION_TYPES), self.n_args
         argument = np.zeros((T, N), np.int8)
-        argument[:, ELEMENT] = 1
-        filled = np.array([a not in (None, "") for a in args], np.int8)
-        argument[2] = argument[3] = filled
-        argument[8] = filled
-        argument[8, ELEMENT] = argument[8, CONTENTS] = 1
-        for kind in (2, 3):
-            argument[kind, ELEMENT] = 0
-        types = (element.sum(axis=1) > 0).astype(np.int8)
-        element = element.copy()
-        types[7] = int(base.episode is not None and base.episode.session.ui.position > 0)
-        types[2] &= int(filled[2:2 + self.max_slots].any())
-        types[3] &= int(filled[2:2 + self.max_slots].any())
-        return {"type": types, "element": element, "argument": argument}
+        for kind in (NOOP, CLICK, CHECK, ENTER, GO_BACK, INFEASIBLE):
+            argument[kind, ELEMENT] = 1
+        tasks = slice(self.task_start, self.task_start + len(self._task_strings))
+        rows = self._page_rows()
+        numbers = slice(self.number_start, self.n_args)
+        for kind in (FILL, SELECT):
+            argument[kind, tasks] = 1
+            argument[kind, self.page_start:self.history_start] = rows
+            argument[kind, numbers] = 1
+        argument[SEND, :POINTERS] = 1
+        argument[SEND, tasks] = 1
+        argument[SEND, numbers] = 1
+        argument[GOTO, ELEMENT] = int(element[GOTO].any())
+        argument[GOTO, self.history_start:self.history_start + history] = 1
+        if history and not element[GOTO].any():
+            element = element.copy()
+            element[GOTO, 0] = 1
+        types = (element.any(axis=1) & argument.any(axis=1)).astype(np.int8)
+        types[GO_BACK] = back
+        masks = {"type": _frozen(types), "element": _frozen(element), "argument": _frozen(argument)}
+        page.renderings[key] = masks
+        return masks
 
     def _element_mask(self) -> np.ndarray:
         """Which rows each type may target: a function of the page alone, memoised on it."""
@@ -142,29 +200,27 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         cached = page.renderings.get(key)
         if cached is not None:
             return cached
+        view = self.base.view
+        flags, role = view.arrays["flags"], view.arrays["role"]
+        usable = view.usable
         element = np.zeros((len(ACTION_TYPES), self.n_elements), np.int8)
-        for row, bid in enumerate(self.base.element_bids):
-            node = page.by_bid[bid]
-            usable = node.visible and not page.blocked(node)
-            if usable and node.interactable:
-                element[1, row] = 1
-            if usable and node.editable:
-                element[2, row] = element[5, row] = 1
-            if usable and node.role == "combobox":
-                element[3, row] = 1
-            if usable and node.role in ("checkbox", "radio"):
-                element[4, row] = 1
-            if node.role == "link" and node.href and node.href.startswith("/"):
-                element[6, row] = 1
-            if node.visible and node.role in _TEXT_ROLES:
-                element[8, row] = 1
-        for kind in (0, 7, 8, 9):  # types whose element may not matter (an answer from the arguments)
-            element[kind, 0] = 1
-        page.renderings[key] = element
+        element[CLICK] = usable & (flags[:, 1] > 0)
+        element[FILL] = element[ENTER] = usable & (flags[:, 2] > 0)
+        element[SELECT] = usable & (role == _COMBOBOX)
+        element[CHECK] = usable & _CHECKABLE[role]
+        element[GOTO] = view.linked
+        element[SEND] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
+        element[[NOOP, GO_BACK, SEND, INFEASIBLE], 0] = 1  # types whose element may not matter
+        page.renderings[key] = _frozen(element)
         return element
 
+    def _page_rows(self) -> np.ndarray:
+        """Which rows have a text to type or select (hidden ones too: a closed tab the agent read)."""
+        return self.base.view.has_text
+
     def _with_mask(self, obs: dict[str, Any]) -> dict[str, Any]:
-        return {**obs, "action_mask": self.masks()}
+        obs["action_mask"] = {name: mask.copy() for name, mask in self.masks().items()}  # the caller's own
+        return obs
 
     # ------------------------------------------------------------------ stepping
 
@@ -174,35 +230,46 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         name = ACTION_TYPES[kind] if 0 <= kind < len(ACTION_TYPES) else "noop"
         bids = self.base.element_bids
         bid = bids[row] if 0 <= row < len(bids) else "-1"
-        args = self.arguments()
-        value = args[arg] if 0 <= arg < len(args) else None
         if name == "click":
             return f"click('{bid}')"
-        if name == "fill":
-            return A.format_action(A.Fill(bid, value or ""))
-        if name == "select":
-            return A.format_action(A.SelectOption(bid, (value or "",)))
+        if name in ("fill", "select"):
+            value = self.argument_text(arg) or ""
+            return A.format_action(A.Fill(bid, value) if name == "fill" else A.SelectOption(bid, (value,)))
         if name == "check":
             return f"check('{bid}')"
         if name == "enter":
             return f"press('{bid}', 'Enter')"
         if name == "goto":
-            node = self.base.page.by_bid.get(bid)
-            return A.format_action(A.Goto(node.href if node is not None and node.href else "/"))
+            if self.history_start <= arg < self.number_start:
+                url = self.argument_text(arg) or "/"
+            else:
+                node = self.base.page.by_bid.get(bid)
+                url = node.href if node is not None and node.href else "/"
+            return A.format_action(A.Goto(url))
         if name == "go_back":
             return "go_back()"
         if name == "send":
-            node = self.base.page.by_bid.get(bid)
-            if arg == ELEMENT:
-                text = (node.name or node.text) if node is not None else ""
-            elif arg == CONTENTS:
-                text = contents(node) if node is not None else ""
-            else:
-                text = value or ""
-            return A.format_action(A.SendMsgToUser(text))
+            return A.format_action(A.SendMsgToUser(self._answer_text(bid, arg)))
         if name == "infeasible":
             return "report_infeasible('This cannot be done on this site.')"
         return "noop()"
+
+    def _answer_text(self, bid: str, arg: int) -> str:
+        node = self.base.page.by_bid.get(bid)
+        if arg < POINTERS:
+            if node is None:
+                return ""
+            if arg == ELEMENT:
+                return node_text(node)
+            if arg == CONTENTS:
+                return contents(node)
+            if arg == NUMBER:
+                return first_number(node_text(node))
+            if arg == LINKS:
+                return link_texts(node)
+            pieces = parts(node_text(node))
+            return pieces[arg - PART] if arg - PART < len(pieces) else ""
+        return self.argument_text(arg) or ""
 
     def sample(self, mask: dict[str, np.ndarray]) -> np.ndarray:
         """A random action that the masks allow (a type, then a row and an argument for it)."""
@@ -229,87 +296,124 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
         Raises:
             VeriwebError: the action has no discrete equivalent here (its target is not in the
-                element table, or it types a value that is not an argument).
+                element table, or it types a value that is no argument).
         """
         parsed = A.parse_action(action)
         bids = list(self.base.element_bids)
         page = self.base.page
-        args = self.arguments()
 
         def row(bid: str) -> int:
             if bid not in bids:
                 raise VeriwebError(f"{action}: element [{bid}] is not in the observation's element table")
             return bids.index(bid)
 
-        def argument(value: str) -> int:
-            for index, candidate in enumerate(args):
-                if index >= 2 and candidate not in (None, "") and candidate == value:
-                    return index
-            raise VeriwebError(f"{action}: {value!r} is not one of the arguments (slot values and numbers)")
-
-        def make(kind: str, element: int = 0, arg: int = 0) -> np.ndarray:
-            return np.array([ACTION_TYPES.index(kind), element, arg], dtype=np.int64)
+        def make(kind: int, element: int = 0, arg: int = 0) -> np.ndarray:
+            return np.array([kind, element, arg], dtype=np.int64)
 
         if isinstance(parsed, A.Click):
-            return make("click", row(parsed.bid))
+            return make(CLICK, row(parsed.bid))
         if isinstance(parsed, A.Fill):
-            return make("fill", row(parsed.bid), argument(parsed.value))
+            return make(FILL, row(parsed.bid), self._typed(action, parsed.value))
         if isinstance(parsed, A.SelectOption):
             wanted = parsed.options[0]
             try:
-                return make("select", row(parsed.bid), argument(wanted))
+                return make(SELECT, row(parsed.bid), self._typed(action, wanted))
             except VeriwebError:
                 node = page.by_bid.get(parsed.bid)
                 for child in node.children if node is not None else []:
                     if wanted in (child.value, child.name) and child.bid in bids:
-                        return make("click", row(child.bid))
+                        return make(CLICK, row(child.bid))
                 raise
         if isinstance(parsed, A.Check):
-            return make("check", row(parsed.bid))
+            return make(CHECK, row(parsed.bid))
         if isinstance(parsed, A.Press) and parsed.key == "Enter":
-            return make("enter", row(parsed.bid))
+            return make(ENTER, row(parsed.bid))
         if isinstance(parsed, A.Goto):
-            ui = self.base.episode.session.ui if self.base.episode is not None else None
-            if ui is not None and ui.position > 0 and ui.history[ui.position - 1] == parsed.url:
-                return make("go_back")  # back to the page the agent just came from
-            for candidate in bids:
-                node = page.by_bid[candidate]
-                if node.role == "link" and node.href == parsed.url:
-                    return make("goto", row(candidate))
-            raise VeriwebError(f"{action}: no link to {parsed.url!r} in the element table")
+            return self._encode_goto(action, parsed.url, bids, make)
         if isinstance(parsed, A.GoBack):
-            return make("go_back")
+            return make(GO_BACK)
         if isinstance(parsed, A.ReportInfeasible):
-            return make("infeasible")
+            return make(INFEASIBLE)
         if isinstance(parsed, A.Noop):
-            return make("noop")
+            return make(NOOP)
         if isinstance(parsed, A.SendMsgToUser):
             return self._encode_answer(parsed.text, make)
         raise VeriwebError(f"{action}: no discrete equivalent for {parsed.name}()")
 
-    def _encode_answer(self, text: str, make: Any) -> np.ndarray:
-        """An answer as a pointer: to an argument, an element's text or contents the judge accepts."""
+    def _typed(self, action: str, value: str) -> int:
+        """The argument that types ``value``: a task string, a number, a page string, a page string
+        writing the same amount, or a task string with the same words in another case."""
+        for index, candidate in enumerate(self.task_strings()):
+            if candidate == value:
+                return self.task_start + index
+        if value.isdigit() and int(value) <= self.max_number and str(int(value)) == value:
+            return self.number_start + int(value)
+        page = self.base.page
+        texts = [node_text(page.by_bid[bid]) for bid in self.base.element_bids]
+        for index, text in enumerate(texts):
+            if text and text == value:
+                return self.page_start + index
+        for index, text in enumerate(texts):
+            if text and same_amount(value, text):
+                return self.page_start + index
+        folded = value.casefold()
+        for index, candidate in enumerate(self.task_strings()):  # the same words, written in another case
+            if candidate.casefold() == folded:
+                return self.task_start + index
+        raise VeriwebError(f"{action}: {value!r} is not one of the arguments (the task's strings, the page's "
+                           f"texts and the numbers 0-{self.max_number})")
+
+    def _encode_goto(self, action: str, url: str, bids: list[str], make: Any) -> np.ndarray:
+        """A visit: back to the previous page, a link with that address, or an earlier address."""
         episode = self.base.episode
-        assert episode is not None
-        args = self.arguments()
-        judge = episode.judge
-        exact = next((a for a in range(2, len(args)) if args[a] == text.strip()), None)
-        if exact is not None:
-            return make("send", 0, exact)
+        ui = episode.session.ui if episode is not None else None
+        if ui is not None and ui.position > 0 and ui.history[ui.position - 1] == url:
+            return make(GO_BACK)  # back to the page the agent just came from
+        page = self.base.page
+        for index, candidate in enumerate(bids):
+            node = page.by_bid[candidate]
+            if node.role == "link" and node.href == url:
+                return make(GOTO, index, ELEMENT)
+        history = self.history()
+        if url in history:
+            element = self._element_mask()[GOTO]
+            return make(GOTO, int(np.flatnonzero(element)[0]) if element.any() else 0,
+                        self.history_start + history.index(url))
+        raise VeriwebError(f"{action}: no link to {url!r} in the element table, and not an earlier address "
+                           f"of this episode")
+
+    def _encode_answer(self, text: str, make: Any) -> np.ndarray:
+        """An answer as a pointer: to a task string, a number, or a row's text the judge accepts."""
+        episode = self.base.episode
+        if episode is None:
+            raise VeriwebError("call reset() before encode()")
+        strings = self.task_strings()
+        stripped = text.strip()
+        if stripped in strings:
+            return make(SEND, 0, self.task_start + strings.index(stripped))
+        if stripped.isdigit() and int(stripped) <= self.max_number and str(int(stripped)) == stripped:
+            return make(SEND, 0, self.number_start + int(stripped))
         if self.base.task.kind != "retrieve":
-            return make("send", 0, 2 + self.max_slots)  # any message: the judge looks at the state
+            return make(SEND, 0, self.number_start)  # any message: the judge looks at the state
+        judge = episode.judge
         page = self.base.page
         for index, bid in enumerate(self.base.element_bids):
             node = page.by_bid[bid]
             if not node.visible or node.role not in _TEXT_ROLES:
                 continue
-            options = [(ELEMENT, node.name or node.text)]
+            own = node_text(node)
+            options = [(ELEMENT, own), (NUMBER, first_number(own))]
+            options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
             if node.role in _CONTAINERS:
-                options.append((CONTENTS, contents(node)))
+                options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
             for arg, candidate in options:
                 if candidate and judge.judge_answer(candidate).correct:
-                    return make("send", index, arg)
-        for arg in range(2, len(args)):
-            if args[arg] not in (None, "") and judge.judge_answer(str(args[arg])).correct:
-                return make("send", 0, arg)
-        raise VeriwebError(f"send_msg_to_user({text!r}): no element text, contents or argument is a correct answer")
+                    return make(SEND, index, arg)
+        for index, candidate in enumerate(strings):
+            if judge.judge_answer(candidate).correct:
+                return make(SEND, 0, self.task_start + index)
+        for number in range(self.max_number + 1):
+            if judge.judge_answer(str(number)).correct:
+                return make(SEND, 0, self.number_start + number)
+        raise VeriwebError(f"send_msg_to_user({text!r}): no row's text, number, contents or links, no task string "
+                           "and no number is a correct answer")

@@ -111,6 +111,13 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         return self._view.bids if self._view else ()
 
     @property
+    def view(self) -> PageView:
+        """The encoded current page (element table, text, bids and per-row facts)."""
+        if self._view is None:
+            raise VeriwebError("call reset() first")
+        return self._view
+
+    @property
     def page(self) -> PageModel:
         """The current page model."""
         if self._page is None:
@@ -196,6 +203,7 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
             from veriweb.envs.tokenizer import encode
 
             self._goal_tokens = encode(self.task.instruction, self.config.goal_tokens)
+            self._goal_tokens.setflags(write=False)
         obs, self._view = observation(page, self.task.instruction, error, progress, self.config, self._goal_tokens)
         return obs
 

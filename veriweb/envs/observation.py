@@ -20,6 +20,7 @@ same kept, visible nodes, so the two views agree; ``info["truncated"]`` says how
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +28,8 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine.page import Node, PageModel
-from veriweb.engine.render import node_line
-from veriweb.envs.tokenizer import VOCAB_SIZE, encode
+from veriweb.engine.render import axtree_text, node_line
+from veriweb.envs.tokenizer import VOCAB_SIZE, encode, encode_row
 
 ROLES = ("other", "link", "button", "textbox", "date", "combobox", "option", "checkbox", "radio", "radiogroup",
          "tab", "tablist", "tabpanel", "heading", "paragraph", "StaticText", "list", "listitem", "table", "row",
@@ -45,13 +46,14 @@ _ALLOWED = frozenset(CHARSET)
 _TEXT_RANK = {"heading", "alert", "status", "paragraph", "StaticText", "columnheader"}
 
 
+_OUTSIDE = re.compile("[^" + re.escape(CHARSET) + "]")
+
+
 def clean(text: str, limit: int) -> str:
     """``text`` in :data:`CHARSET`, at most ``limit`` characters."""
     if len(text) > limit:
         text = text[:limit]
-    if all(c in _ALLOWED for c in text):
-        return text
-    return "".join(c if c in _ALLOWED else "?" for c in text)
+    return _OUTSIDE.sub("?", text) if _OUTSIDE.search(text) else text
 
 
 @dataclass(frozen=True)
@@ -116,56 +118,111 @@ def kept_nodes(page: PageModel, limit: int) -> list[Node]:
 
 @dataclass(frozen=True)
 class PageView:
-    """The encoded page: arrays, the text, and the bids of the element rows (for actions)."""
+    """The encoded page: arrays, the text, and the bids of the element rows (for actions).
+
+    Attributes:
+        arrays: the element table (read-only arrays of the observation space).
+        axtree: the accessibility-tree text.
+        bids: the bid of each row.
+        truncated: how many nodes the truncation rule cut.
+        usable: per row, visible and not behind an open modal dialog (what actions may target).
+        linked: per row, a link to an address on the site.
+        has_text: per row, a name or text to show, type or select.
+    """
 
     arrays: dict[str, np.ndarray]
     axtree: str
     bids: tuple[str, ...]
     truncated: int
+    usable: np.ndarray
+    linked: np.ndarray
+    has_text: np.ndarray
+
+
+_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int8)
+"""Row ``b``: the eight bits of ``b``, lowest first (flags packed into one int per node)."""
+
+
+def _subtree(node: Node) -> set[int]:
+    """The ids of ``node`` and everything inside it."""
+    found: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.add(id(current))
+        stack.extend(current.children)
+    return found
 
 
 def encode_page(page: PageModel, config: ObservationConfig) -> PageView:
-    """Encode a page (memoised on the page model: a revisited state costs nothing)."""
+    """Encode a page (memoised on the page model: a revisited state costs nothing).
+
+    The arrays are read-only: every step that lands on the same page state shares them.
+    """
     key = ("observation", config)
     cached = page.renderings.get(key)
     if cached is not None:
         return cached
     E = config.max_elements
     nodes = kept_nodes(page, E)
+    n = len(nodes)
     row = {id(node): index for index, node in enumerate(nodes)}
-    role = np.zeros(E, np.int32)
-    tokens = np.zeros((E, config.name_tokens), np.int32)
-    values = np.zeros((E, config.value_tokens), np.int32)
-    flags = np.zeros((E, len(FLAGS)), np.int8)
-    depth = np.zeros(E, np.int32)
-    parent = np.full(E, -1, np.int32)
-    mask = np.zeros(E, np.int8)
-    for index, node in enumerate(nodes):
-        role[index] = ROLE_IDS.get(node.role, 0)
-        tokens[index] = encode(node.name or node.text, config.name_tokens)
-        if node.value:
-            values[index] = encode(node.value, config.value_tokens)
-        flags[index] = (node.visible, node.interactable, node.editable, bool(node.checked), bool(node.selected),
-                        bool(node.expanded), node.focused, node.disabled)
-        depth[index] = min(node.depth, 255)
+    inside_modal = _subtree(page.modal) if page.modal is not None else None
+    roles, flags, depths, parents, facts = [], [], [], [], []
+    names, values = bytearray(), bytearray()
+    empty_value = encode_row("", config.value_tokens)
+    role_ids, name_tokens, value_tokens = ROLE_IDS, config.name_tokens, config.value_tokens
+    for node in nodes:
+        label = node.name or node.text
+        visible = node.visible
+        roles.append(role_ids.get(node.role, 0))
+        names += encode_row(label, name_tokens)
+        values += encode_row(node.value, value_tokens) if node.value else empty_value
+        flags.append(visible | node.interactable << 1 | node.editable << 2 | bool(node.checked) << 3
+                     | bool(node.selected) << 4 | bool(node.expanded) << 5 | node.focused << 6 | node.disabled << 7)
+        depths.append(node.depth if node.depth < 255 else 255)
         up = node.parent
         while up is not None and id(up) not in row:
             up = up.parent
-        parent[index] = row[id(up)] if up is not None else -1
-        mask[index] = 1
-    lines = [f"RootWebArea '{page.title}'"] + ["\t" * n.depth + node_line(n) for n in nodes if n.visible]
-    view = PageView(
-        arrays={"role": role, "tokens": tokens, "value_tokens": values, "flags": flags, "depth": depth,
-                "parent": parent, "mask": mask},
-        axtree=clean("\n".join(lines), config.max_text), bids=tuple(n.bid for n in nodes),
-        truncated=len(page.nodes) - len(nodes))
+        parents.append(row[id(up)] if up is not None else -1)
+        href = node.href
+        facts.append((visible and (inside_modal is None or id(node) in inside_modal))
+                     | (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
+    arrays = {
+        "role": np.zeros(E, np.int32), "tokens": np.zeros((E, config.name_tokens), np.int32),
+        "value_tokens": np.zeros((E, config.value_tokens), np.int32), "flags": np.zeros((E, len(FLAGS)), np.int8),
+        "depth": np.zeros(E, np.int32), "parent": np.full(E, -1, np.int32), "mask": np.zeros(E, np.int8),
+    }
+    facts_table = np.zeros((E, 3), bool)
+    if n:
+        arrays["role"][:n] = roles
+        arrays["tokens"][:n] = np.frombuffer(names, np.int32).reshape(n, name_tokens)
+        arrays["value_tokens"][:n] = np.frombuffer(values, np.int32).reshape(n, value_tokens)
+        arrays["flags"][:n] = _BITS[flags]
+        arrays["depth"][:n] = depths
+        arrays["parent"][:n] = parents
+        arrays["mask"][:n] = 1
+        facts_table[:n] = _BITS[facts][:, :3]
+    for array in (*arrays.values(), facts_table):
+        array.setflags(write=False)
+    if n == len(page.nodes):
+        text = axtree_text(page)  # the engine's own rendering, shared with render()
+    else:
+        title = "'" + page.title.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+        text = "\n".join([f"RootWebArea {title}"] + ["\t" * v.depth + node_line(v) for v in nodes if v.visible])
+    view = PageView(arrays=arrays, axtree=clean(text, config.max_text), bids=tuple(v.bid for v in nodes),
+                    truncated=len(page.nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
+                    has_text=facts_table[:, 2])
     page.renderings[key] = view
     return view
 
 
 def observation(page: PageModel, goal: str, error: str | None, progress: tuple[int, int],
                 config: ObservationConfig, goal_tokens: np.ndarray | None = None) -> tuple[dict[str, Any], PageView]:
-    """The full observation dict for a page and a task."""
+    """The full observation dict for a page and a task.
+
+    Its arrays are the caller's own (copies of the memoised, read-only page encoding).
+    """
     view = encode_page(page, config)
     obs = {
         "goal": clean(goal, config.max_goal),

@@ -39,3 +39,10 @@ def encode(text: str, length: int) -> np.ndarray:
     out = np.zeros(length, dtype=np.int32)
     out[: len(ids)] = ids
     return out
+
+
+@functools.lru_cache(maxsize=131072)
+def encode_row(text: str, length: int) -> bytes:
+    """``encode(text, length)`` as raw int32 bytes, memoised: a page's texts repeat from state to state,
+    and rows of bytes join into a table with one copy."""
+    return encode(text, length).tobytes()

@@ -1,0 +1,136 @@
+"""Every certificate maps into DiscreteActions (generated sites of every domain), and the argument strings."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+
+import numpy as np
+import pytest
+
+from veriweb.envs import DiscreteActions, VeriwebEnv
+from veriweb.envs.actions import GO_BACK, GOTO, NUMBER, PART, SEND
+from veriweb.envs.arguments import first_number, other_forms, parts, same_amount, task_strings, word_runs
+from veriweb.envs.coverage import Miss, certificate_coverage, check_task, main
+from veriweb.generate import generate_site
+from veriweb.generate.domains import MODULES
+from veriweb.scaffold import Site
+
+DOMAINS = [d for d in MODULES if importlib.util.find_spec(MODULES[d])]
+
+ANSWER, VALUE = "is a correct answer", "is not one of the arguments"
+KNOWN_GAPS = {
+    # a total over figures on several pages or rows: needs arithmetic, no single row shows it
+    ("mail", "retrieve_sum"): ANSWER, ("travel", "retrieve_sum"): ANSWER, ("forum", "retrieve_sum"): ANSWER,
+    ("code", "retrieve_sum"): ANSWER,
+    # a list that is a selection of a table's rows (the posts in one community, the top three of
+    # four) or that spans two result pages: no one container holds exactly it
+    ("forum", "retrieve_list"): ANSWER, ("admin", "retrieve_top"): ANSWER, ("travel", "retrieve_list"): ANSWER,
+    # a value read on an earlier page and typed on a later one (a contact's address, a booking's origin)
+    ("mail", "forward_lookup"): VALUE, ("travel", "multi_step_write"): VALUE,
+}
+"""Certificates no pointer argument can express yet: they need arithmetic or memory across pages.
+A miss of these families for any other reason still fails the tests."""
+
+
+def _unexpected(domain: str, misses: list[Miss]) -> list[str]:
+    return [str(m) for m in misses if KNOWN_GAPS.get((domain, m.family), "\0") not in m.reason]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generated_certificates_map_into_discrete_actions(domain: str) -> None:
+    site = generate_site(domain, 0)
+    checked, misses = certificate_coverage(site)
+    assert checked == len(site.tasks) > 0
+    unexpected = _unexpected(domain, misses)
+    assert not unexpected, "\n".join(unexpected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generated_certificates_map_over_many_seeds(domain: str) -> None:
+    unexpected: list[str] = []
+    for seed in range(1, 20):
+        _, misses = certificate_coverage(generate_site(domain, seed))
+        unexpected += [f"seed {seed}: {m}" for m in _unexpected(domain, misses)]
+    assert not unexpected, "\n".join(unexpected)
+
+
+def test_example_certificates_map_under_tight_truncation(shop: Site) -> None:
+    from veriweb.envs.observation import ObservationConfig
+
+    checked, misses = certificate_coverage(shop, config=ObservationConfig(max_elements=64))
+    assert checked == len(shop.tasks) and not misses, [str(m) for m in misses]
+
+
+def test_a_miss_names_the_step_and_why(shop: Site) -> None:
+    env = DiscreteActions(VeriwebEnv(sites=[shop]))
+    task = shop.task("add_to_cart")
+    assert task is not None
+    broken = task.model_copy(update={"certificate": [*task.certificate[:-1], "fill('9999', 'nothing')"]})
+    env.base.pool._given[0] = shop.model_copy(update={"tasks": [broken]})
+    miss = check_task(env, broken)
+    assert miss is not None and miss.step == len(task.certificate) - 1 and "9999" in miss.reason
+
+
+def test_coverage_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--domains", DOMAINS[0], "--seeds", "0"])
+    out = capsys.readouterr().out
+    assert "certificates checked" in out and code in (0, 1)
+
+
+def test_goto_an_earlier_address_and_back(shop: Site) -> None:
+    env = DiscreteActions(VeriwebEnv(sites=[shop]))
+    env.reset(options={"site": 0, "task": "add_to_cart"})
+    start = env.base.page.url
+    env.base.step("goto('/cart')")
+    assert env.encode(f"goto('{start}')")[0] == GO_BACK  # the page just left: go back
+    env.base.step("goto('/orders')")
+    assert env.history()[:2] == ["/cart", start]
+    kind, row, arg = env.encode(f"goto('{start}')")
+    link_to_start = any(env.base.page.by_bid[b].href == start for b in env.base.element_bids)
+    assert kind == GOTO and (link_to_start or arg == env.history_start + 1)
+    obs, *_ = env.step(np.array([kind, row, arg]))
+    assert obs["url"] == start
+
+
+def test_answers_point_at_parts_and_numbers() -> None:
+    assert parts("Uma Nguyen · Archived · Mar 24, 2026 09:07") == ["Uma Nguyen", "Archived", "Mar 24, 2026 09:07"]
+    assert first_number("80812 members · since May 17, 2018") == "80812"
+    assert first_number("Price: $1,299.00") == "$1,299.00" and first_number("none") == ""
+    assert same_amount("135.99", "$135.99") and not same_amount("135.99", "Price: $135.99")
+    assert not same_amount("135.99", "$135.90")
+
+
+def test_task_strings_hold_values_forms_and_word_runs(shop: Site) -> None:
+    today = dt.date(2026, 6, 1)
+    assert other_forms("June 28", today) == ["2026-06-28"]
+    assert other_forms("$1,299.00", today) == ["1299.00", "1,299.00"]
+    assert other_forms("80,812", today) == ["80812"]
+    assert word_runs("Clean up date picker styles")[:2] == ["Clean up date picker", "up date picker styles"]
+    assert "telescope" in word_runs("Just got my first telescope") and "my" not in word_runs("Just got my first")
+    assert word_runs("single") == []
+    task = shop.tasks[0]
+    strings = task_strings(task, today, 64)
+    values = [str(v) for v in task.slots.values() if f"{{{next(k for k in task.slots if task.slots[k] == v)}}}"
+              in task.template]
+    assert strings[:len(values)] == values or set(values) <= set(strings)
+    assert len(task_strings(task, today, 3)) <= 3 and len(set(strings)) == len(strings)
+
+
+def test_masks_are_memoised_and_observations_own_their_copies(shop: Site) -> None:
+    env = DiscreteActions(VeriwebEnv(sites=[shop]))
+    obs, _ = env.reset(options={"site": 0, "task": "add_to_cart"})
+    memo = env.masks()
+    assert memo is env.masks() and (memo["argument"] == obs["action_mask"]["argument"]).all()
+    with pytest.raises(ValueError):
+        memo["element"][0, 0] = 0  # the memo is read-only; observations get copies
+    obs["action_mask"]["element"][0, 0] = 0
+    assert memo["element"][0, 0] == 1
+    assert env.observation_space.contains(obs)
+    # every argument a mask allows decodes to a string (no pointer outside its table)
+    for kind in np.flatnonzero(memo["type"]):
+        for arg in np.flatnonzero(memo["argument"][kind]):
+            text = env.decode(np.array([kind, int(np.flatnonzero(memo["element"][kind])[0]), arg]))
+            assert isinstance(text, str) and text
+    assert SEND > GOTO and NUMBER < PART

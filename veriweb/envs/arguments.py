@@ -1,0 +1,157 @@
+"""The argument strings of discrete actions: what a task's instruction says, and what a page shows.
+
+A compact policy never generates free text: it points. Its text arguments come from two places.
+
+- **Task strings** (fixed for an episode): the slot values the instruction names, in the order
+  the template uses them; then their other written forms (a date's ISO form ``2026-06-20``, an
+  amount without its currency sign ``59.99``, a number without thousands separators); then the
+  runs of consecutive words inside each slot value (``"telescope"`` or ``"page is slow"`` of a
+  title), longest first, as a person types a keyword from the instruction into a search box;
+  last, runs of two and three words of the instruction's own text (``"a damaged item"``).
+- **Page strings** (per page): the text of each row of the observation's element table, and, for
+  answers, the first number or amount in a row's text, the texts inside a container, the
+  link texts inside a container (a list answer), and the parts of a row's text between
+  separators (``"Uma Nguyen"`` of ``"Uma Nguyen · Archived · Read"``).
+
+Everything here is a pure function of the task or the page, so it can be memoised on them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import string
+from collections.abc import Iterable
+
+from veriweb.engine.answers import parse_date, parse_money
+from veriweb.engine.page import Node
+from veriweb.scaffold import Task
+
+_NUMBER = re.compile(r"[-\u2212]?(?:US\$|\$|€|£)?\d[\d,]*(?:\.\d+)?")
+_WORD = re.compile(r"\S+")
+_CLAUSE = re.compile(r"[.,;:!?()\"']")
+_PARTS = re.compile(r"\s+[·|•—]\s+")
+_MAX_SPAN_WORDS = 12  # longer values contribute only their prefixes and suffixes
+
+
+def slot_order(template: str) -> list[str]:
+    """The slot names in the order the template uses them (first use)."""
+    names: list[str] = []
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def other_forms(value: str, today: dt.date) -> list[str]:
+    """Other ways to write a slot value that a form field may want.
+
+    Examples:
+        ``"June 28"`` -> ``["2026-06-28"]``; ``"$1,299.00"`` -> ``["1299.00", "1,299.00"]``;
+        ``"80,812"`` -> ``["80812"]``.
+    """
+    forms: list[str] = []
+    day = parse_date(value, today)
+    if day is not None:
+        forms.append(day.isoformat())
+    stripped = value.strip()
+    if re.fullmatch(r"(?:US\$|\$|€|£)\s*\d[\d,]*(?:\.\d+)?", stripped):
+        bare = re.sub(r"^(?:US\$|\$|€|£)\s*", "", stripped)
+        forms += [bare.replace(",", ""), bare]
+    elif re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", stripped):
+        forms.append(stripped.replace(",", ""))
+    return [f for f in forms if f != value]
+
+
+def word_runs(value: str) -> list[str]:
+    """The runs of consecutive words of ``value`` (not the whole of it), longest first.
+
+    Punctuation at a run's ends is dropped; runs of one word keep words of three letters or more.
+    """
+    words = _WORD.findall(value)
+    n = len(words)
+    if n < 2:
+        return []
+    runs: list[str] = []
+    for length in range(n - 1, 0, -1):
+        starts = range(n - length + 1) if n <= _MAX_SPAN_WORDS or length <= 3 else (0, n - length)
+        for start in starts:
+            run = " ".join(words[start:start + length]).strip(string.punctuation + "\u2019\u2018\"")
+            if run and (length > 1 or (len(run) >= 3 and any(c.isalpha() for c in run))):
+                runs.append(run)
+    return runs
+
+
+def task_strings(task: Task, today: dt.date, limit: int) -> list[str]:
+    """The task strings of ``task`` (see the module docstring), distinct, at most ``limit``."""
+    values = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
+    ordered: list[str] = []
+    ordered += values
+    for value in values:
+        ordered += other_forms(value, today)
+    for value in values:
+        ordered += word_runs(value)
+    for literal, _, _, _ in string.Formatter().parse(task.template):  # the instruction's own words
+        for phrase in _CLAUSE.split(literal or ""):
+            words = _WORD.findall(phrase)
+            ordered += [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
+    return _distinct(ordered, limit)
+
+
+def _distinct(items: Iterable[str], limit: int) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        if item and item not in seen:
+            seen.add(item)
+            out.append(item)
+            if len(out) == limit:
+                break
+    return out
+
+
+def node_text(node: Node) -> str:
+    """What a row shows: its name, else its text."""
+    return node.name or node.text or ""
+
+
+def first_number(text: str) -> str:
+    """The first number or amount written in ``text`` (``""`` if none), as written."""
+    found = _NUMBER.search(text)
+    return found.group(0) if found else ""
+
+
+def parts(text: str) -> list[str]:
+    """The parts of a row's text between separators (``" · "``, ``" | "``, ``" — "``)."""
+    return [part.strip() for part in _PARTS.split(text) if part.strip()]
+
+
+def contents(node: Node) -> str:
+    """The texts inside a node, comma-separated (links, text and cells, in order)."""
+    return ", ".join(_inside(node, ("link", "paragraph", "StaticText", "cell", "heading")))
+
+
+def link_texts(node: Node) -> str:
+    """The texts of the links inside a node, comma-separated (a list answer)."""
+    return ", ".join(_inside(node, ("link",)))
+
+
+def _inside(node: Node, roles: tuple[str, ...]) -> list[str]:
+    parts: list[str] = []
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        label = child.name or child.text
+        if child.visible and label and child.role in roles:
+            parts.append(label)
+        elif child.visible:
+            stack.extend(reversed(child.children))
+    return parts
+
+
+def same_amount(typed: str, shown: str) -> bool:
+    """Whether two strings write the same amount (``"135.99"`` and ``"$135.99"``)."""
+    if not re.fullmatch(r"\s*(?:US\$|\$|€|£)?\s*\d[\d,]*(?:\.\d+)?\s*", shown):
+        return False
+    a, b = parse_money(typed), parse_money(shown)
+    return a is not None and a == b
