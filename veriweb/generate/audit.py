@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -115,33 +116,35 @@ def main(argv: list[str] | None = None) -> int:
     start, _, stop = args.seeds.partition(":")
     seeds = range(int(start), int(stop)) if stop else [int(start)]
     domains = available_domains() if args.domains == "all" else args.domains.split(",")
-    work = [(d, s) for d in domains for s in seeds]
-    dropped: Counter[tuple[str, str]] = Counter()
-    failed: Counter[tuple[str, str]] = Counter()
-    tasks: Counter[str] = Counter()
-    examples: dict[tuple[str, str], str] = {}
+    failing = 0
     with ProcessPoolExecutor(args.jobs) as pool:
-        for result in pool.map(_one, work, chunksize=4):
-            tasks[result.domain] += result.tasks
-            for tid, line in result.dropped:
-                key = (result.domain, tid.rstrip("_0123456789") or tid)
-                dropped[key] += 1
-                examples.setdefault(key, f"seed {result.seed}: {line}")
-            for family, line in result.failures:
-                key = (result.domain, family)
-                failed[key] += 1
-                examples.setdefault(key, f"seed {result.seed}: {line}")
-    for domain in domains:
-        print(f"{domain}: {tasks[domain]} tasks kept over {len(seeds)} seeds; "
-              f"dropped {sum(n for (d, _), n in dropped.items() if d == domain)}, "
-              f"replay failures {sum(n for (d, _), n in failed.items() if d == domain)}")
-        for (d, name), n in sorted(dropped.items()):
-            if d == domain:
-                print(f"  dropped {name}: {n}   e.g. {examples[(d, name)][:300]}")
-        for (d, name), n in sorted(failed.items()):
-            if d == domain:
-                print(f"  failed  {name}: {n}   e.g. {examples[(d, name)][:300]}")
-    return 1 if dropped or failed else 0
+        for domain in domains:  # one domain at a time, reported as soon as it is done
+            results = list(pool.map(_one, [(domain, s) for s in seeds], chunksize=4))
+            failing += _report(domain, seeds, results)
+    return 1 if failing else 0
+
+
+def _report(domain: str, seeds: Sequence[int], results: list[SiteAudit]) -> int:
+    """Print one domain's audit; return how many tasks were dropped or failed."""
+    dropped: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    for result in results:
+        for tid, line in result.dropped:
+            name = tid.rstrip("_0123456789") or tid
+            dropped[name] += 1
+            examples.setdefault("d" + name, f"seed {result.seed}: {line}")
+        for family, line in result.failures:
+            failed[family] += 1
+            examples.setdefault("f" + family, f"seed {result.seed}: {line}")
+    tasks = sum(r.tasks for r in results)
+    print(f"{domain}: {tasks} tasks kept over {len(seeds)} seeds; dropped {sum(dropped.values())}, "
+          f"replay failures {sum(failed.values())}", flush=True)
+    for name, n in sorted(dropped.items()):
+        print(f"  dropped {name}: {n}   e.g. {examples['d' + name][:300]}", flush=True)
+    for name, n in sorted(failed.items()):
+        print(f"  failed  {name}: {n}   e.g. {examples['f' + name][:300]}", flush=True)
+    return sum(dropped.values()) + sum(failed.values())
 
 
 if __name__ == "__main__":

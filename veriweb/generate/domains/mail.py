@@ -45,10 +45,11 @@ from urllib.parse import quote, urlencode
 
 from veriweb.generate import kit
 from veriweb.generate.kit import cond, ref
-from veriweb.generate.layout import build_chrome, login_page, login_plan
+from veriweb.generate.layout import build_chrome, login_page
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import all_pages, as_user, make_task
 from veriweb.generate.vocab import CITIES, Labels, password, person
 
 Step = tuple[Any, ...]
@@ -970,7 +971,7 @@ class _Ctx:
         return plan
 
     def all_pages(self, total: int, size: int | None = None) -> list[Step]:
-        return [("click", "link", "Next")] * ((max(total, 1) - 1) // (size or self.ui.page_size))
+        return all_pages(total, size or self.ui.page_size)
 
     def confirm(self, needed: bool) -> list[Step]:
         return [("click", "button", self.labels["confirm"])] if needed else []
@@ -1004,28 +1005,23 @@ LOGIN_CHANCE = {"reply": 0.6, "forward_lookup": 0.6, "compose_lookup": 0.6, "mul
                 "folder_multi_step": 0.6}
 """How often a family's instruction carries the credentials (the rest start logged in from the profile)."""
 
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}). ", "Sign in with {username} / {password}. ",
-                  "Use the account {username} with the password {password}. "]
+MAIL_PREFIXES = [("Log in as {username} (password: {password}). ", False), ("Sign in with {username} / {password}. ", False),
+                 ("Use the account {username} with the password {password}. ", False)]
 
 
 def _as_user(ctx: _Ctx, user: dict[str, Any], phrasings: list[str], slots: dict[str, Any], plan: list[Step],
              *, chance: float = 0.5) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]] | None:
-    """Who does the task: logged in from the profile, or with credentials in the instruction
-    (when the longer plan still fits the budget). ``None`` when even the shorter plan does not fit."""
+    """Who does the task (see :func:`veriweb.generate.tasks.as_user`), when the longer plan with a
+    log-in still fits the budget. ``None`` when even the shorter plan does not fit."""
     if ctx.cost(plan) > MAX_STEPS:
         return None
-    if ctx.rng.random() < chance and ctx.cost(plan) + 4 <= MAX_STEPS:
-        prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        return ([prefix + p for p in phrasings], {**slots, "username": user["username"], "password": user["password"]},
-                login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5) + plan,
-                {"user": user["username"], "credentials": "instruction"})
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
+    return as_user(ctx, user, phrasings, slots, plan, chance=chance, prefixes=MAIL_PREFIXES,
+                   fits=lambda p: ctx.cost(p) <= MAX_STEPS)
 
 
 def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: dict[str, Any],
           plan: list[Step], **fields: Any) -> TaskDraft:
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
+    return make_task(ctx, task_id, family, kind, phrasings, slots, plan, **fields)
 
 
 def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any], phrasings: list[str],
@@ -1650,7 +1646,14 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
                              cond("folder_id", _folder_q("sent")))]
     report = ("infeasible", f"There is no email \"{subject}\" from {sender} in this mailbox.")
     slots = {"subject": subject, "sender": sender}
-    plan = ctx.search(user, subject.split()[-1] if rng.random() < 0.5 else subject) + [report]
+    way = rng.choice(["subject", "word", "sender", "folder"])
+    if way == "sender":  # everything from the sender, every page of it
+        look = ctx.search(user, sender) + ctx.all_pages(min(len(ctx.search_rows(user, sender)), 3 * ctx.ui.page_size))
+    elif way == "folder":
+        look = ctx.nav(ctx.ui.folder_names["trash" if variant == "restore" else "inbox"])
+    else:
+        look = ctx.search(user, subject.split()[-1] if way == "word" else subject)
+    plan = look + [report]
     draft = _make(ctx, f"missing_{variant}", "infeasible_missing", "infeasible", user, phrasings, slots, plan,
                   goal=goal)
     return draft or _task(ctx, f"missing_{variant}", "infeasible_missing", "infeasible", phrasings, slots, [report],

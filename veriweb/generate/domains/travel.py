@@ -57,6 +57,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import Step, TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -961,35 +962,10 @@ class _Ctx:
         return len(plan) + extra
 
 
-LOGIN_PREFIXES = ["Log in as {username} (password: {password}), then: ", "Sign in with {username} / {password}. ",
-                  "Use the account {username}, password {password}. "]
-
-
 def _as_user(ctx: _Ctx, user: Row, phrasings: list[str], slots: dict[str, Any], plan: list[Step], *,
-             instruction_chance: float = 0.6) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]]:
-    """Who does the task: logged in from the profile, or with credentials in the instruction."""
-    login = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
-    if ctx.rng.random() < instruction_chance and ctx.cost(login + plan) <= MAX_STEPS:
-        prefix = ctx.rng.choice(LOGIN_PREFIXES)
-        phrased = [prefix + (p[0].lower() + p[1:] if prefix.endswith(": ") and not p.startswith("I ") else p)
-                   for p in phrasings]
-        return (phrased, {**slots, "username": user["username"], "password": user["password"]}, login + plan,
-                {"user": user["username"], "credentials": "instruction"})
-    return phrasings, slots, plan, {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
-
-
-def _task(ctx: _Ctx, task_id: str, family: str, kind: str, phrasings: list[str], slots: dict[str, Any],
-          plan: list[Step], **fields: Any) -> TaskDraft:
-    return TaskDraft(dict(id=task_id, family=family, kind=kind, template=ctx.rng.choice(phrasings), slots=slots,
-                          **fields), plan)
-
-
-def _next_pages(position: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * (position // size)
-
-
-def _all_pages(total: int, size: int) -> list[Step]:
-    return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)
+             chance: float = 0.6) -> tuple[list[str], dict[str, Any], list[Step], dict[str, Any]]:
+    """Who does the task (see :func:`veriweb.generate.tasks.as_user`); a log-in must fit the budget."""
+    return as_user(ctx, user, phrasings, slots, plan, chance=chance, fits=lambda p: ctx.cost(p) <= MAX_STEPS)
 
 
 def _money(cents: int) -> str:
@@ -1083,7 +1059,7 @@ def _navigate_flight(ctx: _Ctx) -> TaskDraft | None:
         where = [cond("origin_city", ref("slot.origin")), cond("dest_city", ref("slot.destination")),
                  cond("date", ref("slot.day")), cond("seats", 1, ">=")] + ([cond("stops", 0)] if nonstop else [])
         goal = kit.on_page("flight", id=kit.scalar("flight_view", "id", *where, order=order + [("id", "asc")]))
-        return _task(ctx, "open_flight", "navigate_sorted", "navigate", phrasings[name],
+        return make_task(ctx, "open_flight", "navigate_sorted", "navigate", phrasings[name],
                      _route_slots(ctx, origin, destination, day),
                      plan, goal=[goal], progress=[{"description": "on the flight's page", "predicate": goal}])
     return None
@@ -1106,7 +1082,7 @@ def _navigate_hotel(ctx: _Ctx) -> TaskDraft | None:
         if sort_label is not None:
             plan += [("click", "link", sort_label), ("click", "link", target["name"])]
         else:
-            plan += _next_pages(pool.index(target), ui.hotel_page_size) + [("click", "link", target["name"])]
+            plan += next_pages(pool.index(target), ui.hotel_page_size) + [("click", "link", target["name"])]
         if ctx.cost(plan) > MAX_STEPS:
             continue
         where = [cond("city", ref("slot.city"))] + ([cond("stars", ref("slot.stars"), ">=")] if stars else [])
@@ -1119,7 +1095,7 @@ def _navigate_hotel(ctx: _Ctx) -> TaskDraft | None:
                       "Find the lowest nightly rate among {stars}-star-or-better hotels in {city} and open that hotel.",
                       "Show me the least expensive hotel in {city} rated {stars} stars or more."])
         slots: dict[str, Any] = {"city": ctx.city(city)} | ({"stars": stars} if stars else {})
-        return _task(ctx, "open_hotel", "navigate_filtered", "navigate", phrasings, slots, plan, goal=[goal],
+        return make_task(ctx, "open_hotel", "navigate_filtered", "navigate", phrasings, slots, plan, goal=[goal],
                      progress=[{"description": "on the hotel's page", "predicate": goal}])
     return None
 
@@ -1131,7 +1107,7 @@ def _fare_lookup(ctx: _Ctx) -> TaskDraft | None:
     plan = ctx.flight_search(origin, destination, day)
     if ctx.rng.random() < 0.5:
         plan.append(ctx.flight_link(flight))
-    return _task(ctx, "fare_lookup", "retrieve_lookup", "retrieve",
+    return make_task(ctx, "fare_lookup", "retrieve_lookup", "retrieve",
                  ["How much does the {time} flight from {origin} to {destination} on {date} cost per passenger?",
                   "What is the fare of the {airline} flight leaving {origin} for {destination} at {time} on {date}?",
                   "Tell me the price of one seat on the {time} {origin}–{destination} flight on {date}."],
@@ -1154,7 +1130,7 @@ def _cheapest_airline(ctx: _Ctx) -> TaskDraft | None:
             continue
         airline = ctx.airlines[best["airline_id"]]["name"]
         plan = ctx.flight_search(origin, destination, day) + [("click", "link", ctx.ui.flight_sort("price_asc"))]
-        return _task(ctx, "cheapest_airline", "retrieve_extreme", "retrieve",
+        return make_task(ctx, "cheapest_airline", "retrieve_extreme", "retrieve",
                      ["Which airline has the cheapest flight from {origin} to {destination} on {date}?",
                       "On {date}, which carrier offers the lowest fare from {origin} to {destination}?",
                       "Name the airline of the cheapest {origin}–{destination} flight on {date}."],
@@ -1199,7 +1175,7 @@ def _count_flights(ctx: _Ctx) -> TaskDraft | None:
                          ["How many flights from {origin} to {destination} on {date} have at most one stop?",
                           "Count the flights from {origin} to {destination} on {date} with no more than one stop.",
                           "How many {origin}–{destination} flights on {date} make one stop or none?"])
-        return _task(ctx, "count_flights", "retrieve_count", "retrieve", phrasings,
+        return make_task(ctx, "count_flights", "retrieve_count", "retrieve", phrasings,
                      {**_route_slots(ctx, origin, destination, day), **extra}, plan + [("send", str(n))],
                      answer={"type": "number", "value": kit.scalar(
                          "flight_view", "*", cond("origin_city", ref("slot.origin")),
@@ -1224,12 +1200,12 @@ def _trip_date(ctx: _Ctx) -> TaskDraft | None:
         if sum(1 for b in mine if ctx.flight_by_id[b["flight_id"]]["destination_id"] == city) != 1:
             continue
         day = dt.date.fromisoformat(flight["date"])
-        plan = [("click", "link", ctx.words["trips"]), *_next_pages(mine.index(booking), 10),
+        plan = [("click", "link", ctx.words["trips"]), *next_pages(mine.index(booking), 10),
                 ("send", f"{MONTHS[day.month - 1]} {day.day}, {day.year}")]
         phrasings, slots, plan, who = _as_user(ctx, user, [
             "When does your flight to {city} leave?", "On what date do you fly to {city}?",
             "I forgot the date of my flight to {city}. What is it?"], {"city": ctx.city(city)}, plan)
-        return _task(ctx, "trip_date", "retrieve_date", "retrieve", phrasings, slots, plan, **who,
+        return make_task(ctx, "trip_date", "retrieve_date", "retrieve", phrasings, slots, plan, **who,
                      answer={"type": "date", "value": kit.scalar(
                          "booking_view", "date", cond("user_id", ref("user.id")), cond("dest_city", ref("slot.city")),
                          cond("status", "confirmed"))})
@@ -1256,7 +1232,7 @@ def _stays_total(ctx: _Ctx) -> TaskDraft | None:
         "How much do your upcoming hotel stays cost in total?",
         "What is the total price of all your upcoming hotel reservations?",
         "Add up the cost of the hotel stays you have coming up. What do they come to?"], {}, plan)
-    return _task(ctx, "stays_total", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
+    return make_task(ctx, "stays_total", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
                  answer={"type": "currency", "value": kit.scalar(
                      "stay_view", "total", cond("user_id", ref("user.id")), cond("status", "confirmed"),
                      cond("check_in", ref("clock.today"), ">"), agg="sum")})
@@ -1270,8 +1246,8 @@ def _hotel_list(ctx: _Ctx) -> TaskDraft | None:
         pool = ctx.in_city(city, stars)
         if not 2 <= len(pool) <= 6:
             continue
-        plan = ctx.hotel_search(city, stars=stars) + _all_pages(len(pool), ctx.ui.hotel_page_size)
-        return _task(ctx, "hotel_list", "retrieve_list", "retrieve",
+        plan = ctx.hotel_search(city, stars=stars) + all_pages(len(pool), ctx.ui.hotel_page_size)
+        return make_task(ctx, "hotel_list", "retrieve_list", "retrieve",
                      ["List every hotel in {city} with at least {stars} stars.",
                       "Which hotels in {city} have {stars} stars or more?",
                       "Name all the {stars}-star-or-better hotels in {city}."] if stars < 5 else
@@ -1319,7 +1295,7 @@ def _book_flight(ctx: _Ctx) -> TaskDraft | None:
              "time": flight["depart"], "airline": ctx.airlines[flight["airline_id"]]["name"],
              "travellers": _travellers(passengers), "passengers": passengers}, plan)
         target = _flight_id(**_route(), depart="time")
-        return _task(ctx, "book_flight", "single_write", "mutate", phrasings, slots, plan, **who,
+        return make_task(ctx, "book_flight", "single_write", "mutate", phrasings, slots, plan, **who,
                      goal=[_booking_goal(target, cond("passengers", ref("slot.passengers")))],
                      progress=[{"description": "a seat on the flight is booked", "predicate": _booking_goal(target)}],
                      constraints=[{"description": "booked for the wrong number of passengers", "predicate": kit.exists(
@@ -1352,11 +1328,11 @@ def _book_for_someone(ctx: _Ctx) -> TaskDraft | None:
             "Buy one seat on the cheapest {origin}–{destination} flight on {date} for {traveller}, email {email}, "
             "and add a checked bag."],
             {**_route_slots(ctx, origin, destination, day),
-             "traveller": f"{first} {last}", "email": email}, plan, instruction_chance=0.4)
+             "traveller": f"{first} {last}", "email": email}, plan, chance=0.4)
         target = kit.scalar("flight_view", "id", cond("origin_city", ref("slot.origin")),
                             cond("dest_city", ref("slot.destination")), cond("date", ref("slot.day")),
                             cond("seats", 1, ">="), order=[("price", "asc"), ("id", "asc")])
-        return _task(ctx, "book_for_someone", "form_write", "mutate", phrasings, slots, plan, **who,
+        return make_task(ctx, "book_for_someone", "form_write", "mutate", phrasings, slots, plan, **who,
                      goal=[_booking_goal(target, cond("name", ref("slot.traveller")), cond("email", ref("slot.email")),
                                          cond("bag", True), cond("passengers", 1))],
                      progress=[{"description": "the cheapest flight is booked", "predicate": _booking_goal(target)}],
@@ -1410,7 +1386,7 @@ def _round_trip(ctx: _Ctx) -> TaskDraft | None:
                          "back at {back_time} on {return_date}."]
             out_id = _flight_id(**_route(), depart="out_time")
             back_id = _flight_id(**_route("destination", "origin", "return_day"), depart="back_time")
-        return _task(ctx, "round_trip", "multi_entity", "mutate", phrasings, slots, plan,
+        return make_task(ctx, "round_trip", "multi_entity", "mutate", phrasings, slots, plan,
                      user=user["username"], start_logged_in=True, credentials="profile",
                      goal=[_booking_goal(out_id, cond("passengers", 1)), _booking_goal(back_id, cond("passengers", 1))],
                      progress=[{"description": "the outbound flight is booked", "predicate": _booking_goal(out_id)},
@@ -1450,11 +1426,11 @@ def _hotel_budget(ctx: _Ctx) -> TaskDraft | None:
             "keeping the total at or under {budget}."],
             {"city": ctx.city(city), "stars": stars, "people": f"{guests} guest{'s' if guests > 1 else ''}",
              "guests": guests, "check_in": ctx.day(ci), "check_out": ctx.day(co),
-             "in_day": ci, "out_day": co, "budget": _money(budget)}, plan, instruction_chance=0.5)
+             "in_day": ci, "out_day": co, "budget": _money(budget)}, plan, chance=0.5)
         booked = ("SELECT EXISTS (SELECT 1 FROM stay_view WHERE user_id = :user_id AND city = :city AND "
                   "stars >= :stars AND check_in = :ci AND check_out = :co AND status = 'confirmed'{})")
         params = dict(city=ref("slot.city"), stars=ref("slot.stars"), ci=ref("slot.in_day"), co=ref("slot.out_day"))
-        return _task(ctx, "hotel_budget", "write_constraint", "mutate", phrasings, slots, plan, **who,
+        return make_task(ctx, "hotel_budget", "write_constraint", "mutate", phrasings, slots, plan, **who,
                      goal=[kit.sql(booked.format(" AND guests = :guests AND total <= :budget"),
                                    guests=ref("slot.guests"), budget=budget, **params)],
                      progress=[{"description": "a room in the city is booked for those dates",
@@ -1487,14 +1463,14 @@ def _cancel_flight(ctx: _Ctx) -> TaskDraft | None:
         return None
     user, booking, flight = rng.choice(candidates)
     position = ctx.bookings_of(user["id"]).index(booking)
-    plan = [("click", "link", ctx.words["trips"]), *_next_pages(position, 10), ("click", "link", booking["reference"]),
+    plan = [("click", "link", ctx.words["trips"]), *next_pages(position, 10), ("click", "link", booking["reference"]),
             *ctx.cancel(ctx.words["cancel_booking"])]
     phrasings, slots, plan, who = _as_user(ctx, user, [
         "Cancel your upcoming flight to {city}.", "My plans changed: please cancel my flight to {city}.",
         "I no longer need my booking to {city}. Cancel it."], {"city": ctx.city(flight["destination_id"])}, plan)
     mine = [cond("user_id", ref("user.id")), cond("dest_city", ref("slot.city"))]
     booking_id = kit.scalar("booking_view", "id", *mine)
-    return _task(ctx, "cancel_flight", "multi_step_write", "mutate", phrasings, slots, plan, **who,
+    return make_task(ctx, "cancel_flight", "multi_step_write", "mutate", phrasings, slots, plan, **who,
                  goal=[kit.exists("booking_view", *mine, cond("status", "cancelled")),
                        kit.exists("booking_view", *mine, cond("status", "confirmed"), negate=True)],
                  progress=[{"description": "the booking is cancelled",
@@ -1523,7 +1499,7 @@ def _cancel_stay(ctx: _Ctx) -> TaskDraft | None:
             + [("click", "link", ctx.words["trips"]), ("click", "link", hotel["name"]),
                *ctx.cancel(ctx.words["cancel_stay"])])
     mine = [cond("user_id", ref("user.id")), cond("hotel", ref("slot.hotel"))]
-    return _task(ctx, "cancel_stay", "login_write", "mutate",
+    return make_task(ctx, "cancel_stay", "login_write", "mutate",
                  ["Log in as {username} (password: {password}) and cancel the reservation at the {hotel}.",
                   "Sign in with {username} / {password}, then cancel your stay at the {hotel} in {city}.",
                   "Use the account {username}, password {password}: the room at the {hotel} is no longer needed, "
@@ -1554,7 +1530,7 @@ def _rebook(ctx: _Ctx) -> TaskDraft | None:
             continue
         new = rng.choice(later)
         position = ctx.bookings_of(user["id"]).index(booking)
-        plan = ([("click", "link", ctx.words["trips"]), *_next_pages(position, 10),
+        plan = ([("click", "link", ctx.words["trips"]), *next_pages(position, 10),
                  ("click", "link", booking["reference"]), *ctx.cancel(ctx.words["cancel_booking"])]
                 + ctx.flight_search(flight["origin_id"], flight["destination_id"], new["date"], booking["passengers"],
                                     at_home=False) + [ctx.flight_link(new)] + ctx.book())
@@ -1567,7 +1543,7 @@ def _rebook(ctx: _Ctx) -> TaskDraft | None:
         old = [cond("user_id", ref("user.id")), cond("dest_city", ref("slot.city")), cond("date", ref("slot.old_day"))]
         target = kit.scalar("flight_view", "id", cond("number", ref("slot.number")), cond("date", ref("slot.day")))
         cancelled = kit.exists("booking_view", *old, cond("status", "cancelled"))
-        return _task(ctx, "rebook", "multi_step_write", "mutate",
+        return make_task(ctx, "rebook", "multi_step_write", "mutate",
                      ["Move your flight to {city} from {old_date} to {date}: cancel the booking and book the same "
                       "flight ({number}) on {date} for {travellers}.",
                       "I can't fly to {city} on {old_date} any more. Cancel that booking and get me on flight {number} "
@@ -1587,47 +1563,65 @@ def _rebook(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _infeasible(ctx: _Ctx) -> TaskDraft:
-    """infeasible: a city the site does not serve, or a route no airline flies; no action can create either."""
+    """infeasible: a city the site does not serve, or a route no airline flies; no action can create
+    either. The plan looks first: a search that comes back empty, the search page whose city list
+    lacks the city, or the list of destinations."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
-    who = {"user": user["username"], "start_logged_in": True, "credentials": "profile"}
     served = {(f["origin_id"], f["destination_id"]) for f in ctx.flights}
     unserved = sorted((a, b) for a in ctx.cities for b in ctx.cities if a != b and (a, b) not in served)
     kind = rng.choice(["no_route", "no_city", "no_hotel_city"] if unserved else ["no_city", "no_hotel_city"])
     day = rng.choice(FUTURE_DAYS).isoformat()
     if kind == "no_route":
         origin, destination = rng.choice(unserved)
-        look = [] if rng.random() < 0.3 else ctx.flight_search(origin, destination, day)
-        return _task(ctx, "unserved_route", "infeasible_route", "infeasible",
-                     ["Book a flight from {origin} to {destination} on {date}.",
-                      "Get me a seat from {origin} to {destination} on {date}, any airline.",
-                      "I need to fly {origin} to {destination} on {date}. Book it."],
-                     {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day)},
-                     look + [("infeasible", f"No airline on this site flies from {ctx.city(origin)} to "
-                                            f"{ctx.city(destination)}.")], **who,
-                     goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
-                                      cond("origin_city", ref("slot.origin")),
-                                      cond("dest_city", ref("slot.destination")))])
+        look = [] if rng.random() < 0.2 else ctx.flight_search(origin, destination, day)
+        phrasings, slots, plan, who = _as_user(
+            ctx, user, ["Book a flight from {origin} to {destination} on {date}.",
+                        "Get me a seat from {origin} to {destination} on {date}, any airline.",
+                        "I need to fly {origin} to {destination} on {date}. Book it."],
+            {"origin": ctx.city(origin), "destination": ctx.city(destination), "date": ctx.day(day)},
+            look + [("infeasible", f"No airline on this site flies from {ctx.city(origin)} to {ctx.city(destination)}.")],
+            chance=0.4)
+        return make_task(ctx, "unserved_route", "infeasible_route", "infeasible", phrasings, slots, plan, **who,
+                         goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
+                                          cond("origin_city", ref("slot.origin")),
+                                          cond("dest_city", ref("slot.destination")))])
     missing = rng.choice(MISSING_CITIES)
+    cities = sorted(ctx.cities)
+    other = rng.choice(cities)
 
     def look(page: str) -> list[Step]:
-        """Sometimes open the search page first and see that the city is not among the choices."""
-        return [("click", "link", ctx.words[page])] if rng.random() < 0.5 else []
+        """Open the search page (its city list lacks the city), type the city into a search that
+        finds nothing, or read the list of destinations."""
+        ways = ["none", "page"] + (["destinations"] if ctx.ui.has_destinations else [])
+        ways += ["typed"] if ctx.ui.city_ui == "text" else []
+        way = rng.choice(ways)
+        if way == "page":
+            return [("click", "link", ctx.words[page])]
+        if way == "destinations":
+            return [("click", "link", ctx.words["destinations"])]
+        if way == "typed":
+            field = ctx.words["destination" if page == "flights" else "city"]
+            steps = (ctx.flight_search(other, next(c for c in cities if c != other), day) if page == "flights"
+                     else ctx.hotel_search(other))
+            return [("fill", "textbox", field, missing) if s[:3] == ("fill", "textbox", field) else s for s in steps]
+        return []
 
     if kind == "no_city":
-        origin = rng.choice(sorted(ctx.cities))
-        return _task(ctx, "missing_city", "infeasible_missing", "infeasible",
-                     ["Book a flight from {origin} to {destination} on {date}.",
-                      "Find me the cheapest flight from {origin} to {destination} on {date} and book it.",
-                      "I want to fly to {destination} from {origin} on {date}. Book a seat."],
-                     {"origin": ctx.city(origin), "destination": missing, "date": ctx.day(day)},
-                     look("flights") + [("infeasible", f"This site has no flights to {missing}.")], **who,
-                     goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
-                                      cond("dest_city", ref("slot.destination")))])
-    return _task(ctx, "missing_hotel_city", "infeasible_missing", "infeasible",
-                 ["Book a hotel in {city} from {check_in} for three nights.",
-                  "Reserve a room in {city} checking in on {check_in}, three nights.",
-                  "Find me a place to stay in {city} from {check_in} (three nights) and book it."],
-                 {"city": missing, "check_in": ctx.day(day)},
-                 look("hotels") + [("infeasible", f"This site has no hotels in {missing}.")], **who,
-                 goal=[kit.exists("stay_view", cond("user_id", ref("user.id")), cond("city", ref("slot.city")))])
+        phrasings, slots, plan, who = _as_user(
+            ctx, user, ["Book a flight from {origin} to {destination} on {date}.",
+                        "Find me the cheapest flight from {origin} to {destination} on {date} and book it.",
+                        "I want to fly to {destination} from {origin} on {date}. Book a seat."],
+            {"origin": ctx.city(other), "destination": missing, "date": ctx.day(day)},
+            look("flights") + [("infeasible", f"This site has no flights to {missing}.")], chance=0.4)
+        return make_task(ctx, "missing_city", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                         goal=[kit.exists("booking_view", cond("user_id", ref("user.id")),
+                                          cond("dest_city", ref("slot.destination")))])
+    phrasings, slots, plan, who = _as_user(
+        ctx, user, ["Book a hotel in {city} from {check_in} for three nights.",
+                    "Reserve a room in {city} checking in on {check_in}, three nights.",
+                    "Find me a place to stay in {city} from {check_in} (three nights) and book it."],
+        {"city": missing, "check_in": ctx.day(day)},
+        look("hotels") + [("infeasible", f"This site has no hotels in {missing}.")], chance=0.4)
+    return make_task(ctx, "missing_hotel_city", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                     goal=[kit.exists("stay_view", cond("user_id", ref("user.id")), cond("city", ref("slot.city")))])
