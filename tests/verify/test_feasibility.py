@@ -211,3 +211,17 @@ def test_a_task_that_cannot_start_is_reported_not_raised(shop: Site) -> None:
     verdict = verify_task(site, bad, budget=20)
     assert verdict.status == "infeasible" and not verdict.shipped
     assert [i.code for i in verdict.issues] == ["F008"] and "nobody" in verdict.issues[0].message
+
+
+def test_proof_over_a_sql_goal() -> None:
+    site = generate_site("forum", 3)
+    task = site.task("missing_user")  # "upvote finn_jensen's newest post": no such user
+    proof = prove_infeasible(site, task, budget=20)
+    assert proof.status == "proven_infeasible" and "username" in proof.text, proof.text
+    # a marker that can add accounts could create finn_jensen: no proof then
+    first = site.markers[0]
+    signup = first.effects[0].model_copy(update={
+        "op": "insert", "table": "users", "sql": "INSERT INTO users (username) VALUES (:body)"})
+    opened = site.model_copy(update={"markers": [
+        first.model_copy(update={"effects": [*first.effects, signup]}), *site.markers[1:]]})
+    assert prove_infeasible(opened, task, budget=20).status != "proven_infeasible"

@@ -23,6 +23,7 @@ The argument, for a task of kind ``infeasible``:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,7 @@ from veriweb.verify.dataflow import (
 )
 from veriweb.verify.search import solve
 
+_SQL_EXISTS = re.compile(r"^SELECT\s+EXISTS\s*\((\s*SELECT\b.*)\)$", re.I | re.S)
 _NULL_OPS = ("=", "!=", "<", "<=", ">", ">=")
 _COMPARE = {"=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
@@ -164,6 +166,8 @@ class Frozen:
                         return (f"the page's parameter {name} is a lookup in {value.query.table} that finds nothing "
                                 "and cannot change")
                 return None
+            if isinstance(pred, SqlPredicate):
+                return self.sql_no_row(pred)
             if isinstance(pred, Exists) and not pred.negate:
                 return self.no_row(pred.query)
             if isinstance(pred, Count) and self.value(pred.value):
@@ -205,6 +209,38 @@ class Frozen:
             blocked.append(f"{write.describe()}, but {why}")
         tail = "; ".join(blocked) if blocked else f"no marker inserts into {query.table}"
         return (f"no {query.table} row has {described}; no marker updates those columns; {tail}")
+
+    def sql_no_row(self, pred: SqlPredicate) -> str | None:
+        """For ``SELECT EXISTS (SELECT ... FROM a x JOIN b y ON ... WHERE c1 AND c2 ...)`` (inner joins,
+        a plain conjunction): a conjunct ``alias.column = :name`` that no row of the alias's table can
+        meet, when that table gains no rows and that column is never written."""
+        found = _SQL_EXISTS.match(pred.sql.strip())
+        if found is None:
+            return None
+        body = found.group(1)
+        if re.search(r"\b(LEFT|RIGHT|FULL|OUTER|OR|NOT|UNION|EXCEPT|GROUP|HAVING)\b", body, re.I):
+            return None
+        where = re.search(r"\bWHERE\b(.*)$", body, re.I | re.S)
+        if where is None:
+            return None
+        aliases = {}
+        for match in re.finditer(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?", body[:where.start()], re.I):
+            aliases[match.group(2) or match.group(1)] = match.group(1)
+        for conjunct in re.split(r"\bAND\b", where.group(1), flags=re.I):
+            eq = re.fullmatch(r"\s*(\w+)\.(\w+)\s*=\s*:(\w+)\s*", conjunct)
+            if eq is None or eq.group(3) not in pred.params or eq.group(1) not in aliases:
+                continue
+            table, column, value = aliases[eq.group(1)], eq.group(2), pred.params[eq.group(3)]
+            if self.site.database.table(table) is None or not self.value(value):
+                continue
+            if self.rows_change(table) or self.column_writers(table, column):
+                continue
+            wanted = self.now(value)
+            if not self.holds(Exists(kind="exists", query=Query(table=table, where=[Cond(column=column,
+                                                                                          value=wanted)]))):
+                return (f"its SQL needs a {table} row with {column} = {wanted!r}; there is none, no marker adds "
+                        f"{table} rows, and none writes {table}.{column}")
+        return None
 
     def _own_row_blocks(self, write: Write, query: Query, fixed: list[Cond]) -> str | None:
         """Why an insert that copies the inserting user's own columns cannot match ``fixed``.
