@@ -46,7 +46,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.io import canonical_json, from_data, with_id
 from veriweb.verify import checks as C
-from veriweb.verify.injectors import INJECTORS, Hit, Workbench, put
+from veriweb.verify.injectors import INJECTORS, Hit, Workbench, joint_knock_on, knock_on, put
 from veriweb.verify.retrace import Trace, follow, trace
 
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -75,6 +75,10 @@ class DefectModel:
     weights: tuple[tuple[str, float], ...] = tuple(sorted(DEFAULT_WEIGHTS.items()))
 
     def __post_init__(self) -> None:
+        # numbers are floats, so a rate of 4 and of 4.0 hash the same
+        object.__setattr__(self, "rate", float(self.rate))
+        object.__setattr__(self, "spread", float(self.spread))
+        object.__setattr__(self, "weights", tuple(sorted((str(k), float(w)) for k, w in dict(self.weights).items())))
         unknown = [k for k, _ in self.weights if k not in INJECTORS]
         if unknown:
             raise VeriwebError(f"defect model names unknown kind(s) {', '.join(unknown)}; "
@@ -115,6 +119,9 @@ class Defect:
         repairable: whether a repair should exist.
         message: what was done, in words.
         related: other paths the same defect shows at (the other row of a duplicate key).
+        knock_on: (code, path) where it also shows under another check: pages it leaves
+            unreachable (S002), task writes it leaves without a form (M007), totals its line
+            edits upset (C004). Knock-on effects count for precision, not recall.
     """
 
     kind: str
@@ -126,6 +133,7 @@ class Defect:
     repairable: bool = True
     message: str = ""
     related: tuple[str, ...] = ()
+    knock_on: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON data of the defect (``class`` for ``cls``)."""
@@ -133,6 +141,7 @@ class Defect:
         data["class"] = data.pop("cls")
         data["tasks"] = list(self.tasks)
         data["related"] = list(self.related)
+        data["knock_on"] = [list(pair) for pair in self.knock_on]
         return data
 
     @classmethod
@@ -142,6 +151,7 @@ class Defect:
         fields["cls"] = fields.pop("class")
         fields["tasks"] = tuple(fields.get("tasks", ()))
         fields["related"] = tuple(fields.get("related", ()))
+        fields["knock_on"] = tuple(tuple(pair) for pair in fields.get("knock_on", ()))
         return cls(**fields)
 
 
@@ -243,6 +253,12 @@ def inject_site(site: Site, seed: int, model: DefectModel = DEFAULT_MODEL) -> In
                 hits.append((kind, hit))
                 break
             kind = rng.choice(kinds)
+    clean = site.model_dump(mode="json")
+    for kind, hit in hits:
+        if hit.edits:
+            hit.knock_on = knock_on(site, clean, hit)
+    for n, extra in joint_knock_on(site, clean, wb.data, [hit for _, hit in hits]).items():
+        hits[n][1].knock_on = tuple(sorted(set(hits[n][1].knock_on) | extra))
     raw = from_data(wb.data, source=f"raw {site.name}", check_id=False)
     broken: dict[str, bool] = {}
     session = Session(raw)
@@ -275,7 +291,7 @@ def inject_site(site: Site, seed: int, model: DefectModel = DEFAULT_MODEL) -> In
         tasks = tuple(t.id for t in site.tasks if t.id in charged[n])
         defects.append(Defect(kind=kind, code=code, cls=cls, location=hit.location, tasks=tasks,
                               infeasible=bool(tasks), repairable=repairable, message=hit.message,
-                              related=hit.related))
+                              related=hit.related, knock_on=hit.knock_on))
     bad = targeted | {t for n in charged for t in charged[n]} | set(unattributed)
     final = with_id(raw.model_copy(update={"tasks": [t.model_copy(update={"certificate": []}) for t in raw.tasks]}))
     return Injection(final, defects, {t.id: t.id not in bad for t in site.tasks}, unattributed)
