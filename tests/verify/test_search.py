@@ -2,25 +2,66 @@
 
 from __future__ import annotations
 
-from veriweb.engine import Episode
+import pytest
+
+from veriweb.engine import Episode, Session
 from veriweb.envs import VeriwebEnv
-from veriweb.scaffold import Site
+from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site, Task
 from veriweb.verify import oracle, solve
+from veriweb.verify.relevance import Hints
+
+EXAMPLE_TASKS = ("count_orders", "latest_order_date", "cheapest_red", "cancel_recent_order")
 
 
-def test_search_solves_example_tasks_without_their_certificates(shop: Site) -> None:
-    for task_id in ("count_orders", "latest_order_date", "cheapest_red", "cancel_recent_order"):
+def replays(site: Site, task: Task, actions: list[str]) -> bool:
+    """Do ``actions`` solve ``task`` in a fresh episode, ending on the last one?"""
+    episode = Episode(site, task)
+    episode.reset()
+    outcome = None
+    for action in actions:
+        assert not episode.finished, (task.id, actions)
+        outcome = episode.step(action)
+    return outcome is not None and outcome.success and episode.finished
+
+
+def blind(task: Task) -> Task:
+    """The task with nothing to copy from."""
+    return task.model_copy(update={"certificate": []})
+
+
+@pytest.mark.parametrize("task_id", EXAMPLE_TASKS)
+def test_search_solves_example_tasks_without_their_certificates(shop: Site, task_id: str) -> None:
+    task = shop.task(task_id)
+    assert task is not None
+    result = solve(shop, blind(task), budget=2_000)
+    assert result.status == "solved", (task_id, result.reason)
+    assert replays(shop, task, result.actions), result.actions
+
+
+def test_a_planted_wrong_certificate_changes_nothing(shop: Site) -> None:
+    task = shop.task("cancel_recent_order")
+    assert task is not None
+    planted = task.model_copy(update={"certificate": ["goto('/about')", "send_msg_to_user('done')"]})
+    assert solve(shop, planted, budget=2_000) == solve(shop, blind(task), budget=2_000)
+
+
+def test_exact_search_finds_solutions_no_longer_than_the_certificates(shop: Site) -> None:
+    for task_id in ("count_orders", "latest_order_date", "cheapest_red"):
         task = shop.task(task_id)
         assert task is not None
-        blind = task.model_copy(update={"certificate": []})  # nothing to copy from
-        result = solve(shop, blind, budget=2_000)
+        result = solve(shop, blind(task), budget=4_000, exact=True)
         assert result.status == "solved", (task_id, result.reason)
-        assert len(result.actions) <= len(task.certificate)
-        episode = Episode(shop, task)
-        episode.reset()
-        for action in result.actions:
-            outcome = episode.step(action)
-        assert outcome.success, (task_id, result.actions, outcome.info)
+        assert len(result.actions) <= len(task.certificate), (task_id, result.actions, task.certificate)
+        assert replays(shop, task, result.actions)
+
+
+def test_search_is_deterministic(shop: Site) -> None:
+    task = shop.task("cheapest_red")
+    assert task is not None
+    first = solve(shop, blind(task), budget=2_000)
+    again = solve(shop, blind(task), session=Session(shop), budget=2_000)
+    assert first == again
 
 
 def test_search_says_undecided_when_the_budget_runs_out(shop: Site) -> None:
@@ -28,19 +69,78 @@ def test_search_says_undecided_when_the_budget_runs_out(shop: Site) -> None:
     assert task is not None
     result = solve(shop, task, budget=5)
     assert result.status == "undecided" and result.actions == []
+    assert result.expanded <= 5 + 8  # a budget is checked between moves (a form-filling move takes several)
+
+
+def test_search_says_unsolved_only_when_the_space_is_exhausted(shop: Site) -> None:
+    task = shop.task("cancel_recent_order")
+    assert task is not None
+    shallow = solve(shop, blind(task), budget=100_000, max_depth=1)
+    assert shallow.status == "unsolved" and "within 1 steps" in shallow.reason
+    # The same depth with too small a budget proves nothing.
+    assert solve(shop, blind(task), budget=3, max_depth=1).status == "undecided"
+
+
+def test_infeasible_tasks_are_not_searched(shop: Site) -> None:
+    task = next(t for t in shop.tasks if t.kind == "infeasible")
+    assert solve(shop, task).status == "unsolved"
+
+
+def test_search_types_the_users_login_from_the_accounts_table(shop: Site) -> None:
+    given = shop.task("remove_from_cart")
+    assert given is not None and not given.start_logged_in
+    # The same task, but the instruction no longer gives the login: it is in the user's profile.
+    slots = {k: v for k, v in given.slots.items() if k not in ("username", "password")}
+    task = given.model_copy(update={"slots": slots, "credentials": "profile", "certificate": []})
+    hints = Hints.build(shop, task, Session(shop))
+    assert hints.login is not None and hints.login[0] == task.user
+    assert hints.login[1] in hints.values and hints.login[1] not in map(str, slots.values())
+    result = solve(shop, task, budget=3_000)
+    assert result.status == "solved", result.reason
+    assert any(hints.login[1] in action for action in result.actions)
+    assert replays(shop, given, result.actions)
+
+
+def test_search_solves_most_tasks_of_a_generated_site_and_every_solution_replays() -> None:
+    site = generate_site("shop", 0)
+    session = Session(site)
+    feasible = [t for t in site.tasks if t.kind != "infeasible"]
+    statuses = []
+    for task in feasible:
+        result = solve(site, blind(task), session=session, budget=1_000)
+        statuses.append(result.status)
+        assert result.status != "unsolved", (task.id, result.reason)  # every generated task is feasible
+        if result.status == "solved":
+            assert replays(site, task, result.actions), (task.id, result.actions)
+    assert statuses.count("solved") >= 0.75 * len(feasible), statuses
 
 
 def test_oracle_from_an_off_track_state_leads_to_success(shop: Site) -> None:
     env = VeriwebEnv(sites=[shop], oracle=True)
     obs, info = env.reset(options={"site": 0, "task": "latest_order_date"})
     obs, _, _, _, info = env.step("goto('/about')")  # leave the certificate's path
-    for _ in range(6):
+    for _ in range(12):
         action = info["oracle"]
         assert action is not None
         obs, reward, terminated, truncated, info = env.step(action)
         if terminated:
             break
     assert info["success"]
+
+
+def test_oracle_next_actions_lead_a_mutate_task_to_success(shop: Site) -> None:
+    task = shop.task("cancel_recent_order")
+    assert task is not None
+    episode = Episode(shop, task)
+    episode.reset()
+    episode.step("goto('/help')")
+    for _ in range(task.max_steps):
+        action = oracle(shop, task, episode.session, budget=2_000)
+        assert action is not None
+        outcome = episode.step(action)
+        if outcome.terminated:
+            break
+    assert outcome.success, outcome.info
 
 
 def test_oracle_leaves_the_session_as_it_was(shop: Site) -> None:

@@ -33,12 +33,20 @@ _STOP = frozenset(
     "please find show open set all every any one each which what who how many much need want give tell".split())
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 FAR = 6
+_MACRO_VARIANTS = 4
 """The page distance given to pages from which no page that matters can be reached."""
 
 
+def _stem(word: str) -> str:
+    for suffix in ("est", "ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
 def words(text: str) -> set[str]:
-    """The content words of a text (lower case, stop words dropped)."""
-    return {w for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+    """The content words of a text (lower case, stop words dropped, crude suffixes cut: newest -> new)."""
+    return {_stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
 
 
 def _fold(value: Any) -> str:
@@ -69,10 +77,12 @@ class Hints:
     routes: list[Route] = field(default_factory=list)
     login_page: str | None = None
     login_markers: set[str] = field(default_factory=set)
+    entities: list[str] = field(default_factory=list)
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
     _named: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+    _macros: dict[int, tuple[PageModel, list[tuple[tuple[str, ...], str | None]]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, site: Site, task: Task, session: Session) -> Hints:
@@ -99,6 +109,8 @@ class Hints:
         hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction),
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
         hints.distance = _distances(site, routes, _targets(site, task, good))
+        hints.entities = [_fold(v) for v, n in zip(values, names)
+                          if n and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
         if site.auth is not None:
             hints.login_page = hints.dest(site.auth.login_page)
@@ -112,6 +124,14 @@ class Hints:
             path = Url.parse(href).path
             self._dest[href] = next((r.page_id for r in self.routes if r.match(path) is not None), None)
         return self._dest[href]
+
+    def off_entity(self, page: PageModel) -> int:
+        """1 if ``page`` is a page that matters but its title and headings name none of the task's
+        entities (a product page, but not the product asked for), else 0."""
+        if self.page_distance(page.page_id) != 0 or not self.entities:
+            return 0
+        shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible]
+        return 0 if any(entity in text for entity in self.entities for text in shown) else 1
 
     def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
         """Links from a page to the nearest page that matters (the login page matters while the
@@ -141,8 +161,18 @@ class Hints:
                 return 0
         return 1 if words(text) & self.instruction else 2
 
-    def _fill_cost(self, node: Node, form: Any, field_name: str, value_index: int) -> int:
-        """0: the field is named like the value's slot (or is the login's field); 1-3: less likely."""
+    def _fill_cost(self, node: Node, form: Any, field_name: str, value_index: int, shown: str = "") -> int:
+        """0: the field is named like the value's slot (or is the login's field, or a date field and
+        the task's only date); more: less likely (2 more if the page already shows the value)."""
+        cost = self._fill_cost_of(node, form, field_name, value_index)
+        value = self.values[value_index]
+        if node.input_type == "date" and sum(1 for v in self.values if _ISO.fullmatch(v)) == 1:
+            return 0
+        if cost > 0 and self.slot_names[value_index] and shown and _fold(value) in shown:
+            cost += 2  # the page already shows it: context, not something to type
+        return cost
+
+    def _fill_cost_of(self, node: Node, form: Any, field_name: str, value_index: int) -> int:
         value, slot = self.values[value_index], self.slot_names[value_index]
         action = getattr(form, "action", None) if form is not None else None
         if action is not None and getattr(action, "kind", "") == "login":
@@ -203,6 +233,7 @@ class Hints:
         here = page.page_id
         logged_in = session.ui.user_id is not None
         reveal = self._hidden_good_form(page)
+        shown = _shown(page)
         for node in page.nodes:
             if page.blocked(node):
                 continue
@@ -213,10 +244,15 @@ class Hints:
                     continue
                 seen_hrefs.add(href)
                 dest = self.dest(href)
-                if dest is not None and dest == self.login_page:
+                if href == page.url:
+                    cost = 6  # a reload: it only clears what was typed
+                    out.append((cost, f"click('{node.bid}')" if node.visible else format_action(Goto(href)), dest))
+                    continue
+                elif dest is not None and dest == self.login_page:
                     cost = 0 if (self.login is not None and not logged_in) else 5
                 else:
                     cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
+                cost += 2 if session.ui.fields else 0  # leaving typed values behind
                 if node.visible:
                     out.append((cost, f"click('{node.bid}')", dest))
                 else:
@@ -234,13 +270,14 @@ class Hints:
                 for child in node.children:
                     if child.role != "option" or child.selected:
                         continue
-                    cost = self._option_cost(child)
+                    cost = self._option_cost(child, node)
                     if form is not None and getattr(form.action, "kind", "") == "navigate":
                         cost += 0
                     out.append((cost, format_action(SelectOption(node.bid, (child.name,))), None))
-            elif role in ("checkbox", "radio"):
-                if role == "radio" and node.checked:
-                    continue
+            elif role == "radio":
+                if not node.checked:
+                    out.append((self._option_cost(node, node.parent), f"click('{node.bid}')", None))
+            elif role == "checkbox":
                 cost = 1 if words(node.name) & self.instruction else 3
                 out.append((cost, f"click('{node.bid}')", None))
             elif node.editable and len(behaviour) >= 3:
@@ -248,14 +285,28 @@ class Hints:
                 form = form_info.form if form_info is not None else None
                 current = "" if node.value is None else str(node.value)
                 edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
+                edited += 2 if self._out_of_order(form, behaviour[1], behaviour[2], session) else 0
                 for index, value in enumerate(self.values):
                     if value == current:
                         continue
                     if node.input_type == "date" and not _ISO.fullmatch(value):
                         continue
-                    cost = self._fill_cost(node, form, behaviour[2], index) + edited
-                    out.append((cost, format_action(Fill(node.bid, value)), None))
+                    cost = self._fill_cost(node, form, behaviour[2], index, shown)
+                    out.append((cost + edited, format_action(Fill(node.bid, value)), None))
         return out
+
+    def _out_of_order(self, form: Any, form_key: str, name: str, session: Session) -> bool:
+        """Has a later field of the same form been typed into already? (fields are filled in order,
+        so the same values typed in another order are not searched again and again)"""
+        if form is None:
+            return False
+        names = [f.name for f in form.fields]
+        if name not in names:
+            return False
+        position = names.index(name)
+        prefix = f"{form_key}:"
+        return any(key.startswith(prefix) and key[len(prefix):] in names
+                   and names.index(key[len(prefix):]) > position for key in session.ui.fields)
 
     def _move_cost(self, here: str, dest: str | None) -> int:
         if not self.distance or dest is None:
@@ -263,16 +314,20 @@ class Hints:
         now, then = self.page_distance(here), self.page_distance(dest)
         return 0 if then < now else (1 if then == now else 2)
 
-    def _option_cost(self, option: Node) -> int:
+    def _option_cost(self, option: Node, field: Node | None = None) -> int:
+        """0: the option is a slot's value (the slot named like the field, if one is); 2: another
+        slot's value; 1: shares a word with the instruction; 3: none of these."""
         label = _fold(option.name)
         raw = _fold(option.value or "")
+        named = [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
+                 and self._names(n, field.behaviour[2], field.name)]
         for value, name in zip(self.values, self.slot_names):
             if not name:
                 continue
             v = _fold(value)
             if v and (v in (label, raw) or (len(v) >= 3 and v in label)
                       or (label and len(label) >= 3 and label in v)):
-                return 0
+                return 0 if not named or name in named else 2
         return 1 if words(option.name) & self.instruction else 3
 
     def _as_asked(self, page: PageModel, form_key: str, info: Any) -> bool:
@@ -281,9 +336,10 @@ class Hints:
             node = page.by_key.get(f"{form_key}:{form_field.name}")
             if node is None:
                 continue
-            if node.role == "combobox":
-                wanted = [c for c in node.children if c.role == "option" and self._option_cost(c) == 0]
-                if wanted and not any(c.selected for c in wanted):
+            if node.role in ("combobox", "radiogroup"):
+                wanted = [c for c in node.children
+                          if c.role in ("option", "radio") and self._option_cost(c, node) == 0]
+                if wanted and not any(c.selected or c.checked for c in wanted):
                     return False
             elif node.role in ("textbox", "date"):
                 current = "" if node.value is None else str(node.value)
@@ -306,6 +362,74 @@ class Hints:
             if node is not None and not node.visible:
                 hidden.append(key)
         return hidden
+
+    def macros(self, page: PageModel, session: Session) -> list[tuple[tuple[str, ...], str | None]]:
+        """For each visible form worth submitting, its fields filled with their best values, then
+        its submit button: several actions the search tries as one move (before the single ones),
+        with the page id a search or filter form leads to (``None``: this page, or unknown).
+
+        A form is worth submitting when it logs the task's user in, searches or filters, or (for a
+        mutate task) runs a marker that writes the task's tables. A field gets a value only where
+        the choice is clear: a slot named like the field, the one option that is a slot's value,
+        a checkbox the instruction mentions.
+        """
+        cached = self._macros.get(id(page))
+        if cached is not None and cached[0] is page:
+            return cached[1]
+        out: list[tuple[tuple[str, ...], str | None]] = []
+        logged_in = session.ui.user_id is not None
+        shown = _shown(page)
+        for key, info in page.forms.items():
+            submit = page.by_key.get(f"{key}:submit")
+            if submit is None or not submit.visible or page.blocked(submit):
+                continue
+            kind = info.form.action.kind
+            if kind == "login" and (self.login is None or logged_in):
+                continue
+            if kind == "logout" or (kind == "marker" and (self.task.kind != "mutate"
+                                                         or info.form.action.marker not in self.good_markers)):
+                continue
+            choices: list[list[str]] = []
+            for form_field in info.form.fields:
+                node = page.by_key.get(f"{key}:{form_field.name}")
+                if node is None or not node.visible or node.disabled:
+                    continue
+                options = self._macro_choices(node, info.form, form_field.name, shown)
+                if options:
+                    choices.append(options)
+            dest = _resolve_template(self.routes, info.form.action.route) if kind == "navigate" else None
+            for steps in _combinations(choices, limit=_MACRO_VARIANTS):
+                out.append(((*steps, f"click('{submit.bid}')"), dest))
+        if len(self._macros) > 4096:
+            self._macros.clear()
+        self._macros[id(page)] = (page, out)
+        return out
+
+    def _macro_choices(self, node: Node, form: Any, name: str, shown: str) -> list[str]:
+        """The actions worth trying on one field of a form, best first (empty: leave it alone)."""
+        if node.role in ("textbox", "date"):
+            current = "" if node.value is None else str(node.value)
+            ranked: list[tuple[int, int, str]] = []
+            for index, value in enumerate(self.values):
+                if node.input_type == "date" and not _ISO.fullmatch(value):
+                    continue
+                cost = self._fill_cost(node, form, name, index, shown)
+                if cost <= 1:
+                    ranked.append((cost, index, value))
+            ranked.sort()
+            if ranked and ranked[0][0] == 0:
+                ranked = ranked[:1]  # a slot named like the field: no need to try others
+            return [format_action(Fill(node.bid, value)) for _, _, value in ranked[:3] if value != current]
+        if node.role in ("combobox", "radiogroup"):
+            wanted = [c for c in node.children if c.role in ("option", "radio") and self._option_cost(c, node) == 0]
+            if len(wanted) != 1 or wanted[0].selected or wanted[0].checked:
+                return []
+            if node.role == "combobox":
+                return [format_action(SelectOption(node.bid, (wanted[0].name,)))]
+            return [f"click('{wanted[0].bid}')"]
+        if node.role == "checkbox" and not node.checked and words(node.name) & self.instruction:
+            return [f"click('{node.bid}')"]
+        return []
 
     def _button_cost(self, node: Node, kind: str | None, behaviour: tuple[Any, ...], page: PageModel,
                      session: Session, reveal: list[str]) -> int:
@@ -333,7 +457,7 @@ class Hints:
             return 8
         if action.kind == "navigate":
             touched = any(key.startswith(f"{behaviour[1]}:") for key in session.ui.fields)
-            return 0 if touched else 3
+            return (0 if self._as_asked(page, behaviour[1], info) else 2) if touched else 3
         marker = getattr(action, "marker", "")
         if marker in self.bad_markers:
             return 6
@@ -342,6 +466,40 @@ class Hints:
         if self.task.kind != "mutate":
             return 5
         return 0 if filled and self._as_asked(page, behaviour[1], info) else 3
+
+
+def _combinations(choices: list[list[str]], *, limit: int) -> list[tuple[str, ...]]:
+    """Up to ``limit`` ways to fill a form, one action per field, best choices first, never typing
+    the same value into two fields."""
+    out: list[tuple[str, ...]] = []
+
+    def typed(action: str) -> str | None:
+        return action.split(", ", 1)[1] if action.startswith("fill(") else None
+
+    def walk(index: int, picked: list[str], used: set[str]) -> None:
+        if len(out) >= limit:
+            return
+        if index == len(choices):
+            if picked:
+                out.append(tuple(picked))
+            return
+        for action in choices[index]:
+            value = typed(action)
+            if value is not None and value in used:
+                continue
+            walk(index + 1, picked + [action], used | ({value} if value is not None else set()))
+        if all(typed(a) in used for a in choices[index] if typed(a) is not None) and choices[index] and all(
+                typed(a) is not None for a in choices[index]):
+            walk(index + 1, picked, used)  # every value it could take is typed elsewhere: leave it
+
+    walk(0, [], set())
+    return out
+
+
+def _shown(page: PageModel) -> str:
+    """The page's visible text (headings, paragraphs, cells, links), folded, for substring tests."""
+    return " | ".join(_fold(n.name or n.text) for n in page.nodes
+                      if n.visible and n.role in ("heading", "paragraph", "cell", "StaticText", "link"))
 
 
 def _reveals(node: Node, kind: str, hidden: list[str]) -> bool | None:

@@ -143,6 +143,7 @@ def candidate_answers(page: PageModel, task: Task) -> list[str]:
             rows = [c for c in node.children if c.role in ("listitem", "row")]
             counts[f"#{len(rows) - (1 if node.role == 'table' else 0)}"] += 1
             texts.append(contents(node))
+    texts += _list_answers(page, task)
     numbers = {str(n) for n in counts.values()} | {key[1:] for key in counts if key.startswith("#")}
     for text in texts:
         numbers.update(_NUMBER.findall(text))
@@ -152,6 +153,45 @@ def candidate_answers(page: PageModel, task: Task) -> list[str]:
         if candidate and candidate not in seen:
             seen.add(candidate)
             out.append(candidate)
+    return out
+
+
+def _first_label(node: Any) -> str:
+    stack = list(reversed(node.children))
+    fallback = ""
+    while stack:
+        child = stack.pop()
+        if not child.visible:
+            continue
+        if child.role == "link" and child.name:
+            return child.name
+        if not fallback and child.role in ("cell", "paragraph", "StaticText", "heading") and (child.name or child.text):
+            fallback = child.name or child.text
+        stack.extend(reversed(child.children))
+    return fallback
+
+
+def _list_answers(page: PageModel, task: Task) -> list[str]:
+    """List answers: each list's or table's item titles (first link, else first text), all of them and
+    those of the items that mention a slot value, joined with semicolons."""
+    from veriweb.envs.actions import contents
+
+    values = [str(v).casefold() for v in task.slots.values() if v not in (None, "") and len(str(v)) >= 2]
+    out: list[str] = []
+    for node in page.nodes:
+        if not node.visible or node.role not in ("list", "table"):
+            continue
+        items = [c for c in node.children if c.visible and c.role in ("listitem", "row")
+                 and not any(g.role == "columnheader" for g in c.children)]
+        titled = [(_first_label(item), contents(item).casefold()) for item in items]
+        titled = [(title, text) for title, text in titled if title]
+        if not titled:
+            continue
+        out.append("; ".join(title for title, _ in titled))
+        for value in values:
+            chosen = [title for title, text in titled if value in text]
+            if chosen and len(chosen) < len(titled):
+                out.append("; ".join(chosen))
     return out
 
 
@@ -196,7 +236,7 @@ class _Answers:
 class _Node:
     state: _State
     parent: int
-    action: str
+    action: tuple[str, ...]
     depth: int
     cost: float
 
@@ -257,7 +297,7 @@ class _Search:
         self.answers = _Answers(judge)
         self.answer_step = 1 if task.kind == "retrieve" else 0
         self.nodes: list[_Node] = []
-        self.frontier: list[tuple[float, int, int, str, float]] = []
+        self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
         self.stepped = 0
 
@@ -266,7 +306,7 @@ class _Search:
     def run(self) -> Result:
         """Search from the session's current state."""
         session = self.session
-        self.nodes.append(_Node(self.snaps.capture(), -1, "", 0, 0.0))
+        self.nodes.append(_Node(self.snaps.capture(), -1, (), 0, 0.0))
         seen: dict[tuple[Any, ...], int] = {state_key(session): 0}
         found = self._evaluate(0)
         if found is not None:
@@ -282,16 +322,22 @@ class _Search:
             node = self.nodes[parent]
             if not self._restore(parent):
                 continue
-            self.stepped += 1
-            result = session.step(action)
-            if result.error is not None or result.message is not None or result.infeasible is not None:
+            moves = (action,) if isinstance(action, str) else action
+            failed = False
+            for move in moves:
+                self.stepped += 1
+                result = session.step(move)
+                if result.error is not None or result.message is not None or result.infeasible is not None:
+                    failed = True
+                    break
+            if failed:
                 continue
             key = state_key(session)
-            depth = node.depth + 1
+            depth = node.depth + len(moves)
             if seen.get(key, depth + 1) <= depth:
                 continue
             seen[key] = depth
-            self.nodes.append(_Node(self.snaps.capture(), parent, action, depth, cost))
+            self.nodes.append(_Node(self.snaps.capture(), parent, moves, depth, cost))
             found = self._evaluate(len(self.nodes) - 1)
             if found is not None:
                 return Result("solved", found, self.stepped)
@@ -306,20 +352,20 @@ class _Search:
         # The database of this state was not kept: rebuild it by replaying the path from the start.
         path = self._path(index, None)
         self.snaps.restore(self.nodes[0].state)
-        for action in path:
-            self.session.step(action)
+        for move in path:
+            self.session.step(move)
         if self.session.version != node.state.version:
             return False
         self.session.ui = _copy_ui(node.state.ui)
         return True
 
     def _path(self, index: int, last: str | None) -> list[str]:
-        actions: list[str] = [] if last is None else [last]
+        parts: list[tuple[str, ...]] = [] if last is None else [(last,)]
         while index > 0:
             node = self.nodes[index]
-            actions.append(node.action)
+            parts.append(node.action)
             index = node.parent
-        return actions[::-1]
+        return [move for part in reversed(parts) for move in part]
 
     def _evaluate(self, index: int) -> list[str] | None:
         """Judge the state just reached: the solution if it is a goal, else queue its actions."""
@@ -356,7 +402,13 @@ class _Search:
             return None
         hints = self.hints
         logged_in = session.ui.user_id is not None
-        here = hints.page_distance(page.page_id, logged_in=logged_in)
+        here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
+        for macro, dest in hints.macros(page, session):
+            if node.depth + len(macro) + self.answer_step <= self.max_depth:
+                distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
+                total = node.cost + _STEP * len(macro)
+                priority = total + self.weight * (_SUBGOAL * remaining + distance) - 0.5
+                heapq.heappush(self.frontier, (priority, next(self.counter), index, macro, total))
         for cost, action, dest in hints.actions(page, session):
             distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
             total = node.cost + _STEP + cost
@@ -372,6 +424,12 @@ def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
     if task.kind != "retrieve" and judge.progress().goal:
         return not actions
     for number, action in enumerate(actions, 1):
+        if number == len(actions) and task.kind == "retrieve":
+            # An answer must be read off the page it is sent from, not remembered from a page
+            # that a shorter replay no longer visits.
+            parsed = parse_action(action)
+            if getattr(parsed, "text", None) not in candidate_answers(session.page(), task):
+                return False
         result = session.step(action)
         if result.error is not None or result.infeasible is not None:
             return False
