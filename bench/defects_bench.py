@@ -5,8 +5,9 @@ recall and precision per code against the injected defects.
 
 A reported issue matches a defect when they share the code and one location is a prefix of the
 other (or of one of the defect's related locations); for precision, an issue is also true when
-it is a recorded knock-on effect of a defect (a page a broken link leaves unreachable). Feasibility codes (F...) are found by the
-dynamic checks, not run here, so their recall is shown as "dyn".
+it is a recorded knock-on effect of a defect (a page a broken link leaves unreachable).
+Feasibility codes (F...) are found by the dynamic checks, not run here, so their recall is
+shown as "dyn".
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def main() -> None:
     print(f"mean inject {sum(r['inject_s'] for r in results) / n:.2f} s/site, "
           f"static checks {1000 * sum(r['check_s'] for r in results) / n:.1f} ms/site")
     print("\nkinds: " + ", ".join(f"{k} {v}" for k, v in sorted(total["kinds"].items())))
-    print(f"\n{'code':<6}{'class':<13}{'injected':>9}{'detected':>9}{'recall':>8}{'reported':>9}{'true':>6}{'precision':>10}")
+    print(f"\n{'code':<6}{'class':<13}{'injected':>9}{'detected':>9}{'recall':>8}"
+          f"{'reported':>9}{'true':>6}{'precision':>10}")
     for code in sorted(CHECKS):
         inj, det = total["injected"][code], total["detected"][code]
         rep, true = total["reported"][code], total["true"][code]

@@ -73,7 +73,8 @@ def test_each_kind_can_be_injected_and_is_detected(clean: dict[str, Site]) -> No
     for kind, (code, _, _, injector) in INJECTORS.items():
         hits = 0
         for domain, site in clean.items():
-            traces = {t.id: trace(site, t) for t in site.tasks if t.kind == "navigate"} if kind == "goal_at_start" else {}
+            wanted = [t for t in site.tasks if t.kind == "navigate"] if kind == "goal_at_start" else []
+            traces = {t.id: trace(site, t) for t in wanted}
             wb = Workbench(site=site, data=site.model_dump(mode="json"), traces=traces)
             wb.data["id"] = ""
             hit = injector(wb, random.Random(f"test:{kind}"))

@@ -46,7 +46,8 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.io import canonical_json, from_data, with_id
 from veriweb.verify import checks as C
-from veriweb.verify.injectors import INJECTORS, Hit, Workbench, joint_knock_on, knock_on, put
+from veriweb.verify.injectors import INJECTORS, Hit, Workbench, put
+from veriweb.verify.knockon import joint_knock_on, knock_on
 from veriweb.verify.retrace import Trace, follow, trace
 
 DEFAULT_WEIGHTS: dict[str, float] = {

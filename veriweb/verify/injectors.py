@@ -82,11 +82,12 @@ def get(data: Any, path: str) -> Any:
 
 
 def put(data: Any, path: str, value: Any) -> None:
-    """Set the value at a JSON path (a list index one past the end appends)."""
+    """Set the value at a JSON path (a list index at or past the end appends: a row added
+    after other rows were, replayed on its own)."""
     steps = _STEP.findall(path[1:])
     parent = get(data, "$" + "".join(f".{k}" if k else f"[{i}]" for k, i in steps[:-1]))
     key, index = steps[-1]
-    if not key and int(index) == len(parent):
+    if not key and int(index) >= len(parent):
         parent.append(value)
     else:
         parent[key if key else int(index)] = value
@@ -534,7 +535,8 @@ def goal_at_start(wb: Workbench, rng: random.Random) -> Hit | None:
             if op == "insert":
                 wb.set(f"$.database.tables[{t_index}].rows[{len(rows)}]", values)
             else:
-                index = next((i for i, r in enumerate(rows) if r.get(table.primary_key) == old.get(table.primary_key)), None)
+                key = old.get(table.primary_key)
+                index = next((i for i, r in enumerate(rows) if r.get(table.primary_key) == key), None)
                 if index is None:
                     continue
                 for column, value in values.items():
@@ -621,12 +623,12 @@ def contradictory_constraint(wb: Workbench, rng: random.Random) -> Hit | None:
 def missing_control(wb: Workbench, rng: random.Random) -> Hit | None:
     """A task that needs a form the site does not have (the author never wrote it)."""
     all_forms = [(e, p) for e, p, _ in C.all_elements(wb.site) if e.type == "form" and e.action.kind == "marker"]
+    effects = {m.name: m.effects for m in wb.site.markers}
     options = []
     for number, task in _tasks(wb, "mutate"):
         for entry in task.footprint:
             makers = {e.action.marker for e, _ in all_forms
-                      if any(x.table == entry.table and x.op in entry.ops
-                             for x in (wb.site.marker(e.action.marker).effects if wb.site.marker(e.action.marker) else []))}
+                      if any(x.table == entry.table and x.op in entry.ops for x in effects.get(e.action.marker, []))}
             if len(makers) == 1:
                 options.append((number, task, makers.pop()))
     found = _pick(rng, options)
@@ -670,139 +672,3 @@ INJECTORS: dict[str, tuple[str, str, bool, Injector]] = {
 }
 """Every defect kind: the check code that should report it, its class, whether a repair should
 exist, and its injector."""
-
-
-# ----------------------------------------------------------------------------- knock-on effects
-
-
-def _walk_data(elements: list[Any], path: str) -> Any:
-    for index, element in enumerate(elements):
-        here = f"{path}[{index}]"
-        yield element, here
-        for attr in ("elements", "item", "items"):
-            if element.get(attr):
-                yield from _walk_data(element[attr], f"{here}.{attr}")
-        for number, tab in enumerate(element.get("tabs") or []):
-            yield from _walk_data(tab["elements"], f"{here}.tabs[{number}].elements")
-        for number, column in enumerate(element.get("columns") or []):
-            yield from _walk_data(column["cell"], f"{here}.columns[{number}].cell")
-
-
-def _data_elements(data: dict[str, Any]) -> Any:
-    for part in ("header", "footer"):
-        for element, path in _walk_data(data["layout"][part], f"$.layout.{part}"):
-            yield element, path, None
-    for number, page in enumerate(data["pages"]):
-        for element, path in _walk_data(page["elements"], f"$.pages[{number}].elements"):
-            yield element, path, page["id"]
-
-
-def reachable_pages(data: dict[str, Any]) -> set[str]:
-    """Page ids a visitor can reach from ``/`` (links, GET forms, redirects; the layout's links
-    on every page that shows it; the login page, where the site sends visitors)."""
-    from veriweb.engine.templates import Route
-
-    routes = [Route.compile(p["id"], p["route"]) for p in data["pages"]]
-    edges: dict[str | None, set[str]] = {}
-    for element, _, page_id in _data_elements(data):
-        target = element.get("href") if element.get("type") == "link" else None
-        if element.get("type") == "form":
-            target = element["action"].get("route") or element["action"].get("redirect")
-        dest = C.resolve_href(routes, target) if target else None
-        if dest is not None:
-            edges.setdefault(page_id, set()).add(dest)
-    layout = {p["id"] for p in data["pages"] if p.get("layout", True)}
-    start = [C.resolve_href(routes, "/")]
-    if data.get("auth"):
-        start.append(C.resolve_href(routes, data["auth"].get("login_page", "/login")))
-    seen: set[str] = set()
-    stack = [s for s in start if s is not None]
-    if stack:
-        stack += sorted(edges.get(None, ()))
-    while stack:
-        page_id = stack.pop()
-        if page_id in seen:
-            continue
-        seen.add(page_id)
-        stack.extend(edges.get(page_id, ()))
-        if page_id in layout:
-            stack.extend(edges.get(None, ()))
-    return seen
-
-
-def uncovered_entries(data: dict[str, Any]) -> set[str]:
-    """Footprint entries of mutate tasks that no form's marker can write, as JSON paths."""
-    markers = {m["name"]: m for m in data["markers"]}
-    writes = set()
-    for element, _, _ in _data_elements(data):
-        if element.get("type") == "form" and element["action"].get("kind") == "marker":
-            marker = markers.get(element["action"]["marker"])
-            writes.update((e["table"], e["op"]) for e in (marker["effects"] if marker else []))
-    out = set()
-    for number, task in enumerate(data["tasks"]):
-        if task["kind"] == "mutate":
-            for index, entry in enumerate(task.get("footprint", [])):
-                if not any((entry["table"], op) in writes for op in entry.get("ops", ["insert", "update", "delete"])):
-                    out.add(f"$.tasks[{number}].footprint[{index}]")
-    return out
-
-
-def _line_parents(site: Site, path: str) -> set[str]:
-    """A row edit on a line table (quantity and money lines pointing at a row with a money total)
-    shows at its parent's total: the parent row's ``total`` path."""
-    steps = _STEP.findall(path[1:])
-    if len(steps) < 5 or steps[0][0] != "database" or steps[1][0] != "tables":
-        return set()
-    table = site.database.tables[int(steps[2][1])]
-    r_index = int(steps[4][1])
-    if r_index >= len(table.rows):
-        return set()
-    row = table.rows[r_index]
-    out = set()
-    if not any(c.name in ("qty", "quantity") for c in table.columns):
-        return out
-    for fk in table.foreign_keys:
-        for p_index, parent in enumerate(site.database.tables):
-            total = parent.column("total")
-            if parent.name != fk.ref_table or total is None or total.type != "money":
-                continue
-            for k, prow in enumerate(parent.rows):
-                if prow.get(parent.primary_key) == row.get(fk.column):
-                    out.add(f"$.database.tables[{p_index}].rows[{k}].total")
-    return out
-
-
-def _edits_pages(hit: Hit) -> bool:
-    return any(".elements" in p or ".header" in p or ".footer" in p for p, _ in hit.edits)
-
-
-def knock_on(site: Site, clean: dict[str, Any], hit: Hit) -> tuple[tuple[str, str], ...]:
-    """Where else a defect shows, as (check code, path), computed from its edits alone: pages it
-    leaves unreachable (S002), task writes it leaves without a form (M007), parent totals its
-    line edits upset (C004)."""
-    import json
-
-    data = json.loads(json.dumps(clean))
-    for path, value in hit.edits:
-        put(data, path, copy.deepcopy(value))
-    out: set[tuple[str, str]] = set()
-    if _edits_pages(hit):
-        before, after = reachable_pages(clean), reachable_pages(data)
-        out |= {("S002", f"$.pages[{n}]") for n, p in enumerate(clean["pages"]) if p["id"] in before - after}
-        out |= {("M007", e) for e in uncovered_entries(data) - uncovered_entries(clean)}
-    for path, _ in hit.edits:
-        out |= {("C004", t) for t in _line_parents(site, path)}
-    return tuple(sorted(out))
-
-
-def joint_knock_on(site: Site, clean: dict[str, Any], raw: dict[str, Any],
-                   hits: list[Hit]) -> dict[int, set[tuple[str, str]]]:
-    """Effects only several defects make together (two links to a page both broken, both forms
-    writing a table gone), charged to every page-editing defect among them."""
-    alone = {k for hit in hits for k in hit.knock_on}
-    unreachable = reachable_pages(clean) - reachable_pages(raw)
-    joint = {("S002", f"$.pages[{n}]") for n, p in enumerate(clean["pages"]) if p["id"] in unreachable}
-    joint |= {("M007", e) for e in uncovered_entries(raw) - uncovered_entries(clean)}
-    joint -= alone
-    editors = [n for n, hit in enumerate(hits) if _edits_pages(hit)]
-    return {n: joint for n in editors} if joint else {}

@@ -152,7 +152,8 @@ def check_constraints(site: Site) -> list[C.Issue]:
         for index, constraint in enumerate(task.constraints):
             predicate = constraint.predicate
             if _canonical(predicate) in required:
-                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",
+                where = f"$.tasks[{number}].constraints[{index}]"
+                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, where,
                                       f"task {task.id!r}: constraint {constraint.description!r} fails the task as "
                                       f"soon as its goal is reached"))
     return issues
