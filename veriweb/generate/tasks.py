@@ -95,3 +95,18 @@ def next_pages(position: int, size: int) -> list[Step]:
 def all_pages(total: int, size: int) -> list[Step]:
     """Plan steps that look at every page of a list of ``total`` rows."""
     return [("click", "link", "Next")] * ((max(total, 1) - 1) // size)
+
+
+def start_somewhere(ctx: TaskContext, pages: Sequence[str], *, home_label: str,
+                    stay: float = 0.4) -> tuple[str, list[Step]]:
+    """Where a task whose plan begins on the home page starts: the home page itself (with
+    probability ``stay``), or one of ``pages``, from which the plan first goes home by the home
+    link or by URL.
+
+    Returns:
+        The start URL and the plan steps that lead from it to the home page.
+    """
+    if not pages or ctx.rng.random() < stay:
+        return "/", []
+    start = ctx.rng.choice(list(pages))
+    return start, [ctx.rng.choice([("click", "link", home_label), ("goto", "/")])]

@@ -39,7 +39,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, start_somewhere
 from veriweb.generate.vocab import CITIES, Labels, password, person, street_address
 
 SHOP_NAMES = ["Threadline", "Northwind Goods", "Maple & Co", "Harbor Supply", "Fern Street", "Copper Kettle",
@@ -93,6 +93,7 @@ def build(streams: Streams) -> Draft:
     shipping_ui = srng.choice(["select", "radio"])
     confirm_checkout = srng.random() < 0.6
     confirm_cancel = srng.random() < 0.7
+    confirm_remove = srng.random() < 0.4
     search_in_header = srng.random() < 0.5
     has_deals = srng.random() < 0.5
     address_order = srng.sample(["name", "address", "city"], 3)
@@ -285,7 +286,9 @@ def build(streams: Streams) -> Draft:
     cart_cols = [("Product", [kit.link("{row.name}", "/product/{row.product_id}")]), ("Size", [kit.text("{row.size}")]),
                  (labels["quantity"], [kit.text("{row.qty}")]), ("Price", [kit.text("{row.line_total|money}")]),
                  ("", [kit.form(labels["delete"], kit.marker_action("remove_from_cart", {"item_id": ref("row.id")},
-                                                                    message="Removed."))])]
+                                                                    message="Removed."),
+                                confirm=kit.confirm("Remove this item?", labels["confirm"], labels["cancel"])
+                                if confirm_remove else None)])]
     pages = [
         kit.page("home", "/", site_name, chrome.crumbs([]) + home),
         kit.page("search", "/search", f"{labels['search']}: {{query.q}}", [
@@ -346,7 +349,9 @@ def build(streams: Streams) -> Draft:
             "layout": {"header": header, "footer": chrome.layout["footer"]}, "pages": pages}
     ctx = _Ctx(trng, labels, categories, products, users, orders, cart, sorts, search_in_header)
     ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
-    ctx.confirm_cancel = confirm_cancel
+    ctx.confirm_cancel, ctx.confirm_remove = confirm_cancel, confirm_remove
+    ctx.elsewhere = [p["route"] for p in chrome.pages] + (["/deals"] if has_deals else []) + ["/search"] + [
+        f"/product/{p['id']}" for p in crng.sample(products, 3)]
     return Draft(site=site, tasks=_tasks(ctx))
 
 
@@ -364,6 +369,8 @@ class _Ctx:
         self.confirm_checkout = False
         self.shipping_ui = "select"
         self.confirm_cancel = True
+        self.confirm_remove = False
+        self.elsewhere: list[str] = []
 
     def unique_product(self, *, in_stock: int = 1) -> dict[str, Any]:
         while True:
@@ -411,13 +418,14 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         cheapest = min((p for p in in_cat if p["color"] == colour), key=lambda p: (p["price"], p["id"]))
         target = kit.scalar("products", "id", cond("category_id", cat_index + 1), cond("color", colour),
                             order=[("price", "asc"), ("id", "asc")])
-        plan = [("click", "link", ctx.categories[cat_index]), ("click", "link", labels["price_asc"])]
+        start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
+        plan += [("click", "link", ctx.categories[cat_index]), ("click", "link", labels["price_asc"])]
         plan += _page_through(ctx, in_cat, cheapest, key=lambda p: (p["price"], p["id"]))
         out.append(make_task(ctx, f"cheapest_{number}", "navigate_sorted", "navigate",
                          ["Open the page of the cheapest {colour} item in {category}.",
                           "Find the least expensive {colour} product in the {category} category and open it.",
                           "Go to the cheapest {colour} {category} product."],
-                         {"colour": colour, "category": ctx.categories[cat_index]}, plan,
+                         {"colour": colour, "category": ctx.categories[cat_index]}, plan, start_url=start,
                          goal=[kit.on_page("product", id=target)],
                          progress=[{"description": "on the cheapest matching product", "predicate": kit.on_page("product", id=target)}]))
 
@@ -447,7 +455,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
     best = max(in_cat, key=lambda p: (p["rating"], -p["id"]))
     if sum(1 for p in in_cat if p["rating"] == best["rating"]) == 1:
-        plan = [("click", "link", ctx.categories[cat_index])]
+        start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
+        plan.append(("click", "link", ctx.categories[cat_index]))
         rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
         if rating_sort is not None:
             plan.append(("click", "link", rating_sort[1]))
@@ -456,7 +465,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         out.append(make_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
                          ["Which product in {category} has the highest rating?",
                           "Name the best-rated item in the {category} category."],
-                         {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])],
+                         {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])], start_url=start,
                          answer={"type": "text", "value": kit.scalar("products", "name", cond("category_id", cat_index + 1),
                                                                      order=[("rating", "desc"), ("id", "asc")]),
                                  "candidates": kit.scalar("products", "name", cond("category_id", cat_index + 1))["query"]}))
@@ -547,7 +556,9 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                           "Sign in with {username} / {password}, then take the {product} out of your cart."],
                          {"username": holder["username"], "password": holder["password"], "product": name},
                          login_plan(labels, holder["username"], holder["password"], via_link=rng.random() < 0.5)
-                         + [("click", "link", labels["cart"]), ("click_near", name, "button", labels["delete"])],
+                         + [rng.choice([("click", "link", labels["cart"]), ("goto", "/cart")]),
+                            ("click_near", name, "button", labels["delete"])]
+                         + ([("click", "button", labels["confirm"])] if ctx.confirm_remove else []),
                          user=holder["username"], credentials="instruction",
                          goal=[kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid), negate=True),
                                kit.count("cart_items", cond("user_id", ref("user.id")), value=len(lines) - 1)],
@@ -565,19 +576,19 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         count_orders = sum(1 for o in ctx.orders if o["user_id"] == owner["id"])
         position = sorted((o for o in ctx.orders if o["user_id"] == owner["id"]),
                           key=lambda o: (o["created"], o["id"]), reverse=True).index(order)
-        out.append(make_task(ctx, "cancel_order", "multi_step_write", "mutate",
-                         ["Cancel your order that has not shipped yet.", "One of your orders is still waiting to ship: cancel it.",
-                          "Please cancel my unshipped order."], {},
-                         [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")])]
-                         + next_pages(position, 10)
-                         + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order")]
-                         + ([("click", "button", labels["confirm"])] if ctx.confirm_cancel else []),
-                         user=owner["username"], start_logged_in=True, credentials="profile",
-                         goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True),
-                               kit.exists("orders", cond("id", order["id"]), cond("status", "cancelled"))],
-                         progress=[{"description": "no order of yours waits to ship", "predicate": kit.exists(
-                             "orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True)}],
-                         footprint=[{"table": "orders", "where": [cond("id", order["id"])], "columns": ["status"], "ops": ["update"]}]))
+        phrasings, slots, plan, who = as_user(
+            ctx, owner, ["Cancel your order that has not shipped yet.",
+                         "One of your orders is still waiting to ship: cancel it.", "Please cancel my unshipped order."], {},
+            [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")])] + next_pages(position, 10)
+            + [("click", "link", f"Order #{order['id']}"), ("click", "button", "Cancel this order")]
+            + ([("click", "button", labels["confirm"])] if ctx.confirm_cancel else []), chance=0.4)
+        out.append(make_task(ctx, "cancel_order", "multi_step_write", "mutate", phrasings, slots, plan, **who,
+                             goal=[kit.exists("orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True),
+                                   kit.exists("orders", cond("id", order["id"]), cond("status", "cancelled"))],
+                             progress=[{"description": "no order of yours waits to ship", "predicate": kit.exists(
+                                 "orders", cond("user_id", ref("user.id")), cond("status", "placed"), negate=True)}],
+                             footprint=[{"table": "orders", "where": [cond("id", order["id"])], "columns": ["status"],
+                                         "ops": ["update"]}]))
 
     # mutate: write a review
     user = rng.choice(ctx.users)
