@@ -382,6 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
     if add_serve is not None:
         add_serve(sub)
 
+    from veriweb.agents.cli import add_parsers as add_agents  # imports no torch until a command runs
+
+    add_agents(sub)
+
     fmt = sub.add_parser("fmt", help="rewrite a site file in canonical form with its content-hash id")
     fmt.add_argument("file")
     fmt.add_argument("--check", action="store_true", help="only report whether the file is canonical")

@@ -1,0 +1,195 @@
+"""Compact policies: features, masks, behaviour cloning, floors, evaluation, the smoke pipeline and the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)  # more threads spin against other jobs on a shared two-core machine
+
+from veriweb.agents.ablation import config_hash, paired_difference  # noqa: E402
+from veriweb.agents.bc import collect, evaluate_bc, train_bc  # noqa: E402
+from veriweb.agents.evaluate import EpisodeResult, PolicyAgent, bootstrap_ci, evaluate, run_episodes  # noqa: E402
+from veriweb.agents.features import PolicyObservation, stack  # noqa: E402
+from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, substitute  # noqa: E402
+from veriweb.agents.policy import Policy, config_for, load_policy, parameter_count, save_policy  # noqa: E402
+from veriweb.cli import main  # noqa: E402
+from veriweb.envs.actions import DiscreteActions  # noqa: E402
+from veriweb.envs.env import VeriwebEnv  # noqa: E402
+from veriweb.errors import VeriwebError  # noqa: E402
+from veriweb.generate import generate_site  # noqa: E402
+from veriweb.scaffold import Site, save  # noqa: E402
+
+TRAIN = (("shop", 101), ("mail", 102))
+TEST = (("shop", 201), ("forum", 202))
+
+
+def _corpus(root: Path, specs: tuple[tuple[str, int], ...]) -> tuple[Path, list[Site]]:
+    """A small corpus directory (sites generated from fixed seeds; manifest listing their files)."""
+    (root / "sites").mkdir(parents=True)
+    sites, entries = [], []
+    for number, (domain, seed) in enumerate(specs):
+        site = generate_site(domain, seed)
+        name = f"sites/{number:05d}-{domain}.json"
+        save(site, root / name)
+        sites.append(site)
+        entries.append({"file": name, "id": site.id, "domain": domain, "seed": seed})
+    (root / "manifest.json").write_text(json.dumps({"sites": entries}), encoding="utf-8")
+    return root, sites
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, list[Site]]]:
+    root = tmp_path_factory.mktemp("agents")
+    return {"train": _corpus(root / "train", TRAIN), "test": _corpus(root / "test", TEST)}
+
+
+@pytest.fixture(scope="module")
+def demos(corpora):  # type: ignore[no-untyped-def]
+    return collect(corpora["train"][1])
+
+
+def test_policy_is_compact_and_respects_masks(demos) -> None:  # type: ignore[no-untyped-def]
+    policy = Policy(demos.config)
+    assert parameter_count(policy) < 10_000_000
+    index = np.arange(min(len(demos), 48))
+    batch = {k: v[index] for k, v in demos.features.items()}
+    torch.manual_seed(0)
+    for _ in range(3):
+        actions = policy.act(batch, greedy=False)
+        for row, (kind, element, arg) in enumerate(actions):
+            assert batch["mask_type"][row, kind]
+            if kind in (1, 2, 3, 4, 5, 6, 8):  # types that use an element
+                assert batch["mask_element"][row, kind, element]
+            if kind in (2, 3, 8):  # types that use an argument
+                assert batch["mask_argument"][row, kind, arg]
+
+
+def test_demonstrations_account_for_every_task(demos, corpora) -> None:  # type: ignore[no-untyped-def]
+    sites = corpora["train"][1]
+    assert demos.tasks == sum(len(s.tasks) for s in sites)
+    assert demos.used + sum(demos.skipped.values()) == demos.tasks
+    assert demos.used > demos.tasks // 2
+    rows = np.arange(len(demos))
+    kinds = demos.actions[:, 0]
+    assert demos.features["mask_type"][rows, kinds].all()
+    assert demos.features["mask_element"][rows, kinds, demos.actions[:, 1]].all()
+
+
+def test_behaviour_cloning_fits_the_certificates(demos) -> None:  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    policy = Policy(config_for_small(demos))
+    before = evaluate_bc(policy, demos)
+    history = train_bc(policy, demos, epochs=12, batch_size=32, lr=3e-3, seed=0)
+    after = evaluate_bc(policy, demos)
+    assert len(history) == 12
+    assert after["loss"] < before["loss"] - 1.0
+    assert after["acc_action"] > before["acc_action"] + 0.2
+
+
+def config_for_small(demos):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    return replace(demos.config, d_model=32, layers=1, heads=2, ff=64)
+
+
+def test_checkpoints_round_trip_and_bad_files_are_named(tmp_path: Path, demos) -> None:  # type: ignore[no-untyped-def]
+    policy = Policy(config_for_small(demos))
+    path = save_policy(policy, tmp_path / "p.pt", {"corpus": "x"})
+    loaded, meta = load_policy(path)
+    assert meta == {"corpus": "x"}
+    batch = {k: v[:4] for k, v in demos.features.items()}
+    assert np.array_equal(loaded.act(batch), policy.eval().act(batch))
+    with pytest.raises(VeriwebError, match="no policy checkpoint"):
+        load_policy(tmp_path / "missing.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(VeriwebError, match="junk.pt"):
+        load_policy(tmp_path / "junk.pt")
+
+
+def test_policy_observation_wrapper_matches_the_space(corpora) -> None:  # type: ignore[no-untyped-def]
+    env = PolicyObservation(DiscreteActions(VeriwebEnv(sites=corpora["train"][1])))
+    obs, _ = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    policy = Policy(config_for(env.discrete, d_model=32, layers=1, heads=2, ff=64))
+    action = policy.act(stack([obs]))[0]
+    obs, *_ = env.step(action)
+    assert env.observation_space.contains(obs)
+
+
+def test_floors_mean_what_they_say(corpora) -> None:  # type: ignore[no-untyped-def]
+    sites = corpora["test"][1]
+    results = run_episodes(InfeasibleAgent(), sites)
+    assert len(results) == sum(len(s.tasks) for s in sites)
+    assert all(r.success == (r.kind == "infeasible") for r in results)
+    assert all(r.length == 1 for r in results)
+    noop = run_episodes(NoopAgent(), sites[:1], max_steps=5)
+    assert not any(r.success for r in noop) and all(r.length == 5 for r in noop)
+
+
+def test_nearest_certificate_replays_its_own_training_tasks(corpora) -> None:  # type: ignore[no-untyped-def]
+    sites = corpora["train"][1]
+    agent = NearestCertificateAgent(sites)
+    results = run_episodes(agent, sites)
+    assert np.mean([r.success for r in results]) >= 0.9
+    assert substitute("fill('3', 'red shoes')", {"q": "red shoes"}, {"q": "blue hat"}) == "fill('3', 'blue hat')"
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean() -> None:
+    values = np.array([1, 0, 1, 1, 0, 0, 1, 1], float)
+    groups = np.array(list("aabbccdd"))
+    first = bootstrap_ci(values, groups, seed=3)
+    assert first == bootstrap_ci(values, groups, seed=3)
+    mean, low, high = first
+    assert mean == pytest.approx(0.625) and low <= mean <= high and low < high
+    rows = [EpisodeResult("a", s, str(i), "shop", "f", "k", "easy", bool(v), float(v), 1, False)
+            for i, (s, v) in enumerate(zip(groups, values))]
+    assert paired_difference(rows, rows) == (0.0, 0.0, 0.0)
+    assert config_hash({"rate": 1}) == config_hash({"rate": 1}) != config_hash({"rate": 2})
+
+
+def test_smoke_preset_trains_loads_and_evaluates_from_the_cli(tmp_path: Path, corpora,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    train_dir, _ = corpora["train"]
+    test_dir, test_sites = corpora["test"]
+    out = tmp_path / "run"
+    assert main(["train", "--preset", "smoke", "--corpus", str(train_dir), "--out", str(out)]) == 0
+    for name in ("policy.pt", "bc.pt", "bc.csv", "curve.png", "summary.json", "ppo/metrics.csv"):
+        assert (out / name).is_file(), name
+    with (out / "ppo" / "metrics.csv").open() as handle:
+        header = next(csv.reader(handle))
+    assert "charts/success_rate" in header and "losses/approx_kl" in header
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["parameters"] < 10_000_000 and summary["ppo_updates"] >= 1
+    capsys.readouterr()
+    report = tmp_path / "eval.json"
+    assert main(["eval", "--policy", str(out / "policy.pt"), "--corpus", str(test_dir), "--json", str(report)]) == 0
+    table = capsys.readouterr().out
+    assert "nearest_certificate" in table and "domain:forum" in table
+    data = json.loads(report.read_text())
+    agents = set(data["summary"])
+    assert agents == {"policy", "random", "noop", "infeasible", "nearest_certificate"}
+    n = sum(len(s.tasks) for s in test_sites)
+    assert all(data["summary"][a]["all"]["n"] == n for a in agents)
+    assert data["summary"]["noop"]["all"]["success"] == 0.0
+
+
+def test_cli_names_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--corpus", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
+    assert "no corpus directory" in capsys.readouterr().err
+    assert main(["train", "--preset", "huge", "--corpus", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "unknown preset" in capsys.readouterr().err
+
+
+def test_greedy_policy_agent_is_deterministic(corpora, demos) -> None:  # type: ignore[no-untyped-def]
+    torch.manual_seed(1)
+    policy = Policy(config_for_small(demos))
+    sites = corpora["test"][1][:1]
+    one, _ = evaluate([PolicyAgent(policy)], sites, max_steps=6)
+    two, _ = evaluate([PolicyAgent(policy)], sites, max_steps=6)
+    assert one == two

@@ -1,0 +1,225 @@
+"""Behaviour cloning from certificates: replay each task's certificate, encode it as discrete actions, fit the heads.
+
+Every certificate of a training corpus is replayed in a :class:`DiscreteActions` env; each step
+is encoded with :meth:`DiscreteActions.encode` and paired with the policy features of the state
+it was taken in. A certificate with a step that has no discrete equivalent, or that the action
+masks forbid, or whose replay does not end in success, is skipped and counted by reason (never
+silently dropped). Training minimises the masked cross-entropy of the three heads, each given
+the teacher's earlier choices (type, then element, then argument).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from veriweb.agents.features import featurize, stack
+from veriweb.agents.policy import Policy, PolicyConfig, config_for, to_tensors
+from veriweb.envs.actions import DiscreteActions
+from veriweb.envs.env import VeriwebEnv
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site
+
+
+@dataclass
+class Demonstrations:
+    """State-action pairs from certificates, and what was skipped.
+
+    Attributes:
+        features: stacked policy features, one row per step.
+        actions: (N, 3) discrete actions.
+        episode: (N,) index of the task each step came from.
+        tasks: tasks seen.
+        used: tasks whose certificate became demonstrations.
+        skipped: skipped tasks by reason (``unmappable``, ``masked``, ``replay_failed``).
+        examples: one example message per reason.
+        config: a policy config whose layout matches the env the steps came from.
+    """
+
+    features: dict[str, np.ndarray]
+    actions: np.ndarray
+    episode: np.ndarray
+    tasks: int = 0
+    used: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)
+    config: PolicyConfig = field(default_factory=PolicyConfig)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts as a JSON-ready dict."""
+        return {"tasks": self.tasks, "used": self.used, "steps": len(self), "skipped": dict(self.skipped),
+                "examples": dict(self.examples)}
+
+
+def _allowed(obs: dict[str, Any], action: np.ndarray) -> bool:
+    mask = obs["action_mask"]
+    kind, row, arg = (int(x) for x in action)
+    return bool(mask["type"][kind] and mask["element"][kind, row] and mask["argument"][kind, arg])
+
+
+def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None) -> Demonstrations:
+    """Replay every certificate of ``sites`` and record (features, discrete action) pairs.
+
+    Args:
+        sites: the training sites (e.g. :func:`veriweb.generate.corpus.load_sites`).
+        env_kwargs: extra :class:`VeriwebEnv` arguments (observation config).
+    """
+    sites = list(sites)
+    if not sites:
+        raise VeriwebError("no training sites: give a corpus with at least one site")
+    env = DiscreteActions(VeriwebEnv(sites=sites, **(env_kwargs or {})))
+    rows: list[dict[str, np.ndarray]] = []
+    actions: list[np.ndarray] = []
+    episodes: list[int] = []
+    demos = Demonstrations({}, np.zeros((0, 3), np.int64), np.zeros(0, np.int64), config=config_for(env))
+    for index, site in enumerate(sites):
+        for task in site.tasks:
+            demos.tasks += 1
+            obs, info = env.reset(options={"site": index, "task": task.id})
+            steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
+            reason = None
+            for text in task.certificate:
+                try:
+                    action = env.encode(text)
+                except VeriwebError as exc:
+                    reason, detail = "unmappable", str(exc)
+                    break
+                if not _allowed(obs, action):
+                    reason, detail = "masked", f"{text} -> {action.tolist()} is masked out"
+                    break
+                steps.append((featurize(obs, env), action))
+                obs, _, terminated, truncated, info = env.step(action)
+                if terminated or truncated:
+                    break
+            if reason is None and not info.get("success"):
+                reason, detail = "replay_failed", f"{site.id}/{task.id}: {info.get('reason')}"
+            if reason is not None:
+                demos.skipped[reason] += 1
+                demos.examples.setdefault(reason, f"{site.id}/{task.id}: {detail}")
+                continue
+            demos.used += 1
+            for features, action in steps:
+                rows.append(features)
+                actions.append(action)
+                episodes.append(demos.tasks - 1)
+    if not rows:
+        raise VeriwebError(f"no certificate of the {len(sites)} sites maps into discrete actions: {demos.examples}")
+    demos.features = stack(rows)
+    demos.actions = np.stack(actions).astype(np.int64)
+    demos.episode = np.array(episodes, np.int64)
+    return demos
+
+
+def _take(features: dict[str, np.ndarray], index: np.ndarray) -> dict[str, np.ndarray]:
+    return {key: value[index] for key, value in features.items()}
+
+
+def bc_loss(policy: Policy, features: dict[str, np.ndarray], actions: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
+    """Masked cross-entropy of the three heads, and per-head accuracies (argmax against the teacher).
+
+    Returns:
+        The loss, and ``acc_type``, ``acc_element``, ``acc_argument`` (over steps where the head
+        matters) and ``acc_action`` (every relevant head right).
+    """
+    target = torch.from_numpy(actions)
+    out = policy(to_tensors(features), target)
+    loss = -out["log_prob"].mean()
+    with torch.no_grad():
+        ok_type = out["type_logits"].argmax(-1) == target[:, 0]
+        ok_el = (out["element_logits"].argmax(-1) == target[:, 1]) | ~out["uses_element"]
+        ok_arg = (out["argument_logits"].argmax(-1) == target[:, 2]) | ~out["uses_argument"]
+        n_el = max(int(out["uses_element"].sum()), 1)
+        n_arg = max(int(out["uses_argument"].sum()), 1)
+        stats = {"loss": float(loss),
+                 "acc_type": float(ok_type.float().mean()),
+                 "acc_element": float(((out["element_logits"].argmax(-1) == target[:, 1]) & out["uses_element"]).sum()) / n_el,
+                 "acc_argument": float(((out["argument_logits"].argmax(-1) == target[:, 2]) & out["uses_argument"]).sum()) / n_arg,
+                 "acc_action": float((ok_type & ok_el & ok_arg).float().mean())}
+    return loss, stats
+
+
+def evaluate_bc(policy: Policy, demos: Demonstrations, batch_size: int = 256) -> dict[str, float]:
+    """Teacher-forced accuracies and loss over a demonstration set (no gradients)."""
+    policy.eval()
+    totals: Counter[str] = Counter()
+    n = len(demos)
+    with torch.no_grad():
+        for start in range(0, n, batch_size):
+            index = np.arange(start, min(start + batch_size, n))
+            _, stats = bc_loss(policy, _take(demos.features, index), demos.actions[index])
+            for key, value in stats.items():
+                totals[key] += value * len(index)
+    return {key: value / n for key, value in totals.items()}
+
+
+def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_size: int = 64, lr: float = 1e-3,
+             weight_decay: float = 0.01, seed: int = 0, val: Demonstrations | None = None,
+             log: Callable[[dict[str, float]], None] | None = None,
+             stop: Callable[[], bool] | None = None) -> list[dict[str, float]]:
+    """Fit ``policy`` to ``demos`` with AdamW; one metrics row per epoch.
+
+    Args:
+        policy: the policy to train (in place).
+        demos: the training demonstrations.
+        epochs: passes over the data.
+        batch_size: steps per gradient update.
+        lr: peak learning rate (cosine decay to 10% of it).
+        weight_decay: AdamW weight decay.
+        seed: shuffling and initialisation stream.
+        val: held-out demonstrations, scored after every epoch.
+        log: called with each epoch's row.
+        stop: called between batches; training ends early when it returns True (a time budget).
+    """
+    generator = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    optimizer = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=weight_decay)
+    n = len(demos)
+    total_updates = max(epochs * ((n + batch_size - 1) // batch_size), 1)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda u: 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * min(u / total_updates, 1.0))))
+    history: list[dict[str, float]] = []
+    for epoch in range(epochs):
+        policy.train()
+        order = generator.permutation(n)
+        totals: Counter[str] = Counter()
+        stopped = False
+        for start in range(0, n, batch_size):
+            index = order[start:start + batch_size]
+            loss, stats = bc_loss(policy, _take(demos.features, index), demos.actions[index])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            for key, value in stats.items():
+                totals[key] += value * len(index)
+            if stop is not None and stop():
+                stopped = True
+                break
+        seen = max(min(n, start + batch_size), 1)
+        row = {"epoch": float(epoch + 1), **{f"train_{k}": v / seen for k, v in totals.items()}}
+        if val is not None and len(val):
+            row.update({f"val_{k}": v for k, v in evaluate_bc(policy, val).items()})
+        history.append(row)
+        if log is not None:
+            log(row)
+        if stopped:
+            break
+    policy.eval()
+    return history
+
+
+def split_sites(sites: Sequence[Site], fraction: float, seed: int = 0) -> tuple[list[Site], list[Site]]:
+    """Split sites into (train, held-out) by a seeded shuffle; ``fraction`` of them held out (at least one)."""
+    order = np.random.default_rng(seed).permutation(len(sites))
+    k = max(1, int(round(len(sites) * fraction))) if len(sites) > 1 and fraction > 0 else 0
+    held = {int(i) for i in order[:k]}
+    return [s for i, s in enumerate(sites) if i not in held], [s for i, s in enumerate(sites) if i in held]

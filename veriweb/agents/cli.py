@@ -1,0 +1,132 @@
+"""``veriweb train``, ``veriweb eval`` and ``veriweb ablation``: the command-line face of the compact policies.
+
+Nothing here imports PyTorch until a command runs, so the other commands work without the
+``[train]`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from veriweb.errors import VeriwebError
+
+
+def _need_torch() -> None:
+    try:
+        import matplotlib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise VeriwebError(f"training needs the train extra ({exc.name} is missing): "
+                           "pip install 'veriweb[train]'") from None
+
+
+def _sites(directory: str, what: str) -> list[Any]:
+    from veriweb.generate.corpus import load_sites
+
+    if not Path(directory).is_dir():
+        raise VeriwebError(f"{what}: no corpus directory {directory}; make one with `veriweb generate --out DIR`")
+    return list(load_sites(directory))
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``train``, ``eval`` and ``ablation`` to the ``veriweb`` command's subparsers."""
+    train = sub.add_parser("train", help="train a compact policy: behaviour cloning from certificates, then PPO")
+    train.add_argument("--preset", default="smoke", help="smoke (a quick end-to-end run) or full (default smoke)")
+    train.add_argument("--corpus", required=True, help="the training corpus (veriweb generate --split train)")
+    train.add_argument("--val", help="a validation corpus (default: part of the training corpus)")
+    train.add_argument("--out", required=True, help="the output directory (policy.pt, metrics, curve.png)")
+    train.add_argument("--seed", type=int, default=0, help="the root seed (default 0)")
+    train.add_argument("--time-budget", type=float, metavar="SECONDS",
+                       help="stop cloning and PPO when this much wall-clock time has passed")
+    train.set_defaults(func=cmd_train)
+
+    ev = sub.add_parser("eval", help="evaluate a policy on a corpus, beside the random, no-op, infeasible "
+                                     "and nearest-certificate floors")
+    ev.add_argument("--policy", required=True, help="a checkpoint written by veriweb train (policy.pt)")
+    ev.add_argument("--corpus", required=True, help="the test corpus")
+    ev.add_argument("--train-corpus", help="the corpus the nearest-certificate floor replays "
+                                           "(default: the one recorded in the checkpoint)")
+    ev.add_argument("--no-floors", dest="floors", action="store_false", help="evaluate the policy alone")
+    ev.add_argument("--json", help="also write the summary and every episode to this JSON file")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the random floor (default 0)")
+    ev.add_argument("--max-steps", type=int, help="override every task's step budget")
+    ev.set_defaults(func=cmd_eval)
+
+    ablation = sub.add_parser("ablation", help="train the same preset on raw, raw-filtered, verified and "
+                                               "verified-subsampled corpora; evaluate on held-out verified sites")
+    for name in ("raw", "filtered", "verified", "subsampled"):
+        ablation.add_argument(f"--{name}", required=True, help=f"the {name} training corpus")
+    ablation.add_argument("--eval", required=True, help="the held-out verified test corpus")
+    ablation.add_argument("--preset", default="smoke", help="the training preset (default smoke)")
+    ablation.add_argument("--out", required=True, help="the output directory (report.md, report.png, runs)")
+    ablation.add_argument("--seed", type=int, default=0, help="the root seed (default 0)")
+    ablation.add_argument("--defect-config", help="a JSON file describing the defect model (hashed into the report)")
+    ablation.set_defaults(func=cmd_ablation)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train by preset; print progress and where the checkpoint went."""
+    _need_torch()
+    from veriweb.agents.presets import get_preset, train
+
+    preset = get_preset(args.preset)
+    sites = _sites(args.corpus, "--corpus")
+    val = _sites(args.val, "--val") if args.val else None
+    summary = train(preset, sites, args.out, val_sites=val, seed=args.seed, corpus=str(Path(args.corpus).resolve()),
+                    log=lambda line: print(line, flush=True), time_budget=args.time_budget)
+    timings = ", ".join(f"{k[:-2]} {v:.0f}s" for k, v in summary["timings"].items())
+    print(f"wrote {Path(args.out) / 'policy.pt'} ({summary['parameters']:,} parameters; {timings})")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate a checkpoint (and the floors) on a corpus; print the table, optionally write JSON."""
+    _need_torch()
+    from veriweb.agents.evaluate import PolicyAgent, evaluate, format_table, write_results
+    from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, RandomAgent
+    from veriweb.agents.policy import load_policy
+
+    import torch
+
+    torch.set_num_threads(1)  # more threads spin against other jobs on a shared machine
+    policy, meta = load_policy(args.policy)
+    sites = _sites(args.corpus, "--corpus")
+    agents: list[Any] = [PolicyAgent(policy)]
+    if args.floors:
+        agents += [RandomAgent(args.seed), NoopAgent(), InfeasibleAgent()]
+        train_corpus = args.train_corpus or meta.get("corpus")
+        if train_corpus and Path(train_corpus).is_dir():
+            agents.append(NearestCertificateAgent(_sites(train_corpus, "--train-corpus")))
+        else:
+            print("veriweb: no training corpus for the nearest-certificate floor (give --train-corpus)",
+                  file=sys.stderr)
+    summary, results = evaluate(agents, sites, seed=args.seed, max_steps=args.max_steps)
+    print(format_table(summary))
+    if args.json:
+        write_results(args.json, summary, results, {"policy": str(args.policy), "corpus": str(args.corpus),
+                                                   "checkpoint": meta, "seed": args.seed})
+        print(f"wrote {args.json}")
+    return 0
+
+
+def cmd_ablation(args: argparse.Namespace) -> int:
+    """Run the four-arm ablation and write its report."""
+    _need_torch()
+    from veriweb.agents.ablation import run_ablation
+    from veriweb.agents.presets import get_preset
+
+    defect = None
+    if args.defect_config:
+        try:
+            defect = json.loads(Path(args.defect_config).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise VeriwebError(f"--defect-config {args.defect_config}: {exc}") from None
+    report = run_ablation({"raw": args.raw, "filtered": args.filtered, "verified": args.verified,
+                           "subsampled": args.subsampled}, args.eval, args.out, preset=get_preset(args.preset),
+                          seed=args.seed, defect_config=defect, log=lambda line: print(line, flush=True))
+    print(f"wrote {report}")
+    return 0

@@ -1,0 +1,277 @@
+"""The compact policy: goal and page elements attend to each other; heads for type, element pointer and argument.
+
+Architecture (``PolicyConfig`` defaults: about 1.7M parameters, CPU):
+
+- Tokens share one embedding table (the hashed vocabulary of :mod:`veriweb.envs.tokenizer`).
+- The goal is its token embeddings plus positions. Each element is the mean of its name tokens,
+  plus a projection of the mean of its value tokens, its role, state flags, depth, row, and the
+  fraction of its name tokens that occur in the goal. Each discrete argument is the mean of its
+  text's tokens plus an embedding of its index (so ``<element>``, ``<contents>`` and empty slots
+  are still told apart). A summary token carries progress, last-action error and budget used.
+- A pre-norm transformer encoder runs over [summary; goal; elements; arguments] with padding
+  masked out.
+- Heads, autoregressive and masked by the env's action masks: the action type from the summary;
+  the element by a pointer (query from the summary and the type, keys from the elements); the
+  argument by a pointer (query from the summary, the type and the chosen element, keys from the
+  arguments). The value head reads the summary.
+
+Heads that do not matter for a type (the element of ``noop``, the argument of ``click``) are
+fixed to index 0 and contribute nothing to log-probabilities, entropies or losses.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from veriweb.agents.features import N_EXTRA
+from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
+from veriweb.envs.observation import FLAGS, ROLES
+from veriweb.envs.tokenizer import VOCAB_SIZE
+from veriweb.errors import VeriwebError
+
+T = len(ACTION_TYPES)
+USES_ELEMENT = torch.tensor([name in ("click", "fill", "select", "check", "enter", "goto", "send")
+                             for name in ACTION_TYPES])
+USES_ARGUMENT = torch.tensor([name in ("fill", "select", "send") for name in ACTION_TYPES])
+NEG = -1e9
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """Sizes of the policy.
+
+    Attributes:
+        d_model: width of every embedding and of the transformer.
+        layers: transformer layers.
+        heads: attention heads.
+        ff: feed-forward width.
+        n_elements: element rows (the env's ``max_elements``).
+        n_args: discrete arguments (the env's ``n_args``).
+        task_start: the first task-string argument (the ones before it point into the chosen row).
+        page_start: the first page-string argument (argument ``page_start + row`` types the text of
+            element ``row``; it is represented by that row's state, not by tokens).
+        goal_tokens: goal length in tokens.
+        dropout: dropout in the transformer (0 for PPO).
+    """
+
+    d_model: int = 64
+    layers: int = 2
+    heads: int = 4
+    ff: int = 128
+    n_elements: int = 160
+    n_args: int = 273
+    task_start: int = 10
+    page_start: int = 74
+    goal_tokens: int = 48
+    dropout: float = 0.0
+
+
+def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
+    """The policy config whose element rows and argument layout match ``env``; ``sizes`` override the rest."""
+    return PolicyConfig(n_elements=env.n_elements, n_args=env.n_args, task_start=env.task_start,
+                        page_start=env.page_start, goal_tokens=env.base.config.goal_tokens, **sizes)
+
+
+def _mean_pool(embedded: Tensor, ids: Tensor) -> Tensor:
+    present = (ids > 0).unsqueeze(-1).to(embedded.dtype)
+    return (embedded * present).sum(-2) / present.sum(-2).clamp(min=1.0)
+
+
+def _masked(logits: Tensor, mask: Tensor) -> Tensor:
+    mask = mask.bool()
+    empty = ~mask.any(-1, keepdim=True)  # nothing allowed: fall back to index 0, never NaN
+    mask = mask | (empty & (torch.arange(mask.shape[-1], device=mask.device) == 0))
+    return logits.masked_fill(~mask, NEG)
+
+
+class Policy(nn.Module):
+    """Actor-critic over :mod:`veriweb.agents.features` batches (see the module docstring).
+
+    Args:
+        config: sizes.
+    """
+
+    def __init__(self, config: PolicyConfig = PolicyConfig()) -> None:
+        super().__init__()
+        self.config = config
+        d = config.d_model
+        self.tokens = nn.Embedding(VOCAB_SIZE, d, padding_idx=0)
+        self.goal_pos = nn.Embedding(config.goal_tokens, d)
+        self.value_proj = nn.Linear(d, d)
+        self.role = nn.Embedding(len(ROLES), d)
+        self.flags = nn.Linear(len(FLAGS), d)
+        self.depth = nn.Embedding(64, d)
+        self.row = nn.Embedding(config.n_elements, d)
+        self.overlap = nn.Linear(1, d)
+        self.arg_index = nn.Embedding(config.n_args, d)
+        self.static_arg = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+        self.summary = nn.Parameter(torch.zeros(d))
+        self.extra = nn.Linear(N_EXTRA, d)
+        self.segment = nn.Embedding(4, d)
+        layer = nn.TransformerEncoderLayer(d, config.heads, config.ff, config.dropout, batch_first=True,
+                                           norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, config.layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.type_head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, T))
+        self.type_embed = nn.Embedding(T, d)
+        self.el_query = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+        self.el_key = nn.Linear(d, d)
+        self.arg_query = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+        self.arg_key = nn.Linear(d, d)
+        self.value_head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
+
+    # ------------------------------------------------------------------ encoding
+
+    def encode(self, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor, Tensor]:
+        """The summary (B, d), element (B, E, d) and argument (B, A, d) states.
+
+        Only the summary, the goal, the element rows and the task strings go through the
+        transformer, each cut to the longest in the batch (padding costs nothing). Pointers,
+        earlier addresses and numbers need no context: their states are their embeddings. A
+        page-string argument's state is its element row's.
+        """
+        c = self.config
+        goal = batch["goal"].long()
+        B, E, P = goal.shape[0], c.n_elements, c.page_start
+        device = goal.device
+        G = max(int((goal > 0).sum(1).max()), 1)
+        goal = goal[:, :G]
+        g = self.tokens(goal) + self.goal_pos.weight[:G] + self.segment.weight[1]
+        R = max(int(batch["el_mask"].sum(1).max()), 1)
+        names = batch["el_tokens"][:, :R].long()
+        values = batch["el_value"][:, :R].long()
+        e = (_mean_pool(self.tokens(names), names) + self.value_proj(_mean_pool(self.tokens(values), values))
+             + self.role(batch["el_role"][:, :R].long()) + self.flags(batch["el_flags"][:, :R].float())
+             + self.depth(batch["el_depth"][:, :R].long().clamp(0, 63)) + self.row.weight[:R]
+             + self.overlap(batch["el_overlap"][:, :R].float().unsqueeze(-1)) + self.segment.weight[2])
+        arg_ids = batch["arg_tokens"].long()
+        K = max(int((arg_ids[:, c.task_start:P, 0] > 0).sum(1).max()), 1)
+        task_ids = arg_ids[:, c.task_start:c.task_start + K]
+        t = (_mean_pool(self.tokens(task_ids), task_ids) + self.arg_index.weight[c.task_start:c.task_start + K]
+             + self.segment.weight[3])
+        s = (self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]).unsqueeze(1)
+        sequence = torch.cat([s, g, e, t], dim=1)
+        keep = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=device), goal > 0,
+                          batch["el_mask"][:, :R].bool(), task_ids[:, :, 0] > 0], 1)
+        hidden = self.norm(self.encoder(sequence, src_key_padding_mask=~keep))
+        el_h = torch.zeros(B, E, hidden.shape[-1], dtype=hidden.dtype, device=device)
+        el_h[:, :R] = hidden[:, 1 + G: 1 + G + R]
+        task_h = torch.zeros(B, P - c.task_start, hidden.shape[-1], dtype=hidden.dtype, device=device)
+        task_h[:, :K] = hidden[:, 1 + G + R:]
+        rest = arg_ids[:, P + E:]
+        static = self.static_arg(_mean_pool(self.tokens(rest), rest) + self.arg_index.weight[P + E:])
+        pointers = self.arg_index.weight[:c.task_start].expand(B, -1, -1)
+        args = torch.cat([pointers, task_h, el_h + self.arg_index.weight[P: P + E], static], 1)
+        return hidden[:, 0], el_h, args
+
+    # ------------------------------------------------------------------ heads
+
+    def type_logits(self, summary: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        return _masked(self.type_head(summary), batch["mask_type"])
+
+    def element_logits(self, summary: Tensor, elements: Tensor, kind: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        query = self.el_query(summary + self.type_embed(kind))
+        logits = torch.einsum("bd,bed->be", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
+        rows = batch["mask_element"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, elements.shape[1])).squeeze(1)
+        return _masked(logits, rows)
+
+    def argument_logits(self, summary: Tensor, elements: Tensor, args: Tensor, kind: Tensor, row: Tensor,
+                        batch: dict[str, Tensor]) -> Tensor:
+        chosen = elements.gather(1, row.view(-1, 1, 1).expand(-1, 1, elements.shape[-1])).squeeze(1)
+        query = self.arg_query(summary + self.type_embed(kind) + chosen)
+        logits = torch.einsum("bd,bad->ba", query, self.arg_key(args)) / math.sqrt(self.config.d_model)
+        allowed = batch["mask_argument"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, args.shape[1])).squeeze(1)
+        return _masked(logits, allowed)
+
+    def forward(self, batch: dict[str, Tensor], action: Tensor | None = None, *,
+                greedy: bool = False) -> dict[str, Tensor]:
+        """Act (``action=None``: sample, or argmax with ``greedy``) or score a given action.
+
+        Returns:
+            ``action`` (B, 3), ``log_prob`` (B,), ``entropy`` (B,), ``value`` (B,), and the
+            per-head logits ``type_logits``, ``element_logits``, ``argument_logits``.
+        """
+        summary, elements, args = self.encode(batch)
+        type_logits = self.type_logits(summary, batch)
+        type_dist = torch.distributions.Categorical(logits=type_logits)
+        kind = action[:, 0].long() if action is not None else (type_logits.argmax(-1) if greedy else type_dist.sample())
+        uses_el = USES_ELEMENT.to(kind.device)[kind]
+        uses_arg = USES_ARGUMENT.to(kind.device)[kind]
+        el_logits = self.element_logits(summary, elements, kind, batch)
+        el_dist = torch.distributions.Categorical(logits=el_logits)
+        if action is not None:
+            row = action[:, 1].long()
+        else:
+            row = el_logits.argmax(-1) if greedy else el_dist.sample()
+        row = torch.where(uses_el, row, torch.zeros_like(row))
+        arg_logits = self.argument_logits(summary, elements, args, kind, row, batch)
+        arg_dist = torch.distributions.Categorical(logits=arg_logits)
+        if action is not None:
+            arg = action[:, 2].long()
+        else:
+            arg = arg_logits.argmax(-1) if greedy else arg_dist.sample()
+        arg = torch.where(uses_arg, arg, torch.zeros_like(arg))
+        log_prob = (type_dist.log_prob(kind) + torch.where(uses_el, el_dist.log_prob(row), 0.0)
+                    + torch.where(uses_arg, arg_dist.log_prob(arg), 0.0))
+        entropy = (type_dist.entropy() + torch.where(uses_el, el_dist.entropy(), 0.0)
+                   + torch.where(uses_arg, arg_dist.entropy(), 0.0))
+        return {"action": torch.stack([kind, row, arg], 1), "log_prob": log_prob, "entropy": entropy,
+                "value": self.value_head(summary).squeeze(-1), "type_logits": type_logits,
+                "element_logits": el_logits, "argument_logits": arg_logits, "uses_element": uses_el,
+                "uses_argument": uses_arg}
+
+    def act(self, features: dict[str, np.ndarray], *, greedy: bool = True) -> np.ndarray:
+        """One action per row of a numpy feature batch (no gradients)."""
+        with torch.no_grad():
+            out = self(to_tensors(features), greedy=greedy)
+        return out["action"].numpy()
+
+
+def to_tensors(batch: dict[str, np.ndarray]) -> dict[str, Tensor]:
+    """A numpy feature batch as tensors (copies only of read-only or non-contiguous arrays)."""
+    return {key: torch.from_numpy(value if value.flags.writeable and value.flags.c_contiguous else np.array(value))
+            for key, value in batch.items()}
+
+
+def parameter_count(policy: nn.Module) -> int:
+    """Trainable parameters."""
+    return sum(p.numel() for p in policy.parameters() if p.requires_grad)
+
+
+def save_policy(policy: Policy, path: str | Path, meta: dict[str, Any] | None = None) -> Path:
+    """Write a checkpoint: the config, the weights and ``meta`` (JSON-like: corpus, preset, metrics)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save({"format": "veriweb-policy-1", "config": asdict(policy.config), "state_dict": policy.state_dict(),
+                "meta": meta or {}}, tmp)
+    tmp.replace(path)
+    return path
+
+
+def load_policy(path: str | Path) -> tuple[Policy, dict[str, Any]]:
+    """Load a checkpoint written by :func:`save_policy`.
+
+    Raises:
+        VeriwebError: no such file, or not a veriweb policy checkpoint.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise VeriwebError(f"no policy checkpoint at {path}; train one with `veriweb train --out DIR`")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:
+        raise VeriwebError(f"{path} is not a readable policy checkpoint: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != "veriweb-policy-1":
+        raise VeriwebError(f"{path} is not a veriweb policy checkpoint (format veriweb-policy-1)")
+    policy = Policy(PolicyConfig(**data["config"]))
+    policy.load_state_dict(data["state_dict"])
+    policy.eval()
+    return policy, dict(data.get("meta") or {})

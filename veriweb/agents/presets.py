@@ -1,0 +1,199 @@
+"""Training presets and the whole pipeline: certificates -> behaviour cloning -> PPO -> checkpoint, metrics, curve.
+
+``smoke`` checks that the pipeline runs end to end on a tiny corpus (a couple of minutes at
+most). ``full`` is the configuration behind the README figures. Both are fixed by name, so a
+result says which preset made it; :func:`train` writes into ``out``:
+
+- ``policy.pt`` (the final checkpoint; ``bc.pt`` after cloning, ``ppo/ppo.pt`` after PPO),
+- ``bc.csv`` and ``ppo/metrics.csv`` (one row per epoch / update),
+- ``curve.png`` (learning curves), and ``summary.json`` (counts, accuracies, timings).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from veriweb.agents.bc import collect, evaluate_bc, split_sites, train_bc
+from veriweb.agents.policy import Policy, parameter_count, save_policy
+from veriweb.agents.ppo import Args, train_ppo
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named training configuration.
+
+    Attributes:
+        name: the preset's name.
+        policy: policy sizes (``PolicyConfig`` fields other than the env layout).
+        bc_epochs: behaviour-cloning epochs.
+        bc_batch: steps per BC update.
+        bc_lr: BC peak learning rate.
+        val_fraction: sites of the training corpus held out for BC validation (when no
+            validation corpus is given).
+        ppo: ``Args`` overrides; ``total_timesteps=0`` skips PPO.
+        threads: torch threads. One: on a shared two-core machine more threads spin against other
+            jobs and run many times slower.
+    """
+
+    name: str
+    policy: dict[str, Any] = field(default_factory=dict)
+    bc_epochs: int = 10
+    bc_batch: int = 64
+    bc_lr: float = 1e-3
+    val_fraction: float = 0.1
+    ppo: dict[str, Any] = field(default_factory=dict)
+    threads: int = 1
+
+
+PRESETS: dict[str, Preset] = {
+    "smoke": Preset("smoke", policy={"d_model": 32, "layers": 1, "heads": 2, "ff": 64}, bc_epochs=3, bc_batch=32,
+                    bc_lr=2e-3, val_fraction=0.0,
+                    ppo={"total_timesteps": 64, "num_envs": 2, "num_steps": 16, "num_minibatches": 2,
+                         "update_epochs": 1, "value_warmup_updates": 1}),
+    "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=5, bc_batch=64,
+                   bc_lr=2e-3, val_fraction=0.0,
+                   ppo={"total_timesteps": 2048, "num_envs": 8, "num_steps": 32, "num_minibatches": 4,
+                        "update_epochs": 2}),
+}
+"""Every preset by name."""
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name``.
+
+    Raises:
+        VeriwebError: no such preset (the message lists them).
+    """
+    if name not in PRESETS:
+        raise VeriwebError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    return PRESETS[name]
+
+
+def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: Sequence[Site] | None = None,
+          seed: int = 0, corpus: str | None = None, log: Callable[[str], None] | None = None,
+          time_budget: float | None = None) -> dict[str, Any]:
+    """Run the pipeline of ``preset`` on ``sites``; returns the summary (also in ``out/summary.json``).
+
+    Args:
+        preset: the configuration.
+        sites: the training sites.
+        out: the output directory.
+        val_sites: validation sites (default: ``preset.val_fraction`` of ``sites``, by a seeded split).
+        seed: the root seed of the split, initialisation, shuffling and PPO.
+        corpus: the training corpus path, recorded in the checkpoint (the nearest-certificate
+            floor replays its certificates).
+        log: progress lines go here.
+        time_budget: seconds of wall-clock time for the whole run; cloning and PPO stop early
+            when it runs out (a budget, so the run is then no longer replayable: the summary
+            says where it stopped).
+    """
+    say = log or (lambda line: None)
+    began = time.perf_counter()
+    stop = (lambda: time.perf_counter() - began > time_budget) if time_budget else None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(preset.threads)
+    torch.manual_seed(seed)
+    sites = list(sites)
+    if val_sites is None:
+        train_sites, held = split_sites(sites, preset.val_fraction, seed)
+    else:
+        train_sites, held = sites, list(val_sites)
+    timings: dict[str, float] = {}
+
+    clock = time.perf_counter()
+    demos = collect(train_sites)
+    val = collect(held) if held else None
+    timings["collect_s"] = time.perf_counter() - clock
+    say(f"demonstrations: {demos.used}/{demos.tasks} certificates, {len(demos)} steps; "
+        f"skipped {dict(demos.skipped) or 'none'}" + (f"; validation {len(val)} steps" if val else ""))
+
+    policy = Policy(replace(demos.config, **preset.policy))
+    params = parameter_count(policy)
+    say(f"policy: {params:,} parameters")
+    clock = time.perf_counter()
+    bc_rows = train_bc(policy, demos, epochs=preset.bc_epochs, batch_size=preset.bc_batch, lr=preset.bc_lr,
+                       seed=seed, val=val, log=lambda row: say("bc " + _short(row)), stop=stop)
+    timings["bc_s"] = time.perf_counter() - clock
+    _write_csv(out / "bc.csv", bc_rows)
+    final_bc = evaluate_bc(policy, demos)
+    save_policy(policy, out / "bc.pt", {"preset": preset.name, "stage": "bc", "corpus": corpus})
+
+    ppo_rows: list[dict[str, float]] = []
+    args = Args(**{"seed": seed + 1, "out": str(out / "ppo"), **preset.ppo})
+    if args.total_timesteps > 0 and not (stop is not None and stop()):
+        clock = time.perf_counter()
+        policy, ppo_rows = train_ppo(train_sites, args, policy, log=lambda row: say("ppo " + _short(row)), stop=stop)
+        timings["ppo_s"] = time.perf_counter() - clock
+
+    summary = {"preset": asdict(preset), "seed": seed, "corpus": corpus, "parameters": params,
+               "train_sites": len(train_sites), "val_sites": len(held), "demonstrations": demos.summary(),
+               "bc_train": final_bc, "bc_val": bc_rows[-1] if bc_rows else {}, "ppo_updates": len(ppo_rows),
+               "ppo_last": ppo_rows[-1] if ppo_rows else {}, "timings": timings,
+               "stopped_by_budget": bool(stop is not None and stop()), "bc_epochs_run": len(bc_rows)}
+    save_policy(policy, out / "policy.pt", {"preset": preset.name, "stage": "final", "corpus": corpus,
+                                            "seed": seed, "parameters": params})
+    plot_curves(bc_rows, ppo_rows, out / "curve.png", title=f"veriweb {preset.name}")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True, default=float) + "\n",
+                                      encoding="utf-8")
+    return summary
+
+
+def plot_curves(bc_rows: Sequence[dict[str, float]], ppo_rows: Sequence[dict[str, float]], path: str | Path, *,
+                title: str = "") -> Path:
+    """A learning-curve PNG: BC loss and accuracy per epoch; PPO success and return per update."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    left, right = axes
+    epochs = [r["epoch"] for r in bc_rows]
+    for key, label in (("train_acc_action", "train action acc."), ("val_acc_action", "val action acc.")):
+        if bc_rows and key in bc_rows[0]:
+            left.plot(epochs, [r[key] for r in bc_rows], marker="o", label=label)
+    left.set_xlabel("BC epoch")
+    left.set_ylim(0, 1)
+    left.set_title("behaviour cloning")
+    left.legend(loc="lower right")
+    if ppo_rows:
+        steps = [r["global_step"] for r in ppo_rows]
+        right.plot(steps, [r["charts/success_rate"] for r in ppo_rows], marker=".", label="success rate")
+        right.plot(steps, [r["charts/episodic_return"] for r in ppo_rows], marker=".", label="episodic return")
+        right.legend(loc="lower right")
+    right.set_xlabel("PPO env steps")
+    right.set_title("PPO")
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _short(row: dict[str, float]) -> str:
+    keep = ("epoch", "train_loss", "train_acc_action", "val_acc_action", "global_step", "charts/success_rate",
+            "charts/episodic_return", "losses/approx_kl")
+    return " ".join(f"{k.split('/')[-1]}={row[k]:.3g}" for k in keep if k in row and np.isfinite(row[k]))
+
+
+def _write_csv(path: Path, rows: Sequence[dict[str, float]]) -> None:
+    if not rows:
+        return
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
