@@ -285,6 +285,7 @@ class Hints:
                 form = form_info.form if form_info is not None else None
                 current = "" if node.value is None else str(node.value)
                 edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
+                typed = repr([v for k, v in session.ui.fields.items() if k != f"{behaviour[1]}:{behaviour[2]}"])
                 edited += 2 if self._out_of_order(form, behaviour[1], behaviour[2], session) else 0
                 for index, value in enumerate(self.values):
                     if value == current:
@@ -292,6 +293,10 @@ class Hints:
                     if node.input_type == "date" and not _ISO.fullmatch(value):
                         continue
                     cost = self._fill_cost(node, form, behaviour[2], index, shown)
+                    if cost > 0:
+                        cost += 1  # a guess: the form-filling move has tried the best guesses already
+                    if f"'{value}'" in typed or f'"{value}"' in typed:
+                        cost += 3  # already typed into another field of this page
                     out.append((cost + edited, format_action(Fill(node.bid, value)), None))
         return out
 

@@ -45,6 +45,7 @@ from veriweb.engine.answers import Verdict, judge_answer
 from veriweb.engine.judge import Judge
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
+from veriweb.engine.templates import Url
 from veriweb.scaffold import Site, Task
 from veriweb.verify.relevance import Hints
 
@@ -53,6 +54,8 @@ _SUBGOAL = 4
 """How many links one subgoal is worth in the heuristic."""
 _STEP = 0.25
 """What one step costs on top of its relevance cost (a tie-break towards shorter paths)."""
+_WASTE = 6.0
+"""What a write that makes no subgoal hold costs (the search prefers not to spam forms)."""
 
 
 @dataclass
@@ -125,8 +128,9 @@ def state_key(session: Session) -> tuple[Any, ...]:
             tuple(sorted(ui.widgets.items())), ui.confirm)
 
 
-def candidate_answers(page: PageModel, task: Task) -> list[str]:
-    """Answers drawn from the page: texts, container contents, and counts of what it shows."""
+def candidate_answers(page: PageModel, task: Task, remembered: _Carry | None = None) -> list[str]:
+    """Answers drawn from the page: texts, container contents, counts of what it shows, item titles and
+    sums over lists (with ``remembered``, items of the list's earlier pages: see :func:`carry`)."""
     from veriweb.envs.actions import contents
 
     texts: list[str] = []
@@ -143,7 +147,7 @@ def candidate_answers(page: PageModel, task: Task) -> list[str]:
             rows = [c for c in node.children if c.role in ("listitem", "row")]
             counts[f"#{len(rows) - (1 if node.role == 'table' else 0)}"] += 1
             texts.append(contents(node))
-    texts += _list_answers(page, task)
+    texts += _list_answers(page, task, remembered)
     numbers = {str(n) for n in counts.values()} | {key[1:] for key in counts if key.startswith("#")}
     for text in texts:
         numbers.update(_NUMBER.findall(text))
@@ -171,27 +175,60 @@ def _first_label(node: Any) -> str:
     return fallback
 
 
-def _list_answers(page: PageModel, task: Task) -> list[str]:
-    """List answers: each list's or table's item titles (first link, else first text), all of them and
-    those of the items that mention a slot value, joined with semicolons."""
+_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+_Items = tuple[tuple[str, str], ...]
+_Carry = tuple[tuple[Any, ...], str, _Items]
+
+
+def _items(page: PageModel) -> list[_Items]:
+    """Each visible list's or table's items as (title, folded text): title is the first link, else text."""
     from veriweb.envs.actions import contents
 
-    values = [str(v).casefold() for v in task.slots.values() if v not in (None, "") and len(str(v)) >= 2]
-    out: list[str] = []
+    out: list[_Items] = []
     for node in page.nodes:
         if not node.visible or node.role not in ("list", "table"):
             continue
         items = [c for c in node.children if c.visible and c.role in ("listitem", "row")
                  and not any(g.role == "columnheader" for g in c.children)]
-        titled = [(_first_label(item), contents(item).casefold()) for item in items]
-        titled = [(title, text) for title, text in titled if title]
-        if not titled:
-            continue
-        out.append("; ".join(title for title, _ in titled))
-        for value in values:
-            chosen = [title for title, text in titled if value in text]
-            if chosen and len(chosen) < len(titled):
-                out.append("; ".join(chosen))
+        titled = tuple((_first_label(item), contents(item).casefold()) for item in items)
+        titled = tuple((title, text) for title, text in titled if title)
+        if titled:
+            out.append(titled)
+    return out
+
+
+def carry(previous: _Carry | None, page: PageModel) -> _Carry:
+    """What an agent remembers of a paginated list: the items of the earlier pages of the same list
+    (same address but for the ``*_page`` parameter) and of this one."""
+    url = Url.parse(page.url)
+    key = (url.path, tuple((k, v) for k, v in url.query if not k.endswith("_page")))
+    lists = _items(page)
+    here = lists[0] if lists else ()
+    if previous is not None and previous[0] == key and previous[1] != page.url:
+        seen = {title for title, _ in previous[2]}
+        return key, page.url, previous[2] + tuple(item for item in here if item[0] not in seen)
+    return key, page.url, here
+
+
+def _list_answers(page: PageModel, task: Task, remembered: _Carry | None = None) -> list[str]:
+    """List and sum answers: each list's item titles (all, and those of the items that mention a slot
+    value) joined with semicolons, and the sum of the first amount of money in each of those items.
+    The first list also counts the items remembered from earlier pages of it."""
+    values = [str(v).casefold() for v in task.slots.values() if v not in (None, "") and len(str(v)) >= 2]
+    lists = _items(page)
+    if remembered is not None and lists and len(remembered[2]) > len(lists[0]):
+        lists.insert(0, remembered[2])
+    out: list[str] = []
+    for titled in lists:
+        groups = [titled] + [tuple(item for item in titled if value in item[1]) for value in values]
+        for number, group in enumerate(groups):
+            if not group or (number and len(group) == len(titled)):
+                continue
+            out.append("; ".join(title for title, _ in group))
+            amounts = [_MONEY.search(text) for _, text in group]
+            if all(amounts):
+                total = sum(float(m.group(1).replace(",", "")) for m in amounts if m)
+                out.append(f"{total:.2f}")
     return out
 
 
@@ -239,6 +276,8 @@ class _Node:
     action: tuple[str, ...]
     depth: int
     cost: float
+    done: int = 0
+    memory: _Carry | None = None
 
 
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
@@ -376,8 +415,9 @@ class _Search:
             return None
         page = session.page()
         if task.kind == "retrieve":
+            node.memory = carry(self.nodes[node.parent].memory if node.parent >= 0 else None, page)
             if not task.goal or progress.goal:
-                for answer in candidate_answers(page, task):
+                for answer in candidate_answers(page, task, node.memory):
                     if self.answers.correct(answer):
                         final = format_action(parse_action(f"send_msg_to_user({answer!r})"))
                         if not self.exact:
@@ -390,6 +430,11 @@ class _Search:
             # A goal state: queue it, so cheaper partial paths are looked at first.
             heapq.heappush(self.frontier, (node.depth, next(self.counter), -index - 1, "", 0.0))
             return None
+        node.done = progress.done
+        if node.parent >= 0:
+            parent = self.nodes[node.parent]
+            if node.state.version != parent.state.version and progress.done <= parent.done:
+                node.cost += _WASTE  # a write that brought no subgoal closer: most likely a wrong one
         if node.depth + self.answer_step >= self.max_depth:
             return None
         remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1)
@@ -423,12 +468,13 @@ def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
     search.snaps.restore(start)
     if task.kind != "retrieve" and judge.progress().goal:
         return not actions
+    memory = carry(None, session.page())
     for number, action in enumerate(actions, 1):
         if number == len(actions) and task.kind == "retrieve":
-            # An answer must be read off the page it is sent from, not remembered from a page
-            # that a shorter replay no longer visits.
+            # An answer must be read off the pages on the way, not remembered from a page that a
+            # shorter replay no longer visits.
             parsed = parse_action(action)
-            if getattr(parsed, "text", None) not in candidate_answers(session.page(), task):
+            if getattr(parsed, "text", None) not in candidate_answers(session.page(), task, memory):
                 return False
         result = session.step(action)
         if result.error is not None or result.infeasible is not None:
@@ -441,6 +487,7 @@ def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
             return False
         if task.kind != "retrieve" and progress.goal:
             return number == len(actions)
+        memory = carry(memory, session.page())
     return False
 
 
