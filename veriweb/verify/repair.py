@@ -275,6 +275,9 @@ def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     page = get_at(data, parse_path(issue.location))
     if not isinstance(page, dict):
         return None
+    named = _link_where_named(data, page)
+    if named is not None:
+        return named
     href = page["route"]
     if _placeholders(href):
         href = _example_href(data, page)
@@ -291,6 +294,84 @@ def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     home.setdefault("elements", []).append(link)
     return f"linked {page['id']!r} from the home page as {href!r}", Touch(pages={page["id"], home["id"]})
+
+
+def _texts_in(elements: list[Any]) -> Iterator[dict[str, Any]]:
+    """Every text element, depth first (item templates, cells, sections, widgets)."""
+    for element in elements:
+        if not isinstance(element, dict):
+            continue
+        if element.get("type") == "text":
+            yield element
+        for attr in ("elements", "item", "items"):
+            yield from _texts_in(element.get(attr, []))
+        for tab in element.get("tabs", []):
+            yield from _texts_in(tab.get("elements", []))
+        for column in element.get("columns", []):
+            yield from _texts_in(column.get("cell", []))
+
+
+def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | None:
+    """Turn the plain text that names an orphan page into a link to it.
+
+    A page of one record (``/product/{id}``) is linked from the rows of lists and tables of the
+    same table elsewhere (their ``{row.name}`` text becomes a link to ``/product/{row.id}``); a
+    page without parameters from a text that says its title.
+    """
+    slots = _placeholders(page["route"])
+    touched: set[str] = set()
+    count = 0
+    if len(slots) == 1:
+        record = next((e for e in page.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
+        table = _table(data, record["query"]["table"]) if record else None
+        if table is None:
+            return None
+        href = page["route"].replace(slots[0], "{row." + table.get("primary_key", "id") + "}")
+        for other in data["pages"]:
+            if other is page:
+                continue
+            for bound in _bound(other.get("elements", []), table["name"]):
+                for text in _texts_in(bound.get("item", []) + [c for col in bound.get("columns", [])
+                                                               for c in col.get("cell", [])]):
+                    if "{row." in text["text"]:
+                        shown = text_value(text, bound)
+                        text.clear()
+                        text.update(type="link", text=shown, href=href)
+                        touched.add(other["id"])
+                        count += 1
+                        break
+    else:
+        title = (page.get("title") or "").strip().casefold()
+        for other in data["pages"] + [{"id": None, "elements": data.get("layout", {}).get("header", [])
+                                       + data.get("layout", {}).get("footer", [])}]:
+            for text in _texts_in(other.get("elements", [])):
+                if title and text["text"].strip().casefold() == title:
+                    shown = text["text"]
+                    text.clear()
+                    text.update(type="link", text=shown, href=page["route"])
+                    touched |= {other["id"]} if other["id"] else _page_of(["layout"], data)
+                    count += 1
+    if not count:
+        return None
+    return f"linked {page['id']!r} from {count} place(s) that named it in plain text", Touch(pages=touched | {page["id"]})
+
+
+def text_value(text: dict[str, Any], bound: dict[str, Any]) -> str:
+    """The words a text element shows (kept as the link's label)."""
+    return str(text.get("text", "")) or _humanise(bound.get("name", "item"))
+
+
+def _bound(elements: list[Any], table: str) -> Iterator[dict[str, Any]]:
+    """Lists and tables bound to ``table``, anywhere in ``elements``."""
+    for element in elements:
+        if not isinstance(element, dict):
+            continue
+        if element.get("type") in ("list", "table") and element.get("query", {}).get("table") == table:
+            yield element
+        for attr in ("elements", "item", "items"):
+            yield from _bound(element.get(attr, []), table)
+        for tab in element.get("tabs", []):
+            yield from _bound(tab.get("elements", []), table)
 
 
 def _navs(elements: list[Any]) -> Iterator[dict[str, Any]]:
@@ -964,6 +1045,10 @@ a task's defect drops the task, a marker's defect tightens the marker, an elemen
 removes the element."""
 
 
+_DROPS: tuple[Operator, ...] = (drop_task,)
+"""Operators that give up on a task: they run only in a round where nothing else was repaired."""
+
+
 def operator_for(issue: Issue) -> Operator | None:
     """The operator that repairs ``issue``: by code, else by where the issue is."""
     if issue.code in OPERATORS:
@@ -991,15 +1076,30 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
     ctx.issues = issues
     data = copy.deepcopy(to_data(site))
     data.pop("id", None)
+    task_ids = [t["id"] for t in data.get("tasks", [])]
     repairs: list[Repair] = []
     touched = Touch()
     unfixed: list[Issue] = []
     seen: set[tuple[str, str]] = set()
-    for issue in sorted(issues, key=lambda i: (_sort_key(i.location), i.code), reverse=True):
+    ordered = sorted(issues, key=lambda i: (_sort_key(i.location), i.code), reverse=True)
+    fixes = [i for i in ordered if operator_for(i) not in _DROPS]
+    drops = [i for i in ordered if operator_for(i) in _DROPS]
+    for issue in fixes + drops:
         if (issue.code, issue.location) in seen:
             continue
         seen.add((issue.code, issue.location))
         operator = operator_for(issue)
+        if operator in _DROPS and repairs:
+            continue  # a fix this round may remove the cause; the next round's checks decide
+        index = _task_index(data, parse_path(issue.location)) if issue.location.startswith("$.tasks[") else None
+        if index is not None:
+            current = [t["id"] for t in data.get("tasks", [])]
+            wanted = task_ids[index] if index < len(task_ids) else None
+            if wanted not in current:
+                continue  # its task was dropped this round
+            issue = Issue(issue.cls, issue.code, issue.location.replace(f"$.tasks[{index}]",
+                                                                        f"$.tasks[{current.index(wanted)}]", 1),
+                          issue.message)
         trial = copy.deepcopy(data)
         try:
             outcome = operator(trial, issue, ctx) if operator else None
