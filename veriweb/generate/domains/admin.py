@@ -938,10 +938,13 @@ class _Ctx:
     # ------------------------------------------------------------------ customers and orders
 
     def open_customer(self, customer: Row) -> list[Step]:
-        rows = sorted((c for c in self.data.customers if customer["name"].lower() in c["name"].lower()),
-                      key=lambda c: c["name"])
+        """Search the customer grid for a customer by name (and, now and then, their group) and open them."""
+        group = customer["customer_group"] if self.rng.random() < 0.35 else ""
+        rows = sorted((c for c in self.data.customers if customer["name"].lower() in c["name"].lower()
+                       and (not group or c["customer_group"] == group)), key=lambda c: c["name"])
+        narrow: list[Step] = [("select", self.w["group"], group)] if group else []
         return (self.nav("customers") + self.open_filters()
-                + [("fill", "textbox", self.w["customer_search"], customer["name"]),
+                + [("fill", "textbox", self.w["customer_search"], customer["name"]), *narrow,
                    ("click", "button", self.w["filter"])]
                 + next_pages(rows.index(customer), self.st.sizes["customers"]) + [("click", "link", customer["name"])])
 
@@ -1065,12 +1068,12 @@ def _navigate_sorted(ctx: _Ctx) -> TaskDraft | None:
             "stock_asc": ["lowest-stock", "scarcest"]}[metric]
     goal = kit.on_page("product", id=kit.scalar("products", "id", cond("category_id", _category_id()),
                                                 cond("status", "enabled"), order=[(column, direction), ("id", "asc")]))
-    return _task(ctx, "open_extreme_product", "navigate_sorted", "navigate",
-                 ["Open the edit page of the {what} enabled product in {category}.",
-                  "Among the enabled products of the {category} category, go to the {what} one.",
-                  "Find the {what} product in the {category} category (enabled only) and open it."],
-                 {"what": rng.choice(what), "category": ctx.data.categories[cat - 1]}, plan,
-                 user=ctx.staff()["username"], start_logged_in=True, credentials="profile", goal=[goal],
+    phrasings, slots, plan, user = _as_user(
+        ctx, ["Open the edit page of the {what} enabled product in {category}.",
+              "Among the enabled products of the {category} category, go to the {what} one.",
+              "Find the {what} product in the {category} category (enabled only) and open it."],
+        {"what": rng.choice(what), "category": ctx.data.categories[cat - 1]}, plan, chance=0.4)
+    return _task(ctx, "open_extreme_product", "navigate_sorted", "navigate", phrasings, slots, plan, **user, goal=[goal],
                  progress=[{"description": "on the product's page", "predicate": goal}])
 
 
@@ -1091,11 +1094,12 @@ def _navigate_order(ctx: _Ctx) -> TaskDraft | None:
     plan = ctx.open_customer(customer) + ctx.order_from_customer(customer, order)
     goal = kit.on_page("order", id=kit.scalar("orders", "id", cond("customer_id", _customer_id()),
                                               cond("created", ref("slot.date"))))
-    return _task(ctx, "open_customer_order", "navigate_order", "navigate",
-                 ["Open the order {customer} placed on {day}.", "Show me {customer}'s order from {day}.",
-                  "Go to the page of the order that {customer} made on {day}."],
-                 {"customer": customer["name"], "day": _nice_date(order["created"]), "date": order["created"]}, plan,
-                 user=ctx.staff()["username"], start_logged_in=True, credentials="profile", goal=[goal],
+    phrasings, slots, plan, user = _as_user(
+        ctx, ["Open the order {customer} placed on {day}.", "Show me {customer}'s order from {day}.",
+              "Go to the page of the order that {customer} made on {day}."],
+        {"customer": customer["name"], "day": _nice_date(order["created"]), "date": order["created"]}, plan,
+        chance=0.4)
+    return _task(ctx, "open_customer_order", "navigate_order", "navigate", phrasings, slots, plan, **user, goal=[goal],
                  progress=[{"description": "on the order's page", "predicate": goal}])
 
 
@@ -1106,14 +1110,17 @@ def _retrieve_lookup(ctx: _Ctx) -> TaskDraft | None:
     by_sku = rng.random() < 0.4
     ask = rng.choice(["price", "stock"])
     text = product["sku"] if by_sku else product["name"]
-    plan = ctx.filter_products(q=text) + [
+    # the name or SKU alone, or with the product's category and status chosen too (the grid shows both)
+    narrowed = {"category": product["category_id"], "status": product["status"]} if rng.random() < 0.4 else {}
+    rows = ctx.product_rows(q=text, **narrowed)
+    plan = ctx.filter_products(q=text, **narrowed) + next_pages(rows.index(product), ctx.st.sizes["products"]) + [
         ("send", _dollars(product["price"]) if ask == "price" else f"{product['stock']} units")]
     who = "the product with SKU {product}" if by_sku else "the {product}"
     phrasings = ([f"What is the current price of {who}?", f"How much does {who} sell for?",
                   f"Look up the price of {who}."] if ask == "price" else
                  [f"How many units of {who} are in stock?", f"What is the stock level of {who}?",
                   f"Check how many of {who} we have left."])
-    phrasings, slots, plan, user = _as_user(ctx, phrasings, {"product": text}, plan, chance=0.3)
+    phrasings, slots, plan, user = _as_user(ctx, phrasings, {"product": text}, plan, chance=0.5)
     column = "sku" if by_sku else "name"
     return _task(ctx, f"{ask}_lookup", "retrieve_lookup", "retrieve", phrasings, slots, plan, **user,
                  answer={"type": "currency" if ask == "price" else "number",
@@ -1147,7 +1154,7 @@ def _retrieve_revenue(ctx: _Ctx) -> TaskDraft | None:
                  ["What was the revenue in {month}, before refunds?", "Report the gross revenue for {month}.",
                   "How much revenue did orders placed in {month} bring in (before refunds)?"])
     phrasings, slots, plan, user = _as_user(ctx, phrasings, {"month": _month_label(month), "key": month}, plan,
-                                            chance=0.3)
+                                            chance=0.5)
     return _task(ctx, "month_revenue", "retrieve_report", "retrieve", phrasings, slots, plan, **user,
                  answer={"type": "currency", "value": kit.scalar("revenue_month", "net" if net else "revenue",
                                                                  cond("month", ref("slot.key")))})
@@ -1184,7 +1191,7 @@ def _retrieve_top(ctx: _Ctx) -> TaskDraft | None:
         answer = {"type": "text", "value": kit.scalar("sales_month", "name", *where, order=[("units", "desc")]),
                   "candidates": kit.scalar("sales_month", "name", *where)["query"]}
     phrasings, slots, plan, user = _as_user(ctx, phrasings, {"month": _month_label(month), "key": month}, plan,
-                                            chance=0.3)
+                                            chance=0.5)
     return _task(ctx, "top_sellers" if many else "bestseller", "retrieve_top", "retrieve", phrasings, slots, plan,
                  **user, answer=answer)
 

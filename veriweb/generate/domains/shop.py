@@ -61,6 +61,8 @@ SIZES = ["S", "M", "L", "XL"]
 STATUSES = ["placed", "shipped", "delivered"]
 MISSING = ["Velvet Tuxedo Jacket", "Gold Plated Kettle", "Silk Opera Gloves", "Titanium Snow Boots",
            "Cashmere Sleeping Bag", "Crystal Dog Bowl"]
+MAX_CERTIFICATE = 20
+"""Half the default 40-step budget: no certificate may be longer."""
 MISSING_CATEGORY = {"Velvet Tuxedo Jacket": "Jackets", "Gold Plated Kettle": "Kitchen", "Titanium Snow Boots": "Shoes",
                     "Cashmere Sleeping Bag": "Bags", "Crystal Dog Bowl": "Homeware", "Silk Opera Gloves": "Hats"}
 """Where a shopper would look for each missing product."""
@@ -350,6 +352,8 @@ def build(streams: Streams) -> Draft:
     ctx = _Ctx(trng, labels, categories, products, users, orders, cart, sorts, search_in_header)
     ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
     ctx.confirm_cancel, ctx.confirm_remove = confirm_cancel, confirm_remove
+    ctx.menu_links = {label for label, _ in nav} if chrome.nav_style == "menu" else set()
+    ctx.options_hidden = options_ui != "plain"
     ctx.elsewhere = [p["route"] for p in chrome.pages] + (["/deals"] if has_deals else []) + ["/search"] + [
         f"/product/{p['id']}" for p in crng.sample(products, 3)]
     return Draft(site=site, tasks=_tasks(ctx))
@@ -371,6 +375,19 @@ class _Ctx:
         self.confirm_cancel = True
         self.confirm_remove = False
         self.elsewhere: list[str] = []
+        self.menu_links: set[str] = set()
+        self.options_hidden = False
+
+    def cost(self, plan: list[tuple[Any, ...]]) -> int:
+        """An upper bound on the certificate length of ``plan``: its steps and the widgets (the
+        main menu, the product options) the engine will have to open on the way."""
+        extra = 0
+        for step in plan:
+            if step[:2] == ("click", "link") and step[2] in self.menu_links:
+                extra += 1
+            elif step == ("click", "button", self.labels["add_to_cart"]) and self.options_hidden:
+                extra += 1
+        return len(plan) + extra
 
     def unique_product(self, *, in_stock: int = 1) -> dict[str, Any]:
         while True:
@@ -495,11 +512,15 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         product = ctx.unique_product(in_stock=2)
         if product not in chosen:
             chosen.append(product)
+    while True:  # the certificate (widgets opened on the way included) must fit half the budget
+        plan = []
+        for product in chosen:
+            plan += ctx.search(product["name"]) + [("click", "button", labels["add_to_cart"])]
+        if ctx.cost(plan) <= MAX_CERTIFICATE or len(chosen) == 2:
+            break
+        chosen.pop()
     names = ["first", "second", "third"][:len(chosen)]
     ids = {n: kit.scalar("products", "id", cond("name", ref(f"slot.{n}"))) for n in names}
-    plan = []
-    for product in chosen:
-        plan += ctx.search(product["name"]) + [("click", "button", labels["add_to_cart"])]
     listed = ", ".join("{" + n + "}" for n in names[:-1]) + " and {" + names[-1] + "}"
     out.append(make_task(ctx, "add_several", "multi_entity", "mutate",
                      [f"Add one each of {listed} to your cart.", f"Put {listed} in your cart, one of each."],
