@@ -121,6 +121,12 @@ def e_no_home(d: dict[str, Any]) -> None:
     page(d, "home")["route"] = "/start"
 
 
+def e_link_key(d: dict[str, Any]) -> None:
+    link = next(e for e in elements(page(d, "category")) if e["type"] == "link"
+                and e.get("href") == "/product/{row.id}")
+    link["href"] = "/product/{row.category_id}"
+
+
 def e_placeholder(d: dict[str, Any]) -> None:
     page(d, "orders")["elements"].append({"type": "text", "text": "Lorem ipsum dolor sit amet."})
 
@@ -203,6 +209,7 @@ CASES = [
     ("S003", e_unknown_marker, "retarget_marker"), ("S004", e_missing_field, "add_field"),
     ("S005", e_unknown_table, "rename_reference"), ("S006", e_unknown_column, "rename_reference"),
     ("S007", e_widget, "rename_reference"), ("S008", e_duplicate_page, "dedupe_page"), ("S009", e_no_home, "add_home"),
+    ("S011", e_link_key, "fix_link_key"),
     ("M001", e_placeholder, "restore_text"), ("M001", e_placeholder_row, "restore_text"),
     ("M002", e_empty_label, "restore_text"), ("M003", e_contradictory, "fix_label"), ("M004", e_wrong_type, "coerce_cell"),
     ("M005", e_missing_entity, "rewrite_slot"),

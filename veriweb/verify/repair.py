@@ -1027,13 +1027,42 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
             Touch(tables={table["name"]}))
 
 
+def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """S011: a link that passes its target page the wrong record's key passes the right column of
+    its row instead (the one that holds the target's key), else it is removed."""
+    from veriweb.verify import intent
+
+    tokens = parse_path(issue.location)
+    site = from_data(data, check_id=False)
+    keys = intent._page_keys(site)
+    routes = _routes(data)
+    for element, path, _, table, column in intent.bound_links(site):
+        if f"{path}.href" != issue.location:
+            continue
+        dest = resolve_href(routes, element.href)
+        if dest not in keys:
+            return None
+        _, target_table, target_column = keys[dest]
+        bound = site.database.table(table)
+        names = [bound.primary_key] + [c.name for c in bound.columns] if bound else []
+        right = next((n for n in names if n != column and intent.passes_key(site, table, n, target_table, target_column)),
+                     None)
+        if right is None:
+            return remove_element(data, issue, ctx)
+        link = get_at(data, tokens[:-1])
+        old = link["href"]
+        link["href"] = re.sub(r"\{row\." + re.escape(column) + r"\}", "{row." + right + "}", old)
+        return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data) | {dest})
+    return None
+
+
 # ----------------------------------------------------------------------------- the table of operators
 
 
 OPERATORS: dict[str, Operator] = {
     "S001": retarget_link, "S002": link_orphan, "S003": retarget_marker, "S004": add_field,
     "S005": rename_reference, "S006": rename_reference, "S007": rename_reference, "S008": dedupe_page,
-    "S009": add_home,
+    "S009": add_home, "S011": fix_link_key,
     "M001": restore_text, "M002": restore_text, "M003": fix_label, "M004": coerce_cell, "M005": rewrite_slot,
     "M006": drop_task, "M008": disambiguate,
     "C001": repoint_key, "C002": dedupe_key, "C003": fill_null, "C004": recompute_total, "C005": tighten_marker,
