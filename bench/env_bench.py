@@ -1,75 +1,147 @@
 """Env speed: single-env and vector-env steps per second per core, and reset latency, per domain.
 
-Run: ``python bench/env_bench.py [--steps N] [--domains shop,forum]``. A seeded random policy
-picks masked discrete actions (observation and masks included in the timing). Steps are split
-by the page size (element count) they landed on, to report the median and 95th-percentile
-page sizes separately. Ratios against the issue's aim (10,000 steps/s on one core) and against
-MiniWoB++ in headless Chromium on this kind of machine (about 36 steps/s).
+Run: ``python bench/env_bench.py [--steps N] [--domains shop,forum]``.
+
+Two workloads per domain, on the 8 generated sites of the env's pool (generated outside the
+timing):
+
+- ``explore``: a seeded random policy over the masked discrete actions (observation and masks
+  included), which sends an answer or reports infeasible only 5% of the time, so episodes run
+  long. Steps are split by the page size (element rows) they landed on, for the median and the
+  95th-percentile page sizes.
+- ``replay``: the tasks' certificates through the discrete actions (what a good policy does).
+
+Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
+shared machine; the load average is printed next to them. ``engine`` is the share of a step
+spent in ``Episode.step`` (session, page build, judge); the rest is the env's own work
+(decoding, observation, masks, info). Also the batched in-process vector env (8 sub-envs) and
+the reset latency (median). Ratios against the issue's aim (10,000 steps/s on one core) and
+against MiniWoB++ in headless Chromium on this kind of machine (about 36 steps/s).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 
+from veriweb.engine.episode import Episode
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
+from veriweb.envs.actions import INFEASIBLE, SEND
 from veriweb.generate.domains import MODULES
 
 MINIWOB_STEPS_PER_S = 36.0
 AIM = 10_000.0
+clock = time.process_time
 
 
-def random_masked(rng: np.random.Generator, mask: dict[str, np.ndarray]) -> np.ndarray:
+class EngineTimer:
+    """Adds up the CPU time spent inside ``Episode.step`` while installed."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._original = Episode.step
+
+    def __enter__(self) -> EngineTimer:
+        original, timer = self._original, self
+
+        def step(episode: Episode, action: str) -> Any:
+            start = clock()
+            try:
+                return original(episode, action)
+            finally:
+                timer.total += clock() - start
+
+        Episode.step = step  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Episode.step = self._original  # type: ignore[method-assign]
+
+
+def explore_action(rng: np.random.Generator, mask: dict[str, np.ndarray]) -> np.ndarray:
+    """A masked random action that ends the episode (answer, infeasible) only 5% of the time."""
     kinds = np.flatnonzero(mask["type"])
-    kind = int(rng.choice(kinds))
+    ongoing = [k for k in kinds if k not in (SEND, INFEASIBLE)]
+    kind = int(rng.choice(ongoing if ongoing and rng.random() > 0.05 else kinds))
     rows = np.flatnonzero(mask["element"][kind])
     args = np.flatnonzero(mask["argument"][kind])
     return np.array([kind, int(rng.choice(rows)) if len(rows) else 0, int(rng.choice(args)) if len(args) else 0])
 
 
-def single(domain: str, steps: int) -> tuple[float, float, float, float]:
+def make_env(domain: str) -> DiscreteActions:
     env = DiscreteActions(VeriwebEnv(domain, num_sites=8))
-    rng = np.random.default_rng(0)
-    obs, _ = env.reset(seed=0)
     for seed in range(8):  # generate (and cache) the pool's sites outside the timing
         env.reset(seed=seed)
+    return env
+
+
+def explore(domain: str, steps: int) -> dict[str, float]:
+    """Steps/s of the random explorer, overall and at the median and p95 page sizes; reset latency."""
+    env = make_env(domain)
+    rng = np.random.default_rng(0)
     samples: list[tuple[int, float]] = []
     resets: list[float] = []
     obs, _ = env.reset(seed=0)
-    for _ in range(steps):
-        action = random_masked(rng, obs["action_mask"])
-        start = time.perf_counter()
-        obs, _, terminated, truncated, _ = env.step(action)
-        samples.append((int(obs["elements"]["mask"].sum()), time.perf_counter() - start))
-        if terminated or truncated:
-            start = time.perf_counter()
-            obs, _ = env.reset()
-            resets.append(time.perf_counter() - start)
+    with EngineTimer() as engine:
+        for _ in range(steps):
+            action = explore_action(rng, obs["action_mask"])
+            start = clock()
+            obs, _, terminated, truncated, _ = env.step(action)
+            samples.append((int(obs["elements"]["mask"].sum()), clock() - start))
+            if terminated or truncated:
+                start = time.perf_counter()
+                obs, _ = env.reset()
+                resets.append(time.perf_counter() - start)
     sizes = sorted(size for size, _ in samples)
     median_size, p95_size = sizes[len(sizes) // 2], sizes[int(len(sizes) * 0.95)]
-    at_median = [t for size, t in samples if size <= median_size]
+    at_median = [t for size, t in samples if size == median_size] or [t for _, t in samples]
     at_p95 = [t for size, t in samples if size >= p95_size]
-    return (len(at_median) / sum(at_median), len(at_p95) / sum(at_p95), statistics.median(resets),
-            len(samples) / sum(t for _, t in samples))
+    total = sum(t for _, t in samples)
+    return {"median_size": median_size, "p95_size": p95_size, "at_median": len(at_median) / sum(at_median),
+            "at_p95": len(at_p95) / sum(at_p95), "all": len(samples) / total, "engine": engine.total / total,
+            "reset": statistics.median(resets) if resets else float("nan")}
+
+
+def replay(domain: str, rounds: int = 3) -> dict[str, float]:
+    """Steps/s replaying every certificate of the pool's sites through the discrete actions."""
+    env = make_env(domain)
+    steps, total = 0, 0.0
+    with EngineTimer() as engine:
+        for _ in range(rounds):
+            for index in range(8):
+                for task in env.base.pool.site(index).tasks:
+                    env.reset(options={"site": index, "task": task.id})
+                    for action in task.certificate:
+                        try:
+                            discrete = env.encode(action)
+                        except Exception:  # an unmapped certificate: replay its remaining steps elsewhere
+                            break
+                        start = clock()
+                        env.step(discrete)
+                        total += clock() - start
+                        steps += 1
+    return {"all": steps / total if total else float("nan"), "engine": engine.total / total if total else 0.0}
 
 
 def vector(domain: str, steps: int, num_envs: int = 8) -> float:
-    """Steps per second of the batched in-process vector env under a seeded random clicker."""
+    """Steps/s of the batched in-process vector env under a seeded random clicker."""
     envs = VeriwebVectorEnv(num_envs, domain=domain, num_sites=8)
     rng = np.random.default_rng(1)
     envs.reset(seed=0)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(steps // num_envs):
         actions = []
         for env in envs.envs:
             bids = [n.bid for n in env.page.nodes if n.interactable and n.visible]
             actions.append(f"click('{bids[int(rng.integers(len(bids)))]}')" if bids else "noop()")
         envs.step(actions)
-    return (steps // num_envs) * num_envs / (time.perf_counter() - start)
+    return (steps // num_envs) * num_envs / (clock() - start)
 
 
 def main() -> None:
@@ -77,13 +149,19 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4_000)
     parser.add_argument("--domains", default="all")
     args = parser.parse_args()
-    domains = [d for d in MODULES if importlib.util.find_spec(MODULES[d])] if args.domains == "all" else args.domains.split(",")
-    print(f"{'domain':<8}{'median page':>14}{'p95 page':>12}{'all':>10}{'vector x8':>12}{'reset':>10}  ratios (single env, one core)")
+    domains = ([d for d in MODULES if importlib.util.find_spec(MODULES[d])] if args.domains == "all"
+               else args.domains.split(","))
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"{'domain':<8}{'pages med/p95':>14}{'@median':>10}{'@p95':>9}{'explore':>10}{'engine':>8}"
+          f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}   (steps per CPU-second)")
     for domain in domains:
-        at_median, at_p95, reset, overall = single(domain, args.steps)
+        e = explore(domain, args.steps)
+        r = replay(domain)
         vec = vector(domain, args.steps)
-        print(f"{domain:<8}{at_median:>9,.0f} st/s{at_p95:>7,.0f} st/s{overall:>7,.0f}/s{vec:>8,.0f} st/s{reset * 1e3:>7.2f} ms"
-              f"  {overall / AIM:.2f}x aim, {overall / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
+        print(f"{domain:<8}{e['median_size']:>7.0f}/{e['p95_size']:<6.0f}{e['at_median']:>10,.0f}{e['at_p95']:>9,.0f}"
+              f"{e['all']:>10,.0f}{e['engine']:>8.0%}{r['all']:>9,.0f}{r['engine']:>8.0%}{vec:>11,.0f}"
+              f"{e['reset'] * 1e3:>7.2f}ms   {e['all'] / AIM:.2f}x aim, {e['all'] / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

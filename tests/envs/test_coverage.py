@@ -134,3 +134,30 @@ def test_masks_are_memoised_and_observations_own_their_copies(shop: Site) -> Non
             text = env.decode(np.array([kind, int(np.flatnonzero(memo["element"][kind])[0]), arg]))
             assert isinstance(text, str) and text
     assert SEND > GOTO and NUMBER < PART
+
+
+@pytest.mark.parametrize("domain", ["admin", "mail"])
+def test_patched_observations_equal_full_ones(domain: str) -> None:
+    from veriweb.envs.observation import _encode
+
+    env = DiscreteActions(VeriwebEnv(domain, num_sites=2))
+    rng = np.random.default_rng(7)
+    obs, _ = env.reset(seed=0)
+    patched = 0
+    for _ in range(150):
+        mask = obs["action_mask"]
+        kinds = [k for k in np.flatnonzero(mask["type"]) if k != SEND and k != 9] or [0]
+        kind = int(rng.choice(kinds))
+        rows, args = np.flatnonzero(mask["element"][kind]), np.flatnonzero(mask["argument"][kind])
+        obs, _, terminated, truncated, _ = env.step(np.array([kind, rng.choice(rows), rng.choice(args)]))
+        view = env.base.view
+        full = _encode(env.base.page, env.base.config)
+        patched += view is not full and view.lines != () and id(env.base.page.forms) in env.base._relatives \
+            and env.base._relatives[id(env.base.page.forms)][1] is not env.base.page
+        assert view.axtree == full.axtree and view.bids == full.bids
+        for name, array in full.arrays.items():
+            assert (view.arrays[name] == array).all(), name
+        assert (view.usable == full.usable).all() and (view.has_text == full.has_text).all()
+        if terminated or truncated:
+            obs, _ = env.reset()
+    assert patched > 0  # the patch path ran

@@ -52,7 +52,7 @@ from gymnasium import spaces
 
 from veriweb.engine import Episode, PageModel, Session, html_page
 from veriweb.engine.render import axtree_text
-from veriweb.envs.observation import CHARSET, ObservationConfig, PageView, observation
+from veriweb.envs.observation import CHARSET, ObservationConfig, PageView, Relatives, observation
 from veriweb.envs.pool import SitePool, task_filter
 from veriweb.errors import VeriwebError
 from veriweb.rewards import potential, reward_fn
@@ -90,6 +90,7 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         self._page: PageModel | None = None
         self._goal_tokens: np.ndarray | None = None
         self._on_track = True
+        self._relatives: Relatives = {}
 
     # ------------------------------------------------------------------ episodes
 
@@ -204,7 +205,8 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
 
             self._goal_tokens = encode(self.task.instruction, self.config.goal_tokens)
             self._goal_tokens.setflags(write=False)
-        obs, self._view = observation(page, self.task.instruction, error, progress, self.config, self._goal_tokens)
+        obs, self._view = observation(page, self.task.instruction, error, progress, self.config, self._goal_tokens,
+                                      self._relatives)
         return obs
 
     def _info(self, done: int, total: int, *, success: bool, violation: str | None,

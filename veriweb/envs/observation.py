@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine.page import Node, PageModel
-from veriweb.engine.render import axtree_text, node_line
+from veriweb.engine.render import node_line
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode, encode_row
 
 ROLES = ("other", "link", "button", "textbox", "date", "combobox", "option", "checkbox", "radio", "radiogroup",
@@ -128,6 +128,9 @@ class PageView:
         usable: per row, visible and not behind an open modal dialog (what actions may target).
         linked: per row, a link to an address on the site.
         has_text: per row, a name or text to show, type or select.
+        kept: per row, the index of its node in the page's nodes.
+        lines: the accessibility-tree lines (the title line, then one per visible row).
+        line_of: per row, its line in ``lines`` (-1: a hidden row has none).
     """
 
     arrays: dict[str, np.ndarray]
@@ -137,6 +140,9 @@ class PageView:
     usable: np.ndarray
     linked: np.ndarray
     has_text: np.ndarray
+    kept: tuple[int, ...] = ()
+    lines: tuple[str, ...] = ()
+    line_of: tuple[int, ...] = ()
 
 
 _BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int8)
@@ -154,21 +160,89 @@ def _subtree(node: Node) -> set[int]:
     return found
 
 
-def encode_page(page: PageModel, config: ObservationConfig) -> PageView:
+def _flags(node: Node) -> int:
+    return (node.visible | node.interactable << 1 | node.editable << 2 | bool(node.checked) << 3
+            | bool(node.selected) << 4 | bool(node.expanded) << 5 | node.focused << 6 | node.disabled << 7)
+
+
+def _title_line(page: PageModel) -> str:
+    return "RootWebArea '" + page.title.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+
+Relatives = dict[int, tuple[Any, PageModel, PageView]]
+"""Encoded pages by the identity of their forms table: the engine's field overlays of one built
+page share it, so a page typed into is encoded as a patch of its relative (see :func:`encode_page`)."""
+
+
+def encode_page(page: PageModel, config: ObservationConfig, relatives: Relatives | None = None) -> PageView:
     """Encode a page (memoised on the page model: a revisited state costs nothing).
 
-    The arrays are read-only: every step that lands on the same page state shares them.
+    With ``relatives`` (a dict the caller keeps), a page that differs from an already encoded
+    one only in field values, checks, selections, focus, expansion or disabled states (what
+    typing into a form changes) is encoded by patching those rows; anything else is encoded
+    in full. Either way the result is the same (the tests compare them).
     """
     key = ("observation", config)
     cached = page.renderings.get(key)
     if cached is not None:
         return cached
+    view = None
+    if relatives is not None:
+        entry = relatives.get(id(page.forms))
+        if entry is not None and entry[0] is page.forms:
+            view = _patch(page, entry[1], entry[2], config)
+    if view is None:
+        view = _encode(page, config)
+        if relatives is not None:
+            if len(relatives) >= 256:
+                relatives.pop(next(iter(relatives)))
+            relatives[id(page.forms)] = (page.forms, page, view)  # holds the forms, so the id stays unique
+    page.renderings[key] = view
+    return view
+
+
+def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: ObservationConfig) -> PageView | None:
+    """``page`` encoded as ``ref`` with the rows that changed re-encoded, or ``None`` if more changed."""
+    nodes, old = page.nodes, ref_page.nodes
+    if (len(nodes) != len(old) or page.url != ref_page.url or page.title != ref_page.title
+            or (page.modal is None) != (ref_page.modal is None)):
+        return None
+    changed: list[int] = []
+    for row, index in enumerate(ref.kept):
+        a, b = nodes[index], old[index]
+        if a.value != b.value or a.checked != b.checked or a.selected != b.selected or a.focused != b.focused \
+                or a.expanded != b.expanded or a.disabled != b.disabled:
+            if a.bid != b.bid or a.role != b.role or a.name != b.name or a.text != b.text or a.visible != b.visible \
+                    or a.interactable != b.interactable:
+                return None
+            changed.append(row)
+    arrays = {name: array.copy() for name, array in ref.arrays.items()}
+    lines = list(ref.lines)
+    empty_value = encode_row("", config.value_tokens)
+    for row in changed:
+        node = nodes[ref.kept[row]]
+        arrays["value_tokens"][row] = np.frombuffer(
+            encode_row(node.value, config.value_tokens) if node.value else empty_value, np.int32)
+        arrays["flags"][row] = _BITS[_flags(node)]
+        if ref.line_of[row] >= 0:
+            lines[ref.line_of[row]] = "\t" * node.depth + node_line(node)
+    for array in arrays.values():
+        array.setflags(write=False)
+    return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=ref.bids,
+                    truncated=ref.truncated, usable=ref.usable, linked=ref.linked, has_text=ref.has_text,
+                    kept=ref.kept, lines=tuple(lines), line_of=ref.line_of)
+
+
+def _encode(page: PageModel, config: ObservationConfig) -> PageView:
+    """``page`` encoded from scratch."""
     E = config.max_elements
     nodes = kept_nodes(page, E)
     n = len(nodes)
+    position = {id(node): index for index, node in enumerate(page.nodes)}
     row = {id(node): index for index, node in enumerate(nodes)}
     inside_modal = _subtree(page.modal) if page.modal is not None else None
-    roles, flags, depths, parents, facts = [], [], [], [], []
+    roles, flags, depths, parents, facts, line_of = [], [], [], [], [], []
+    lines = [_title_line(page)]
     names, values = bytearray(), bytearray()
     empty_value = encode_row("", config.value_tokens)
     role_ids, name_tokens, value_tokens = ROLE_IDS, config.name_tokens, config.value_tokens
@@ -178,8 +252,7 @@ def encode_page(page: PageModel, config: ObservationConfig) -> PageView:
         roles.append(role_ids.get(node.role, 0))
         names += encode_row(label, name_tokens)
         values += encode_row(node.value, value_tokens) if node.value else empty_value
-        flags.append(visible | node.interactable << 1 | node.editable << 2 | bool(node.checked) << 3
-                     | bool(node.selected) << 4 | bool(node.expanded) << 5 | node.focused << 6 | node.disabled << 7)
+        flags.append(_flags(node))
         depths.append(node.depth if node.depth < 255 else 255)
         up = node.parent
         while up is not None and id(up) not in row:
@@ -188,6 +261,11 @@ def encode_page(page: PageModel, config: ObservationConfig) -> PageView:
         href = node.href
         facts.append((visible and (inside_modal is None or id(node) in inside_modal))
                      | (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
+        if visible:
+            line_of.append(len(lines))
+            lines.append("\t" * node.depth + node_line(node))
+        else:
+            line_of.append(-1)
     arrays = {
         "role": np.zeros(E, np.int32), "tokens": np.zeros((E, config.name_tokens), np.int32),
         "value_tokens": np.zeros((E, config.value_tokens), np.int32), "flags": np.zeros((E, len(FLAGS)), np.int8),
@@ -205,25 +283,20 @@ def encode_page(page: PageModel, config: ObservationConfig) -> PageView:
         facts_table[:n] = _BITS[facts][:, :3]
     for array in (*arrays.values(), facts_table):
         array.setflags(write=False)
-    if n == len(page.nodes):
-        text = axtree_text(page)  # the engine's own rendering, shared with render()
-    else:
-        title = "'" + page.title.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
-        text = "\n".join([f"RootWebArea {title}"] + ["\t" * v.depth + node_line(v) for v in nodes if v.visible])
-    view = PageView(arrays=arrays, axtree=clean(text, config.max_text), bids=tuple(v.bid for v in nodes),
+    return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=tuple(v.bid for v in nodes),
                     truncated=len(page.nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
-                    has_text=facts_table[:, 2])
-    page.renderings[key] = view
-    return view
+                    has_text=facts_table[:, 2], kept=tuple(position[id(v)] for v in nodes), lines=tuple(lines),
+                    line_of=tuple(line_of))
 
 
 def observation(page: PageModel, goal: str, error: str | None, progress: tuple[int, int],
-                config: ObservationConfig, goal_tokens: np.ndarray | None = None) -> tuple[dict[str, Any], PageView]:
-    """The full observation dict for a page and a task.
+                config: ObservationConfig, goal_tokens: np.ndarray | None = None,
+                relatives: Relatives | None = None) -> tuple[dict[str, Any], PageView]:
+    """The full observation dict for a page and a task (``relatives``: see :func:`encode_page`).
 
     Its arrays are the caller's own (copies of the memoised, read-only page encoding).
     """
-    view = encode_page(page, config)
+    view = encode_page(page, config, relatives)
     obs = {
         "goal": clean(goal, config.max_goal),
         "goal_tokens": goal_tokens.copy() if goal_tokens is not None else encode(goal, config.goal_tokens),
