@@ -110,3 +110,35 @@ def start_somewhere(ctx: TaskContext, pages: Sequence[str], *, home_label: str,
         return "/", []
     start = ctx.rng.choice(list(pages))
     return start, [ctx.rng.choice([("click", "link", home_label), ("goto", "/")])]
+
+
+def with_login(ctx: TaskContext, drafts: list[TaskDraft], users: Sequence[dict[str, Any]], *, chance: float,
+               fits: Callable[[list[Step]], bool] | None = None) -> list[TaskDraft]:
+    """Some public tasks (no user, starting on the home page) asked of a named user: the
+    instruction gives the credentials and the plan logs in first (the log-in lands on the home
+    page, where the plan began).
+
+    Args:
+        ctx: the blueprint's task context.
+        drafts: the site's task drafts; tasks with a user or another start page are kept as they are.
+        users: the user rows to draw from.
+        chance: how often a public task is given a log-in.
+        fits: whether a plan fits the certificate budget; a log-in that would not fit is skipped.
+    """
+    out = []
+    for draft in drafts:
+        fields = draft.fields
+        if "user" in fields or fields.get("start_url", "/") != "/" or not users or ctx.rng.random() >= chance:
+            out.append(draft)
+            continue
+        user = ctx.rng.choice(list(users))
+        steps = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
+        if fits is not None and not fits(steps + draft.plan):
+            out.append(draft)
+            continue
+        prefix, lower = ctx.rng.choice(LOGIN_PREFIXES)
+        out.append(TaskDraft({**fields, "template": phrase_with_login(prefix, lower, [fields["template"]])[0],
+                              "slots": {**fields.get("slots", {}), "username": user["username"],
+                                        "password": user["password"]},
+                              "user": user["username"], "credentials": "instruction"}, steps + draft.plan))
+    return out

@@ -48,7 +48,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, with_login
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -1565,7 +1565,7 @@ OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_coun
             _star]
 
 
-def _tasks(ctx: _Ctx, optional: int = 2) -> list[TaskDraft]:
+def _tasks(ctx: _Ctx, optional: int = 3) -> list[TaskDraft]:
     drafts = [draft for family in CORE if (draft := family(ctx)) is not None]
     extra: list[TaskDraft] = []
     for family in ctx.rng.sample(OPTIONAL, len(OPTIONAL)):  # the first few that apply to this site
@@ -1573,4 +1573,5 @@ def _tasks(ctx: _Ctx, optional: int = 2) -> list[TaskDraft]:
             extra.append(draft)
     drafts += extra
     infeasible = _infeasible(ctx)
-    return drafts + ([infeasible] if infeasible is not None else [])
+    return with_login(ctx, drafts, ctx.data.users, chance=0.35, fits=ctx.fits) + (
+        [infeasible] if infeasible is not None else [])

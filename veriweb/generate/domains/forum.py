@@ -60,7 +60,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import as_user, make_task, next_pages
+from veriweb.generate.tasks import as_user, make_task, next_pages, with_login
 from veriweb.generate.vocab import WORDS, Labels, password, person
 
 Data = dict[str, Any]
@@ -882,7 +882,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     families = [(_navigate_sorted, _navigate_author)[rng.randrange(2)], (_retrieve_count, _retrieve_date)[rng.randrange(2)],
                 _retrieve_extreme, _retrieve_price, _retrieve_compare, _retrieve_own_posts, _vote, _comment, _create_post,
                 _edit_post, _memberships, _delete_post, _infeasible]
-    return [task for family in families for task in family(ctx)]
+    return with_login(ctx, [task for family in families for task in family(ctx)], ctx.users, chance=0.35,
+                      fits=lambda plan: len(plan) + 3 <= 20)
 
 
 # ----------------------------------------------------------------------------- navigate

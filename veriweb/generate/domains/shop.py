@@ -39,7 +39,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, start_somewhere
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, start_somewhere, with_login
 from veriweb.generate.vocab import CITIES, Labels, password, person, street_address
 
 SHOP_NAMES = ["Threadline", "Northwind Goods", "Maple & Co", "Harbor Supply", "Fern Street", "Copper Kettle",
@@ -669,7 +669,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     out.append(make_task(ctx, "missing_product", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                          goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
                                           cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
-    return out
+    return with_login(ctx, out, ctx.users, chance=0.35, fits=lambda plan: ctx.cost(plan) <= MAX_CERTIFICATE)
 
 
 def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:

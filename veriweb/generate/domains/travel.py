@@ -57,7 +57,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import Step, TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, with_login
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -1013,7 +1013,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         task = family(ctx)
         if task is not None:
             out.append(task)
-    return out
+    return with_login(ctx, out, ctx.users, chance=0.35, fits=lambda plan: ctx.cost(plan) <= MAX_STEPS)
 
 
 def _navigate_flight(ctx: _Ctx) -> TaskDraft | None:
