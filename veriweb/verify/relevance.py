@@ -40,8 +40,9 @@ _MACRO_VARIANTS = 4
 def _stem(word: str) -> str:
     for suffix in ("est", "ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
 def words(text: str) -> set[str]:
@@ -82,6 +83,9 @@ class Hints:
     _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
     _named: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+    _shown_text: dict[int, tuple[PageModel, str]] = field(default_factory=dict)
+    _fills: dict[tuple[str, str], str] = field(default_factory=dict)
+    _options: dict[tuple[Any, ...], int] = field(default_factory=dict)
     _macros: dict[int, tuple[PageModel, list[tuple[tuple[str, ...], str | None]]]] = field(default_factory=dict)
 
     @classmethod
@@ -233,7 +237,7 @@ class Hints:
         here = page.page_id
         logged_in = session.ui.user_id is not None
         reveal = self._hidden_good_form(page)
-        shown = _shown(page)
+        shown = self._shown(page)
         for node in page.nodes:
             if page.blocked(node):
                 continue
@@ -297,7 +301,7 @@ class Hints:
                         cost += 1  # a guess: the form-filling move has tried the best guesses already
                     if f"'{value}'" in typed or f'"{value}"' in typed:
                         cost += 3  # already typed into another field of this page
-                    out.append((cost + edited, format_action(Fill(node.bid, value)), None))
+                    out.append((cost + edited, self._fill(node.bid, value), None))
         return out
 
     def _out_of_order(self, form: Any, form_key: str, name: str, session: Session) -> bool:
@@ -319,9 +323,33 @@ class Hints:
         now, then = self.page_distance(here), self.page_distance(dest)
         return 0 if then < now else (1 if then == now else 2)
 
+    def _shown(self, page: PageModel) -> str:
+        cached = self._shown_text.get(id(page))
+        if cached is None or cached[0] is not page:
+            if len(self._shown_text) > 4096:
+                self._shown_text.clear()
+            cached = self._shown_text[id(page)] = (page, _shown(page))
+        return cached[1]
+
+    def _fill(self, bid: str, value: str) -> str:
+        key = (bid, value)
+        text = self._fills.get(key)
+        if text is None:
+            text = self._fills[key] = format_action(Fill(bid, value))
+        return text
+
     def _option_cost(self, option: Node, field: Node | None = None) -> int:
         """0: the option is a slot's value (the slot named like the field, if one is); 2: another
         slot's value; 1: shares a word with the instruction; 3: none of these."""
+        behaviour = field.behaviour if field is not None else None
+        key = (option.name, option.value, field.name if field is not None else None,
+               behaviour[2] if behaviour and len(behaviour) >= 3 else None)
+        cost = self._options.get(key)
+        if cost is None:
+            cost = self._options[key] = self._option_cost_of(option, field)
+        return cost
+
+    def _option_cost_of(self, option: Node, field: Node | None) -> int:
         label = _fold(option.name)
         raw = _fold(option.value or "")
         named = [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
@@ -383,7 +411,7 @@ class Hints:
             return cached[1]
         out: list[tuple[tuple[str, ...], str | None]] = []
         logged_in = session.ui.user_id is not None
-        shown = _shown(page)
+        shown = self._shown(page)
         for key, info in page.forms.items():
             submit = page.by_key.get(f"{key}:submit")
             if submit is None or not submit.visible or page.blocked(submit):
@@ -424,14 +452,24 @@ class Hints:
             ranked.sort()
             if ranked and ranked[0][0] == 0:
                 ranked = ranked[:1]  # a slot named like the field: no need to try others
-            return [format_action(Fill(node.bid, value)) for _, _, value in ranked[:3] if value != current]
+            return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
-            wanted = [c for c in node.children if c.role in ("option", "radio") and self._option_cost(c, node) == 0]
+            options = [c for c in node.children if c.role in ("option", "radio")]
+            wanted = [c for c in options if self._option_cost(c, node) == 0]
+            sure = bool(wanted)
+            if not wanted:
+                wanted = [c for c in options if self._option_cost(c, node) == 1]
             if len(wanted) != 1 or wanted[0].selected or wanted[0].checked:
                 return []
             if node.role == "combobox":
-                return [format_action(SelectOption(node.bid, (wanted[0].name,)))]
-            return [f"click('{wanted[0].bid}')"]
+                chosen = format_action(SelectOption(node.bid, (wanted[0].name,)))
+            else:
+                chosen = f"click('{wanted[0].bid}')"
+            if sure:
+                return [chosen]
+            # An option the instruction only mentions: a form that writes likely wants it, a search
+            # or filter form may do better without it.
+            return [chosen, ""] if getattr(form.action, "kind", "") == "marker" else ["", chosen]
         if node.role == "checkbox" and not node.checked and words(node.name) & self.instruction:
             return [f"click('{node.bid}')"]
         return []
@@ -489,12 +527,14 @@ def _combinations(choices: list[list[str]], *, limit: int) -> list[tuple[str, ..
                 out.append(tuple(picked))
             return
         for action in choices[index]:
+            if not action:
+                walk(index + 1, picked, used)
+                continue
             value = typed(action)
             if value is not None and value in used:
                 continue
             walk(index + 1, picked + [action], used | ({value} if value is not None else set()))
-        if all(typed(a) in used for a in choices[index] if typed(a) is not None) and choices[index] and all(
-                typed(a) is not None for a in choices[index]):
+        if choices[index] and all(typed(a) is not None and typed(a) in used for a in choices[index]):
             walk(index + 1, picked, used)  # every value it could take is typed elsewhere: leave it
 
     walk(0, [], set())

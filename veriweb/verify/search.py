@@ -54,6 +54,8 @@ _SUBGOAL = 4
 """How many links one subgoal is worth in the heuristic."""
 _STEP = 0.25
 """What one step costs on top of its relevance cost (a tie-break towards shorter paths)."""
+_CROWD = 0.25
+"""What each state already seen at the same address adds to the cost of staying there."""
 _WASTE = 6.0
 """What a write that makes no subgoal hold costs (the search prefers not to spam forms)."""
 
@@ -339,6 +341,7 @@ class _Search:
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
         self.stepped = 0
+        self.visits: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the loop
 
@@ -448,15 +451,17 @@ class _Search:
         hints = self.hints
         logged_in = session.ui.user_id is not None
         here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
+        self.visits[page.url] = crowd = self.visits.get(page.url, 0) + 1
+        base = node.cost + _CROWD * crowd
         for macro, dest in hints.macros(page, session):
             if node.depth + len(macro) + self.answer_step <= self.max_depth:
                 distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
-                total = node.cost + _STEP * len(macro)
+                total = base + _STEP * len(macro)
                 priority = total + self.weight * (_SUBGOAL * remaining + distance) - 0.5
                 heapq.heappush(self.frontier, (priority, next(self.counter), index, macro, total))
         for cost, action, dest in hints.actions(page, session):
             distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
-            total = node.cost + _STEP + cost
+            total = (node.cost if dest is not None else base) + _STEP + cost
             priority = total + self.weight * (_SUBGOAL * remaining + distance)
             heapq.heappush(self.frontier, (priority, next(self.counter), index, action, total))
         return None
