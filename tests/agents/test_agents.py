@@ -171,12 +171,15 @@ def test_smoke_preset_trains_loads_and_evaluates_from_the_cli(tmp_path: Path, co
     assert main(["eval", "--policy", str(out / "policy.pt"), "--corpus", str(test_dir), "--json", str(report)]) == 0
     table = capsys.readouterr().out
     assert "nearest_certificate" in table and "domain:forum" in table
+    assert "template:unseen" in table  # the checkpoint names its training corpus: templates are split
     data = json.loads(report.read_text())
     agents = set(data["summary"])
     assert agents == {"policy", "random", "noop", "infeasible", "nearest_certificate"}
     n = sum(len(s.tasks) for s in test_sites)
     assert all(data["summary"][a]["all"]["n"] == n for a in agents)
     assert data["summary"]["noop"]["all"]["success"] == 0.0
+    assert {e["template"] for e in data["episodes"]} <= {"seen", "unseen"}
+    assert main(["eval", "--policy", str(out / "policy.pt"), "--corpus", str(test_dir), "--agents", "bogus"]) == 2
 
 
 def test_cli_names_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

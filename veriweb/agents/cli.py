@@ -54,6 +54,7 @@ def add_parsers(sub: Any) -> None:
     ev.add_argument("--json", help="also write the summary and every episode to this JSON file")
     ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the random floor (default 0)")
     ev.add_argument("--max-steps", type=int, help="override every task's step budget")
+    ev.add_argument("--agents", help="comma-separated subset of policy,random,noop,infeasible,nearest_certificate")
     ev.set_defaults(func=cmd_eval)
 
     ablation = sub.add_parser("ablation", help="train the same preset on raw, raw-filtered, verified and "
@@ -86,25 +87,33 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate a checkpoint (and the floors) on a corpus; print the table, optionally write JSON."""
     _need_torch()
+    import torch
+
     from veriweb.agents.evaluate import PolicyAgent, evaluate, format_table, write_results
     from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, RandomAgent
     from veriweb.agents.policy import load_policy
-
-    import torch
 
     torch.set_num_threads(1)  # more threads spin against other jobs on a shared machine
     policy, meta = load_policy(args.policy)
     sites = _sites(args.corpus, "--corpus")
     agents: list[Any] = [PolicyAgent(policy)]
+    train_corpus = args.train_corpus or meta.get("corpus")
+    train_sites = _sites(train_corpus, "--train-corpus") if train_corpus and Path(train_corpus).is_dir() else None
     if args.floors:
         agents += [RandomAgent(args.seed), NoopAgent(), InfeasibleAgent()]
-        train_corpus = args.train_corpus or meta.get("corpus")
-        if train_corpus and Path(train_corpus).is_dir():
-            agents.append(NearestCertificateAgent(_sites(train_corpus, "--train-corpus")))
+        if train_sites is not None:
+            agents.append(NearestCertificateAgent(train_sites))
         else:
             print("veriweb: no training corpus for the nearest-certificate floor (give --train-corpus)",
                   file=sys.stderr)
-    summary, results = evaluate(agents, sites, seed=args.seed, max_steps=args.max_steps)
+    if args.agents:
+        wanted = {name.strip() for name in args.agents.split(",")}
+        unknown = wanted - {"policy", "random", "noop", "infeasible", "nearest_certificate"}
+        if unknown:
+            raise VeriwebError(f"--agents: unknown agent(s) {', '.join(sorted(unknown))}")
+        agents = [a for a in agents if a.name in wanted]
+    seen = {t.template for s in train_sites for t in s.tasks} if train_sites is not None else None
+    summary, results = evaluate(agents, sites, seed=args.seed, max_steps=args.max_steps, seen_templates=seen)
     print(format_table(summary))
     if args.json:
         write_results(args.json, summary, results, {"policy": str(args.policy), "corpus": str(args.corpus),

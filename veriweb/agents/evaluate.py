@@ -28,7 +28,7 @@ from veriweb.envs.env import VeriwebEnv
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 
-GROUPS = ("domain", "family", "kind", "difficulty")
+GROUPS = ("domain", "family", "kind", "difficulty", "template")
 
 
 class PolicyAgent:
@@ -82,15 +82,21 @@ class EpisodeResult:
     ret: float
     length: int
     infra_error: bool
+    template: str = ""
+    """``seen`` / ``unseen``: whether the task's template occurs in the training corpus (when known)."""
 
 
-def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None = None) -> list[EpisodeResult]:
+def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None = None,
+                 seen_templates: set[str] | None = None) -> list[EpisodeResult]:
     """One episode of ``agent`` per (site, task), in order.
 
     Args:
         agent: the agent (a :class:`PolicyAgent` or a floor).
         sites: the test sites.
         max_steps: override every task's step budget.
+        seen_templates: the training corpus's instruction templates; results then say whether
+            each task's template was ``seen`` or ``unseen`` in training (a held-out-template split
+            inside any test corpus).
     """
     if not sites:
         raise VeriwebError("no test sites to evaluate on")
@@ -113,7 +119,9 @@ def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None =
                 done = terminated or truncated
             results.append(EpisodeResult(agent.name, site.id, task.id, site.domain, task.family, task.kind,
                                          task.difficulty, bool(info.get("success")), total, steps,
-                                         bool(info.get("infra_error"))))
+                                         bool(info.get("infra_error")),
+                                         "" if seen_templates is None else
+                                         ("seen" if task.template in seen_templates else "unseen")))
     return results
 
 
@@ -149,7 +157,8 @@ def summarise(results: Iterable[EpisodeResult], *, seed: int = 0, resamples: int
         for row in rows:
             keyed["all"].append(row)
             for group in GROUPS:
-                keyed[f"{group}:{getattr(row, group)}"].append(row)
+                if getattr(row, group):
+                    keyed[f"{group}:{getattr(row, group)}"].append(row)
         table: dict[str, Any] = {}
         for key in sorted(keyed, key=lambda k: (k != "all", k)):
             part = keyed[key]
@@ -168,7 +177,7 @@ def summarise(results: Iterable[EpisodeResult], *, seed: int = 0, resamples: int
 
 
 def format_table(summary: dict[str, Any], *, groups: Sequence[str] = ("all", "domain", "kind", "difficulty",
-                                                                        "family")) -> str:
+                                                                        "template", "family")) -> str:
     """A plain-text table: one row per group, one column per agent (success % [CI])."""
     agents = list(summary)
     keys: list[str] = []
@@ -206,10 +215,10 @@ def write_results(path: str | Path, summary: dict[str, Any], results: Sequence[E
     return path
 
 
-def evaluate(agents: Sequence[Agent], sites: Sequence[Site], *, seed: int = 0,
-             max_steps: int | None = None) -> tuple[dict[str, Any], list[EpisodeResult]]:
+def evaluate(agents: Sequence[Agent], sites: Sequence[Site], *, seed: int = 0, max_steps: int | None = None,
+             seen_templates: set[str] | None = None) -> tuple[dict[str, Any], list[EpisodeResult]]:
     """Run every agent on every (site, task) and summarise (see :func:`summarise`)."""
     results: list[EpisodeResult] = []
     for agent in agents:
-        results += run_episodes(agent, sites, max_steps=max_steps)
+        results += run_episodes(agent, sites, max_steps=max_steps, seen_templates=seen_templates)
     return summarise(results, seed=seed), results
