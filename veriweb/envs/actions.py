@@ -5,10 +5,14 @@ Action Space:
     observation's element table. The argument is a pointer, never generated text
     (:mod:`veriweb.envs.arguments` says where the strings come from). In order:
 
-    - ten pointers into the chosen row, for answers: ``<element>`` (its own text; for ``goto``,
+    - thirteen pointers into the chosen row, for answers: ``<element>`` (its own text; for ``goto``,
       its link's address), ``<contents>`` (the texts inside it, comma-separated), ``<number>``
       (the first number or amount in its text), ``<links>`` (the link texts inside it: a list),
-      then ``<part 0>`` to ``<part 5>`` (the parts of its text between separators such as ``·``);
+      then ``<part 0>`` to ``<part 5>`` (the parts of its text between separators such as ``·``),
+      ``<up to>`` (the first texts of the rows of its table or list down to its own: a top-k
+      list), ``<same>`` and ``<same total>`` (the rows whose cell in its column shows the same
+      text, as a list of their first texts, and the total of the number each starts a later
+      cell with: "the scores of my posts in c/hiking");
     - ``max_task_strings`` task strings: slot values, their other forms, runs of their words;
     - ``max_elements`` page strings: the text of each row of the element table (to type or
       select what the page shows);
@@ -39,13 +43,13 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
-from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, parts, same_amount, slot_order,
-                                    task_strings)
+from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, parts, rows_up_to, same_amount,
+                                    same_rows, same_rows_total, slot_order, task_strings)
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.observation import ROLE_IDS
 from veriweb.errors import VeriwebError
 
-__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "NUMBER", "PART", "DiscreteActions", "contents", "slot_order"]
+__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "NUMBER", "PART", "SAME", "SAME_TOTAL", "UP_TO", "DiscreteActions", "contents", "slot_order"]
 
 ACTION_TYPES = ("noop", "click", "fill", "select", "check", "enter", "goto", "go_back", "send", "infeasible")
 NOOP, CLICK, FILL, SELECT, CHECK, ENTER, GOTO, GO_BACK, SEND, INFEASIBLE = range(len(ACTION_TYPES))
@@ -53,7 +57,8 @@ ELEMENT, CONTENTS, NUMBER, LINKS = 0, 1, 2, 3
 PART = 4
 """``PART + k``: the k-th part of a row's text (see :func:`veriweb.envs.arguments.parts`)."""
 MAX_PARTS = 6
-POINTERS = PART + MAX_PARTS
+UP_TO, SAME, SAME_TOTAL = PART + MAX_PARTS, PART + MAX_PARTS + 1, PART + MAX_PARTS + 2
+POINTERS = SAME_TOTAL + 1
 _CONTAINERS = ("list", "listitem", "row", "table", "cell", "group", "region", "main", "article")
 _TEXT_ROLES = ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem", "status", "alert",
                "columnheader", "button", "list", "table", "row")
@@ -79,7 +84,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         max_number: number arguments 0..max_number.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], *, max_task_strings: int = 64, max_history: int = 8,
+    def __init__(self, env: gym.Env[Any, Any], *, max_task_strings: int = 96, max_history: int = 8,
                  max_number: int = 30) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, max_task_strings=max_task_strings, max_history=max_history,
                                                  max_number=max_number)
@@ -267,6 +272,12 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                 return first_number(node_text(node))
             if arg == LINKS:
                 return link_texts(node)
+            if arg == UP_TO:
+                return rows_up_to(node)
+            if arg == SAME:
+                return same_rows(node)
+            if arg == SAME_TOTAL:
+                return same_rows_total(node)
             pieces = parts(node_text(node))
             return pieces[arg - PART] if arg - PART < len(pieces) else ""
         return self.argument_text(arg) or ""
@@ -406,6 +417,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
             if node.role in _CONTAINERS:
                 options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
+            options += [(UP_TO, rows_up_to(node)), (SAME, same_rows(node)), (SAME_TOTAL, same_rows_total(node))]
             for arg, candidate in options:
                 if candidate and judge.judge_answer(candidate).correct:
                     return make(SEND, index, arg)

@@ -6,7 +6,8 @@ A compact policy never generates free text: it points. Its text arguments come f
   the template uses them; then their other written forms (a date's ISO form ``2026-06-20``, an
   amount without its currency sign ``59.99``, a number without thousands separators); then the
   runs of consecutive words inside each slot value (``"telescope"`` or ``"page is slow"`` of a
-  title), longest first, as a person types a keyword from the instruction into a search box;
+  title), as a person types a keyword from the instruction into a search box: first those that
+  leave out one or two words, then runs of up to three words, then the rest;
   last, runs of two and three words of the instruction's own text (``"a damaged item"``).
 - **Page strings** (per page): the text of each row of the observation's element table, and, for
   answers, the first number or amount in a row's text, the texts inside a container, the
@@ -89,8 +90,10 @@ def task_strings(task: Task, today: dt.date, limit: int) -> list[str]:
     ordered += values
     for value in values:
         ordered += other_forms(value, today)
-    for value in values:
-        ordered += word_runs(value)
+    runs = [(run, len(value.split()) - len(run.split()), len(run.split())) for value in values for run in word_runs(value)]
+    ordered += [run for run, dropped, _ in runs if dropped <= 2]  # the value less a word or two
+    ordered += [run for run, dropped, length in runs if dropped > 2 and length <= 3]  # keywords
+    ordered += [run for run, dropped, length in runs if dropped > 2 and length > 3]
     for literal, _, _, _ in string.Formatter().parse(task.template):  # the instruction's own words
         for phrase in _CLAUSE.split(literal or ""):
             words = _WORD.findall(phrase)
@@ -155,3 +158,91 @@ def same_amount(typed: str, shown: str) -> bool:
         return False
     a, b = parse_money(typed), parse_money(shown)
     return a is not None and a == b
+
+
+# ---------------------------------------------------------------------- rows of a table or list
+
+_ROWS = ("row", "listitem")
+_LEADING = re.compile(r"^\s*[-\u2212]?(?:US\$|\$|€|£)?\d[\d,]*(?:\.\d+)?")
+
+
+def _row_of(node: Node) -> tuple[Node, int] | None:
+    """The row (or list item) holding ``node``, and the index of the row's child that holds it."""
+    child, current = node, node.parent
+    if node.role in _ROWS:
+        return None
+    while current is not None:
+        if current.role in _ROWS:
+            return current, current.children.index(child)
+        child, current = current, current.parent
+    return None
+
+
+def _data_rows(row: Node) -> list[Node]:
+    parent = row.parent
+    siblings = parent.children if parent is not None else [row]
+    return [r for r in siblings if r.role == row.role and r.visible
+            and not any(c.role == "columnheader" for c in r.children)]
+
+
+def _first_text(node: Node) -> str:
+    found = _inside(node, ("link", "paragraph", "StaticText", "cell", "heading")) if node.children else []
+    return found[0] if found else (node.name or node.text or "")
+
+
+def rows_up_to(node: Node) -> str:
+    """The first texts of the rows from the first one down to the row holding ``node``
+    (a top-k answer: point at the k-th row)."""
+    found = _row_of(node)
+    if found is None:
+        return ""
+    rows = _data_rows(found[0])
+    if found[0] not in rows:
+        return ""
+    return ", ".join(_first_text(r) for r in rows[:rows.index(found[0]) + 1])
+
+
+def _same(node: Node) -> list[Node]:
+    """The rows whose cell in ``node``'s column shows the same text as ``node``'s cell."""
+    found = _row_of(node)
+    if found is None:
+        return []
+    row, column = found
+    wanted = " ".join(_inside(row.children[column], ("link", "paragraph", "StaticText"))) or node_text(node)
+    same = []
+    for other in _data_rows(row):
+        if len(other.children) > column:
+            cell = other.children[column]
+            if (" ".join(_inside(cell, ("link", "paragraph", "StaticText"))) or node_text(cell)) == wanted:
+                same.append(other)
+    return same
+
+
+def same_rows(node: Node) -> str:
+    """The first texts of the rows that share ``node``'s value in its column (a selection)."""
+    rows = _same(node)
+    return "; ".join(_first_text(r) for r in rows) if rows and _row_of(node)[1] > 0 else ""  # type: ignore[index]
+
+
+def same_rows_total(node: Node) -> str:
+    """The total of the rows that share ``node``'s value in its column: in each, the number a
+    later cell starts with (``"6 points · 2 comments"`` gives 6)."""
+    found = _row_of(node)
+    if found is None:
+        return ""
+    total, money, seen = 0.0, False, False
+    for row in _same(node):
+        for cell in row.children[1:]:
+            if cell is row.children[found[1]]:
+                continue
+            text = " ".join(_inside(cell, ("link", "paragraph", "StaticText"))) or node_text(cell)
+            leading = _LEADING.match(text)
+            if leading:
+                number = leading.group(0).strip()
+                money = money or any(c in number for c in "$€£")
+                total += float(re.sub(r"[^\d.\-]", "", number.replace("\u2212", "-")))
+                seen = True
+                break
+    if not seen:
+        return ""
+    return f"${total:,.2f}" if money else (str(int(total)) if total.is_integer() else f"{total:g}")
