@@ -634,7 +634,7 @@ def check_totals(site: Site) -> list[Issue]:
                 if not (isinstance(row.get("total"), int) and key in sums):
                     continue
                 diff = row["total"] - sums[key]
-                if diff not in fees and not any(by_group.get((c, row.get(c))) == {diff} for c, _ in by_group):
+                if diff not in fees and not any(diff in by_group.get((c, row.get(c)), ()) for c, _ in by_group):
                     issues.append(Issue("consistency", TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
                                         f"{table.name} {key}: total {row['total']} disagrees with its lines in "
                                         f"{lines.name} ({sums[key]} plus any usual fee)"))
@@ -643,7 +643,9 @@ def check_totals(site: Site) -> list[Issue]:
 
 def _fee_groups(table: Any, sums: dict[Any, int]) -> dict[tuple[str, Any], set[int]]:
     """For each value of a categorical text column (a shipping method, say), the fees its rows
-    charge; only columns with few distinct values count, so a unique name explains nothing."""
+    charge: the one fee when they all agree, else those at least two of its rows share (so one
+    stray row does not make the whole group suspect). Only columns with few distinct values
+    count, so a unique name explains nothing."""
     groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
     rows = [r for r in table.rows if isinstance(r.get("total"), int) and r.get(table.primary_key) in sums]
     for column in table.columns:
@@ -652,7 +654,11 @@ def _fee_groups(table: Any, sums: dict[Any, int]) -> dict[tuple[str, Any], set[i
             continue
         for row in rows:
             groups[(column.name, row.get(column.name))].append(row["total"] - sums[row[table.primary_key]])
-    return {key: set(fees) for key, fees in groups.items()}
+    out = {}
+    for key, fees in groups.items():
+        counts = Counter(fees)
+        out[key] = set(counts) if len(counts) == 1 else {fee for fee, n in counts.items() if n >= 2}
+    return out
 
 
 STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [

@@ -517,7 +517,9 @@ def goal_at_start(wb: Workbench, rng: random.Random) -> Hit | None:
         if task.kind == "navigate" and recorded.final_url.startswith("/") and final is not None and (
                 task.start_logged_in or not final.requires_login):
             options.append((number, task, recorded))
-        elif task.kind == "mutate" and recorded.changes and all(op != "delete" for _, op, _, _ in recorded.changes):
+        elif (task.kind == "mutate" and recorded.changes and all(op != "delete" for _, op, _, _ in recorded.changes)
+              and not any(f"inserted:{t}" in wb.taken for t, op, _, _ in recorded.changes if op == "insert")):
+            # two tasks' inserts, each numbered from the clean site, would collide: one per table
             options.append((number, task, recorded))
     found = _pick(rng, options)
     if found is None:
@@ -533,6 +535,7 @@ def goal_at_start(wb: Workbench, rng: random.Random) -> Hit | None:
             known = {c.name for c in table.columns} | {table.primary_key}
             values = {k: v for k, v in (new or {}).items() if k in known}
             if op == "insert":
+                wb.taken.add(f"inserted:{table_name}")
                 wb.set(f"$.database.tables[{t_index}].rows[{len(rows)}]", values)
             else:
                 key = old.get(table.primary_key)
@@ -580,7 +583,7 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
     rows = get(wb.data, f"$.database.tables[{t_index}].rows")
     twin = copy.deepcopy(matches[0])
     top = max((r.get(table.primary_key) for r in rows if isinstance(r.get(table.primary_key), int)), default=0)
-    twin[table.primary_key] = top + 1
+    twin[table.primary_key] = top + 1000  # clear of rows another defect adds with the next ids
     old = twin.get(column.name)
     if column.type in ("money", "integer"):
         twin[column.name] = (old or 0) + rng.randrange(1, 40) * (100 if column.type == "money" else 1)
@@ -593,6 +596,9 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
     for unique in (c for c in table.columns if c.unique):
         if isinstance(twin.get(unique.name), str):
             twin[unique.name] = f"{twin[unique.name]}-2"
+        elif isinstance(twin.get(unique.name), int):
+            ints = [r.get(unique.name) for r in rows if isinstance(r.get(unique.name), int)]
+            twin[unique.name] = max(ints, default=0) + 1000
     where = f"$.database.tables[{t_index}].rows[{len(rows)}]"
     wb.set(where, twin)
     wb.taken.update((task.id, where))

@@ -91,27 +91,33 @@ def uncovered_entries(data: dict[str, Any]) -> set[str]:
     return out
 
 
-def _line_parents(site: Site, path: str) -> set[str]:
+def _line_parents(site: Site, path: str, value: Any) -> set[str]:
     """A row edit on a line table (quantity and money lines pointing at a row with a money total)
-    shows at its parent's total: the parent row's ``total`` path."""
+    shows at its parents' totals (the row's parent before and after the edit): their paths.
+    An added row (``value`` a whole row) counts as a new line of its parent."""
     steps = _STEP.findall(path[1:])
     if len(steps) < 5 or steps[0][0] != "database" or steps[1][0] != "tables":
         return set()
     table = site.database.tables[int(steps[2][1])]
-    r_index = int(steps[4][1])
-    if r_index >= len(table.rows):
-        return set()
-    row = table.rows[r_index]
-    out = set()
     if not any(c.name in ("qty", "quantity") for c in table.columns):
-        return out
+        return set()
+    r_index = int(steps[4][1])
+    rows = []
+    if r_index < len(table.rows):
+        rows.append(table.rows[r_index])
+    if len(steps) == 5 and isinstance(value, dict):
+        rows.append(value)
+    elif len(steps) == 6 and rows:
+        rows.append(rows[0] | {steps[5][0]: value})
+    out = set()
     for fk in table.foreign_keys:
         for p_index, parent in enumerate(site.database.tables):
             total = parent.column("total")
             if parent.name != fk.ref_table or total is None or total.type != "money":
                 continue
+            wanted = {row.get(fk.column) for row in rows}
             for k, prow in enumerate(parent.rows):
-                if prow.get(parent.primary_key) == row.get(fk.column):
+                if prow.get(parent.primary_key) in wanted:
                     out.add(f"$.database.tables[{p_index}].rows[{k}].total")
     return out
 
@@ -132,8 +138,8 @@ def knock_on(site: Site, clean: dict[str, Any], hit: Hit) -> tuple[tuple[str, st
         before, after = reachable_pages(clean), reachable_pages(data)
         out |= {("S002", f"$.pages[{n}]") for n, p in enumerate(clean["pages"]) if p["id"] in before - after}
         out |= {("M007", e) for e in uncovered_entries(data) - uncovered_entries(clean)}
-    for path, _ in hit.edits:
-        out |= {("C004", t) for t in _line_parents(site, path)}
+    for path, value in hit.edits:
+        out |= {("C004", t) for t in _line_parents(site, path, value)}
     return tuple(sorted(out))
 
 
