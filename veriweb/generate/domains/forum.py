@@ -816,7 +816,15 @@ class _Ctx:
         return steps + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"])]
 
     def find_post(self, post: Data) -> list[Step]:
-        """Search for a post (by a part of its title or all of it), page to it and open it."""
+        """Search for a post (by a part of its title or all of it), page to it and open it; or,
+        now and then, browse its community's newest posts to it."""
+        if self.rng.random() < 0.35:
+            _, label, column, _ = next(s for s in self.s.sorts if s[0] == "new")
+            ordered = self.forum_sorted(post["forum_id"], column)
+            position = [p["id"] for p in ordered].index(post["id"])
+            if position // self.s.page_size <= 1:
+                return self.to_forum(self.forum_by_id[post["forum_id"]]) + [("click", "link", label)] + next_pages(
+                    position, self.s.page_size) + [("click", "link", post["title"])]
         for query in ([post["noun"]] if self.rng.random() < 0.5 else []) + [post["title"]]:
             matches = sorted((p for p in self.posts if query.lower() in p["title"].lower()),
                              key=lambda p: (p["created"], p["id"]), reverse=True)
