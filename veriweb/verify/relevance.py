@@ -32,6 +32,13 @@ _STOP = frozenset(
     "the a an and or of to in on for with from into at by as is are be it its this that then my me i you your "
     "please find show open set all every any one each which what who how many much need want give tell".split())
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_AMOUNT = re.compile(r"\$\s?(\d[\d,]*\.\d{2})")
+_NUMERIC = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_NUMBER_WORDS = frozenset({"amount", "refund", "price", "total", "qty", "quantity", "stock", "count", "number",
+                           "level", "limit"})
+_EMAIL_WORDS = frozenset({"email", "mail", "to", "recipient", "address"})
+_AMOUNT_WORDS = frozenset({"amount", "refund", "price", "total", "sum", "pay", "payment"})
 FAR = 6
 _MACRO_VARIANTS = 4
 """The page distance given to pages from which no page that matters can be reached."""
@@ -110,7 +117,9 @@ class Hints:
             tables = {effect.table for effect in marker.effects}
             (good if tables and tables <= footprint else bad).add(marker.name)
         routes = [Route.compile(page.id, page.route) for page in site.pages]
-        hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction),
+        # The slots' names say what kinds of things the task is about (a contact, an order, a forum).
+        kinds = words(" ".join(n.replace("_", " ") for n in task.slots if n not in ("username", "password", "text")))
+        hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction) | kinds,
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
         hints.distance = _distances(site, routes, _targets(site, task, good))
         hints.entities = [_fold(v) for v, n in zip(values, names)
@@ -190,6 +199,8 @@ class Hints:
         if slot and self._names(slot, field_name, node.name):
             return 0
         label = words(f"{field_name} {node.name}")
+        if label & _NUMBER_WORDS and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
+            return 4  # words in a number field
         if field_name in ("q", "query", "search") or "search" in label:
             return 1 if (" " in value.strip() or len(value) >= 6) and not _ISO.fullmatch(value) else 3
         if not slot:
@@ -302,6 +313,35 @@ class Hints:
                     if f"'{value}'" in typed or f'"{value}"' in typed:
                         cost += 3  # already typed into another field of this page
                     out.append((cost + edited, self._fill(node.bid, value), None))
+                for value in self._page_values(node, form, behaviour[2], shown):
+                    if value != current:
+                        out.append((2 + edited, self._fill(node.bid, value), None))
+        return out
+
+    def _page_values(self, node: Node, form: Any, name: str, shown: str) -> list[str]:
+        """Values the page shows that fit a field of a form that writes the task's tables: e-mail
+        addresses for an e-mail field, amounts of money for an amount field."""
+        if form is None or getattr(form.action, "marker", None) not in self.good_markers:
+            return []
+        label = words(f"{name} {node.name}")
+        if not label & (_EMAIL_WORDS | _AMOUNT_WORDS):
+            return []
+        # Every text of the page, hidden tabs and closed widgets included: an agent may have looked.
+        text = " ".join(n.name or n.text or "" for n in self._all_nodes(node))
+        if label & _EMAIL_WORDS:
+            return sorted(set(_EMAIL.findall(text)))[:6]
+        return sorted({m.replace(",", "") for m in _AMOUNT.findall(text)})[:8]
+
+    @staticmethod
+    def _all_nodes(node: Node) -> list[Node]:
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        out, stack = [], [root]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            stack.extend(current.children)
         return out
 
     def _out_of_order(self, form: Any, form_key: str, name: str, session: Session) -> bool:
@@ -452,6 +492,10 @@ class Hints:
             ranked.sort()
             if ranked and ranked[0][0] == 0:
                 ranked = ranked[:1]  # a slot named like the field: no need to try others
+            elif not ranked:
+                shown_values = self._page_values(node, form, name, shown)
+                if len(shown_values) == 1:  # the one address or amount the page shows
+                    ranked = [(1, -1, shown_values[0])]
             return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
             options = [c for c in node.children if c.role in ("option", "radio")]
