@@ -8,7 +8,9 @@ For every task, :func:`verify_task` runs the engine and returns a :class:`TaskVe
 - ``proven_infeasible``: an infeasible-kind task whose goal is false at the start and that
   :func:`veriweb.verify.proofs.prove_infeasible` shows no reachable marker can make true.
 - ``infeasible``: a feasible-kind task the search showed has no solution within its step
-  budget (every reachable state tried, the depth bound being ``max_steps``): issue F008. A
+  budget (every state reachable with the search's actions tried, the depth bound being
+  ``max_steps``; the search types only slot values, so this is a finding about the task as
+  specified, not a proof about every possible input): issue F008. A
   solution longer than half the step budget is kept, with issue F005.
 - ``refuted``: an infeasible-kind task whose goal a search *did* reach: issue F006.
 - ``undecided``: the budget ran out, or the argument could not be closed. Nothing is proved;
@@ -266,7 +268,7 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
                            result.expanded)
     if len(result.actions) * 2 > task.max_steps:
         issues.append(_issue(CERTIFICATE_LONG, f"{location}.max_steps",
-                             f"task {task.id!r}: the shortest solution found takes {len(result.actions)} steps, more "
+                             f"task {task.id!r}: the solution found takes {len(result.actions)} steps, more "
                              f"than half the step budget of {task.max_steps}"))
     return TaskVerdict(task.id, "certified", tuple(result.actions), "", tuple(issues), result.expanded)
 
