@@ -16,7 +16,6 @@ actions first, but keeps every action, so an exhausted search still proves somet
 from __future__ import annotations
 
 import re
-from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +24,7 @@ from veriweb.engine.page import Node, PageModel
 from veriweb.engine.session import Session
 from veriweb.engine.templates import Route, Url
 from veriweb.scaffold import Site, Task
-from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue
+from veriweb.verify.pagegraph import FAR, distances, resolve_template, targets
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -39,7 +38,6 @@ _NUMBER_WORDS = frozenset({"amount", "refund", "price", "total", "qty", "quantit
                            "level", "limit"})
 _EMAIL_WORDS = frozenset({"email", "mail", "to", "recipient", "address"})
 _AMOUNT_WORDS = frozenset({"amount", "refund", "price", "total", "sum", "pay", "payment"})
-FAR = 6
 _MACRO_VARIANTS = 4
 """The page distance given to pages from which no page that matters can be reached."""
 
@@ -121,7 +119,7 @@ class Hints:
         kinds = words(" ".join(n.replace("_", " ") for n in task.slots if n not in ("username", "password", "text")))
         hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction) | kinds,
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
-        hints.distance = _distances(site, routes, _targets(site, task, good))
+        hints.distance = distances(site, routes, targets(site, task, good))
         hints.entities = [_fold(v) for v, n in zip(values, names)
                           if n and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
@@ -470,7 +468,7 @@ class Hints:
                 options = self._macro_choices(node, info.form, form_field.name, shown)
                 if options:
                     choices.append(options)
-            dest = _resolve_template(self.routes, info.form.action.route) if kind == "navigate" else None
+            dest = resolve_template(self.routes, info.form.action.route) if kind == "navigate" else None
             for steps in _combinations(choices, limit=_MACRO_VARIANTS):
                 out.append(((*steps, f"click('{submit.bid}')"), dest))
         if len(self._macros) > 4096:
@@ -628,111 +626,6 @@ def _login_of(site: Site, task: Task, session: Session) -> tuple[str, str] | Non
         f"SELECT {quote(auth.username_column)}, {quote(auth.password_column)} FROM {quote(auth.table)} "
         f"WHERE {quote(auth.username_column)} = ?", (task.user,)).fetchone()
     return (str(row[0]), str(row[1])) if row else None
-
-
-# ---------------------------------------------------------------------- the static page graph
-
-def _walk(elements: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    stack = list(elements)
-    while stack:
-        element = stack.pop()
-        out.append(element)
-        for attr in ("elements", "item", "items"):
-            children = getattr(element, attr, None)
-            if isinstance(children, list):
-                stack.extend(children)
-        for tab in getattr(element, "tabs", None) or []:
-            stack.extend(tab.elements)
-        for column in getattr(element, "columns", None) or []:
-            stack.extend(column.cell)
-    return out
-
-
-def _resolve_template(routes: list[Route], href: str) -> str | None:
-    path = re.sub(r"\{[^}]*\}", "1", href.split("?")[0].split("#")[0]) or "/"
-    return next((r.page_id for r in routes if r.match(path) is not None), None)
-
-
-def _predicate_pages(predicate: Any) -> set[str]:
-    if isinstance(predicate, PageIs):
-        return {predicate.page}
-    if isinstance(predicate, (AllOf, AnyOf)):
-        return set().union(*(_predicate_pages(p) for p in predicate.items)) if predicate.items else set()
-    if isinstance(predicate, Not):
-        return set()
-    return set()
-
-
-def _answer_tables(task: Task) -> set[str]:
-    spec = task.answer
-    if spec is None:
-        return set()
-    tables = set()
-    if spec.list_query is not None:
-        tables.add(spec.list_query.table)
-    if isinstance(spec.value, QueryValue):
-        tables.add(spec.value.query.table)
-    return tables
-
-
-def _targets(site: Site, task: Task, good_markers: set[str]) -> set[str]:
-    """Page ids that matter for the task (empty: no opinion)."""
-    targets: set[str] = set()
-    for predicate in task.goal:
-        targets |= _predicate_pages(predicate)
-    if targets:
-        return targets
-    tables = _answer_tables(task)
-    for page in site.pages:
-        for element in _walk(page.elements):
-            kind = getattr(element, "type", "")
-            if task.kind == "mutate" and kind == "form" and getattr(element.action, "marker", None) in good_markers:
-                targets.add(page.id)
-            elif tables and kind in ("list", "table", "record") and element.query.table in tables:
-                targets.add(page.id)
-    return targets
-
-
-def _distances(site: Site, routes: list[Route], targets: set[str]) -> dict[str, int]:
-    """Links from every page to the nearest target, on the scaffold's page graph (layout included)."""
-    if not targets:
-        return {}
-    reverse: dict[str, set[str]] = defaultdict(set)
-    layout_targets: set[str] = set()
-    for element in _walk(list(site.layout.header) + list(site.layout.footer)):
-        for href in _hrefs(element):
-            dest = _resolve_template(routes, href)
-            if dest is not None:
-                layout_targets.add(dest)
-    for page in site.pages:
-        outgoing = set(layout_targets) if page.layout else set()
-        for element in _walk(page.elements):
-            for href in _hrefs(element):
-                dest = _resolve_template(routes, href)
-                if dest is not None:
-                    outgoing.add(dest)
-        for dest in outgoing:
-            reverse[dest].add(page.id)
-    distance = {page_id: 0 for page_id in targets}
-    queue = deque(targets)
-    while queue:
-        page_id = queue.popleft()
-        for source in reverse.get(page_id, ()):
-            if source not in distance:
-                distance[source] = distance[page_id] + 1
-                queue.append(source)
-    return {page_id: min(d, FAR) for page_id, d in distance.items()}
-
-
-def _hrefs(element: Any) -> list[str]:
-    kind = getattr(element, "type", "")
-    if kind == "link":
-        return [element.href]
-    if kind == "form":
-        target = getattr(element.action, "route", None) or getattr(element.action, "redirect", None)
-        return [target] if target else []
-    return []
 
 
 __all__ = ["FAR", "Hints", "words"]
