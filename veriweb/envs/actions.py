@@ -26,7 +26,7 @@ Action Space:
 Observation Space:
     The wrapped env's, plus ``action_mask``: ``type`` (which types make sense now), ``element``
     (for each type, which rows it may target) and ``argument`` (for each type, which arguments
-    it may take). The masks are memoised on the page; each observation gets its own copy.
+    it may take). The masks are memoised on the encoded page; each observation gets its own copy.
 
 Every certificate maps into these actions (:meth:`DiscreteActions.encode`), with its target in
 the truncated element table: :func:`veriweb.envs.coverage.certificate_coverage` checks it, and
@@ -164,12 +164,12 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
     def masks(self) -> dict[str, np.ndarray]:
         """The action masks of the current state (read-only arrays, memoised on the page)."""
         base = self.base
-        page = base.page
+        memo = base.view.memo
         episode = base.episode
         back = int(episode is not None and episode.session.ui.position > 0)
         history = len(self.history()) if back else 0
         key = ("action_mask", self.n_args, self.page_start, base.config, len(self.task_strings()), history, back)
-        cached = page.renderings.get(key)
+        cached = memo.get(key)
         if cached is not None:
             return cached
         element = self._element_mask()
@@ -195,17 +195,16 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         types = (element.any(axis=1) & argument.any(axis=1)).astype(np.int8)
         types[GO_BACK] = back
         masks = {"type": _frozen(types), "element": _frozen(element), "argument": _frozen(argument)}
-        page.renderings[key] = masks
+        memo[key] = masks
         return masks
 
     def _element_mask(self) -> np.ndarray:
-        """Which rows each type may target: a function of the page alone, memoised on it."""
-        page = self.base.page
-        key = ("element_mask", self.base.config)
-        cached = page.renderings.get(key)
+        """Which rows each type may target: a function of the page's rows, memoised on its view."""
+        view = self.base.view
+        key = ("element_mask", self.n_elements)
+        cached = view.memo.get(key)
         if cached is not None:
             return cached
-        view = self.base.view
         flags, role = view.arrays["flags"], view.arrays["role"]
         usable = view.usable
         element = np.zeros((len(ACTION_TYPES), self.n_elements), np.int8)
@@ -216,7 +215,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         element[GOTO] = view.linked
         element[SEND] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
         element[[NOOP, GO_BACK, SEND, INFEASIBLE], 0] = 1  # types whose element may not matter
-        page.renderings[key] = _frozen(element)
+        view.memo[key] = _frozen(element)
         return element
 
     def _page_rows(self) -> np.ndarray:

@@ -21,7 +21,7 @@ same kept, visible nodes, so the two views agree; ``info["truncated"]`` says how
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -131,6 +131,8 @@ class PageView:
         kept: per row, the index of its node in the page's nodes.
         lines: the accessibility-tree lines (the title line, then one per visible row).
         line_of: per row, its line in ``lines`` (-1: a hidden row has none).
+        memo: what callers derive from the rows' roles, visibility, links and texts (action
+            masks), shared with the views patched from this one, which keep all of those.
     """
 
     arrays: dict[str, np.ndarray]
@@ -143,6 +145,7 @@ class PageView:
     kept: tuple[int, ...] = ()
     lines: tuple[str, ...] = ()
     line_of: tuple[int, ...] = ()
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 _BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int8)
@@ -213,7 +216,7 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
         if a.value != b.value or a.checked != b.checked or a.selected != b.selected or a.focused != b.focused \
                 or a.expanded != b.expanded or a.disabled != b.disabled:
             if a.bid != b.bid or a.role != b.role or a.name != b.name or a.text != b.text or a.visible != b.visible \
-                    or a.interactable != b.interactable:
+                    or a.interactable != b.interactable or a.editable != b.editable:
                 return None
             changed.append(row)
     arrays = {name: array.copy() for name, array in ref.arrays.items()}
@@ -230,7 +233,7 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
         array.setflags(write=False)
     return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=ref.bids,
                     truncated=ref.truncated, usable=ref.usable, linked=ref.linked, has_text=ref.has_text,
-                    kept=ref.kept, lines=tuple(lines), line_of=ref.line_of)
+                    kept=ref.kept, lines=tuple(lines), line_of=ref.line_of, memo=ref.memo)
 
 
 def _encode(page: PageModel, config: ObservationConfig) -> PageView:
