@@ -163,3 +163,24 @@ def test_cli_generate_raw_writes_sidecars_and_a_raw_manifest(tmp_path, capsys) -
 
 def test_fixture_domains_exist() -> None:
     assert set(SEEDS) <= set(available_domains())
+
+
+def test_unchecked_date_write_is_reported(clean: dict[str, Site]) -> None:
+    """C005's other half, on a hand edit the injector never makes: a date parameter stored with
+    every check that mentions it removed (a coupon that may expire in the past)."""
+    from veriweb.scaffold.io import from_data
+
+    site, number = next((s, n) for s in clean.values() for n, m in enumerate(s.markers)
+                        if any(p.type == "date" and f":{p.name}" in " ".join(e.sql for e in m.effects)
+                               for p in m.params))
+    marker = site.markers[number]
+    param = next(n for n, p in enumerate(marker.params)
+                 if p.type == "date" and f":{p.name}" in " ".join(e.sql for e in marker.effects))
+    assert not [i for i in static_issues(site) if i.code == "C005"]
+    data = site.model_dump(mode="json")
+    data["id"] = ""
+    for kind in ("preconditions", "invariants"):
+        data["markers"][number][kind] = [
+            c for c in data["markers"][number][kind] if marker.params[param].name not in json.dumps(c)]
+    found = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C005"]
+    assert [i.location for i in found] == [f"$.markers[{number}].params[{param}]"]
