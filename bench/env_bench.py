@@ -7,8 +7,8 @@ timing):
 
 - ``explore``: a seeded random policy over the masked discrete actions (observation and masks
   included), which sends an answer or reports infeasible only 5% of the time, so episodes run
-  long. Steps are split by the page size (element rows) they landed on, for the median and the
-  95th-percentile page sizes.
+  long. Steps are split by the page size (element rows) they landed on: steps on pages within
+  10% of the median size, and steps on pages at or above the 95th-percentile size.
 - ``replay``: the tasks' certificates through the discrete actions (what a good policy does).
 
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
@@ -101,7 +101,7 @@ def explore(domain: str, steps: int) -> dict[str, float]:
                 resets.append(time.perf_counter() - start)
     sizes = sorted(size for size, _ in samples)
     median_size, p95_size = sizes[len(sizes) // 2], sizes[int(len(sizes) * 0.95)]
-    at_median = [t for size, t in samples if size == median_size] or [t for _, t in samples]
+    at_median = [t for size, t in samples if 0.9 * median_size <= size <= 1.1 * median_size]
     at_p95 = [t for size, t in samples if size >= p95_size]
     total = sum(t for _, t in samples)
     return {"median_size": median_size, "p95_size": p95_size, "at_median": len(at_median) / sum(at_median),
