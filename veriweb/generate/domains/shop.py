@@ -353,6 +353,8 @@ def build(streams: Streams) -> Draft:
     ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
     ctx.confirm_cancel, ctx.confirm_remove = confirm_cancel, confirm_remove
     ctx.menu_links = {label for label, _ in nav} if chrome.nav_style == "menu" else set()
+    if chrome.nav_style in ("topbar", "split"):  # the log-in link sits in the account menu
+        ctx.menu_links.add(labels["login"])
     ctx.options_hidden = options_ui != "plain"
     ctx.elsewhere = [p["route"] for p in chrome.pages] + (["/deals"] if has_deals else []) + ["/search"] + [
         f"/product/{p['id']}" for p in crng.sample(products, 3)]
@@ -435,7 +437,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         cheapest = min((p for p in in_cat if p["color"] == colour), key=lambda p: (p["price"], p["id"]))
         target = kit.scalar("products", "id", cond("category_id", cat_index + 1), cond("color", colour),
                             order=[("price", "asc"), ("id", "asc")])
-        start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
+        start, plan = start_somewhere(ctx, [u for u in ctx.elsewhere if u != f"/product/{cheapest['id']}"],
+                                      home_label=labels["home"])
         plan += [("click", "link", ctx.categories[cat_index]), ("click", "link", labels["price_asc"])]
         plan += _page_through(ctx, in_cat, cheapest, key=lambda p: (p["price"], p["id"]))
         out.append(make_task(ctx, f"cheapest_{number}", "navigate_sorted", "navigate",
@@ -467,18 +470,22 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                      answer={"type": "number", "value": kit.scalar("orders", "*", cond("user_id", ref("user.id")),
                                                                    cond("status", ref("slot.status")), agg="count")}))
 
-    # retrieve: the best-rated product of a category (extreme, text answer)
-    cat_index = rng.randrange(len(ctx.categories))
-    in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
-    best = max(in_cat, key=lambda p: (p["rating"], -p["id"]))
-    if sum(1 for p in in_cat if p["rating"] == best["rating"]) == 1:
+    # retrieve: the best-rated product of a category (extreme, text answer), in a category whose
+    # best product is unique and (on a site with no rating sort) near enough the front to page to
+    rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
+    for cat_index in rng.sample(range(len(ctx.categories)), len(ctx.categories)):
+        in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
+        best = max(in_cat, key=lambda p: (p["rating"], -p["id"]))
+        if sum(1 for p in in_cat if p["rating"] != best["rating"]) != len(in_cat) - 1:
+            continue
         start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
         plan.append(("click", "link", ctx.categories[cat_index]))
-        rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
         if rating_sort is not None:
             plan.append(("click", "link", rating_sort[1]))
         else:
             plan += _page_through(ctx, in_cat, best, key=lambda p: p["id"], stop_before_click=True)
+        if ctx.cost(plan) + 1 > MAX_CERTIFICATE:
+            continue
         out.append(make_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
                          ["Which product in {category} has the highest rating?",
                           "Name the best-rated item in the {category} category."],
@@ -486,6 +493,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                          answer={"type": "text", "value": kit.scalar("products", "name", cond("category_id", cat_index + 1),
                                                                      order=[("rating", "desc"), ("id", "asc")]),
                                  "candidates": kit.scalar("products", "name", cond("category_id", cat_index + 1))["query"]}))
+        break
 
     # mutate: add a product to the cart in a size and quantity
     user = rng.choice(empty_users)
