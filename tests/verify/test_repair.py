@@ -162,6 +162,14 @@ def e_ambiguous(d: dict[str, Any]) -> None:
     rows.append(twin)
 
 
+def e_missing_control(d: dict[str, Any]) -> None:
+    for element in elements(d):
+        if element["type"] == "form" and element.get("action", {}).get("marker") == "write_review":
+            words = element.get("label") or element["submit"]
+            element.clear()
+            element.update(type="text", text=words)
+
+
 def e_unknown_slot(d: dict[str, Any]) -> None:
     t = task(d, "cheapest_0")
     t["goal"][0]["params"] = {**t["goal"][0].get("params", {}), "zz": {"ref": "slot.nothing"}}
@@ -213,7 +221,7 @@ CASES = [
     ("M001", e_placeholder, "restore_text"), ("M001", e_placeholder_row, "restore_text"),
     ("M002", e_empty_label, "restore_text"), ("M003", e_contradictory, "fix_label"), ("M004", e_wrong_type, "coerce_cell"),
     ("M005", e_missing_entity, "rewrite_slot"),
-    ("M008", e_ambiguous, "disambiguate"), ("M006", e_unknown_slot, "drop_task"),
+    ("M007", e_missing_control, "add_control"), ("M008", e_ambiguous, "disambiguate"), ("M006", e_unknown_slot, "drop_task"),
     ("C001", e_dangling, "repoint_key"), ("C002", e_duplicate_key, "dedupe_key"), ("C003", e_null, "fill_null"),
     ("C004", e_total, "recompute_total"), ("C005", e_guard, "tighten_marker"), ("C006", e_cents, "format_money"),
     ("C007", e_constraint, "drop_constraint"),

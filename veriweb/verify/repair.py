@@ -323,14 +323,19 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | N
     count = 0
     if len(slots) == 1:
         record = next((e for e in page.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
-        table = _table(data, record["query"]["table"]) if record else None
-        if table is None:
+        if record is None:
             return None
-        href = page["route"].replace(slots[0], "{row." + table.get("primary_key", "id") + "}")
+        source = record["query"]["table"]  # a table or a view
+        param = slots[0].strip("{}").split(":")[0]
+        column = next((c["column"] for c in record["query"].get("where", [])
+                       if c.get("value") == {"ref": f"param.{param}"}), None)
+        if column is None:
+            return None
+        href = page["route"].replace(slots[0], "{row." + column + "}")
         for other in data["pages"]:
             if other is page:
                 continue
-            for bound in _bound(other.get("elements", []), table["name"]):
+            for bound in _bound(other.get("elements", []), source):
                 for text in _texts_in(bound.get("item", []) + [c for col in bound.get("columns", [])
                                                                for c in col.get("cell", [])]):
                     if "{row." in text["text"]:
@@ -780,6 +785,9 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
               for c in columns if isinstance(row.get(c), str)]
     taken = {v for k, v in task["slots"].items() if k != name}
     new = _closest(str(old), [v for v in values if v not in taken], cutoff=0.0)
+    if new is None:  # the lookup goes through a view or SQL: any stored text close enough
+        values = [v for t in _tables(data) for row in t.get("rows", []) for v in row.values() if isinstance(v, str)]
+        new = _closest(str(old), [v for v in values if v not in taken and len(v) <= 80], cutoff=0.6)
     if new is None:
         return _drop_task(data, index, ctx, f"slot {name!r} names {old!r}, and nothing like it exists")
     task["slots"][name] = new
@@ -961,11 +969,11 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     columns = set()
     for path, ref_attr, text, _, formatted in money_references(site):
         if ref_attr == attr and not formatted and ".".join(str(t) for t in parse_path(path)) == element:
-            columns.update(re.findall(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)\}", text))
+            columns.update(re.findall(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}", text))
     old = parent[attr]
     new = old
     for column in columns:
-        new = new.replace(f"{{row.{column}}}", f"{{row.{column}|money}}")
+        new = re.sub(r"\{row\." + re.escape(column) + r"(?:\|[a-z_]+)?\}", "{row." + column + "|money}", new)
     if new == old:
         return None
     parent[attr] = new
@@ -1056,6 +1064,97 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     return None
 
 
+def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
+    """M007: a task must change a table that no form can change, but a marker can: the marker gets
+    a form. It goes on the page of one record whose key the marker takes (``product_id`` from
+    ``/products/{id}``), else on the page that lists the table, else on the home page; every
+    other parameter becomes a field."""
+    tokens = parse_path(issue.location)
+    entry = get_at(data, tokens)
+    if not isinstance(entry, dict) or "table" not in entry:
+        return None
+    ops = entry.get("ops", ["insert", "update", "delete"])
+    posted = {e["action"].get("marker") for e in _all_dicts(data) if e.get("type") == "form"
+              and isinstance(e.get("action"), dict) and e["action"].get("kind") == "marker"}
+    marker = next((m for m in data.get("markers", []) if m["name"] not in posted
+                   and any(x["table"] == entry["table"] and x["op"] in ops for x in m["effects"])), None)
+    if marker is None:
+        return None
+    place, args = _form_place(data, marker, entry["table"])
+    if place is None:
+        return None
+    fields = []
+    for param in marker.get("params", []):
+        if param["name"] in args:
+            continue
+        field_el: dict[str, Any] = {"name": param["name"], "label": param.get("label") or _humanise(param["name"])}
+        if param.get("choices"):
+            field_el.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
+        elif param.get("type") == "boolean":
+            field_el["type"] = "checkbox"
+        else:
+            field_el["type"] = _FIELD_TYPE.get(param.get("type", "text"), "textbox")
+        fields.append(field_el)
+        args[param["name"]] = {"ref": f"field.{param['name']}"}
+    label = marker.get("label") or _humanise(marker["name"])
+    form = {"type": "form", "label": label, "fields": fields, "submit": label,
+            "action": {"kind": "marker", "marker": marker["name"], "args": args}}
+    spot = next((t for t in _texts_in(place.get("elements", [])) if t["text"] == ""), None)
+    if spot is not None:
+        spot.clear()
+        spot.update(form)
+    else:
+        place.setdefault("elements", []).append(form)
+    return (f"added a form for {marker['name']!r} on page {place['id']!r}",
+            Touch(pages={place["id"]}, markers={marker["name"]}))
+
+
+def _all_dicts(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _all_dicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _all_dicts(value)
+
+
+def _form_place(data: dict[str, Any], marker: dict[str, Any], table: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The page a marker's new form goes on, and the arguments the page itself supplies."""
+    params = [p["name"] for p in marker.get("params", [])]
+    names = {w.casefold() for w in (marker.get("label", ""), _humanise(marker["name"])) if w}
+    views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
+    tables = [t["name"] for t in _tables(data)]
+    for page in data["pages"]:
+        slots = _placeholders(page["route"])
+        name = slots[0].strip("{}").split(":")[0] if len(slots) == 1 else None
+        record = next((e for e in page.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
+        bases: set[str] = set()
+        if record is not None and name is not None:
+            source = record["query"]["table"]
+            bases = {t for t in tables if re.search(rf"\b{t}\b", views[source])} if source in views else {source}
+        args = {}
+        for param in params:
+            key = param[:-3] if param.endswith("_id") else None
+            if key and any(b.rstrip("s").startswith(key) or key.startswith(b.rstrip("s")) for b in bases):
+                args[param] = {"ref": f"param.{name}"}
+        needs_key = any(p.endswith("_id") for p in params)
+        for text in _texts_in(page.get("elements", [])):
+            if text["text"].strip().casefold() in names and (args or not needs_key):
+                text["text"] = ""  # the words the site shows where the control belongs: the form replaces them
+                return page, args
+        if args:
+            return page, args
+    if not any(p.endswith("_id") for p in params):
+        for page in data["pages"]:
+            if any(e.get("type") in ("list", "table") and e.get("query", {}).get("table") == table
+                   for e in _all_dicts(page.get("elements", []))) and not _placeholders(page["route"]):
+                return page, {}
+        home = next((p for p in data["pages"] if p["route"] == "/"), None)
+        return home, {}
+    return None, {}
+
+
 # ----------------------------------------------------------------------------- the table of operators
 
 
@@ -1064,7 +1163,7 @@ OPERATORS: dict[str, Operator] = {
     "S005": rename_reference, "S006": rename_reference, "S007": rename_reference, "S008": dedupe_page,
     "S009": add_home, "S011": fix_link_key,
     "M001": restore_text, "M002": restore_text, "M003": fix_label, "M004": coerce_cell, "M005": rewrite_slot,
-    "M006": drop_task, "M008": disambiguate,
+    "M006": drop_task, "M007": add_control, "M008": disambiguate,
     "C001": repoint_key, "C002": dedupe_key, "C003": fill_null, "C004": recompute_total, "C005": tighten_marker,
     "C006": format_money, "C007": drop_constraint,
     "F001": drop_task, "F003": drop_task, "F004": drop_task, "F006": drop_task, "F007": drop_task,
@@ -1074,8 +1173,9 @@ a task's defect drops the task, a marker's defect tightens the marker, an elemen
 removes the element."""
 
 
-_DROPS: tuple[Operator, ...] = (drop_task,)
-"""Operators that give up on a task: they run only in a round where nothing else was repaired."""
+_DROPS: tuple[Operator, ...] = (drop_task, add_control)
+"""Operators that give up on a task, or add a control a task lacks: they run only in a round where
+nothing else was repaired (a fix may remove their cause)."""
 
 
 def operator_for(issue: Issue) -> Operator | None:
