@@ -131,11 +131,13 @@ def resolve(site: Site, task: Task, plan: list[Step], session: Session | None = 
     """Run ``plan`` for ``task`` and return its certificate and the number of pages it visits.
 
     Raises:
-        PlanError: a step finds nothing to act on, an action fails, or the plan does not
-            end in success.
+        PlanError: the goal holds at the start, a step finds nothing to act on, an action
+            fails, or the plan does not end in success.
     """
     episode = Episode(site, task, session=session)
     page = episode.reset()
+    if episode.judge.progress().goal:
+        raise PlanError(f"task {task.id}: the goal holds before any step")
     certificate: list[str] = []
     pages = {page.page_id}
     outcome = None
