@@ -68,12 +68,11 @@ def main() -> None:
                         goal_at_start[0] += any(i.code == "F001" for i in verdict.issues)
                 statuses[domain][verdict.status] += 1
                 codes.update(issue.code for issue in verdict.issues)
-                certificate = list(verdict.certificate)
-                if not certificate:
-                    certificate, stored_used = list(task.certificate), stored_used + 1
+                certificate = list(verdict.certificate) or list(task.certificate)
                 if not certificate:  # raw sites carry none: nothing to probe the judge with
                     not_probed += 1
                     continue
+                stored_used += not verdict.certificate
                 start = time.process_time()
                 found = probe_task(site, task, certificate, session=session)
                 probe_cpu[domain].append(time.process_time() - start)
