@@ -17,7 +17,7 @@ from veriweb.agents.bc import collect, evaluate_bc, train_bc  # noqa: E402
 from veriweb.agents.evaluate import EpisodeResult, PolicyAgent, bootstrap_ci, evaluate, run_episodes  # noqa: E402
 from veriweb.agents.features import PolicyObservation, stack  # noqa: E402
 from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, substitute  # noqa: E402
-from veriweb.agents.policy import Policy, config_for, load_policy, parameter_count, save_policy  # noqa: E402
+from veriweb.agents.policy import Policy, config_for, discrete_for, load_policy, parameter_count, save_policy  # noqa: E402
 from veriweb.cli import main  # noqa: E402
 from veriweb.envs.actions import DiscreteActions  # noqa: E402
 from veriweb.envs.env import VeriwebEnv  # noqa: E402
@@ -120,6 +120,27 @@ def test_policy_observation_wrapper_matches_the_space(corpora) -> None:  # type:
     action = policy.act(stack([obs]))[0]
     obs, *_ = env.step(action)
     assert env.observation_space.contains(obs)
+
+
+def test_a_policy_meets_only_the_action_layout_it_was_trained_on(corpora, demos) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    base = VeriwebEnv(sites=corpora["train"][1])
+    assert discrete_for(base, demos.config).n_args == demos.config.n_args
+    with pytest.raises(VeriwebError, match="retrain the policy"):
+        discrete_for(base, replace(demos.config, task_start=demos.config.task_start + 1))
+
+
+def test_ppo_from_scratch_writes_metrics_and_a_checkpoint(tmp_path: Path, corpora) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents.policy import PolicyConfig
+    from veriweb.agents.ppo import Args, train_ppo
+
+    args = Args(total_timesteps=16, num_envs=2, num_steps=8, num_minibatches=2, update_epochs=1, out=str(tmp_path),
+                policy=PolicyConfig(d_model=32, layers=1, heads=2, ff=64), value_warmup_updates=0)
+    policy, rows = train_ppo(corpora["train"][1], args)
+    assert len(rows) == 1 and rows[0]["global_step"] == 16
+    assert (tmp_path / "ppo.pt").is_file() and (tmp_path / "metrics.csv").is_file()
+    assert all(np.isfinite(rows[0][k]) for k in ("losses/policy_loss", "losses/value_loss", "losses/entropy"))
 
 
 def test_floors_mean_what_they_say(corpora) -> None:  # type: ignore[no-untyped-def]

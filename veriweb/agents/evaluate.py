@@ -22,7 +22,7 @@ import numpy as np
 
 from veriweb.agents.features import featurize
 from veriweb.agents.floors import Agent
-from veriweb.agents.policy import Policy
+from veriweb.agents.policy import Policy, discrete_for
 from veriweb.envs.actions import DiscreteActions
 from veriweb.envs.env import VeriwebEnv
 from veriweb.errors import VeriwebError
@@ -100,7 +100,9 @@ def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None =
     """
     if not sites:
         raise VeriwebError("no test sites to evaluate on")
-    env = DiscreteActions(VeriwebEnv(sites=list(sites), max_steps=max_steps))
+    base = VeriwebEnv(sites=list(sites), max_steps=max_steps)
+    policy = getattr(agent, "policy", None)
+    env = discrete_for(base, policy.config) if isinstance(policy, Policy) else DiscreteActions(base)
     results: list[EpisodeResult] = []
     for index, site in enumerate(sites):
         for task in site.tasks:

@@ -55,6 +55,7 @@ class PolicyConfig:
         n_elements: element rows (the env's ``max_elements``).
         n_args: discrete arguments (the env's ``n_args``).
         task_start: the first task-string argument (the ones before it point into the chosen row).
+        max_history: earlier-address arguments (after the page strings; then the numbers).
         page_start: the first page-string argument (argument ``page_start + row`` types the text of
             element ``row``; it is represented by that row's state, not by tokens).
         goal_tokens: goal length in tokens.
@@ -69,6 +70,7 @@ class PolicyConfig:
     n_args: int = 273
     task_start: int = 10
     page_start: int = 74
+    max_history: int = 8
     goal_tokens: int = 48
     dropout: float = 0.0
 
@@ -76,7 +78,29 @@ class PolicyConfig:
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
     """The policy config whose element rows and argument layout match ``env``; ``sizes`` override the rest."""
     return PolicyConfig(n_elements=env.n_elements, n_args=env.n_args, task_start=env.task_start,
-                        page_start=env.page_start, goal_tokens=env.base.config.goal_tokens, **sizes)
+                        page_start=env.page_start, max_history=env.max_history,
+                        goal_tokens=env.base.config.goal_tokens, **sizes)
+
+
+def discrete_for(env: Any, config: PolicyConfig) -> DiscreteActions:
+    """Wrap ``env`` (a :class:`VeriwebEnv`) in the :class:`DiscreteActions` layout a policy was trained with.
+
+    Raises:
+        VeriwebError: this version of :class:`DiscreteActions` cannot give that layout (its
+            pointer arguments differ, or the element table has another size): retrain the policy.
+    """
+    numbers = config.n_args - config.page_start - config.n_elements - config.max_history - 1
+    task_strings = config.page_start - config.task_start
+    if min(numbers, task_strings) < 0:
+        raise VeriwebError(f"the policy's argument layout is inconsistent: {config}")
+    discrete = DiscreteActions(env, max_task_strings=task_strings, max_history=config.max_history, max_number=numbers)
+    mine = (config.n_elements, config.task_start, config.page_start, config.n_args)
+    theirs = (discrete.n_elements, discrete.task_start, discrete.page_start, discrete.n_args)
+    if mine != theirs:
+        raise VeriwebError(f"the policy was trained on discrete actions laid out as (rows, first task string, first "
+                           f"page string, arguments) = {mine}, but this env gives {theirs}: the action wrapper "
+                           "has changed since; retrain the policy (veriweb train)")
+    return discrete
 
 
 def _mean_pool(embedded: Tensor, ids: Tensor) -> Tensor:

@@ -29,7 +29,7 @@ import torch
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from veriweb.agents.features import PolicyObservation
-from veriweb.agents.policy import Policy, PolicyConfig, save_policy, to_tensors
+from veriweb.agents.policy import Policy, PolicyConfig, config_for, discrete_for, save_policy, to_tensors
 from veriweb.envs.actions import DiscreteActions
 from veriweb.envs.env import VeriwebEnv
 from veriweb.errors import VeriwebError
@@ -89,15 +89,15 @@ class Args:
     out: str = "runs/ppo"
     """where checkpoints, ``metrics.csv`` and ``curve.png`` go"""
     policy: PolicyConfig = field(default_factory=PolicyConfig)
-    """policy sizes, when starting from scratch"""
+    """policy sizes when starting from scratch (the argument layout always comes from the env)"""
 
 
-def make_env(sites: Sequence[Site], args: Args, index: int) -> Callable[[], gym.Env[Any, Any]]:
-    """A thunk for sub-env ``index``: the sites, the reward, discrete actions, policy features."""
+def make_env(sites: Sequence[Site], args: Args, config: PolicyConfig) -> Callable[[], gym.Env[Any, Any]]:
+    """A thunk for one sub-env: the sites, the reward, the policy's discrete-action layout, policy features."""
     def thunk() -> gym.Env[Any, Any]:
         base = VeriwebEnv(sites=list(sites), reward=args.reward, gamma=args.gamma,
                           violation_penalty=args.violation_penalty, max_steps=args.max_steps)
-        return PolicyObservation(DiscreteActions(base))
+        return PolicyObservation(discrete_for(base, config))
     return thunk
 
 
@@ -120,9 +120,12 @@ def train_ppo(sites: Sequence[Site], args: Args, policy: Policy | None = None, *
     torch.manual_seed(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    envs = SyncVectorEnv([make_env(sites, args, i) for i in range(args.num_envs)],
+    if policy is None:
+        probe = DiscreteActions(VeriwebEnv(sites=list(sites[:1])))
+        policy = Policy(config_for(probe, **{k: v for k, v in asdict(args.policy).items()
+                                             if k in ("d_model", "layers", "heads", "ff", "dropout")}))
+    envs = SyncVectorEnv([make_env(sites, args, policy.config) for _ in range(args.num_envs)],
                          autoreset_mode=AutoresetMode.SAME_STEP)
-    policy = policy if policy is not None else Policy(args.policy)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     writer = _tensorboard(out)
     batch_size = args.num_envs * args.num_steps
