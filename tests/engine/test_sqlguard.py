@@ -63,11 +63,6 @@ def hostile(name: str, sql: str, error: type[VeriwebError], says: str, **marks: 
     return pytest.param(sql, error, says, id=name, **marks)
 
 
-SLOW_ROWS = pytest.mark.xfail(
-    strict=False,
-    reason="bug: the step budget counts SQLite VM steps, not the Python time of fetching rows, so a runaway "
-           "query returning many wide rows is refused only after ~100-160 ms (a row cap would fix it)",
-)
 UNREFUSED = pytest.mark.xfail(
     strict=True,
     reason="bug: ~1 MB of string work per row inside replace() is invisible to the step budget: ~2.7 ms per "
@@ -170,12 +165,11 @@ HOSTILE = [
     hostile("comment-breakout", "*/ DELETE FROM products; /*", QueryFailed, "syntax error"),
     hostile("unknown-table-delete", "DELETE FROM no_such_table", QueryFailed, "no such table"),
     hostile("nul-character", "SELECT 1 -- \x00 DELETE FROM products", QueryFailed, "null character"),
-    # --- known gaps (see the report): slow, or not refused at all
-    hostile("huge-cross-join-returning-rows", f"SELECT * FROM {FIVE_PRODUCTS}", QueryRefused, "budget",
-            marks=SLOW_ROWS),
+    # --- runaway row fetches (refused by the budget; their latency is in bench/guard_bench.py), and a known gap
+    hostile("huge-cross-join-returning-rows", f"SELECT * FROM {FIVE_PRODUCTS}", QueryRefused, "budget"),
     hostile("four-way-join-160000-rows",
             "SELECT a.name, b.name, c.name, d.name FROM products a, products b, products c, products d",
-            QueryRefused, "budget", marks=SLOW_ROWS),
+            QueryRefused, "budget"),
     hostile("megabyte-string-per-row",
             "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT sum(length("
             + "replace(" * 6 + "'a' || x" + ", 'a', 'aaaaaaaaaa')" * 5 + ", 'a', 'aaaaaaaaa'))) FROM c",  # 900 kB each
