@@ -16,7 +16,7 @@ from veriweb.scaffold import Site, save
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import static_issues
 from veriweb.verify.pipeline import repair_site, replays, verify_site
-from veriweb.verify.report import format_table, render_html, score_checks
+from veriweb.verify.report import format_table, render_html, score_checks, write_report
 
 BUDGET = 400
 AT_HOME = {"id": "at_home", "kind": "navigate", "template": "Go to the home page.",
@@ -137,6 +137,14 @@ def test_report_presentation_without_ground_truth(tmp_path: Path, small: Site) -
     data = build_report([report], raw_dir=tmp_path, budget=BUDGET, mode="verify", seconds=1.0)
     assert "defects per site" in format_table(data)
     assert small.name in render_html(data)
+    # the same corpus and budget give the same report bytes: timings are printed, never written
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    write_report(data, tmp_path / "a", html=True)
+    write_report(data | {"seconds": 99.0}, tmp_path / "b", html=True)
+    for name in ("report.json", "report.html"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert "seconds" not in json.loads((tmp_path / "a" / "report.json").read_text())
 
 
 def test_cli_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

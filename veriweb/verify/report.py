@@ -31,12 +31,21 @@ def _overlaps(a: str, b: str) -> bool:
     return ta == tb or ta.startswith(tb + ".") or tb.startswith(ta + ".")
 
 
+def _explains(defect: dict[str, Any], issue: dict[str, Any]) -> bool:
+    """Whether an injected defect accounts for a reported issue: same code at its place (or a related
+    one), or one of its recorded knock-on effects (a page it left unreachable shows as S002)."""
+    places = [defect.get("location", "")] + list(defect.get("related", []))
+    if defect.get("code") == issue["code"] and any(_overlaps(issue["location"], p) for p in places):
+        return True
+    return any(code == issue["code"] and _overlaps(issue["location"], path) for code, path in defect.get("knock_on", []))
+
+
 def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Recall and precision of each check code against the raw corpus's defect sidecars.
 
     A defect counts as found when an issue of the same code is reported where it was injected
     (or at one of its related paths, or inside or around it). An issue is a true positive when
-    it matches a defect that way. Returns ``None`` when the corpus has no sidecars.
+    it matches a defect that way or is one of a defect's recorded knock-on effects. Returns ``None`` when the corpus has no sidecars.
     """
     root = Path(raw_dir)
     per_code: dict[str, Counter[str]] = {}
@@ -62,10 +71,7 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
         for issue in issues:
             counter = per_code.setdefault(issue["code"], Counter())
             counter["issues"] += 1
-            counter["true"] += any(
-                d.get("code") == issue["code"]
-                and any(_overlaps(issue["location"], p) for p in [d.get("location", "")] + list(d.get("related", [])))
-                for d in defects)
+            counter["true"] += any(_explains(d, issue) for d in defects)
     if not any_sidecar:
         return None
     out: dict[str, Any] = {}
@@ -135,11 +141,25 @@ def _reason(text: str) -> str:
     return text.split(":")[0].split(" (")[0] if not text.startswith("the ") else text.split(":")[0]
 
 
+def reproducible(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without its timings, so the same corpus and budget give the same bytes.
+
+    How long a run took is printed with the terminal table (and measured by ``bench/``), never
+    written into a file that should replay.
+    """
+    out = {k: v for k, v in report.items() if k != "seconds"}
+    if isinstance(out.get("per_site"), list):
+        out["per_site"] = [{k: v for k, v in site.items() if k != "seconds"} if isinstance(site, dict) else site
+                           for site in out["per_site"]]
+    return out
+
+
 def write_report(report: dict[str, Any], directory: str | os.PathLike[str], *, html: bool = False) -> Path:
     """Write ``report.json`` (and ``report.html`` with ``html``) into ``directory``, atomically."""
     from veriweb.generate.corpus import _write_json
 
     root = Path(directory)
+    report = reproducible(report)
     _write_json(root / "report.json", report)
     if html:
         import tempfile
@@ -197,7 +217,8 @@ def format_table(report: dict[str, Any]) -> str:
         for code, s in scores.items():
             lines.append(f"{code:<8} {s['defects']:>8} {s['found']:>6} {_pct(s['recall']):>8} {s['issues']:>7} "
                          f"{_pct(s['precision']):>10}")
-    lines.append(f"\n{report['sites']} sites in {report['seconds']:.1f} s (search budget {report['budget']} states)")
+    seconds = f" in {report['seconds']:.1f} s" if "seconds" in report else ""
+    lines.append(f"\n{report['sites']} sites{seconds} (search budget {report['budget']} states)")
     return "\n".join(lines)
 
 
@@ -213,8 +234,8 @@ def render_html(report: dict[str, Any]) -> str:
     title = "veriweb verification report"
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
              f"<style>{_STYLE}</style></head><body><h1>{title}</h1>",
-             f"<p>{report['sites']} sites, mode <b>{e(report['mode'])}</b>, search budget {report['budget']} states, "
-             f"{report['seconds']:.1f} s.</p><h2>Raw and verified</h2><table><tr><th></th><th>raw</th><th>verified</th></tr>"]
+             f"<p>{report['sites']} sites, mode <b>{e(report['mode'])}</b>, search budget {report['budget']} states."
+             f"</p><h2>Raw and verified</h2><table><tr><th></th><th>raw</th><th>verified</th></tr>"]
     for name, raw, ver in summary_rows(report):
         parts.append(f"<tr><td>{e(name)}</td><td>{e(raw)}</td><td>{e(ver)}</td></tr>")
     parts.append("</table>")
