@@ -54,6 +54,8 @@ def add_parsers(sub: Any) -> None:
     ev.add_argument("--json", help="also write the summary and every episode to this JSON file")
     ev.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the random floor (default 0)")
     ev.add_argument("--max-steps", type=int, help="override every task's step budget")
+    ev.add_argument("--sample", action="store_true",
+                    help="sample the policy's actions (seeded by --seed) instead of taking the most likely")
     ev.add_argument("--agents", help="comma-separated subset of policy,random,noop,infeasible,nearest_certificate")
     ev.set_defaults(func=cmd_eval)
 
@@ -96,7 +98,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     torch.set_num_threads(1)  # more threads spin against other jobs on a shared machine
     policy, meta = load_policy(args.policy)
     sites = _sites(args.corpus, "--corpus")
-    agents: list[Any] = [PolicyAgent(policy)]
+    agents: list[Any] = [PolicyAgent(policy, greedy=not args.sample, seed=args.seed)]
     train_corpus = args.train_corpus or meta.get("corpus")
     train_sites = _sites(train_corpus, "--train-corpus") if train_corpus and Path(train_corpus).is_dir() else None
     if args.floors:
