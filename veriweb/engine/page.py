@@ -98,6 +98,8 @@ class PageModel:
     status: int = 200
     renderings: dict[str, Any] = field(default_factory=dict)
     """Renderings made from this (immutable once built) model, memoised by kind."""
+    overlay_plan: Any = field(default=None, repr=False, compare=False)
+    """What :func:`overlay` needs to copy this model fast (made on its first overlay)."""
 
     def find(self, role: str, name: str | None = None, *, nth: int = 0) -> Node:
         """The ``nth`` visible node with this role (and name or text), for scripts and tests.
@@ -128,14 +130,25 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
     Equal to building the page with those values, at a fraction of the cost: typing into a
     field changes nothing else on a page.
     """
-    copies: dict[int, Node] = {}
-    root = _copy(base.root, None, copies)
-    nodes = [_copy(node, copies[id(node.parent)], copies) for node in base.nodes]
+    plan = base.overlay_plan
+    if plan is None:
+        plan = base.overlay_plan = _overlay_plan(base)
+    rows, key_index, modal_index = plan
+    root = _clone(base.root)
+    nodes: list[Node] = []
+    append = nodes.append
+    for attrs, parent_index in rows:
+        clone = Node(*attrs)
+        clone.children = []
+        parent = root if parent_index < 0 else nodes[parent_index]
+        clone.parent = parent
+        parent.children.append(clone)
+        append(clone)
+    modal = None if modal_index is None else (root if modal_index < 0 else nodes[modal_index])
     model = PageModel(url=base.url, title=base.title, page_id=base.page_id, params=base.params, root=root,
-                      nodes=nodes, by_bid={n.bid: n for n in nodes}, forms=base.forms,
-                      modal=copies.get(id(base.modal)) if base.modal is not None else None, status=base.status)
-    for node in nodes:
-        model.by_key.setdefault(node.key, node)
+                      nodes=nodes, by_bid={n.bid: n for n in nodes}, forms=base.forms, modal=modal,
+                      status=base.status)
+    model.by_key = {key: nodes[index] for key, index in key_index.items()}
     for key, value in fields.items():
         node = model.by_key.get(key)
         if node is None:
@@ -159,14 +172,35 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
     return model
 
 
-def _copy(node: Node, parent: Node | None, copies: dict[int, Node]) -> Node:
-    clone = Node(node.role, node.name, node.text, node.value, node.checked, node.selected, node.expanded,
-                 node.disabled, node.required, node.focused, node.visible, node.level, node.bid, node.depth,
-                 parent, [], node.key, node.tag, node.href, node.input_type, node.behaviour)
-    if parent is not None:
-        parent.children.append(clone)
-    copies[id(node)] = clone
+def _attrs(node: Node) -> tuple[Any, ...]:
+    """A node's attributes in constructor order, with no parent and no children."""
+    return (node.role, node.name, node.text, node.value, node.checked, node.selected, node.expanded, node.disabled,
+            node.required, node.focused, node.visible, node.level, node.bid, node.depth, None, None, node.key,
+            node.tag, node.href, node.input_type, node.behaviour)
+
+
+def _clone(node: Node) -> Node:
+    clone = Node(*_attrs(node))
+    clone.children = []
     return clone
+
+
+def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], dict[str, int], int | None]:
+    """Each node's attributes and its parent's index in document order (-1: the root), the index of
+    the first node of each key, and the modal's index: enough to copy the tree without lookups."""
+    index = {id(base.root): -1}
+    rows: list[tuple[tuple[Any, ...], int]] = []
+    key_index: dict[str, int] = {}
+    for number, node in enumerate(base.nodes):
+        parent = node.parent
+        if parent is None or id(parent) not in index:
+            raise ValueError(f"page {base.url}: node {number} ({node.role}) has a parent outside the page "
+                             f"or after it in document order")
+        rows.append((_attrs(node), index[id(parent)]))
+        index[id(node)] = number
+        key_index.setdefault(node.key, number)
+    modal_index = None if base.modal is None else index.get(id(base.modal))
+    return rows, key_index, modal_index
 
 
 class DataSource(Protocol):
