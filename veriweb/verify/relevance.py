@@ -35,10 +35,12 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*\.\d{2})")
 _NUMERIC = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _NUMBER_WORDS = frozenset({"amount", "refund", "price", "total", "qty", "quantity", "stock", "count", "number",
-                           "level", "limit"})
+                           "level", "limit", "discount", "percent", "percentage"})
 _EMAIL_WORDS = frozenset({"email", "mail", "to", "recipient", "address"})
 _AMOUNT_WORDS = frozenset({"amount", "refund", "price", "total", "sum", "pay", "payment"})
 _MACRO_VARIANTS = 4
+_OFF_ENTITY = 3
+"""Links' worth of distance added to a page that matters but names none of the task's entities."""
 """The page distance given to pages from which no page that matters can be reached."""
 
 
@@ -50,9 +52,34 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
+_THESAURUS = (
+    "reply respond answer", "delete remove trash discard", "search find lookup", "home start front",
+    "contact people", "send submit post publish", "save update apply", "refund reimburse", "edit change modify",
+    "buy purchase checkout", "cart basket bag trolley", "email mail message letter", "book reserve booking",
+    "reservation booking", "customer client", "product item", "report insight", "stock inventory",
+    "setting preference", "compose write",
+)
+"""Common English words for the same action or thing on a web page (a site may label a reply link
+"Respond" or its contacts "People"); a general list, not the generator's."""
+
+
+def _thesaurus() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group in _THESAURUS:
+        stems = [_stem(word) for word in group.split()]
+        for stem in stems:
+            out.setdefault(stem, f"~{stems[0]}")
+    return out
+
+
 def words(text: str) -> set[str]:
-    """The content words of a text (lower case, stop words dropped, crude suffixes cut: newest -> new)."""
-    return {_stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+    """The content words of a text (lower case, stop words dropped, crude suffixes cut: newest -> new),
+    with ``~reply`` and the like added for words the thesaurus groups (respond -> ~reply)."""
+    found = {_stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+    return found | {_CANONICAL[w] for w in found if w in _CANONICAL}
+
+
+_CANONICAL = _thesaurus()
 
 
 def _fold(value: Any) -> str:
@@ -109,11 +136,10 @@ class Hints:
                 if text and text not in values:
                     values.append(text)
                     names.append("")
-        footprint = {entry.table for entry in task.footprint}
         good, bad = set(), set()
         for marker in site.markers:
-            tables = {effect.table for effect in marker.effects}
-            (good if tables and tables <= footprint else bad).add(marker.name)
+            fits = bool(marker.effects) and all(_allowed(effect, task.footprint) for effect in marker.effects)
+            (good if fits else bad).add(marker.name)
         routes = [Route.compile(page.id, page.route) for page in site.pages]
         # The slots' names say what kinds of things the task is about (a contact, an order, a forum).
         kinds = words(" ".join(n.replace("_", " ") for n in task.slots if n not in ("username", "password", "text")))
@@ -137,12 +163,12 @@ class Hints:
         return self._dest[href]
 
     def off_entity(self, page: PageModel) -> int:
-        """1 if ``page`` is a page that matters but its title and headings name none of the task's
-        entities (a product page, but not the product asked for), else 0."""
+        """``_OFF_ENTITY`` if ``page`` is a page that matters but its title and headings name none of the
+        task's entities (a product page, but not the product asked for), else 0."""
         if self.page_distance(page.page_id) != 0 or not self.entities:
             return 0
         shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible]
-        return 0 if any(entity in text for entity in self.entities for text in shown) else 1
+        return 0 if any(entity in text for entity in self.entities for text in shown) else _OFF_ENTITY
 
     def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
         """Links from a page to the nearest page that matters (the login page matters while the
@@ -179,7 +205,8 @@ class Hints:
         value = self.values[value_index]
         if node.input_type == "date" and sum(1 for v in self.values if _ISO.fullmatch(v)) == 1:
             return 0
-        if cost > 0 and self.slot_names[value_index] and shown and _fold(value) in shown:
+        if (cost > 0 and self.slot_names[value_index] and shown and re.search(r"[^\W\d_]", value)
+                and _fold(value) in shown):
             cost += 2  # the page already shows it: context, not something to type
         return cost
 
@@ -197,7 +224,7 @@ class Hints:
         if slot and self._names(slot, field_name, node.name):
             return 0
         label = words(f"{field_name} {node.name}")
-        if label & _NUMBER_WORDS and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
+        if (label & _NUMBER_WORDS or "%" in node.name) and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
             return 4  # words in a number field
         if field_name in ("q", "query", "search") or "search" in label:
             return 1 if (" " in value.strip() or len(value) >= 6) and not _ISO.fullmatch(value) else 3
@@ -614,6 +641,37 @@ def _field_values(page: PageModel, form_key: str, info: Any) -> list[Any]:
         node = page.by_key.get(key)
         values.append(node.value if node is not None else info.defaults.get(form_field.name))
     return values
+
+
+_SET = re.compile(r"\bSET\b(.*?)(?:\bWHERE\b|$)", re.IGNORECASE | re.DOTALL)
+_ASSIGNED = re.compile(r"[\"`]?(\w+)[\"`]?\s*=")
+
+
+def _allowed(effect: Any, footprint: list[Any]) -> bool:
+    """Could this write fall inside the footprint: an entry of its table allows its operation and,
+    for an update, one of the columns it sets (as far as its SQL's ``SET`` clause tells: a form may
+    write back the values it did not change)?"""
+    for entry in footprint:
+        if entry.table != effect.table or effect.op not in entry.ops:
+            continue
+        if effect.op != "update" or entry.columns is None:
+            return True
+        clause = _SET.search(effect.sql)
+        if clause is None:
+            return True
+        depth, parts, start = 0, [], 0
+        text = clause.group(1)
+        for index, char in enumerate(text):  # split on top-level commas only
+            depth += char == "("
+            depth -= char == ")"
+            if char == "," and depth == 0:
+                parts.append(text[start:index])
+                start = index + 1
+        parts.append(text[start:])
+        columns = {m.group(1) for part in parts if (m := _ASSIGNED.match(part.strip()))}
+        if not columns or columns & set(entry.columns):
+            return True
+    return False
 
 
 def _login_of(site: Site, task: Task, session: Session) -> tuple[str, str] | None:
