@@ -38,10 +38,20 @@ _NUMBER_WORDS = frozenset({"amount", "refund", "price", "total", "qty", "quantit
                            "level", "limit", "discount", "percent", "percentage"})
 _EMAIL_WORDS = frozenset({"email", "mail", "to", "recipient", "address"})
 _AMOUNT_WORDS = frozenset({"amount", "refund", "price", "total", "sum", "pay", "payment"})
+_MONTHS = ("jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?", "july?", "aug(?:ust)?",
+           "sep(?:t|tember)?", "oct(?:ober)?", "nov(?:ember)?", "dec(?:ember)?")
+_DATE_TEXT = re.compile(r"(?:\d{1,2}\s+)?(" + "|".join(_MONTHS) + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+                        r"|\d{1,2}\s+(" + "|".join(_MONTHS) + r")(?:\s+\d{4})?", re.IGNORECASE)
 _MACRO_VARIANTS = 4
 _OFF_ENTITY = 3
 """Links' worth of distance added to a page that matters but names none of the task's entities."""
 """The page distance given to pages from which no page that matters can be reached."""
+
+
+def _looks_like_date(value: str) -> bool:
+    """Is ``value`` a date (2026-06-26, June 26, Jun 26, 2026, 26 June)?"""
+    text = value.strip()
+    return bool(_ISO.fullmatch(text) or _DATE_TEXT.fullmatch(text))
 
 
 def _stem(word: str) -> str:
@@ -80,6 +90,8 @@ def words(text: str) -> set[str]:
 
 
 _CANONICAL = _thesaurus()
+_DATE_WORDS = frozenset(words("date day when expires expiry departure depart arrival arrive birth deadline due until "
+                              "check end return scheduled time"))
 
 
 def _fold(value: Any) -> str:
@@ -111,6 +123,7 @@ class Hints:
     login_page: str | None = None
     login_markers: set[str] = field(default_factory=set)
     entities: list[str] = field(default_factory=list)
+    off_entity_cost: int = _OFF_ENTITY
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
@@ -147,7 +160,10 @@ class Hints:
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
         hints.distance = distances(site, routes, targets(site, task, good))
         hints.entities = [_fold(v) for v, n in zip(values, names)
-                          if n and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
+                          if n and n not in ("username", "password") and (login is None or v not in login)
+                          and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
+        if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
+            hints.off_entity_cost = 1
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
         if site.auth is not None:
             hints.login_page = hints.dest(site.auth.login_page)
@@ -163,12 +179,14 @@ class Hints:
         return self._dest[href]
 
     def off_entity(self, page: PageModel) -> int:
-        """``_OFF_ENTITY`` if ``page`` is a page that matters but its title and headings name none of the
-        task's entities (a product page, but not the product asked for), else 0."""
+        """``off_entity_cost`` if ``page`` is a page that matters but its title and headings name none
+        of the task's entities (a product page, but not the product asked for), else 0. The cost is 1
+        when a marker the task may use inserts rows: what it names may not exist yet."""
         if self.page_distance(page.page_id) != 0 or not self.entities:
             return 0
-        shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible]
-        return 0 if any(entity in text for entity in self.entities for text in shown) else _OFF_ENTITY
+        shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible] + [
+            _fold(n.value) for n in page.nodes if n.role == "textbox" and n.visible and n.value]
+        return 0 if any(entity in text for entity in self.entities for text in shown) else self.off_entity_cost
 
     def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
         """Links from a page to the nearest page that matters (the login page matters while the
@@ -226,6 +244,8 @@ class Hints:
         label = words(f"{field_name} {node.name}")
         if (label & _NUMBER_WORDS or "%" in node.name) and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
             return 4  # words in a number field
+        if _looks_like_date(value) and node.input_type != "date" and not label & _DATE_WORDS:
+            return 4  # a date in a field whose label says nothing of dates
         if field_name in ("q", "query", "search") or "search" in label:
             return 1 if (" " in value.strip() or len(value) >= 6) and not _ISO.fullmatch(value) else 3
         if not slot:
