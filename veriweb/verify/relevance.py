@@ -67,7 +67,8 @@ _THESAURUS = (
     "contact people", "send submit post publish", "save update apply", "refund reimburse", "edit change modify",
     "buy purchase checkout", "cart basket bag trolley", "email mail message letter", "book reserve booking",
     "reservation booking", "customer client", "product item", "report insight", "stock inventory",
-    "setting preference", "compose write",
+    "setting preference", "compose write", "address street", "city town", "phone telephone mobile",
+    "quantity qty", "traveller passenger guest", "note comment remark",
 )
 """Common English words for the same action or thing on a web page (a site may label a reply link
 "Respond" or its contacts "People"); a general list, not the generator's."""
