@@ -42,6 +42,7 @@ _MONTHS = ("jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "
            "sep(?:t|tember)?", "oct(?:ober)?", "nov(?:ember)?", "dec(?:ember)?")
 _DATE_TEXT = re.compile(r"(?:\d{1,2}\s+)?(" + "|".join(_MONTHS) + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
                         r"|\d{1,2}\s+(" + "|".join(_MONTHS) + r")(?:\s+\d{4})?", re.IGNORECASE)
+_PERSON = re.compile(r"[A-Z][a-z'\-]+(?: [A-Z][a-z'\-]+){1,2}")
 _MACRO_VARIANTS = 4
 _OFF_ENTITY = 3
 """Links' worth of distance added to a page that matters but names none of the task's entities."""
@@ -91,6 +92,8 @@ def words(text: str) -> set[str]:
 
 
 _CANONICAL = _thesaurus()
+_PERSON_SLOTS = frozenset(words("traveller sender recipient contact customer guest passenger person author member "
+                                "friend owner attendee"))
 _DATE_WORDS = frozenset(words("date day when expires expiry departure depart arrival arrive birth deadline due until "
                               "check end return scheduled time"))
 
@@ -242,6 +245,9 @@ class Hints:
             return 4
         if slot and self._names(slot, field_name, node.name):
             return 0
+        if (slot and "name" in words(f"{field_name} {node.name}") and _PERSON.fullmatch(value.strip())
+                and words(slot.replace("_", " ")) & _PERSON_SLOTS):
+            return 0  # a person's name (the traveller, the sender) in a name field
         label = words(f"{field_name} {node.name}")
         if (label & _NUMBER_WORDS or "%" in node.name) and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
             return 4  # words in a number field
