@@ -10,14 +10,15 @@ import pytest
 from veriweb.engine import Session
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site, Task
+from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import FootprintEntry
 from veriweb.scaffold.values import Exists, Query
 from veriweb.verify.feasibility import verify_task
 from veriweb.verify.probes import KINDS, Probe, probe_issues, probe_task, summarize
 
-KNOWN_WEAK = {("shop", "review_product", "all_rows"), ("shop", "review", "all_rows")}
-"""Real findings, kept visible: the shop's review tasks let the user review *any* product (their
-footprint is ``reviews where user_id = me``), so reviewing every product passes the judge."""
+KNOWN_WEAK: set[tuple[str, str, str]] = set()
+"""Real findings not fixed yet, kept visible as (domain, task, decoy kind); empty now that the
+shop's review tasks limit their footprint to the product named."""
 
 
 def _fooled(site: Site, task: Task, probes: list[Probe]) -> set[tuple[str, str, str]]:
@@ -50,13 +51,22 @@ def test_generated_judges_reject_every_decoy(domain: str, seed: int) -> None:
     assert applicable["sanity"] >= 10 and applicable["partial"] >= 4
 
 
-def test_example_review_task_is_a_real_finding(shop: Site) -> None:
-    task = shop.task("review_product")
-    probes = probe_task(shop, task, task.certificate)
+def test_a_footprint_that_allows_any_product_is_caught(shop: Site) -> None:
+    # The example's review task once allowed a review of *any* product (footprint: reviews where
+    # user_id = me), so reviewing every product passed the judge. Put that weakness back and the
+    # all-rows decoy must catch it; the fixed task passes every probe (test above).
+    index = next(i for i, t in enumerate(shop.tasks) if t.id == "review_product")
+    data = to_data(shop)
+    entry = data["tasks"][index]["footprint"][0]
+    entry["where"] = [c for c in entry["where"] if c["column"] == "user_id"]
+    data.pop("id")
+    weak = from_data(data)
+    task = weak.task("review_product")
+    probes = probe_task(weak, task, task.certificate)
     fooled = [p for p in probes if p.applicable and not p.ok]
     assert [p.kind for p in fooled] == ["all_rows"]
-    issues = probe_issues(shop, task, probes)
-    assert [(i.code, i.cls, i.location) for i in issues] == [("F009", "feasibility", "$.tasks[7].goal")]
+    issues = probe_issues(weak, task, probes)
+    assert [(i.code, i.cls, i.location) for i in issues] == [("F009", "feasibility", f"$.tasks[{index}].goal")]
     assert "all_rows" in issues[0].message
 
 
