@@ -673,7 +673,7 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     phrasings, slots, plan, who = as_user(
         ctx, user, ["Add the {product} to your cart.", "Buy me a {product}, please.", "Put a {product} in my cart."],
         {"product": missing}, _look_for_missing(ctx, missing) + [("infeasible", f"This shop does not sell a {missing}.")],
-        chance=0.4)
+        chance=0.4, fits=lambda plan: ctx.cost(plan) <= MAX_CERTIFICATE)
     out.append(make_task(ctx, "missing_product", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
                          goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
                                           cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
@@ -690,7 +690,7 @@ def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:
         names = sorted(p["name"] for p in ctx.products if p["category_id"] == cat_id)
         before = sum(1 for n in names if n < missing)
         home = [] if ctx.rng.random() < 0.5 else [ctx.rng.choice([("click", "link", ctx.labels["home"]), ("goto", "/")])]
-        if name_sort is not None:
+        if name_sort is not None and before // ctx.page_size <= 8:
             return home + [("click", "link", category), ("click", "link", name_sort[1])] + next_pages(before, ctx.page_size)
         if len(names) <= 4 * ctx.page_size:
             return home + [("click", "link", category)] + all_pages(len(names), ctx.page_size)
