@@ -69,7 +69,7 @@ _THESAURUS = (
     "buy purchase checkout", "cart basket bag trolley", "email mail message letter", "book reserve booking",
     "reservation booking", "customer client", "product item", "report insight", "stock inventory",
     "setting preference", "compose write", "address street", "city town", "phone telephone mobile",
-    "quantity qty", "traveller passenger guest", "note comment remark",
+    "quantity qty", "traveller passenger guest", "note comment remark", "body text content",
 )
 """Common English words for the same action or thing on a web page (a site may label a reply link
 "Respond" or its contacts "People"); a general list, not the generator's."""
@@ -251,6 +251,9 @@ class Hints:
         label = words(f"{field_name} {node.name}")
         if (label & _NUMBER_WORDS or "%" in node.name) and not _NUMERIC.fullmatch(value.strip().lstrip("$")):
             return 4  # words in a number field
+        if ((field_name.casefold() in ("to", "cc", "bcc", "email") or node.input_type == "email"
+             or label & {"email", "recipient"}) and "@" not in value and "search" not in label):
+            return 4  # an address field takes addresses
         if _looks_like_date(value) and node.input_type != "date" and not label & _DATE_WORDS:
             return 4  # a date in a field whose label says nothing of dates
         if field_name in ("q", "query", "search") or "search" in label:
