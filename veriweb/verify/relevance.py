@@ -49,6 +49,38 @@ _OFF_ENTITY = 3
 """The page distance given to pages from which no page that matters can be reached."""
 
 
+def _month_day(value: str) -> tuple[int, int] | None:
+    """(month, day) of a date written as 2026-06-20, June 20, 20 June or Jun 20, 2026."""
+    text = value.strip()
+    if _ISO.fullmatch(text):
+        return int(text[5:7]), int(text[8:10])
+    match = _DATE_TEXT.fullmatch(text)
+    if match is None:
+        return None
+    month_word = re.search(r"[A-Za-z]{3,}", text)
+    day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b(?!\d)", text)
+    if month_word is None or day is None:
+        return None
+    month = next((i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
+                                                  "oct", "nov", "dec")) if month_word.group(0).casefold().startswith(m)),
+                 None)
+    return (month, int(day.group(1))) if month is not None else None
+
+
+def _date_aliases(slots: dict[str, Any]) -> dict[str, list[str]]:
+    """For each ISO date among the slots, the other slots naming the same day in words."""
+    out: dict[str, list[str]] = {}
+    for name, value in slots.items():
+        text = "" if value is None else str(value)
+        if not _ISO.fullmatch(text):
+            continue
+        same = [other for other, v in slots.items() if other != name and v is not None
+                and not _ISO.fullmatch(str(v)) and _month_day(str(v)) == _month_day(text)]
+        if same:
+            out.setdefault(text, []).extend(same)
+    return out
+
+
 def _looks_like_date(value: str) -> bool:
     """Is ``value`` a date (2026-06-26, June 26, Jun 26, 2026, 26 June)?"""
     text = value.strip()
@@ -127,6 +159,8 @@ class Hints:
     login_page: str | None = None
     login_markers: set[str] = field(default_factory=set)
     entities: list[str] = field(default_factory=list)
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    """Other slots that hold the same value written another way (an ISO date and "20 June")."""
     off_entity_cost: int = _OFF_ENTITY
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
@@ -168,6 +202,7 @@ class Hints:
                           and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
+        hints.aliases = _date_aliases(task.slots)
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
         if site.auth is not None:
             hints.login_page = hints.dest(site.auth.login_page)
@@ -243,7 +278,11 @@ class Hints:
             return 0 if wanted == value else 4
         if self.login is not None and value in self.login:
             return 4
-        if slot and self._names(slot, field_name, node.name):
+        mine = [slot, *self.aliases.get(value, ())] if slot else []
+        exact = [name for name in self.slot_names if name and _fold(name) == _fold(field_name)]
+        if exact:  # a slot named exactly like the field: only its value (check_in, not check_out)
+            mine = [name for name in mine if name in exact]
+        if any(self._names(name, field_name, node.name) for name in mine):
             return 0
         if (slot and "name" in words(f"{field_name} {node.name}") and _PERSON.fullmatch(value.strip())
                 and words(slot.replace("_", " ")) & _PERSON_SLOTS):
@@ -449,13 +488,18 @@ class Hints:
         raw = _fold(option.value or "")
         named = [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
                  and self._names(n, field.behaviour[2], field.name)]
+        matched = False
         for value, name in zip(self.values, self.slot_names):
             if not name:
                 continue
             v = _fold(value)
             if v and (v in (label, raw) or (len(v) >= 3 and v in label)
                       or (label and len(label) >= 3 and label in v)):
-                return 0 if not named or name in named else 2
+                if not named or name in named:
+                    return 0
+                matched = True  # another slot's value: look on for the slot named like the field
+        if matched:
+            return 2
         return 1 if words(option.name) & self.instruction else 3
 
     def _as_asked(self, page: PageModel, form_key: str, info: Any) -> bool:
