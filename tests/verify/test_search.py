@@ -150,3 +150,70 @@ def test_oracle_leaves_the_session_as_it_was(shop: Site) -> None:
     before = (env.episode.session.state_hash(), env.page.url)
     assert oracle(shop, env.task, env.episode.session, budget=800) is not None
     assert (env.episode.session.state_hash(), env.episode.session.page().url) == before
+
+
+# Generated tasks the search used to run out of budget on, each for a different reason: a confirm
+# dialog after a refund form, a "% off" field, a "Respond" link and a traveller's name field.
+FORMERLY_UNDECIDED = (("admin", 0, "write_constraint"), ("admin", 1, "form_write"), ("mail", 0, "reply"),
+                      ("travel", 0, "form_write"))
+
+
+@pytest.mark.parametrize(("domain", "seed", "family"), FORMERLY_UNDECIDED)
+def test_search_solves_generated_tasks_that_need_forms_filled_from_slots_and_pages(domain: str, seed: int,
+                                                                                    family: str) -> None:
+    site = generate_site(domain, seed)
+    task = next(t for t in site.tasks if t.family == family)
+    result = solve(site, blind(task), budget=2_000)
+    assert result.status == "solved", (domain, seed, family, result.reason)
+    assert replays(site, task, result.actions), result.actions
+
+
+def test_search_restores_the_cycle_collectors_thresholds(shop: Site) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    task = shop.task("cheapest_red")
+    assert task is not None
+    solve(shop, blind(task), budget=50)
+    assert gc.get_threshold() == before
+
+
+def test_good_markers_are_those_whose_writes_the_footprint_allows() -> None:
+    site = generate_site("mail", 0)
+    session = Session(site)
+    reply = next(t for t in site.tasks if t.family == "reply")  # footprint: insert into emails
+    hints = Hints.build(site, reply, session)
+    assert "send_email" in hints.good_markers
+    assert "trash_email" not in hints.good_markers and "trash_email" in hints.bad_markers  # an update
+    edit = next(t for t in site.tasks if t.family == "contact_edit")  # footprint: update contacts.phone
+    assert Hints.build(site, edit, session).good_markers == {"update_contact"}
+
+
+def test_relevance_reads_synonyms_and_dates_written_in_words() -> None:
+    from veriweb.verify.relevance import _date_aliases, _looks_like_date, words
+
+    assert words("Respond") & words("Reply to Nico") and words("People") & words("contacts")
+    assert not words("Mayfair") & words("May 3")
+    assert _looks_like_date("June 26") and _looks_like_date("Jun 21, 2026") and _looks_like_date("2026-06-26")
+    assert not _looks_like_date("Hugo Duarte") and not _looks_like_date("Mayfair 3")
+    aliases = _date_aliases({"check_in": "20 June", "check_out": "23 June", "in_day": "2026-06-20",
+                             "out_day": "2026-06-23"})
+    assert aliases == {"2026-06-20": ["check_in"], "2026-06-23": ["check_out"]}
+
+
+def test_overlaid_page_is_a_whole_copy_with_parents_in_it(shop: Site) -> None:
+    from veriweb.engine.page import overlay
+
+    session = Session(shop)
+    session.reset("/", user="alice")
+    base = session.page()
+    field = next(n for n in base.nodes if n.role == "textbox" and n.behaviour and len(n.behaviour) >= 3)
+    key = f"{field.behaviour[1]}:{field.behaviour[2]}"
+    model = overlay(base, {key: "red shoes"}, key)
+    ids = {id(n) for n in base.nodes} | {id(base.root)}
+    assert not any(id(n) in ids for n in model.nodes) and id(model.root) not in ids
+    inside = {id(model.root)} | {id(n) for n in model.nodes}
+    assert all(n.parent is not None and id(n.parent) in inside and n in n.parent.children for n in model.nodes)
+    assert model.by_key[key].value == "red shoes" and model.by_key[key].focused
+    assert base.by_key[key].value in ("", None) and not base.by_key[key].focused
+    assert [n.bid for n in model.nodes] == [n.bid for n in base.nodes]
