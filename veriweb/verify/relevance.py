@@ -124,6 +124,9 @@ def words(text: str) -> set[str]:
 
 
 _CANONICAL = _thesaurus()
+# Number and amount label words, stemmed as :func:`words` stems a label (price -> pric).
+_NUMBER_WORDS = frozenset(words(" ".join(_NUMBER_WORDS))) | _NUMBER_WORDS
+_AMOUNT_WORDS = frozenset(words(" ".join(_AMOUNT_WORDS))) | _AMOUNT_WORDS
 _PERSON_SLOTS = frozenset(words("traveller sender recipient contact customer guest passenger person author member "
                                 "friend owner attendee"))
 _DATE_WORDS = frozenset(words("date day when expires expiry departure depart arrival arrive birth deadline due until "

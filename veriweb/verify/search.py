@@ -369,7 +369,7 @@ class _Search:
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
         self.stepped = 0
-        self.visits: dict[str, int] = {}
+        self.visits: dict[tuple[str, int], int] = {}
 
     # ------------------------------------------------------------------ the loop
 
@@ -480,7 +480,10 @@ class _Search:
         logged_in = session.ui.user_id is not None
         here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
         if session.ui.confirm is None:
-            self.visits[page.url] = crowd = self.visits.get(page.url, 0) + 1
+            # Crowding counts per address and progress: after a subgoal, the pages visited on the
+            # way to it (a list, a search box) are fresh ground for the next one.
+            place = (page.url, progress.done)
+            self.visits[place] = crowd = self.visits.get(place, 0) + 1
         else:
             crowd = 0  # a dialog asking to confirm a submission: answering it is no dithering
         base = node.cost + _CROWD * crowd
