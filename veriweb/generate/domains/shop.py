@@ -638,7 +638,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                      constraints=[{"description": "more than one review posted",
                                    "predicate": kit.count("reviews", cond("user_id", ref("user.id")), cond("product_id", pid),
                                                           cond("body", ref("slot.text")), op=">", value=1)}],
-                     footprint=[{"table": "reviews", "where": [cond("user_id", ref("user.id"))], "ops": ["insert"]}]))
+                     footprint=[{"table": "reviews", "where": [cond("user_id", ref("user.id")), cond("product_id", pid)],
+                                 "ops": ["insert"]}]))
 
     # mutate, multi-step with a form: check out the current cart to a new address, express
     holder_id = rng.choice(cart_users)
