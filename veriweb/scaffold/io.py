@@ -43,7 +43,9 @@ def with_id(site: Site) -> Site:
 
 def dumps(site: Site) -> str:
     """The file form of a site: canonical data with its id, indented for diffs, newline-terminated."""
-    data = to_data(with_id(site))
+    data = to_data(site)
+    data.pop("id", None)
+    data["id"] = "site-" + hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]  # as site_id(), one dump
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
