@@ -165,3 +165,19 @@ def test_plain_generate_certifies_its_output(tmp_path: Path, capsys: pytest.Capt
     kept = sum(len(site.tasks) for site in load_sites(out))
     assert kept == report["verified"]["tasks"] < report["raw"]["tasks"]
     assert "task retention" in capsys.readouterr().out
+
+
+def test_precision_counts_symptoms_of_a_broken_task_but_not_of_a_sound_one(tmp_path: Path) -> None:
+    sites = tmp_path / "sites"
+    sites.mkdir()
+    (sites / "00000-shop.json").write_text(json.dumps({"tasks": [{"id": "a"}, {"id": "b"}]}))
+    defect = {"code": "F001", "class": "feasibility", "location": "$.tasks[1].goal", "related": [], "knock_on": [],
+              "tasks": ["b"]}
+    (sites / "00000-shop.defects.json").write_text(json.dumps({"defects": [defect]}))
+    issues = [{"class": "feasibility", "code": "F001", "location": "$.tasks[1].goal", "message": ""},
+              {"class": "feasibility", "code": "F003", "location": "$.tasks[1].goal", "message": ""},  # symptom of b's defect
+              {"class": "feasibility", "code": "F003", "location": "$.tasks[0].goal", "message": ""}]  # a is sound
+    scores = score_checks(tmp_path, [{"file": "sites/00000-shop.json", "raw": {"issues": issues}}])
+    assert scores is not None
+    assert scores["F001"]["recall"] == 1.0 and scores["F001"]["precision"] == 1.0
+    assert scores["F003"]["true_positives"] == 1 and scores["F003"]["precision"] == 0.5

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html as html_lib
 import json
+import re
 import os
 from collections import Counter
 from pathlib import Path
@@ -31,13 +32,34 @@ def _overlaps(a: str, b: str) -> bool:
     return ta == tb or ta.startswith(tb + ".") or tb.startswith(ta + ".")
 
 
-def _explains(defect: dict[str, Any], issue: dict[str, Any]) -> bool:
-    """Whether an injected defect accounts for a reported issue: same code at its place (or a related
-    one), or one of its recorded knock-on effects (a page it left unreachable shows as S002)."""
+_TASK_PATH = re.compile(r"^\$\.tasks\[(\d+)\]")
+
+
+def _explains(defect: dict[str, Any], issue: dict[str, Any], task_ids: list[str]) -> bool:
+    """Whether an injected defect accounts for a reported issue.
+
+    Same code at its place (or a related one); one of its recorded knock-on effects (a page it
+    left unreachable shows as S002); or a feasibility finding on a task the defect breaks (a
+    goal made true at the start also lets a no-op pass, F003; a lookup of a missing entity has
+    no answer, F004): the dynamic checks see a broken task by its symptoms, not its cause.
+    """
     places = [defect.get("location", "")] + list(defect.get("related", []))
     if defect.get("code") == issue["code"] and any(_overlaps(issue["location"], p) for p in places):
         return True
-    return any(code == issue["code"] and _overlaps(issue["location"], path) for code, path in defect.get("knock_on", []))
+    if any(code == issue["code"] and _overlaps(issue["location"], path) for code, path in defect.get("knock_on", [])):
+        return True
+    match = _TASK_PATH.match(issue["location"])
+    if issue.get("class") == "feasibility" and match and int(match.group(1)) < len(task_ids):
+        return task_ids[int(match.group(1))] in defect.get("tasks", [])
+    return False
+
+
+def _task_ids(path: Path) -> list[str]:
+    """The task ids of a raw site file, in order (issue locations name tasks by index)."""
+    try:
+        return [task.get("id", "") for task in json.loads(path.read_text(encoding="utf-8")).get("tasks", [])]
+    except (OSError, json.JSONDecodeError, AttributeError):
+        return []
 
 
 def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -45,7 +67,9 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
 
     A defect counts as found when an issue of the same code is reported where it was injected
     (or at one of its related paths, or inside or around it). An issue is a true positive when
-    it matches a defect that way or is one of a defect's recorded knock-on effects. Returns ``None`` when the corpus has no sidecars.
+    it matches a defect that way, is one of a defect's recorded knock-on effects, or is a
+    feasibility finding on a task a defect breaks (see :func:`_explains`). Returns ``None`` when
+    the corpus has no sidecars.
     """
     root = Path(raw_dir)
     per_code: dict[str, Counter[str]] = {}
@@ -61,6 +85,7 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
         except (json.JSONDecodeError, AttributeError):
             continue
         issues = site["raw"]["issues"]
+        task_ids = _task_ids(root / rel)
         for defect in defects:
             code = defect.get("code", "?")
             places = [defect.get("location", "")] + list(defect.get("related", []))
@@ -71,7 +96,7 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
         for issue in issues:
             counter = per_code.setdefault(issue["code"], Counter())
             counter["issues"] += 1
-            counter["true"] += any(_explains(d, issue) for d in defects)
+            counter["true"] += any(_explains(d, issue, task_ids) for d in defects)
     if not any_sidecar:
         return None
     out: dict[str, Any] = {}
