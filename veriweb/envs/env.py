@@ -226,9 +226,11 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         """The next action of a solution from the current state, or ``None`` if none is found.
 
         While the agent has followed the task's certificate exactly, the certificate's next
-        action (free); otherwise the verifier's A* search from the current state
-        (:func:`veriweb.verify.search.oracle`), which gives a shortest solution when it finishes
-        within ``budget`` states. For an infeasible task, ``report_infeasible``.
+        action (free); otherwise the verifier's best-first search from the current state
+        (:func:`veriweb.verify.search.oracle`), within ``budget`` engine steps. Its solution is
+        replayed and shortened but not guaranteed shortest (``solve(..., exact=True)`` is, and
+        is slower), so optimality gaps measured with it are upper bounds. For an infeasible
+        task, ``report_infeasible``.
         """
         if self.episode is None:
             return None
