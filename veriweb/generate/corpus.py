@@ -34,17 +34,19 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from veriweb.errors import VeriwebError
 from veriweb.generate.site import available_domains as known_domains
 from veriweb.generate.site import generate_site_checked
 from veriweb.generate.streams import GENERATOR_VERSION, derive
 from veriweb.scaffold import Site, load, save
+
+T = TypeVar("T")
 
 SPLITS = ("train", "val", "test")
 HOLDOUT_KINDS = ("domain", "family", "template", "vocab")
@@ -225,6 +227,32 @@ def _check_writable(out: Path) -> None:
         raise VeriwebError(f"cannot write to {out}: {exc.strerror or exc}") from None
 
 
+def run_jobs(jobs: Sequence[tuple[Any, ...]], func: Callable[..., T], *, workers: int | None, progress: bool,
+             label: str) -> list[T]:
+    """``func(*job)`` for every job, in processes (all cores by default), results in job order, with a
+    progress bar; on an error or an interrupt the jobs not yet started are cancelled."""
+    workers = workers or os.cpu_count() or 1
+    results: list[Any] = [None] * len(jobs)
+    bar = _bar(len(jobs), label, enabled=progress)
+    if workers <= 1 or len(jobs) <= 1:
+        for index, job in enumerate(jobs):
+            results[index] = func(*job)
+            bar.update(1)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(func, *job) for job in jobs]
+            try:
+                for index, future in enumerate(futures):
+                    results[index] = future.result()
+                    bar.update(1)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    bar.close()
+    return results
+
+
 def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int | None = None,
                  progress: bool = True, raw: Any = None) -> dict[str, Any]:
     """Generate every site of ``plan`` into ``out`` (in parallel) and write the manifest last.
@@ -237,25 +265,8 @@ def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int 
     """
     directory = Path(out)
     _check_writable(directory)
-    workers = workers or os.cpu_count() or 1
-    entries: list[dict[str, Any]] = [{}] * len(plan.sites)
-    bar = _bar(len(plan.sites), "generating", enabled=progress)
-    if workers <= 1:
-        for index, spec in enumerate(plan.sites):
-            entries[index] = _work(spec, str(directory), raw)
-            bar.update(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_work, spec, str(directory), raw) for spec in plan.sites]
-            try:
-                for index, future in enumerate(futures):
-                    entries[index] = future.result()
-                    bar.update(1)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    bar.close()
+    jobs = [(spec, str(directory), raw) for spec in plan.sites]
+    entries = run_jobs(jobs, _work, workers=workers, progress=progress, label="generating")
     manifest = {"generator": GENERATOR_VERSION, "seed": plan.seed, "split": plan.split, "domains": plan.domains,
                 "holdouts": [str(h) for h in plan.holdouts], "sites": entries}
     if raw is not None:

@@ -94,17 +94,25 @@ _CONSTRUCTIVE = re.compile(r"\b(save|add|create|post|publish|submit|update|apply
 
 def walk(elements: list[Any], path: str) -> Iterator[tuple[Any, str]]:
     """Every element under ``elements`` with its JSON path."""
+    for element, here, _ in walk_bound(elements, path, None):
+        yield element, here
+
+
+def walk_bound(elements: list[Any], path: str, bound: str | None) -> Iterator[tuple[Any, str, str | None]]:
+    """Every element under ``elements`` with its JSON path and the table or view its ``{row.X}``
+    references read (set by the nearest enclosing list, table or record; ``bound`` outside any)."""
     for index, element in enumerate(elements):
         here = f"{path}[{index}]"
-        yield element, here
+        yield element, here, bound
+        inner = element.query.table if element.type in ("list", "table", "record") else bound
         for attr in ("elements", "item", "items"):
             children = getattr(element, attr, None)
             if children:
-                yield from walk(children, f"{here}.{attr}")
+                yield from walk_bound(children, f"{here}.{attr}", inner)
         for number, tab in enumerate(getattr(element, "tabs", None) or []):
-            yield from walk(tab.elements, f"{here}.tabs[{number}].elements")
+            yield from walk_bound(tab.elements, f"{here}.tabs[{number}].elements", inner)
         for number, column in enumerate(getattr(element, "columns", None) or []):
-            yield from walk(column.cell, f"{here}.columns[{number}].cell")
+            yield from walk_bound(column.cell, f"{here}.columns[{number}].cell", inner)
 
 
 def all_elements(site: Site) -> Iterator[tuple[Any, str, str | None]]:

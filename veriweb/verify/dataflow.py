@@ -12,6 +12,7 @@ conclusion drawn from these facts errs on the side of "could change".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,9 +56,9 @@ class Write:
         return f"marker {self.marker} {verb} {self.table}{cols}"
 
 
-def split_top(text: str, sep: str = ",") -> list[str]:
-    """Split SQL text at ``sep`` outside parentheses and quotes."""
-    parts, depth, quote, start = [], 0, False, 0
+def _top_level(text: str) -> Iterator[int]:
+    """Indexes of ``text`` that lie outside parentheses and quotes (quote and bracket characters excluded)."""
+    depth, quote = 0, False
     for index, char in enumerate(text):
         if char == "'":
             quote = not quote
@@ -65,7 +66,15 @@ def split_top(text: str, sep: str = ",") -> list[str]:
             depth += 1
         elif not quote and char == ")":
             depth -= 1
-        elif not quote and depth == 0 and char == sep:
+        elif not quote and depth == 0:
+            yield index
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """Split SQL text at ``sep`` outside parentheses and quotes."""
+    parts, start = [], 0
+    for index in _top_level(text):
+        if text[index] == sep:
             parts.append(text[start:index])
             start = index + 1
     parts.append(text[start:])
@@ -74,16 +83,9 @@ def split_top(text: str, sep: str = ",") -> list[str]:
 
 def _top_keyword(text: str, word: str) -> int:
     """Index of the first ``word`` (a SQL keyword) outside parentheses and quotes, or -1."""
-    depth, quote = 0, False
     pattern = re.compile(rf"\b{word}\b", re.I)
-    for index, char in enumerate(text):
-        if char == "'":
-            quote = not quote
-        elif not quote and char == "(":
-            depth += 1
-        elif not quote and char == ")":
-            depth -= 1
-        elif not quote and depth == 0 and pattern.match(text, index) and (index == 0 or not text[index - 1].isalnum()):
+    for index in _top_level(text):
+        if pattern.match(text, index) and (index == 0 or not text[index - 1].isalnum()):
             return index
     return -1
 

@@ -92,31 +92,18 @@ def money_references(site: Site) -> Iterator[tuple[str, str, str, str | None, bo
     element path, attribute, the text, page id, and whether it is shown with ``|money``."""
     money = _money_columns(site)
 
-    def walk(elements: list[Any], path: str, bound: str | None, page_id: str | None) -> Iterator[Any]:
-        for index, element in enumerate(elements):
-            here = f"{path}[{index}]"
+    regions = [(site.layout.header, "$.layout.header", None), (site.layout.footer, "$.layout.footer", None)]
+    regions += [(page.elements, f"$.pages[{n}].elements", page.id) for n, page in enumerate(site.pages)]
+    for elements, path, page_id in regions:
+        for element, here, bound in C.walk_bound(elements, path, None):
+            if bound is None:
+                continue
             for attr in ("text", "label", "submit", "title"):
                 text = getattr(element, attr, None)
-                if isinstance(text, str) and bound is not None and "{row." in text:
+                if isinstance(text, str) and "{row." in text:
                     for column, filt in _TEMPLATE_REF.findall(text):
                         if column in money.get(bound, ()):
                             yield here, attr, text, page_id, filt == "money"
-            inner = bound
-            if element.type in ("list", "table", "record"):
-                inner = element.query.table
-            for attr in ("elements", "item", "items"):
-                children = getattr(element, attr, None)
-                if children:
-                    yield from walk(children, f"{here}.{attr}", inner, page_id)
-            for number, tab in enumerate(getattr(element, "tabs", None) or []):
-                yield from walk(tab.elements, f"{here}.tabs[{number}].elements", inner, page_id)
-            for number, column in enumerate(getattr(element, "columns", None) or []):
-                yield from walk(column.cell, f"{here}.columns[{number}].cell", inner, page_id)
-
-    yield from walk(site.layout.header, "$.layout.header", None, None)
-    yield from walk(site.layout.footer, "$.layout.footer", None, None)
-    for number, page in enumerate(site.pages):
-        yield from walk(page.elements, f"$.pages[{number}].elements", None, page.id)
 
 
 def check_amounts(site: Site) -> list[C.Issue]:
@@ -265,25 +252,12 @@ def _page_keys(site: Site) -> dict[str, tuple[str, str, str]]:
 def bound_links(site: Site) -> Iterator[tuple[Any, str, str | None, str, str]]:
     """Every link inside a list, table or record over a real table whose href passes one
     ``{row.X}``: the link, its path, its page id, the bound table and ``X``."""
-    def walk(elements: list[Any], path: str, bound: str | None, page_id: str | None) -> Iterator[Any]:
-        for index, element in enumerate(elements):
-            here = f"{path}[{index}]"
+    for number, page in enumerate(site.pages):
+        for element, here, bound in C.walk_bound(page.elements, f"$.pages[{number}].elements", None):
             if element.type == "link" and bound is not None:
                 refs = _HREF_ROW.findall(element.href)
                 if len(refs) == 1 and site.database.table(bound) is not None:
-                    yield element, here, page_id, bound, refs[0]
-            inner = element.query.table if element.type in ("list", "table", "record") else bound
-            for attr in ("elements", "item", "items"):
-                children = getattr(element, attr, None)
-                if children:
-                    yield from walk(children, f"{here}.{attr}", inner, page_id)
-            for number, tab in enumerate(getattr(element, "tabs", None) or []):
-                yield from walk(tab.elements, f"{here}.tabs[{number}].elements", inner, page_id)
-            for number, column in enumerate(getattr(element, "columns", None) or []):
-                yield from walk(column.cell, f"{here}.columns[{number}].cell", inner, page_id)
-
-    for number, page in enumerate(site.pages):
-        yield from walk(page.elements, f"$.pages[{number}].elements", None, page.id)
+                    yield element, here, page.id, bound, refs[0]
 
 
 def passes_key(site: Site, table: str, column: str, target_table: str, target_column: str) -> bool:

@@ -21,7 +21,6 @@ import os
 import sqlite3
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -305,28 +304,9 @@ def _repair_file(path: str, rel: str, out: str, budget: int) -> dict[str, Any]:
 
 
 def _run(jobs: list[tuple[Any, ...]], func: Any, workers: int | None, progress: bool, label: str) -> list[dict[str, Any]]:
-    from veriweb.generate.corpus import _bar
+    from veriweb.generate.corpus import run_jobs
 
-    workers = workers or os.cpu_count() or 1
-    results: list[dict[str, Any]] = [{}] * len(jobs)
-    bar = _bar(len(jobs), label, enabled=progress)
-    if workers <= 1 or len(jobs) <= 1:
-        for index, job in enumerate(jobs):
-            results[index] = func(*job)
-            bar.update(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(func, *job) for job in jobs]
-            try:
-                for index, future in enumerate(futures):
-                    results[index] = future.result()
-                    bar.update(1)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    bar.close()
-    return results
+    return run_jobs(jobs, func, workers=workers, progress=progress, label=label)
 
 
 def verify_corpus(directory: str | os.PathLike[str], *, budget: int = DEFAULT_BUDGET, workers: int | None = None,
