@@ -121,6 +121,12 @@ def get_at(data: Any, tokens: list[str | int], default: Any = None) -> Any:
     return node
 
 
+def _table_row(data: dict[str, Any], tokens: list[str | int]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The table and the row a ``$.database.tables[i].rows[j]...`` path points into, or ``None``."""
+    table, row = get_at(data, tokens[:3]), get_at(data, tokens[:5])
+    return (table, row) if isinstance(table, dict) and isinstance(row, dict) else None
+
+
 def _sort_key(path: str) -> tuple[Any, ...]:
     try:
         return tuple((0, t) if isinstance(t, int) else (1, t) for t in parse_path(path))
@@ -618,11 +624,11 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
 
 
 def _restore_row_text(data: dict[str, Any], tokens: list[str | int]) -> Outcome | None:
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    column = tokens[-1]
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
+    column = tokens[-1]
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     old = row.get(column)
     if spec is not None and spec.get("nullable"):
@@ -713,10 +719,10 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     """M004: a stored value of the wrong type is coerced to its column's type (else the column's
     most common value, or none when the column allows it)."""
     tokens = parse_path(issue.location)
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
     column = tokens[-1]
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
@@ -742,10 +748,10 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
 def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C003: a missing required value takes the column's most common value (or a typed default)."""
     tokens = parse_path(issue.location)
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
     column = tokens[-1]
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
@@ -826,11 +832,11 @@ def drop_task(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
 def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C001: a dangling foreign key is re-pointed at the nearest existing row (cleared if nullable)."""
     tokens = parse_path(issue.location)
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    column = tokens[-1]
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
+    column = tokens[-1]
     fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None)
     target = _table(data, fk["ref_table"]) if fk else None
     if target is None:
@@ -853,11 +859,11 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
 def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C002: every later holder of a duplicated key gets a fresh one (the first keeps it)."""
     tokens = parse_path(issue.location)
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    column = tokens[-1]
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
+    column = tokens[-1]
     rows = table["rows"]
     value = row.get(column)
     first = next(i for i, r in enumerate(rows) if r.get(column) == value)
@@ -878,10 +884,10 @@ def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | No
 def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C004: a total that disagrees with its lines is recomputed: their sum plus the site's usual fee."""
     tokens = parse_path(issue.location)
-    table = get_at(data, tokens[:3])
-    row = get_at(data, tokens[:5])
-    if not isinstance(row, dict) or not isinstance(table, dict):
+    found = _table_row(data, tokens)
+    if found is None:
         return None
+    table, row = found
     key = table.get("primary_key", "id")
     for lines in _tables(data):
         fk = next((f for f in lines.get("foreign_keys", []) if f["ref_table"] == table["name"]), None)
