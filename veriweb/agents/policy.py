@@ -115,6 +115,13 @@ def _masked(logits: Tensor, mask: Tensor) -> Tensor:
     return logits.masked_fill(~mask, NEG)
 
 
+def _choose(dist: torch.distributions.Categorical, given: torch.Tensor | None, greedy: bool) -> torch.Tensor:
+    """The given choice (when scoring a stored action), else the most likely or a sampled one."""
+    if given is not None:
+        return given.long()
+    return dist.logits.argmax(-1) if greedy else dist.sample()
+
+
 class Policy(nn.Module):
     """Actor-critic over :mod:`veriweb.agents.features` batches (see the module docstring).
 
@@ -225,22 +232,16 @@ class Policy(nn.Module):
         summary, elements, args = self.encode(batch)
         type_logits = self.type_logits(summary, batch)
         type_dist = torch.distributions.Categorical(logits=type_logits)
-        kind = action[:, 0].long() if action is not None else (type_logits.argmax(-1) if greedy else type_dist.sample())
+        kind = _choose(type_dist, None if action is None else action[:, 0], greedy)
         uses_el = USES_ELEMENT.to(kind.device)[kind]
         uses_arg = USES_ARGUMENT.to(kind.device)[kind]
         el_logits = self.element_logits(summary, elements, kind, batch)
         el_dist = torch.distributions.Categorical(logits=el_logits)
-        if action is not None:
-            row = action[:, 1].long()
-        else:
-            row = el_logits.argmax(-1) if greedy else el_dist.sample()
+        row = _choose(el_dist, None if action is None else action[:, 1], greedy)
         row = torch.where(uses_el, row, torch.zeros_like(row))
         arg_logits = self.argument_logits(summary, elements, args, kind, row, batch)
         arg_dist = torch.distributions.Categorical(logits=arg_logits)
-        if action is not None:
-            arg = action[:, 2].long()
-        else:
-            arg = arg_logits.argmax(-1) if greedy else arg_dist.sample()
+        arg = _choose(arg_dist, None if action is None else action[:, 2], greedy)
         arg = torch.where(uses_arg, arg, torch.zeros_like(arg))
         log_prob = (type_dist.log_prob(kind) + torch.where(uses_el, el_dist.log_prob(row), 0.0)
                     + torch.where(uses_arg, arg_dist.log_prob(arg), 0.0))
