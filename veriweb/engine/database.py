@@ -64,14 +64,19 @@ class Database:
         conn.create_function("vw_today", 0, lambda: today, deterministic=True)
         conn.create_function("vw_now", 0, now_fn)
         db = cls(conn=conn, guard=Guard(conn))
+        db.guard.engine("BEGIN")  # one transaction for the whole build, not one per row
         db.guard.engine(f"CREATE TABLE {CHANGE_LOG} (seq INTEGER PRIMARY KEY, tbl TEXT, op TEXT, old TEXT, new TEXT)")
         for table in site.database.tables:
             db._create_table(table)
         for view in site.database.views:
+            db.guard.engine("SAVEPOINT vw_view")
             try:
                 db.guard.engine(f"CREATE VIEW {quote(view.name)} AS {view.sql}")
             except sqlite3.Error as exc:
+                db.guard.engine("ROLLBACK TO vw_view")
                 db.load_warnings.append(f"view {view.name!r} could not be created: {exc}")
+            db.guard.engine("RELEASE vw_view")
+        db.guard.engine("COMMIT")
         db.guard.engine("ANALYZE")
         db.snapshot = conn.serialize()
         return db
@@ -103,18 +108,37 @@ class Database:
             indexed.add(index)
             name = quote(f"ix_{table.name}_{'_'.join(index)}")
             self.guard.engine(f"CREATE INDEX {name} ON {quote(table.name)} ({', '.join(map(quote, index))})")
-        placeholders = ", ".join("?" for _ in unique)
-        insert = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, unique))}) VALUES ({placeholders})"
+        self._load_rows(table, unique)
+        self._add_triggers(table.name, unique)
+
+    def _load_rows(self, table: Table, columns: list[str]) -> None:
+        """Insert the seed rows: all at once when every row loads as written (bools bind as
+        integers), else row by row, so that each row that cannot load is named in a warning."""
+        placeholders = ", ".join("?" for _ in columns)
+        insert = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, columns))}) VALUES ({placeholders})"
+        known = set(columns)
+        if all(known.issuperset(row) for row in table.rows):
+            self.guard.engine("SAVEPOINT vw_rows")
+            try:
+                self.guard.engine_many(insert, [[row.get(name) for name in columns] for row in table.rows])
+            except (sqlite3.Error, OverflowError, TypeError, ValueError):
+                self.guard.engine("ROLLBACK TO vw_rows")  # a row to report (or a value to convert): one by one
+            else:
+                self.guard.engine("RELEASE vw_rows")
+                return
+            self.guard.engine("RELEASE vw_rows")
         for number, row in enumerate(table.rows):
-            unknown = set(row) - set(unique)
+            unknown = set(row) - known
             if unknown:
                 self.load_warnings.append(f"{table.name} row {number} has unknown column(s) {sorted(unknown)}")
-            values = [_sql_value(row.get(name)) for name in unique]
+            values = [_sql_value(row.get(name)) for name in columns]
+            self.guard.engine("SAVEPOINT vw_row")
             try:
                 self.guard.engine(insert, values)
             except sqlite3.Error as exc:
+                self.guard.engine("ROLLBACK TO vw_row")
                 self.load_warnings.append(f"{table.name} row {number} not loaded: {exc}")
-        self._add_triggers(table.name, unique)
+            self.guard.engine("RELEASE vw_row")
 
     def _add_triggers(self, name: str, columns: list[str]) -> None:
         def obj(prefix: str) -> str:

@@ -1,0 +1,94 @@
+"""Building a site's database: seed rows loaded in bulk, and rows that cannot load named one by one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from veriweb.engine.database import Database
+from veriweb.scaffold import Site
+from veriweb.scaffold.site import View
+
+
+def build(site: Site) -> Database:
+    return Database.build(site, today="2026-06-15", now_fn=lambda: "2026-06-15T09:00:00")
+
+
+def with_rows(site: Site, change: Callable[[list[dict[str, Any]]], None], number: int = 0) -> tuple[Site, str, str]:
+    """A copy of ``site`` whose table ``number``'s rows went through ``change``; also that table and its key."""
+    copy = site.model_copy(deep=True)
+    table = copy.database.tables[number]
+    change(table.rows)
+    return copy, table.name, table.primary_key
+
+
+def rows_of(db: Database, table: str, key: str) -> list[tuple[Any, ...]]:
+    return db.conn.execute(f'SELECT * FROM "{table}" ORDER BY "{key}"').fetchall()
+
+
+def test_every_seed_row_loads_with_its_values(shop: Site) -> None:
+    db = build(shop)
+    assert db.load_warnings == []
+    for table in shop.database.tables:
+        loaded = db.conn.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0]
+        assert loaded == len(table.rows), table.name
+    table = shop.database.tables[0]
+    first = table.rows[0]
+    cursor = db.conn.execute(f'SELECT * FROM "{table.name}" WHERE "{table.primary_key}" = ?',
+                             (first[table.primary_key],))
+    row = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+    assert all(row[name] == (int(value) if isinstance(value, bool) else value) for name, value in first.items())
+    assert db.change_count() == 0  # loading the seed rows logs no change
+
+
+def test_the_build_is_deterministic(shop: Site) -> None:
+    assert build(shop).snapshot == build(shop).snapshot
+
+
+def test_a_duplicate_key_drops_that_row_only_and_says_which(shop: Site) -> None:
+    site, name, key = with_rows(shop, lambda rows: rows.insert(1, dict(rows[0])))
+    db = build(site)
+    assert db.load_warnings == [f"{name} row 1 not loaded: UNIQUE constraint failed: {name}.{key}"]
+    # every other row is there, the first copy of the key among them
+    assert len(rows_of(db, name, key)) == len(shop.database.tables[0].rows)
+    assert db.state_hash() == build(shop).state_hash()
+
+
+def test_an_unknown_column_is_named_and_the_row_still_loads(shop: Site) -> None:
+    def add(rows: list[dict[str, Any]]) -> None:
+        rows.append({**rows[0], "nosuch": 1, shop.database.tables[0].primary_key: 99_999})
+
+    site, name, key = with_rows(shop, add)
+    db = build(site)
+    assert db.load_warnings == [f"{name} row {len(site.database.tables[0].rows) - 1} has unknown column(s) ['nosuch']"]
+    assert rows_of(db, name, key)[-1][0] == 99_999
+
+
+@pytest.mark.parametrize("kind, value, stored", [
+    ("integer", True, 1), ("integer", False, 0),
+    ("text", {"b": [1, True], "a": None}, '{"a": null, "b": [1, true]}'), ("text", [3, "x"], '[3, "x"]')])
+def test_booleans_bind_as_integers_and_structures_as_sorted_json(shop: Site, kind: str, value: Any,
+                                                                 stored: Any) -> None:
+    number, table, column = next((n, t, c.name) for n, t in enumerate(shop.database.tables) for c in t.columns
+                                 if c.name != t.primary_key and c.type == kind)
+
+    def add(rows: list[dict[str, Any]]) -> None:
+        rows.append({**rows[0], column: value, table.primary_key: 99_999})
+        rows.append({**rows[0], table.primary_key: 99_998})  # after the odd value, rows keep loading
+
+    site, name, key = with_rows(shop, add, number)
+    db = build(site)
+    assert db.load_warnings == []
+    got = db.conn.execute(f'SELECT "{column}" FROM "{name}" WHERE "{key}" = 99999').fetchone()[0]
+    assert got == stored and type(got) is type(stored)
+    assert len(rows_of(db, name, key)) == len(table.rows) + 2
+
+
+def test_a_view_that_cannot_be_created_is_named_and_the_rest_stands(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    site.database.views.append(View(name="v_broken", sql="SELEC 1"))
+    db = build(site)
+    assert db.load_warnings == ["view 'v_broken' could not be created: near \"SELEC\": syntax error"]
+    assert db.state_hash() == build(shop).state_hash()
