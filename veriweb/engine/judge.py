@@ -50,7 +50,32 @@ class Judge:
     def __init__(self, session: Session, task: Task) -> None:
         self.session = session
         self.task = task
-        self._cache: dict[tuple[Any, ...], Any] = {}
+        # Results are memoised on the session, so the episodes of one session share them. A key
+        # names the objects it depends on by identity, and the entry holds those objects, so an
+        # identity can never be reused while its entry lives (see ``_memo``).
+        self._cache = session.memo("judge")
+        self._slots_key = (id(task.slots), task.user)
+        self._reads_page = tuple(_reads_page(p) for p in self._predicates())
+        self._page_dependent = any(self._reads_page)
+        self._progress_key = (id(task.progress), id(task.goal), id(task.constraints), id(task.footprint),
+                              id(task.slots), task.user)
+        self._pinned = (task.progress, task.goal, task.constraints, task.footprint, task.slots)
+
+    def _predicates(self) -> list[Any]:
+        task = self.task
+        return ([sub.predicate for sub in task.progress] + list(task.goal)
+                + [constraint.predicate for constraint in task.constraints])
+
+    def _memo(self, key: tuple[Any, ...], pinned: Any, compute: Any) -> Any:
+        """The memoised value of ``key``, computing (and storing it with ``pinned``) on a miss."""
+        entry = self._cache.get(key)
+        if entry is not None:
+            return entry[1]
+        value = compute()
+        if len(self._cache) > 16_384:
+            self._cache.clear()
+        self._cache[key] = (pinned, value)
+        return value
 
     def context(self) -> Context:
         """The context task predicates resolve against."""
@@ -61,32 +86,44 @@ class Judge:
         auth = self.session.site.auth
         if self.task.user is None or auth is None:
             return {}
-        key = ("user", self.session.version)
-        if key not in self._cache:
+        username = self.task.user
+
+        def fetch() -> dict[str, Any]:
             cursor = self.session.db.guard.engine(
-                f"SELECT * FROM {quote(auth.table)} WHERE {quote(auth.username_column)} = ?", (self.task.user,))
+                f"SELECT * FROM {quote(auth.table)} WHERE {quote(auth.username_column)} = ?", (username,))
             row = cursor.fetchone()
-            self._cache[key] = dict(zip([d[0] for d in cursor.description], row)) if row else {}
-        return dict(self._cache[key])
+            return dict(zip([d[0] for d in cursor.description], row)) if row else {}
+
+        return dict(self._memo(("user", username, self.session.version), None, fetch))
 
     def holds(self, predicate: Any) -> bool:
         """Evaluate one predicate now (memoised per database state, and per page for page predicates)."""
-        key: tuple[Any, ...] = (id(predicate), self.session.version)
-        if _reads_page(predicate):
-            page = self.session.page()
-            key += (page.page_id, tuple(sorted(page.params.items())))
-        cached = self._cache.get(key)
-        if cached is None:
-            cached = holds(self.session.db.guard, predicate, self.context(), self.session.on_page)
-            if len(self._cache) > 8192:
-                self._cache.clear()
-            self._cache[key] = cached
-        return cached
+        return self._holds(predicate, _reads_page(predicate))
+
+    def _holds(self, predicate: Any, reads_page: bool) -> bool:
+        key: tuple[Any, ...] = (id(predicate), self._slots_key, self.session.version)
+        if reads_page:
+            key += self._page_key()
+        return self._memo(key, (predicate, self.task.slots), lambda: holds(
+            self.session.db.guard, predicate, self.context(), self.session.on_page))
+
+    def _page_key(self) -> tuple[Any, ...]:
+        page = self.session.page()
+        return (page.page_id, tuple(sorted(page.params.items())))
 
     def progress(self) -> Progress:
-        """Subgoals, goal and violations in the current state."""
-        subgoals = tuple(self.holds(sub.predicate) for sub in self.task.progress)
-        goal = bool(self.task.goal) and all(self.holds(p) for p in self.task.goal)
+        """Subgoals, goal and violations in the current state (memoised per database state, and
+        per page when a predicate reads the page)."""
+        key: tuple[Any, ...] = ("progress", self._progress_key, self.session.version)
+        if self._page_dependent:
+            key += self._page_key()
+        return self._memo(key, self._pinned, self._progress)
+
+    def _progress(self) -> Progress:
+        reads = iter(self._reads_page)
+        subgoals = tuple(self._holds(sub.predicate, next(reads)) for sub in self.task.progress)
+        goal_reads = [next(reads) for _ in self.task.goal]
+        goal = bool(self.task.goal) and all(self._holds(p, r) for p, r in zip(self.task.goal, goal_reads))
         return Progress(subgoals, goal, self.violation())
 
     def violation(self) -> str | None:
@@ -94,10 +131,8 @@ class Judge:
         for constraint in self.task.constraints:
             if self.holds(constraint.predicate):
                 return f"constraint broken: {constraint.description}"
-        key = ("footprint", self.session.version)
-        if key not in self._cache:
-            self._cache[key] = self.footprint_violation()
-        return self._cache[key]
+        key = ("footprint", id(self.task.footprint), id(self.task.slots), self.task.user, self.session.version)
+        return self._memo(key, (self.task.footprint, self.task.slots), self.footprint_violation)
 
     def footprint_violation(self) -> str | None:
         """The first write since reset that the task's footprint does not allow, or ``None``."""

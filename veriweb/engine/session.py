@@ -12,11 +12,12 @@ import datetime as dt
 import hashlib
 import json
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from veriweb.engine import actions as A
+from veriweb.engine import cache as caching
+from veriweb.engine.cache import NoCache, SiteCache, site_cache
 from veriweb.engine.database import Database, quote
 from veriweb.engine.markers import MarkerResult, run_marker
 from veriweb.engine.page import Node, PageBuilder, PageModel, UIView, overlay
@@ -76,10 +77,14 @@ class Session:
 
     Args:
         site: the scaffold.
-        cache_size: how many rendered page states to keep (an LRU).
+        cache_size: how many rendered page states the site's cache keeps at least (an LRU shared by
+            the sessions of this site object, see :mod:`veriweb.engine.cache`).
+        cache: share the site's cache of pages, rows and judge results (default
+            :data:`veriweb.engine.cache.ENABLED`); ``False`` computes everything afresh, with the same
+            results.
     """
 
-    def __init__(self, site: Site, *, cache_size: int = 512) -> None:
+    def __init__(self, site: Site, *, cache_size: int = 512, cache: bool | None = None) -> None:
         self.site = site
         self.routes = [Route.compile(page.id, page.route) for page in site.pages]
         self.pages = {page.id: page for page in site.pages}
@@ -92,9 +97,8 @@ class Session:
                                  now_fn=lambda: session.now if (session := me()) is not None else None)
         self.ui = UIState()
         self.version = "0"
-        self._pages: OrderedDict[tuple[Any, ...], PageModel] = OrderedDict()
-        self._rows: dict[tuple[Any, ...], Any] = {}
-        self._cache_size = cache_size
+        use_cache = caching.ENABLED if cache is None else cache
+        self.cache: SiteCache = site_cache(site, cache_size) if use_cache else NoCache(0)
         self._page: PageModel | None = None
         self.reset()
 
@@ -112,9 +116,8 @@ class Session:
         return (start + dt.timedelta(seconds=self.steps * self.site.clock.seconds_per_step)).isoformat()
 
     def close(self) -> None:
-        """Free the session's database and caches (it cannot be used afterwards)."""
-        self._pages.clear()
-        self._rows.clear()
+        """Free the session's database (it cannot be used afterwards; the site's cache stays for its other sessions)."""
+        self.cache = NoCache(0)
         self._page = None
         self.db.conn.close()
 
@@ -151,13 +154,18 @@ class Session:
         if self.ui.user_id is None or auth is None:
             return {}
         key = ("user", self.version, self.ui.user_id)
-        if key not in self._rows:
+        found = self.cache.row(key)
+        if found is None:
             cursor = self.db.guard.engine(
                 f"SELECT * FROM {quote(auth.table)} WHERE {quote(auth.id_column)} = ?", (self.ui.user_id,))
             row = cursor.fetchone()
             names = [d[0] for d in cursor.description]
-            self._rows[key] = dict(zip(names, row)) if row else {}
-        return dict(self._rows[key])
+            found = self.cache.put_row(key, dict(zip(names, row)) if row else {})
+        return dict(found)
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A memo table shared by the sessions of this site (keys must name the database version)."""
+        return self.cache.memo(name)
 
     def context(self) -> Context:
         """The context that references on the current page resolve against."""
@@ -177,50 +185,40 @@ class Session:
         comp = Compiler(ctx)
         sql = comp.rows(query, **kwargs)
         key = (sql, tuple(comp.params), self.version)
-        if key not in self._rows:
-            self._trim()
-            self._rows[key] = fetch_rows(self.db.guard, query, ctx, **kwargs)
-        return self._rows[key]
+        found = self.cache.row(key)
+        if found is None:
+            found = self.cache.put_row(key, fetch_rows(self.db.guard, query, ctx, **kwargs))
+        return found
 
     def count(self, query: Query, ctx: Context) -> int:
         """Rows matching a query, cached until the database changes."""
         comp = Compiler(ctx)
         where = comp.where(query.where)
         key = ("count", query.table, where, tuple(comp.params), self.version)
-        if key not in self._rows:
-            self._trim()
-            self._rows[key] = count_rows(self.db.guard, query, ctx)
-        return self._rows[key]
-
-    def _trim(self) -> None:
-        if len(self._rows) > 20_000:
-            self._rows.clear()
+        found = self.cache.row(key)
+        if found is None:
+            found = self.cache.put_row(key, count_rows(self.db.guard, query, ctx))
+        return found
 
     # ------------------------------------------------------------------ pages
 
     def page(self) -> PageModel:
         """The current page (rendered once per distinct state, then cached)."""
+        cache = self.cache
         key = self.ui.key(self.version)
-        cached = self._pages.get(key)
+        cached = cache.page(key)
         if cached is not None:
-            self._pages.move_to_end(key)
             self._page = cached
             return cached
         if self.ui.fields or self.ui.focus is not None:
             base_key = self.ui.key(self.version, base=True)
-            base = self._pages.get(base_key)
+            base = cache.page(base_key)
             if base is None:
-                base = self._cache(base_key, self._build(fields={}, focus=None))
+                base = cache.put_page(base_key, self._build(fields={}, focus=None))
             model = overlay(base, self.ui.fields, self.ui.focus)
         else:
             model = self._build(fields={}, focus=None)
-        self._page = self._cache(key, model)
-        return model
-
-    def _cache(self, key: tuple[Any, ...], model: PageModel) -> PageModel:
-        self._pages[key] = model
-        if len(self._pages) > self._cache_size:
-            self._pages.popitem(last=False)
+        self._page = cache.put_page(key, model)
         return model
 
     def _resolve(self, url: Url) -> tuple[Any, dict[str, Any]]:
@@ -556,10 +554,12 @@ class Session:
         except VeriwebError:
             self.ui.flash = ("error", marker.message)
             return None
-        # The version names the database state: the same markers with the same arguments at the
-        # same virtual times from the snapshot give the same state, so caches keyed by it stay valid.
-        self.version = hashlib.sha256(
-            json.dumps([self.version, result.marker, result.args, self.now], default=str).encode()).hexdigest()[:16]
+        # The version names the database state: the same markers with the same arguments, by the
+        # same user at the same virtual times from the snapshot give the same state, so caches
+        # keyed by it stay valid (and are shared by the site's sessions: veriweb.engine.cache).
+        self.version = hashlib.sha256(json.dumps(
+            [self.version, result.marker, result.args, self.now, self.ui.user_id], default=str,
+        ).encode()).hexdigest()[:16]
         done = ctx.result | {"id": result.last_id}
         target = self.ui.url
         if action.redirect:
