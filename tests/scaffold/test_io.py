@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,8 @@ from hypothesis import strategies as st
 
 from veriweb.cli import example_path, main
 from veriweb.errors import ScaffoldError
-from veriweb.scaffold import Site, dumps, from_data, load, loads, save, site_id
+from veriweb.scaffold import Site, dumps, from_data, io, load, loads, save, site_id
+from veriweb.scaffold.io import identify
 
 EXAMPLE = example_path()
 TEXT = EXAMPLE.read_text(encoding="utf-8")
@@ -113,6 +115,63 @@ def test_save_writes_the_canonical_file(tmp_path: Path) -> None:
     target = save(site, tmp_path / "copy.json")
     assert target.read_text(encoding="utf-8") == TEXT
     assert [p.name for p in tmp_path.iterdir()] == ["copy.json"]  # no temporary file left behind
+
+
+def reference_file(site: Site) -> tuple[str, str]:
+    """The id and file text of ``site`` as the standard library writes them (the definition of the format)."""
+    data = io.to_data(site)
+    data.pop("id", None)
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    data["id"] = "site-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return data["id"], json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+ODD_VALUES = [1e-5, -7.885664913738635e-05, 0.0001, 1e16, -1.7976931348623157e308, 5e-324, 123456789012345.0, -0.0,
+              2**63, 2**64, 2**80, -(2**70), "\u2028\u2029\x7f\x00\x1f\ufeff\U0001f600 é \\ \" / \n\t"]
+
+
+@pytest.mark.parametrize("value", ODD_VALUES, ids=[repr(v)[:24] for v in ODD_VALUES])
+@pytest.mark.parametrize("fast", [True, False], ids=["orjson", "stdlib"])
+def test_the_file_is_the_standard_librarys_bytes_whatever_the_values(value: Any, fast: bool,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    if not fast:
+        monkeypatch.setattr(io, "orjson", None)
+    site = from_data(edited(setting(("database", "tables", 1, "rows", 0, "description"), value)), check_id=False)
+    ident, text = reference_file(site)
+    assert site.id == site_id(site) == ident != ID
+    assert dumps(site) == text
+    assert identify(site) == (site, text)
+    assert loads(text) == site
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+                                 st.text()), min_size=1, max_size=6))
+def test_random_values_give_the_standard_librarys_bytes(values: list[Any]) -> None:
+    def edit(data: dict[str, Any]) -> None:
+        for number, value in enumerate(values):
+            data["database"]["tables"][1]["rows"][number]["description"] = value
+
+    try:
+        site = from_data(edited(edit), check_id=False)
+    except ScaffoldError:
+        return  # a value the scaffold refuses (a lone surrogate is still a str: it is kept)
+    ident, text = reference_file(site)
+    assert site.id == ident and dumps(site) == text
+
+
+def test_an_unpaired_surrogate_is_a_scaffold_error_naming_where() -> None:
+    with pytest.raises(ScaffoldError) as caught:
+        loads(json.dumps(edited(setting(("database", "tables", 1, "rows", 2, "description"), "ok \ud800"))))
+    assert caught.value.path == "$.database.tables[1].rows[2].description"
+    assert "unpaired surrogate" in caught.value.detail
+
+
+def test_identify_gives_the_id_and_the_file_from_one_dump() -> None:
+    site = load(EXAMPLE)
+    unnamed = site.model_copy(update={"id": ""})
+    named, text = identify(unnamed)
+    assert named.id == ID and text == TEXT and named == site
 
 
 @pytest.mark.parametrize(

@@ -41,19 +41,20 @@ def _stdlib_canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _canonical(data: Any) -> tuple[bytes, bool]:
-    """Canonical JSON bytes of ``data``, and whether every number in them is written alike by the
-    standard library, orjson and pydantic-core (then the text may be re-encoded by the fast path)."""
+def _canonical(data: Any) -> tuple[bytes, Any]:
+    """Canonical JSON bytes of ``data``, and the parser that reads them back exactly if every number
+    in them is written alike by the standard library, orjson and pydantic-core (then the file text
+    may take the fast path), else ``None``."""
     if orjson is not None:
         try:
             out = orjson.dumps(data, option=_ORJSON_OPTIONS)
-        except TypeError:  # a type orjson leaves to the standard library, a huge int, a surrogate
+        except TypeError:  # a type orjson leaves to the standard library, an int past 64 bits, a surrogate
             pass
         else:
             if not _ODD_NUMBER.search(out):
-                return out, True
+                return out, orjson.loads
     out = _stdlib_canonical(data).encode()
-    return out, not _ODD_NUMBER.search(out)
+    return out, (None if _ODD_NUMBER.search(out) else json.loads)  # json.loads: orjson reads ints past 64 bits as floats
 
 
 def canonical_json(data: Any) -> str:
@@ -100,10 +101,10 @@ def _encode(site: Site) -> tuple[str, str]:
     """
     data = to_data(site)
     data.pop("id", None)
-    canonical, plain = _canonical(data)
+    canonical, parse = _canonical(data)
     ident = _hash_id(canonical)
-    if plain:
-        ordered = orjson.loads(canonical) if orjson is not None else json.loads(canonical)
+    if parse is not None:
+        ordered = parse(canonical)
         ordered["id"] = ident
         ordered = {key: ordered[key] for key in sorted(ordered)}
         text = pydantic_core.to_json(ordered, indent=1).decode()
@@ -213,16 +214,33 @@ def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> 
         path = json_path(tuple(first["loc"]) + tag, data, "missing" if tag else first["type"])
         more = "" if len(errors) == 1 else f" (and {len(errors) - 1} more problem(s); fix this one first)"
         raise ScaffoldError(f"{_describe(first)}{more}", path=path) from None
-    if check_id and site.id:
+    try:
         expected = site_id(site)
-        if site.id != expected:
-            raise ScaffoldError(
-                f"id {site.id!r} does not match the content hash {expected!r}; the file was edited "
-                "by hand: run `veriweb fmt FILE` to re-hash it, or remove the id",
-                path="$.id",
-            )
-        return site
-    return with_id(site)
+    except UnicodeEncodeError:
+        raise ScaffoldError("a string holds an unpaired surrogate (such as \\ud800), which is not text and "
+                            "cannot be written as UTF-8; remove it or write the whole character",
+                            path=_surrogate_path(data) or "$") from None
+    if check_id and site.id and site.id != expected:
+        raise ScaffoldError(
+            f"id {site.id!r} does not match the content hash {expected!r}; the file was edited "
+            "by hand: run `veriweb fmt FILE` to re-hash it, or remove the id",
+            path="$.id",
+        )
+    return site if site.id == expected else site.model_copy(update={"id": expected})
+
+
+def _surrogate_path(node: Any, path: str = "$") -> str | None:
+    """The JSON path of the first string (or key) that holds an unpaired surrogate."""
+    if isinstance(node, str):
+        return path if any("\ud800" <= char <= "\udfff" for char in node) else None
+    if isinstance(node, list):
+        return next((found for i, item in enumerate(node) if (found := _surrogate_path(item, f"{path}[{i}]"))), None)
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found = _surrogate_path(key, f"{path}.{key}") or _surrogate_path(value, f"{path}.{key}")
+            if found:
+                return found
+    return None
 
 
 def loads(text: str, *, source: str = "scaffold") -> Site:
