@@ -31,15 +31,15 @@ import torch
 from torch import Tensor, nn
 
 from veriweb.agents.features import N_EXTRA
-from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
+from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
 from veriweb.envs.observation import FLAGS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE
 from veriweb.errors import VeriwebError
 
 T = len(ACTION_TYPES)
-USES_ELEMENT = torch.tensor([name in ("click", "fill", "select", "check", "enter", "goto", "send")
+USES_ELEMENT = torch.tensor([name in ("click", "fill", "select", "check", "enter", "goto", "send", "note")
                              for name in ACTION_TYPES])
-USES_ARGUMENT = torch.tensor([name in ("fill", "select", "send") for name in ACTION_TYPES])
+USES_ARGUMENT = torch.tensor([name in ("fill", "select", "send", "note") for name in ACTION_TYPES])
 NEG = -1e9
 
 
@@ -55,7 +55,7 @@ class PolicyConfig:
         n_elements: element rows (the env's ``max_elements``).
         n_args: discrete arguments (the env's ``n_args``).
         task_start: the first task-string argument (the ones before it point into the chosen row).
-        max_history: earlier-address arguments (after the page strings; then the numbers).
+        max_history: earlier-address arguments (after the page strings; then the notes, then the numbers).
         page_start: the first page-string argument (argument ``page_start + row`` types the text of
             element ``row``; it is represented by that row's state, not by tokens).
         goal_tokens: goal length in tokens.
@@ -89,7 +89,7 @@ def discrete_for(env: Any, config: PolicyConfig) -> DiscreteActions:
         VeriwebError: this version of :class:`DiscreteActions` cannot give that layout (its
             pointer arguments differ, or the element table has another size): retrain the policy.
     """
-    numbers = config.n_args - config.page_start - config.n_elements - config.max_history - 1
+    numbers = config.n_args - config.page_start - config.n_elements - config.max_history - NOTE_ARGUMENTS - 1
     task_strings = config.page_start - config.task_start
     if min(numbers, task_strings) < 0:
         raise VeriwebError(f"the policy's argument layout is inconsistent: {config}")

@@ -18,19 +18,36 @@ Action Space:
       select what the page shows);
     - ``max_history`` earlier addresses of this episode, most recent first (for ``goto``, as a
       browser's history menu does);
+    - ``max_notes`` notes, most recent first, then ``<notes list>`` and ``<notes total>`` (see
+      Notes below; none of these when ``max_notes`` is 0);
     - the numbers 0 to ``max_number``.
 
-    So retrieve tasks are answered by pointing at page text or a count, and forms are filled
-    with what the instruction or the page says.
+    So retrieve tasks are answered by pointing at page text, a note or a count, and forms are
+    filled with what the instruction, the page or an earlier page says.
+
+Notes:
+    The ``note`` type takes a row and one of the thirteen pointers above and remembers that text
+    (``"Brussels"``, part 0 of a row ``"Brussels → Nice"``; ``"$44.81"``, the number of a bill's
+    text). It costs one step of the budget and changes nothing on the site (the env sees
+    ``noop()``). The wrapper keeps the last ``max_notes`` notes of the episode (the oldest is
+    dropped first; a reset forgets them all). A note can be typed, selected or sent later, on
+    any page; ``<notes list>`` sends them all as one list, in the order they were taken, and
+    ``<notes total>`` the total of the first number or amount in each (``"$101.80"``). So a value
+    read on one page is typed on another, and a total or a list that no one page shows (bills
+    in separate messages, results over two pages) is answered without free text. This is the
+    only memory: it holds what the policy chose to note, at most ``max_notes`` strings.
 
 Observation Space:
     The wrapped env's, plus ``action_mask``: ``type`` (which types make sense now), ``element``
     (for each type, which rows it may target) and ``argument`` (for each type, which arguments
-    it may take). The masks are memoised on the encoded page; each observation gets its own copy.
+    it may take), and ``notes``: the token ids of the notes kept (``max_notes`` x
+    ``NOTE_TOKENS``, most recent first, zeros where there is none). The masks are memoised on
+    the encoded page and the number of notes; each observation gets its own copy.
 
-Every certificate maps into these actions (:meth:`DiscreteActions.encode`), with its target in
-the truncated element table: :func:`veriweb.envs.coverage.certificate_coverage` checks it, and
-the tests run it over generated sites of every domain.
+Every certificate maps into these actions (:meth:`DiscreteActions.encode`, with the notes that
+:func:`veriweb.envs.certificates.plan_notes` says to take on the way), with its target in the
+truncated element table: :func:`veriweb.envs.coverage.certificate_coverage` checks it, and the
+tests run it over generated sites of every domain.
 """
 
 from __future__ import annotations
@@ -43,22 +60,34 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
-from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, parts, rows_up_to, same_amount,
-                                    same_rows, same_rows_total, slot_order, task_strings)
+from veriweb.engine.page import Node
+from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, notes_list, notes_total, parts,
+                                    rows_up_to, same_amount, same_rows, same_rows_total, slot_order, task_strings)
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.observation import ROLE_IDS
+from veriweb.envs.tokenizer import VOCAB_SIZE, encode_row
 from veriweb.errors import VeriwebError
 
-__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "NUMBER", "PART", "SAME", "SAME_TOTAL", "UP_TO", "DiscreteActions", "contents", "slot_order"]
+__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "MAX_NOTES", "NOTE", "NOTE_ARGUMENTS", "NOTE_TOKENS", "NUMBER",
+           "PART", "POINTER_NAMES", "SAME", "SAME_TOTAL", "UP_TO", "DiscreteActions", "contents", "slot_order"]
 
-ACTION_TYPES = ("noop", "click", "fill", "select", "check", "enter", "goto", "go_back", "send", "infeasible")
-NOOP, CLICK, FILL, SELECT, CHECK, ENTER, GOTO, GO_BACK, SEND, INFEASIBLE = range(len(ACTION_TYPES))
+ACTION_TYPES = ("noop", "click", "fill", "select", "check", "enter", "goto", "go_back", "send", "infeasible", "note")
+NOOP, CLICK, FILL, SELECT, CHECK, ENTER, GOTO, GO_BACK, SEND, INFEASIBLE, NOTE = range(len(ACTION_TYPES))
+NOTE_TOKENS = 16
+"""Token ids kept per note in the ``notes`` observation."""
+MAX_NOTES = 8
+"""Notes kept by default."""
+NOTE_ARGUMENTS = MAX_NOTES + 2
+"""Note arguments in the default layout: the notes, ``<notes list>`` and ``<notes total>``."""
 ELEMENT, CONTENTS, NUMBER, LINKS = 0, 1, 2, 3
 PART = 4
 """``PART + k``: the k-th part of a row's text (see :func:`veriweb.envs.arguments.parts`)."""
 MAX_PARTS = 6
 UP_TO, SAME, SAME_TOTAL = PART + MAX_PARTS, PART + MAX_PARTS + 1, PART + MAX_PARTS + 2
 POINTERS = SAME_TOTAL + 1
+POINTER_NAMES = ("element", "contents", "number", "links", *(f"part {k}" for k in range(MAX_PARTS)), "up to", "same",
+                 "same total")
+"""The names of the pointer arguments, by index (as written in ``note(bid, <name>)``)."""
 _CONTAINERS = ("list", "listitem", "row", "table", "cell", "group", "region", "main", "article")
 _TEXT_ROLES = ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem", "status", "alert",
                "columnheader", "button", "list", "table", "row")
@@ -81,26 +110,31 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         env: the env to wrap (possibly already wrapped).
         max_task_strings: task-string arguments (slot values, their forms and word runs).
         max_history: earlier-address arguments.
+        max_notes: notes kept (and note arguments); 0 turns the ``note`` type off.
         max_number: number arguments 0..max_number.
     """
 
     def __init__(self, env: gym.Env[Any, Any], *, max_task_strings: int = 96, max_history: int = 8,
-                 max_number: int = 30) -> None:
+                 max_notes: int = MAX_NOTES, max_number: int = 30) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, max_task_strings=max_task_strings, max_history=max_history,
-                                                 max_number=max_number)
+                                                 max_notes=max_notes, max_number=max_number)
         gym.Wrapper.__init__(self, env)
         base = env.unwrapped
         if not isinstance(base, VeriwebEnv):
             raise VeriwebError("DiscreteActions wraps a VeriwebEnv; got " + type(base).__name__)
-        if min(max_task_strings, max_history, max_number) < 0:
-            raise VeriwebError("max_task_strings, max_history and max_number must not be negative")
+        if min(max_task_strings, max_history, max_notes, max_number) < 0:
+            raise VeriwebError("max_task_strings, max_history, max_notes and max_number must not be negative")
         self.base: VeriwebEnv = base
         self.max_task_strings, self.max_history, self.max_number = max_task_strings, max_history, max_number
+        self.max_notes = max_notes
         self.n_elements = E = base.config.max_elements
         self.task_start = POINTERS
         self.page_start = self.task_start + max_task_strings
         self.history_start = self.page_start + E
-        self.number_start = self.history_start + max_history
+        self.note_start = self.history_start + max_history
+        self.notes_list_arg = self.note_start + max_notes
+        self.notes_total_arg = self.notes_list_arg + 1
+        self.number_start = self.note_start + (max_notes + 2 if max_notes else 0)
         self.n_args = self.number_start + max_number + 1
         T, N = len(ACTION_TYPES), self.n_args
         self.action_space = spaces.MultiDiscrete([T, E, N])
@@ -111,9 +145,11 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                 "element": spaces.Box(0, 1, (T, E), np.int8),
                 "argument": spaces.Box(0, 1, (T, N), np.int8),
             }),
+            "notes": spaces.Box(0, VOCAB_SIZE - 1, (max_notes, NOTE_TOKENS), np.int32),
         })
         self._task_for: Any = None
         self._task_strings: list[str] = []
+        self._notes: list[str] = []
 
     # ------------------------------------------------------------------ arguments
 
@@ -141,6 +177,10 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                     break
         return seen
 
+    def notes(self) -> list[str]:
+        """The notes kept, in the order they were taken (at most ``max_notes``)."""
+        return list(self._notes)
+
     def argument_text(self, arg: int, row: int = 0) -> str | None:
         """The string an argument stands for (``None`` for an empty or pointer argument)."""
         if self.task_start <= arg < self.page_start:
@@ -151,10 +191,17 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             bids = self.base.element_bids
             index = arg - self.page_start
             return node_text(self.base.page.by_bid[bids[index]]) or None if index < len(bids) else None
-        if self.history_start <= arg < self.number_start:
+        if self.history_start <= arg < self.note_start:
             history = self.history()
             index = arg - self.history_start
             return history[index] if index < len(history) else None
+        if self.note_start <= arg < self.number_start:
+            if arg == self.notes_list_arg:
+                return notes_list(self._notes) or None
+            if arg == self.notes_total_arg:
+                return notes_total(self._notes) or None
+            index = arg - self.note_start
+            return self._notes[-1 - index] if index < len(self._notes) else None
         if self.number_start <= arg < self.n_args:
             return str(arg - self.number_start)
         return None
@@ -168,7 +215,10 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         episode = base.episode
         back = int(episode is not None and episode.session.ui.position > 0)
         history = len(self.history()) if back else 0
-        key = ("action_mask", self.n_args, self.page_start, base.config, len(self.task_strings()), history, back)
+        noted = len(self._notes)
+        total = bool(noted and notes_total(self._notes))
+        key = ("action_mask", self.n_args, self.page_start, base.config, len(self.task_strings()), history, back,
+               noted, total)
         cached = memo.get(key)
         if cached is not None:
             return cached
@@ -187,6 +237,13 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         argument[SEND, :POINTERS] = 1
         argument[SEND, tasks] = 1
         argument[SEND, numbers] = 1
+        if noted:
+            for kind in (FILL, SELECT, SEND):
+                argument[kind, self.note_start:self.note_start + noted] = 1
+                argument[kind, self.notes_list_arg] = 1
+                argument[kind, self.notes_total_arg] = int(total)
+        if self.max_notes:
+            argument[NOTE, :POINTERS] = 1
         argument[GOTO, ELEMENT] = int(element[GOTO].any())
         argument[GOTO, self.history_start:self.history_start + history] = 1
         if history and not element[GOTO].any():
@@ -213,7 +270,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         element[SELECT] = usable & (role == _COMBOBOX)
         element[CHECK] = usable & _CHECKABLE[role]
         element[GOTO] = view.linked
-        element[SEND] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
+        element[SEND] = element[NOTE] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
         element[[NOOP, GO_BACK, SEND, INFEASIBLE], 0] = 1  # types whose element may not matter
         view.memo[key] = _frozen(element)
         return element
@@ -224,6 +281,10 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     def _with_mask(self, obs: dict[str, Any]) -> dict[str, Any]:
         obs["action_mask"] = {name: mask.copy() for name, mask in self.masks().items()}  # the caller's own
+        notes = np.zeros((self.max_notes, NOTE_TOKENS), np.int32)
+        for index, note in enumerate(reversed(self._notes)):
+            notes[index] = np.frombuffer(encode_row(note, NOTE_TOKENS), np.int32)
+        obs["notes"] = notes
         return obs
 
     # ------------------------------------------------------------------ stepping
@@ -244,7 +305,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "enter":
             return f"press('{bid}', 'Enter')"
         if name == "goto":
-            if self.history_start <= arg < self.number_start:
+            if self.history_start <= arg < self.note_start:
                 url = self.argument_text(arg) or "/"
             else:
                 node = self.base.page.by_bid.get(bid)
@@ -256,29 +317,20 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             return A.format_action(A.SendMsgToUser(self._answer_text(bid, arg)))
         if name == "infeasible":
             return "report_infeasible('This cannot be done on this site.')"
-        return "noop()"
+        return "noop()"  # noop, and note: the site sees nothing
+
+    def note_text(self, action: Any) -> str:
+        """The text a ``note`` action would remember in the current state (``""`` for nothing)."""
+        kind, row, arg = (int(x) for x in np.asarray(action).reshape(-1)[:3])
+        bids = self.base.element_bids
+        if kind != NOTE or not 0 <= arg < POINTERS or not 0 <= row < len(bids):
+            return ""
+        return self._answer_text(bids[row], arg)
 
     def _answer_text(self, bid: str, arg: int) -> str:
         node = self.base.page.by_bid.get(bid)
         if arg < POINTERS:
-            if node is None:
-                return ""
-            if arg == ELEMENT:
-                return node_text(node)
-            if arg == CONTENTS:
-                return contents(node)
-            if arg == NUMBER:
-                return first_number(node_text(node))
-            if arg == LINKS:
-                return link_texts(node)
-            if arg == UP_TO:
-                return rows_up_to(node)
-            if arg == SAME:
-                return same_rows(node)
-            if arg == SAME_TOTAL:
-                return same_rows_total(node)
-            pieces = parts(node_text(node))
-            return pieces[arg - PART] if arg - PART < len(pieces) else ""
+            return "" if node is None else pointer_text(node, arg)
         return self.argument_text(arg) or ""
 
     def sample(self, mask: dict[str, np.ndarray]) -> np.ndarray:
@@ -290,13 +342,20 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         return np.array([kind, int(rng.choice(rows)) if len(rows) else 0, int(rng.choice(args)) if len(args) else 0])
 
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        self._notes = []
         obs, info = self.env.reset(**kwargs)
         return self._with_mask(obs), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Take a discrete action; a ``note`` remembers its text (``info["note"]``) and steps ``noop()``."""
         text = self.decode(action)
+        note = self.note_text(action) if self.max_notes else ""
+        if note:
+            self._notes = [*self._notes, note][-self.max_notes:]
         obs, reward, terminated, truncated, info = self.env.step(text)
         info["action_text"] = text
+        if int(np.asarray(action).reshape(-1)[0]) == NOTE:
+            info["note"] = note
         return self._with_mask(obs), reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ certificates
@@ -366,12 +425,16 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         for index, text in enumerate(texts):
             if text and same_amount(value, text):
                 return self.page_start + index
+        for arg in range(self.note_start, self.number_start):  # a note, most recent first, or an aggregate
+            noted = self.argument_text(arg)
+            if noted and (noted == value or same_amount(value, noted)):
+                return arg
         folded = value.casefold()
         for index, candidate in enumerate(self.task_strings()):  # the same words, written in another case
             if candidate.casefold() == folded:
                 return self.task_start + index
         raise VeriwebError(f"{action}: {value!r} is not one of the arguments (the task's strings, the page's "
-                           f"texts and the numbers 0-{self.max_number})")
+                           f"texts, the notes and the numbers 0-{self.max_number})")
 
     def _encode_goto(self, action: str, url: str, bids: list[str], make: Any) -> np.ndarray:
         """A visit: back to the previous page, a link with that address, or an earlier address."""
@@ -411,20 +474,55 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             node = page.by_bid[bid]
             if not node.visible or node.role not in _TEXT_ROLES:
                 continue
-            own = node_text(node)
-            options = [(ELEMENT, own), (NUMBER, first_number(own))]
-            options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
-            if node.role in _CONTAINERS:
-                options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
-            options += [(UP_TO, rows_up_to(node)), (SAME, same_rows(node)), (SAME_TOTAL, same_rows_total(node))]
-            for arg, candidate in options:
-                if candidate and judge.judge_answer(candidate).correct:
+            for arg, candidate in pointer_texts(node):
+                if judge.judge_answer(candidate).correct:
                     return make(SEND, index, arg)
+        for arg in range(self.note_start, self.number_start):  # a note, most recent first, or an aggregate
+            noted = self.argument_text(arg)
+            if noted and judge.judge_answer(noted).correct:
+                return make(SEND, 0, arg)
         for index, candidate in enumerate(strings):
             if judge.judge_answer(candidate).correct:
                 return make(SEND, 0, self.task_start + index)
         for number in range(self.max_number + 1):
             if judge.judge_answer(str(number)).correct:
                 return make(SEND, 0, self.number_start + number)
-        raise VeriwebError(f"send_msg_to_user({text!r}): no row's text, number, contents or links, no task string "
-                           "and no number is a correct answer")
+        raise VeriwebError(f"send_msg_to_user({text!r}): no row's text, number, contents or links, no note, no task "
+                           "string and no number is a correct answer")
+
+
+def pointer_text(node: Node, arg: int) -> str:
+    """The text pointer ``arg`` (``ELEMENT`` ... ``SAME_TOTAL``) takes from ``node``."""
+    if arg == ELEMENT:
+        return node_text(node)
+    if arg == CONTENTS:
+        return contents(node)
+    if arg == NUMBER:
+        return first_number(node_text(node))
+    if arg == LINKS:
+        return link_texts(node)
+    if arg == UP_TO:
+        return rows_up_to(node)
+    if arg == SAME:
+        return same_rows(node)
+    if arg == SAME_TOTAL:
+        return same_rows_total(node)
+    pieces = parts(node_text(node))
+    return pieces[arg - PART] if 0 <= arg - PART < len(pieces) else ""
+
+
+def pointer_texts(node: Node) -> list[tuple[int, str]]:
+    """The pointers that give ``node`` a non-empty text, with the texts: its own text, its first
+    number, its parts, for containers its links and contents, and the row pointers."""
+    own = node_text(node)
+    options = [(ELEMENT, own), (NUMBER, first_number(own))]
+    options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
+    if node.role in _CONTAINERS:
+        options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
+    options += [(UP_TO, rows_up_to(node)), (SAME, same_rows(node)), (SAME_TOTAL, same_rows_total(node))]
+    return [(arg, text) for arg, text in options if text]
+
+
+def can_note(node: Node) -> bool:
+    """Whether the ``note`` (and ``send``) types may point at ``node``: visible text."""
+    return node.visible and node.role in _TEXT_ROLES

@@ -12,7 +12,12 @@ A compact policy never generates free text: it points. Its text arguments come f
 - **Page strings** (per page): the text of each row of the observation's element table, and, for
   answers, the first number or amount in a row's text, the texts inside a container, the
   link texts inside a container (a list answer), and the parts of a row's text between
-  separators (``"Uma Nguyen"`` of ``"Uma Nguyen · Archived · Read"``).
+  separators (``"Uma Nguyen"`` of ``"Uma Nguyen · Archived · Read"``, ``"Brussels"`` of
+  ``"Brussels → Nice"``).
+- **Notes** (per episode): what the agent chose to remember with the ``note`` action (any of the
+  pointers above, taken on the page it was on), so a value read on one page can be typed or
+  answered on another; and two aggregates over the notes kept, for answers that no one page
+  shows: their list (:func:`notes_list`) and the total of their numbers (:func:`notes_total`).
 
 Everything here is a pure function of the task or the page, so it can be memoised on them.
 """
@@ -31,7 +36,7 @@ from veriweb.scaffold import Task
 _NUMBER = re.compile(r"[-\u2212]?(?:US\$|\$|€|£)?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"\S+")
 _CLAUSE = re.compile(r"[.,;:!?()\"']")
-_PARTS = re.compile(r"\s+[·|•—]\s+")
+_PARTS = re.compile(r"\s+[·|•—→]\s+")
 _MAX_SPAN_WORDS = 12  # longer values contribute only their prefixes and suffixes
 
 
@@ -125,7 +130,7 @@ def first_number(text: str) -> str:
 
 
 def parts(text: str) -> list[str]:
-    """The parts of a row's text between separators (``" · "``, ``" | "``, ``" — "``)."""
+    """The parts of a row's text between separators (``" · "``, ``" | "``, ``" — "``, ``" → "``)."""
     return [part.strip() for part in _PARTS.split(text) if part.strip()]
 
 
@@ -246,3 +251,38 @@ def same_rows_total(node: Node) -> str:
     if not seen:
         return ""
     return f"${total:,.2f}" if money else (str(int(total)) if total.is_integer() else f"{total:g}")
+
+
+# ---------------------------------------------------------------------- notes
+
+
+def number_value(text: str) -> tuple[float, bool] | None:
+    """The first number or amount in ``text`` as (value, whether it is money); ``None`` if none."""
+    found = first_number(text)
+    if not found:
+        return None
+    money = any(c in found for c in "$€£")
+    return float(re.sub(r"[^\d.\-]", "", found.replace("\u2212", "-"))), money
+
+
+def notes_list(notes: Iterable[str]) -> str:
+    """The notes as one list answer, in the order they were taken (``"A, B, C"``)."""
+    return ", ".join(note for note in notes if note)
+
+
+def notes_total(notes: Iterable[str]) -> str:
+    """The total of the first number or amount of each note (``""`` if no note has one).
+
+    Written as an amount (``"$1,299.50"``) when any of the numbers is one, else as a plain
+    number (``"65"``, ``"2.5"``).
+
+    Examples:
+        ``["Amount due: $44.81", "$56.99"]`` -> ``"$101.80"``; ``["6 points", "25"]`` -> ``"31"``.
+    """
+    values = [found for found in map(number_value, notes) if found is not None]
+    if not values:
+        return ""
+    cents = sum(round(value * 100) for value, _ in values)
+    if any(money for _, money in values):
+        return f"{'-' if cents < 0 else ''}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    return str(cents // 100) if cents % 100 == 0 else f"{cents / 100:g}"

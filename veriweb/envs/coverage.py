@@ -2,8 +2,11 @@
 
 For each task the check resets the env on it, then for each certificate action: encodes it as a
 discrete action, requires the masks to allow it and its target row to be in the truncated
-element table, decodes and steps it, and at the end requires the episode to be a success. The
-first failure of a task is reported with the step, the action and why.
+element table, decodes and steps it, and at the end requires the episode to be a success. A
+step with no discrete equivalent as it is (a value read on an earlier page, a total or a list
+over several pages) gets the ``note`` actions :func:`veriweb.envs.certificates.plan_notes`
+plans, and the certificate is replayed with them, each note checked the same way. The first
+failure of a task is reported with the step, the action and why.
 
 Run over generated sites: ``python -m veriweb.envs.coverage --domains shop,forum --seeds 0-99``
 (prints a table per domain and family and exits non-zero when anything does not map).
@@ -17,7 +20,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from veriweb.envs.actions import GO_BACK, INFEASIBLE, NOOP, SEND, DiscreteActions
+from veriweb.envs.actions import GO_BACK, INFEASIBLE, NOOP, NOTE, SEND, DiscreteActions
+from veriweb.envs.certificates import Notes, note_action, note_label, plan_notes
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.observation import ObservationConfig
 from veriweb.errors import VeriwebError
@@ -49,33 +53,55 @@ class Miss:
 
 
 def check_task(env: DiscreteActions, task: Task, site_index: int = 0) -> Miss | None:
-    """Replay ``task``'s certificate through ``env``'s discrete actions; ``None`` if it all maps."""
-    base = env.base
+    """Replay ``task``'s certificate through ``env``'s discrete actions; ``None`` if it all maps.
+
+    A step that does not map as it is gets the notes :func:`~veriweb.envs.certificates.plan_notes`
+    plans, and the certificate is replayed again with them (each note checked like any action).
+    """
+    if task.kind == "infeasible" and not task.certificate:
+        return None
+    first = _replay(env, task, site_index, {})
+    if first is None or not first.reason.startswith(_UNMAPPED):
+        return first
+    try:
+        notes = plan_notes(env, task, site_index)
+    except VeriwebError as exc:
+        return Miss(first.site, first.task, first.family, first.step, first.action, str(exc))
+    return _replay(env, task, site_index, notes)
+
+
+_UNMAPPED = "no discrete action: "
+
+
+def _replay(env: DiscreteActions, task: Task, site_index: int, notes: Notes) -> Miss | None:
+    """One replay of the certificate, with ``notes`` taken before the steps they are planned at."""
     obs, _ = env.reset(options={"site": site_index, "task": task.id})
-    site_id = base.site.id
+    site_id = env.base.site.id
 
     def miss(step: int, action: str, reason: str) -> Miss:
         return Miss(site_id, task.id, task.family, step, action, reason)
 
-    if task.kind == "infeasible" and not task.certificate:
-        return None
     info: dict[str, object] = {}
     for step, action in enumerate(task.certificate):
-        try:
-            discrete = env.encode(action)
-        except VeriwebError as exc:
-            return miss(step, action, str(exc))
-        kind, row, arg = (int(x) for x in discrete)
-        mask = obs["action_mask"]
-        if not (mask["type"][kind] and mask["element"][kind, row] and mask["argument"][kind, arg]):
-            return miss(step, action, f"the masks forbid {discrete.tolist()}")
-        if row >= int(obs["elements"]["mask"].sum()) and kind not in (NOOP, GO_BACK, SEND, INFEASIBLE):
-            return miss(step, action, f"row {row} is outside the truncated element table")
-        obs, _, terminated, truncated, info = env.step(discrete)
-        if info.get("last_action_error"):
-            return miss(step, action, f"{info.get('action_text')} failed: {info['last_action_error']}")
-        if (terminated or truncated) and step < len(task.certificate) - 1:
-            return miss(step, action, f"the episode ended early ({info.get('reason')})")
+        planned = [(note_label(bid, pointer), bid, pointer) for bid, pointer in notes.get(step, [])]
+        for label, bid, pointer in [*planned, (action, "", -1)]:
+            try:
+                discrete = env.encode(action) if pointer < 0 else note_action(env, bid, pointer)
+            except VeriwebError as exc:
+                return miss(step, label, (_UNMAPPED if pointer < 0 else "") + str(exc))
+            kind, row, arg = (int(x) for x in discrete)
+            mask = obs["action_mask"]
+            if not (mask["type"][kind] and mask["element"][kind, row] and mask["argument"][kind, arg]):
+                return miss(step, label, f"the masks forbid {discrete.tolist()}")
+            if row >= int(obs["elements"]["mask"].sum()) and kind not in (NOOP, GO_BACK, SEND, INFEASIBLE):
+                return miss(step, label, f"row {row} is outside the truncated element table")
+            obs, _, terminated, truncated, info = env.step(discrete)
+            if kind == NOTE and not info.get("note"):
+                return miss(step, label, "the note is empty")
+            if info.get("last_action_error"):
+                return miss(step, label, f"{info.get('action_text')} failed: {info['last_action_error']}")
+            if (terminated or truncated) and (step < len(task.certificate) - 1 or pointer >= 0):
+                return miss(step, label, f"the episode ended early ({info.get('reason')})")
     if not info.get("success"):
         return miss(len(task.certificate), "", f"no success at the end ({info.get('reason')}, {info.get('answer', '')})")
     return None
