@@ -29,6 +29,7 @@ Holdouts (``--holdout``) hold out more than seeds. Each is ``KIND`` or ``KIND:VA
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -41,10 +42,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from veriweb.errors import VeriwebError
+from veriweb.generate.domains import BLUEPRINTS
 from veriweb.generate.site import available_domains as known_domains
-from veriweb.generate.site import generate_site_checked
+from veriweb.generate.site import draft_site
 from veriweb.generate.streams import GENERATOR_VERSION, derive
 from veriweb.scaffold import Site, load, save
+from veriweb.scaffold.io import identify, save_text, with_id
 
 T = TypeVar("T")
 
@@ -144,10 +147,23 @@ def plan_corpus(n: int, domains: Sequence[str], seed: int, *, split: str = "trai
 def build_site(spec: SiteSpec) -> tuple[Site, list[str]]:
     """Generate one site of a corpus, applying its holdouts; also the tasks dropped as unsolvable
     by their own plan (a blueprint bug, counted in the manifest rather than shipped)."""
+    site, dropped = _holdout_site(spec)
+    return with_id(site), dropped
+
+
+def build_site_file(spec: SiteSpec) -> tuple[Site, str, list[str]]:
+    """As :func:`build_site`, with the site's file text (hashed and written from one model dump)."""
+    site, dropped = _holdout_site(spec)
+    site, text = identify(site)
+    return site, text, dropped
+
+
+def _holdout_site(spec: SiteSpec) -> tuple[Site, list[str]]:
+    """The site of ``spec`` with its holdouts applied, not yet hashed."""
     vocab_part = None
     if any(h.kind == "vocab" for h in spec.holdouts):
         vocab_part = 1 if spec.split == "test" else 0
-    site, dropped = generate_site_checked(spec.domain, spec.seed, vocab_part=vocab_part)
+    site, dropped = draft_site(spec.domain, spec.seed, vocab_part=vocab_part)
     families = {v for h in spec.holdouts if h.kind == "family" for v in h.values}
     by_template = any(h.kind == "template" for h in spec.holdouts)
     test = spec.split == "test"
@@ -157,9 +173,7 @@ def build_site(spec: SiteSpec) -> tuple[Site, list[str]]:
     if by_template:
         tasks = [t for t in tasks if template_bucket(t.template) == int(test)]
     if len(tasks) != len(site.tasks):
-        from veriweb.scaffold.io import with_id
-
-        site = with_id(site.model_copy(update={"tasks": tasks}))
+        site = site.model_copy(update={"tasks": tasks})
     return site, dropped
 
 
@@ -184,8 +198,8 @@ def _work(spec: SiteSpec, out: str, raw: Any = None) -> dict[str, Any]:
             existing = None  # a damaged file from an older run: make it again
         if existing is not None and existing.generator == GENERATOR_VERSION:
             return summary(existing, spec)
-    site, dropped = build_site(spec)
-    save(site, path)
+    site, text, dropped = build_site_file(spec)
+    save_text(text, path)
     return summary(site, spec, dropped)
 
 
@@ -234,21 +248,29 @@ def run_jobs(jobs: Sequence[tuple[Any, ...]], func: Callable[..., T], *, workers
     workers = workers or os.cpu_count() or 1
     results: list[Any] = [None] * len(jobs)
     bar = _bar(len(jobs), label, enabled=progress)
-    if workers <= 1 or len(jobs) <= 1:
-        for index, job in enumerate(jobs):
-            results[index] = func(*job)
-            bar.update(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(func, *job) for job in jobs]
-            try:
-                for index, future in enumerate(futures):
-                    results[index] = future.result()
-                    bar.update(1)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+    # The objects alive now (modules, pydantic's schema validators, ...) outlive the jobs: frozen,
+    # the cyclic collector stops walking them in every full collection (a full pass over pydantic's
+    # validators alone costs about 0.1 s), and forked workers share their memory pages instead of
+    # copying them on their first collection.
+    gc.freeze()
+    try:
+        if workers <= 1 or len(jobs) <= 1:
+            for index, job in enumerate(jobs):
+                results[index] = func(*job)
+                bar.update(1)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(func, *job) for job in jobs]
+                try:
+                    for index, future in enumerate(futures):
+                        results[index] = future.result()
+                        bar.update(1)
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+    finally:
+        gc.unfreeze()
     bar.close()
     return results
 
@@ -265,6 +287,8 @@ def write_corpus(plan: CorpusPlan, out: str | os.PathLike[str], *, workers: int 
     """
     directory = Path(out)
     _check_writable(directory)
+    for domain in plan.domains:  # imported once here, not once per worker process (they fork from here)
+        BLUEPRINTS[domain]
     jobs = [(spec, str(directory), raw) for spec in plan.sites]
     entries = run_jobs(jobs, _work, workers=workers, progress=progress, label="generating")
     manifest = {"generator": GENERATOR_VERSION, "seed": plan.seed, "split": plan.split, "domains": plan.domains,
@@ -353,5 +377,5 @@ def _bar(total: int, label: str, *, enabled: bool) -> _Bar:
     return _Bar(total, label, enabled)
 
 
-__all__ = ["CorpusPlan", "Holdout", "SiteSpec", "build_site", "load_sites", "plan_corpus", "read_corpus",
+__all__ = ["CorpusPlan", "Holdout", "SiteSpec", "build_site", "build_site_file", "load_sites", "plan_corpus", "read_corpus",
            "template_bucket", "write_corpus"]

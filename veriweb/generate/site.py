@@ -51,6 +51,22 @@ def generate_site_checked(domain: str, seed: int, *, vocab_part: int | None = No
     ``vocab_part`` (0 or 1) labels the site from one half of every synonym list (a vocabulary
     holdout between splits).
 
+    Returns:
+        The site, with its content-hash id, and the tasks dropped because their plan failed.
+
+    Raises:
+        VeriwebError: an unknown domain, or a blueprint bug (a plan that does not solve its task).
+    """
+    site, dropped = draft_site(domain, seed, vocab_part=vocab_part, strict=strict)
+    return with_id(site), dropped
+
+
+def draft_site(domain: str, seed: int, *, vocab_part: int | None = None,
+               strict: bool = False) -> tuple[Site, list[str]]:
+    """As :func:`generate_site_checked`, but the site's ``id`` is left empty: for callers that
+    change the site further (a holdout drops tasks) and then hash it once, with
+    :func:`veriweb.scaffold.io.identify` (the hash is a model dump of the whole site).
+
     Raises:
         VeriwebError: an unknown domain, or a blueprint bug (a plan that does not solve its task).
     """
@@ -84,7 +100,7 @@ def _generate(blueprint: Blueprint, domain: str, seed: int, vocab_part: int | No
         _resolve_all(draft, base, session, tasks, dropped, strict)
     finally:
         session.close()
-    return with_id(base.model_copy(update={"tasks": tasks})), dropped
+    return base.model_copy(update={"tasks": tasks}), dropped
 
 
 def _resolve_all(draft: Draft, base: Site, session: Session, tasks: list[Task], dropped: list[str],
