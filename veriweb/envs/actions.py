@@ -60,16 +60,17 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
-from veriweb.engine.page import Node
-from veriweb.envs.arguments import (contents, first_number, link_texts, node_text, notes_list, notes_total, parts,
-                                    rows_up_to, same_amount, same_rows, same_rows_total, slot_order, task_strings)
+from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER, PART, POINTER_NAMES, POINTERS, SAME,
+                                    SAME_TOTAL, TEXT_ROLES, UP_TO, contents, node_text, notes_list, notes_total,
+                                    pointer_text, pointer_texts, same_amount, slot_order, task_strings)
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.observation import ROLE_IDS
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode_row
 from veriweb.errors import VeriwebError
 
-__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "MAX_NOTES", "NOTE", "NOTE_ARGUMENTS", "NOTE_TOKENS", "NUMBER",
-           "PART", "POINTER_NAMES", "SAME", "SAME_TOTAL", "UP_TO", "DiscreteActions", "contents", "slot_order"]
+__all__ = ["ACTION_TYPES", "CONTENTS", "ELEMENT", "LINKS", "MAX_NOTES", "MAX_PARTS", "NOTE", "NOTE_ARGUMENTS",
+           "NOTE_TOKENS", "NUMBER", "PART", "POINTERS", "POINTER_NAMES", "SAME", "SAME_TOTAL", "UP_TO",
+           "DiscreteActions", "contents", "slot_order"]
 
 ACTION_TYPES = ("noop", "click", "fill", "select", "check", "enter", "goto", "go_back", "send", "infeasible", "note")
 NOOP, CLICK, FILL, SELECT, CHECK, ENTER, GOTO, GO_BACK, SEND, INFEASIBLE, NOTE = range(len(ACTION_TYPES))
@@ -79,23 +80,11 @@ MAX_NOTES = 8
 """Notes kept by default."""
 NOTE_ARGUMENTS = MAX_NOTES + 2
 """Note arguments in the default layout: the notes, ``<notes list>`` and ``<notes total>``."""
-ELEMENT, CONTENTS, NUMBER, LINKS = 0, 1, 2, 3
-PART = 4
-"""``PART + k``: the k-th part of a row's text (see :func:`veriweb.envs.arguments.parts`)."""
-MAX_PARTS = 6
-UP_TO, SAME, SAME_TOTAL = PART + MAX_PARTS, PART + MAX_PARTS + 1, PART + MAX_PARTS + 2
-POINTERS = SAME_TOTAL + 1
-POINTER_NAMES = ("element", "contents", "number", "links", *(f"part {k}" for k in range(MAX_PARTS)), "up to", "same",
-                 "same total")
-"""The names of the pointer arguments, by index (as written in ``note(bid, <name>)``)."""
-_CONTAINERS = ("list", "listitem", "row", "table", "cell", "group", "region", "main", "article")
-_TEXT_ROLES = ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem", "status", "alert",
-               "columnheader", "button", "list", "table", "row")
 
 
 _COMBOBOX = ROLE_IDS["combobox"]
 _CHECKABLE = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS["checkbox"], ROLE_IDS["radio"]])
-_TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in _TEXT_ROLES])
+_TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in TEXT_ROLES])
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -472,7 +461,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         page = self.base.page
         for index, bid in enumerate(self.base.element_bids):
             node = page.by_bid[bid]
-            if not node.visible or node.role not in _TEXT_ROLES:
+            if not node.visible or node.role not in TEXT_ROLES:
                 continue
             for arg, candidate in pointer_texts(node):
                 if judge.judge_answer(candidate).correct:
@@ -490,39 +479,3 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         raise VeriwebError(f"send_msg_to_user({text!r}): no row's text, number, contents or links, no note, no task "
                            "string and no number is a correct answer")
 
-
-def pointer_text(node: Node, arg: int) -> str:
-    """The text pointer ``arg`` (``ELEMENT`` ... ``SAME_TOTAL``) takes from ``node``."""
-    if arg == ELEMENT:
-        return node_text(node)
-    if arg == CONTENTS:
-        return contents(node)
-    if arg == NUMBER:
-        return first_number(node_text(node))
-    if arg == LINKS:
-        return link_texts(node)
-    if arg == UP_TO:
-        return rows_up_to(node)
-    if arg == SAME:
-        return same_rows(node)
-    if arg == SAME_TOTAL:
-        return same_rows_total(node)
-    pieces = parts(node_text(node))
-    return pieces[arg - PART] if 0 <= arg - PART < len(pieces) else ""
-
-
-def pointer_texts(node: Node) -> list[tuple[int, str]]:
-    """The pointers that give ``node`` a non-empty text, with the texts: its own text, its first
-    number, its parts, for containers its links and contents, and the row pointers."""
-    own = node_text(node)
-    options = [(ELEMENT, own), (NUMBER, first_number(own))]
-    options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
-    if node.role in _CONTAINERS:
-        options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
-    options += [(UP_TO, rows_up_to(node)), (SAME, same_rows(node)), (SAME_TOTAL, same_rows_total(node))]
-    return [(arg, text) for arg, text in options if text]
-
-
-def can_note(node: Node) -> bool:
-    """Whether the ``note`` (and ``send``) types may point at ``node``: visible text."""
-    return node.visible and node.role in _TEXT_ROLES

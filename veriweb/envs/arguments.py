@@ -253,6 +253,59 @@ def same_rows_total(node: Node) -> str:
     return f"${total:,.2f}" if money else (str(int(total)) if total.is_integer() else f"{total:g}")
 
 
+# ---------------------------------------------------------------------- pointers into a row
+
+ELEMENT, CONTENTS, NUMBER, LINKS = 0, 1, 2, 3
+PART = 4
+"""``PART + k``: the k-th part of a row's text (see :func:`parts`)."""
+MAX_PARTS = 6
+UP_TO, SAME, SAME_TOTAL = PART + MAX_PARTS, PART + MAX_PARTS + 1, PART + MAX_PARTS + 2
+POINTERS = SAME_TOTAL + 1
+POINTER_NAMES = ("element", "contents", "number", "links", *(f"part {k}" for k in range(MAX_PARTS)), "up to", "same",
+                 "same total")
+"""The names of the pointer arguments, by index (as written in ``note(bid, <name>)``)."""
+CONTAINERS = ("list", "listitem", "row", "table", "cell", "group", "region", "main", "article")
+"""Roles whose ``<contents>`` and ``<links>`` are offered."""
+TEXT_ROLES = ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem", "status", "alert",
+              "columnheader", "button", "list", "table", "row")
+"""Roles an answer or a note may point at."""
+def pointer_text(node: Node, arg: int) -> str:
+    """The text pointer ``arg`` (``ELEMENT`` ... ``SAME_TOTAL``) takes from ``node``."""
+    if arg == ELEMENT:
+        return node_text(node)
+    if arg == CONTENTS:
+        return contents(node)
+    if arg == NUMBER:
+        return first_number(node_text(node))
+    if arg == LINKS:
+        return link_texts(node)
+    if arg == UP_TO:
+        return rows_up_to(node)
+    if arg == SAME:
+        return same_rows(node)
+    if arg == SAME_TOTAL:
+        return same_rows_total(node)
+    pieces = parts(node_text(node))
+    return pieces[arg - PART] if 0 <= arg - PART < len(pieces) else ""
+
+
+def pointer_texts(node: Node) -> list[tuple[int, str]]:
+    """The pointers that give ``node`` a non-empty text, with the texts: its own text, its first
+    number, its parts, for containers its links and contents, and the row pointers."""
+    own = node_text(node)
+    options = [(ELEMENT, own), (NUMBER, first_number(own))]
+    options += [(PART + k, piece) for k, piece in enumerate(parts(own)[:MAX_PARTS])]
+    if node.role in CONTAINERS:
+        options += [(LINKS, link_texts(node)), (CONTENTS, contents(node))]
+    options += [(UP_TO, rows_up_to(node)), (SAME, same_rows(node)), (SAME_TOTAL, same_rows_total(node))]
+    return [(arg, text) for arg, text in options if text]
+
+
+def can_note(node: Node) -> bool:
+    """Whether the ``note`` (and ``send``) types may point at ``node``: visible text."""
+    return node.visible and node.role in TEXT_ROLES
+
+
 # ---------------------------------------------------------------------- notes
 
 

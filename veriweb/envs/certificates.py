@@ -11,13 +11,14 @@ The plan, by need (the certificate's own value or answer says what is needed; th
 last word on answers):
 
 - **a value to type or select**: the latest page, up to the one it is typed on, with a row whose
-  pointer text (:func:`~veriweb.envs.actions.pointer_texts`) is that value (or writes the same
+  pointer text (:func:`~veriweb.envs.arguments.pointer_texts`) is that value (or writes the same
   amount): one note there (an element's own text before its number, parts or contents).
 - **an answer**, by the task's answer type: for a number or an amount, the fewest pointer
-  texts on the pages visited (one per element, amounts only if the answer is one; ties go to
-  the latest pages) whose first numbers add up to it, then ``<notes total>``; for a list, pointer texts on the pages visited,
-  page by page, whose items together are the answer's, then ``<notes list>``; else (or if
-  those fail) one pointer text the judge accepts.
+  texts on the pages visited whose first numbers add up to it (an element's own text, its
+  number or one of its parts; one per element and value; amounts only if the answer is one;
+  ties go to the latest pages), then ``<notes total>``; for a list, pointer texts on the pages
+  visited, page by page, the largest first, whose items together are the answer's, then
+  ``<notes list>``; else (or if those fail) one pointer text the judge accepts.
 
 Everything is bounded: at most ``max_notes`` notes per certificate, at most
 :data:`MAX_CANDIDATES` numbers and :data:`MAX_SUMS` partial sums searched. A certificate that
@@ -35,8 +36,9 @@ import numpy as np
 
 from veriweb.engine import actions as A
 from veriweb.engine.page import PageModel
-from veriweb.envs.actions import ELEMENT, MAX_PARTS, NOTE, NUMBER, PART, POINTER_NAMES, DiscreteActions, can_note, pointer_texts
-from veriweb.envs.arguments import notes_list, notes_total, number_value, same_amount
+from veriweb.envs.actions import NOTE, DiscreteActions
+from veriweb.envs.arguments import (ELEMENT, MAX_PARTS, NUMBER, PART, POINTER_NAMES, can_note, notes_list, notes_total,
+                                    number_value, pointer_texts, same_amount)
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Task
 
@@ -226,7 +228,8 @@ def _total(frames: list[_Frame], answer: str, limit: int) -> list[_Pick] | None:
     for position, (cents, _) in enumerate(candidates):
         for total, chosen in list(best.items()):
             reached = total + cents
-            if reached <= target and len(chosen) < limit and (reached not in best or len(best[reached]) > len(chosen) + 1):
+            fewer = reached not in best or len(best[reached]) > len(chosen) + 1
+            if reached <= target and len(chosen) < limit and fewer:
                 best[reached] = (*chosen, position)
         if len(best) > MAX_SUMS:
             return None
