@@ -7,7 +7,7 @@ import pytest
 
 from veriweb.envs import DiscreteActions, VeriwebEnv
 from veriweb.envs.actions import ELEMENT, FILL, NOTE, NOTE_TOKENS, NUMBER, SEND
-from veriweb.envs.certificates import note_action, plan_notes
+from veriweb.envs.certificates import certificate_actions, note_action, plan_notes
 from veriweb.envs.coverage import check_task
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
@@ -69,6 +69,12 @@ def test_a_total_over_two_pages_maps_with_notes(shop: Site) -> None:
     assert [len(notes.get(step, [])) for step in range(3)] == [0, 1, 1]  # one figure on each page, before leaving it
     assert check_task(env, task) is None
     assert sorted(env.notes()) == ["$129.99", "$84.99"] or "Price: $129.99" in env.notes()
+    actions = certificate_actions(env, task)  # the same, as a list to replay (behaviour cloning)
+    assert [int(a[0]) for a in actions].count(NOTE) == 2 and len(actions) == 5
+    env.reset(options={"site": 0, "task": task.id})
+    for action in actions:
+        *_, info = env.step(action)
+    assert info["success"]
     # with no memory the certificate does not map, and the miss says why
     miss = check_task(DiscreteActions(VeriwebEnv(sites=[shop.model_copy(update={"tasks": [task]})]), max_notes=0),
                       task)

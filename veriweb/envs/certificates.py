@@ -129,6 +129,35 @@ def plan_notes(env: DiscreteActions, task: Task, site_index: int = 0) -> Notes:
     return notes
 
 
+def certificate_actions(env: DiscreteActions, task: Task, site_index: int = 0) -> list[np.ndarray]:
+    """``task``'s certificate as discrete actions, with the notes it needs (for behaviour cloning).
+
+    Replay the result from ``env.reset(options={"site": site_index, "task": task.id})``; ``env``
+    is left at the end of a replay.
+
+    Raises:
+        VeriwebError: a step does not map even with notes (the message names the step).
+    """
+    try:
+        return _encode_all(env, task, site_index, {})
+    except VeriwebError:
+        return _encode_all(env, task, site_index, plan_notes(env, task, site_index))
+
+
+def _encode_all(env: DiscreteActions, task: Task, site_index: int, notes: Notes) -> list[np.ndarray]:
+    env.reset(options={"site": site_index, "task": task.id})
+    out: list[np.ndarray] = []
+    for step, action in enumerate(task.certificate):
+        for bid, pointer in notes.get(step, []):
+            out.append(note_action(env, bid, pointer))
+            env.step(out[-1])
+        out.append(env.encode(action))
+        _, _, terminated, truncated, _ = env.step(out[-1])
+        if (terminated or truncated) and step < len(task.certificate) - 1:
+            raise VeriwebError(f"step {step} {action}: the episode ended early")
+    return out
+
+
 # ---------------------------------------------------------------------- what a step needs
 
 _Pick = tuple[int, str, int]  # (frame, bid, pointer)
