@@ -17,7 +17,10 @@ Action Space:
     - ``max_elements`` page strings: the text of each row of the element table (to type or
       select what the page shows);
     - ``max_history`` earlier addresses of this episode, most recent first (for ``goto``, as a
-      browser's history menu does);
+      browser's history menu does; ``goto`` with a link's row and a task string or a note visits
+      the link's address with its last part edited to that text, as a person edits the address
+      bar: ``/mail/Inbox`` and ``"Bin"`` give ``/mail/Bin``, see
+      :func:`veriweb.envs.arguments.edited_address`);
     - ``max_notes`` notes, most recent first, then ``<notes list>`` and ``<notes total>`` (see
       Notes below; none of these when ``max_notes`` is 0);
     - the numbers 0 to ``max_number``.
@@ -62,7 +65,8 @@ from gymnasium import spaces
 from veriweb.engine import actions as A
 from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER, PART, POINTER_NAMES, POINTERS, SAME,
                                     SAME_TOTAL, TEXT_ROLES, UP_TO, contents, node_text, notes_list, notes_total,
-                                    pointer_text, pointer_texts, same_amount, slot_order, task_strings)
+                                    edited_address, pointer_text, pointer_texts, same_address, same_amount, slot_order,
+                                    task_strings)
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.observation import ROLE_IDS
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode_row
@@ -234,6 +238,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if self.max_notes:
             argument[NOTE, :POINTERS] = 1
         argument[GOTO, ELEMENT] = int(element[GOTO].any())
+        argument[GOTO, tasks] = int(element[GOTO].any())  # a link's address, edited to a task string
+        argument[GOTO, self.note_start:self.note_start + noted] = int(element[GOTO].any())  # ... or to a note
         argument[GOTO, self.history_start:self.history_start + history] = 1
         if history and not element[GOTO].any():
             element = element.copy()
@@ -294,11 +300,12 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "enter":
             return f"press('{bid}', 'Enter')"
         if name == "goto":
+            node = self.base.page.by_bid.get(bid)
+            url = node.href if node is not None and node.href else "/"
             if self.history_start <= arg < self.note_start:
                 url = self.argument_text(arg) or "/"
-            else:
-                node = self.base.page.by_bid.get(bid)
-                url = node.href if node is not None and node.href else "/"
+            elif arg >= POINTERS:
+                url = edited_address(url, self.argument_text(arg) or "")
             return A.format_action(A.Goto(url))
         if name == "go_back":
             return "go_back()"
@@ -441,8 +448,16 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             element = self._element_mask()[GOTO]
             return make(GOTO, int(np.flatnonzero(element)[0]) if element.any() else 0,
                         self.history_start + history.index(url))
-        raise VeriwebError(f"{action}: no link to {url!r} in the element table, and not an earlier address "
-                           f"of this episode")
+        texts = [(self.task_start + index, text) for index, text in enumerate(self.task_strings())]
+        noted = range(self.note_start, self.note_start + len(self._notes))
+        texts += [(arg, self.argument_text(arg) or "") for arg in noted]
+        for index in np.flatnonzero(self._element_mask()[GOTO]):  # a link's address, its last part edited
+            href = page.by_bid[bids[index]].href or ""
+            for arg, text in texts:
+                if text and same_address(edited_address(href, text), url):
+                    return make(GOTO, int(index), arg)
+        raise VeriwebError(f"{action}: no link to {url!r} in the element table, not an earlier address of this "
+                           "episode, and no link's address with its last part edited to a task string or a note")
 
     def _encode_answer(self, text: str, make: Any) -> np.ndarray:
         """An answer as a pointer: to a task string, a number, or a row's text the judge accepts."""

@@ -14,6 +14,9 @@ A compact policy never generates free text: it points. Its text arguments come f
   link texts inside a container (a list answer), and the parts of a row's text between
   separators (``"Uma Nguyen"`` of ``"Uma Nguyen · Archived · Read"``, ``"Brussels"`` of
   ``"Brussels → Nice"``).
+- **Edited addresses** (for ``goto``): a link's address with its last part replaced by a task
+  string or a note (:func:`edited_address`: ``/mail/Inbox`` and ``"Bin"`` give ``/mail/Bin``),
+  as a person edits the address bar to reach a page no link here points to.
 - **Notes** (per episode): what the agent chose to remember with the ``note`` action (any of the
   pointers above, taken on the page it was on), so a value read on one page can be typed or
   answered on another; and two aggregates over the notes kept, for answers that no one page
@@ -28,6 +31,7 @@ import datetime as dt
 import re
 import string
 from collections.abc import Iterable
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from veriweb.engine.answers import parse_date, parse_money
 from veriweb.engine.page import Node
@@ -304,6 +308,31 @@ def pointer_texts(node: Node) -> list[tuple[int, str]]:
 def can_note(node: Node) -> bool:
     """Whether the ``note`` (and ``send``) types may point at ``node``: visible text."""
     return node.visible and node.role in TEXT_ROLES
+
+
+# ---------------------------------------------------------------------- addresses
+
+
+def edited_address(href: str, text: str) -> str:
+    """A link's address with its last part edited to ``text``: the value of its last query
+    parameter if it has one, else its last path segment.
+
+    Examples:
+        ``("/mail/Inbox", "Bin")`` -> ``"/mail/Bin"``; ``("/search?q=shoes", "red hat")`` ->
+        ``"/search?q=red+hat"``; ``("/", "Bin")`` -> ``"/Bin"``.
+    """
+    parts_ = urlsplit(href)
+    query = parse_qsl(parts_.query, keep_blank_values=True)
+    if query:
+        return f"{parts_.path}?{urlencode([*query[:-1], (query[-1][0], text)])}"
+    head = parts_.path.rsplit("/", 1)[0] if "/" in parts_.path else ""
+    return f"{head}/{quote(text)}"
+
+
+def same_address(a: str, b: str) -> bool:
+    """Whether two addresses name the same page (the same path, unquoted, and the same query)."""
+    x, y = urlsplit(a), urlsplit(b)
+    return unquote(x.path) == unquote(y.path) and sorted(parse_qsl(x.query)) == sorted(parse_qsl(y.query))
 
 
 # ---------------------------------------------------------------------- notes

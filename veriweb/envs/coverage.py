@@ -107,14 +107,15 @@ def _replay(env: DiscreteActions, task: Task, site_index: int, notes: Notes) -> 
     return None
 
 
-def certificate_coverage(site: Site, tasks: Iterable[Task] | None = None, *,
-                         config: ObservationConfig | None = None, **wrapper: int) -> tuple[int, list[Miss]]:
+def certificate_coverage(site: Site, tasks: Iterable[Task] | None = None, *, config: ObservationConfig | None = None,
+                         noted: list[tuple[str, int]] | None = None, **wrapper: int) -> tuple[int, list[Miss]]:
     """Check every certificate of ``site`` (or of ``tasks``) through :class:`DiscreteActions`.
 
     Args:
         site: the site.
         tasks: the tasks to check (default: all of the site's).
         config: observation sizes (the truncation that the targets must survive).
+        noted: if given, gets (family, notes) for each mapped certificate that took notes.
         **wrapper: arguments of :class:`DiscreteActions` (``max_task_strings=``, ...).
 
     Returns:
@@ -127,6 +128,8 @@ def certificate_coverage(site: Site, tasks: Iterable[Task] | None = None, *,
         found = check_task(env, task)
         if found is not None:
             misses.append(found)
+        elif noted is not None and env.notes():
+            noted.append((task.family, len(env.notes())))
     env.close()
     return checked, misses
 
@@ -151,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = 0
     failed: Counter[tuple[str, str]] = Counter()
     shown: Counter[tuple[str, str]] = Counter()
+    noted: list[tuple[str, int]] = []
     for domain in args.domains.split(","):
         for seed in _seeds(args.seeds):
             try:
@@ -158,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except Exception as exc:  # a generator failure is not a coverage result; say so and go on
                 print(f"{domain} seed {seed}: not generated ({type(exc).__name__}: {exc})")
                 continue
-            checked, misses = certificate_coverage(site)
+            checked, misses = certificate_coverage(site, noted=noted)
             total += checked
             for found in misses:
                 key = (domain, found.family)
@@ -169,6 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{total} certificates checked, {sum(failed.values())} do not map")
     for (domain, family), count in sorted(failed.items()):
         print(f"  {domain:<8}{family:<28}{count}")
+    if noted:
+        families = Counter(family for family, _ in noted)
+        print(f"{len(noted)} of them map with notes (at most {max(n for _, n in noted)} in one): "
+              + ", ".join(f"{family} {count}" for family, count in sorted(families.items())))
     return 1 if failed else 0
 
 
