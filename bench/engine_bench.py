@@ -1,7 +1,8 @@
 """Engine speed: steps per second (observation included) and reset latency, on the example shop
 and on the same shop grown to 5,000 and 50,000 records.
 
-Run: ``python bench/engine_bench.py`` (``--steps N`` to change the workload). Prints ratios
+Run: ``python bench/engine_bench.py`` (``--steps N`` to change the workload, ``--no-cache`` for
+sessions that share no cache of pages, rows and judge results: the baseline). Prints ratios
 against the aims of the foundation issue and against MiniWoB++ and BrowserGym measured on
 this kind of machine (MiniWoB++ in headless Chromium: about 36 steps/s and 50 ms a reset;
 BrowserGym: about 1 to 3 steps/s and 3 s a reset).
@@ -16,6 +17,7 @@ import time
 
 from veriweb.cli import load_site
 from veriweb.engine import Episode, Session, axtree_text, element_list
+from veriweb.engine import cache as caching
 from veriweb.scaffold import Site
 
 MINIWOB_STEPS_PER_S = 36.0
@@ -114,7 +116,10 @@ def reset_latency(site: Site, repeats: int = 500) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=20_000, help="random-walk steps per site")
+    parser.add_argument("--no-cache", action="store_true", help="sessions share no cache (a baseline)")
     args = parser.parse_args()
+    if args.no_cache:
+        caching.ENABLED = False
     base = load_site(None)
     rows = sum(len(t.rows) for t in base.database.tables)
     sites = [(f"example ({rows} records)", base, 10_000, 100e-6), ("5,000 records", grown(base, 5_000), 10_000, 100e-6),

@@ -11,6 +11,9 @@ timing):
   10% of the median size, and steps on pages at or above the 95th-percentile size.
 - ``replay``: the tasks' certificates through the discrete actions (what a good policy does).
 
+``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
+database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
+
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
 shared machine; the load average is printed next to them. ``engine`` is the share of a step
 spent in ``Episode.step`` (session, page build, judge); the rest is the env's own work
@@ -30,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from veriweb.engine import cache as caching
 from veriweb.engine.episode import Episode
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
 from veriweb.envs.actions import ACTION_TYPES
@@ -153,10 +157,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=4_000)
     parser.add_argument("--domains", default="all")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="sessions share no cache (veriweb.engine.cache.ENABLED = False): every page, query and "
+                             "judge result is computed afresh, as a baseline")
     args = parser.parse_args()
+    if args.no_cache:
+        caching.ENABLED = False
     domains = ([d for d in MODULES if importlib.util.find_spec(MODULES[d])] if args.domains == "all"
                else args.domains.split(","))
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
+          f"site cache {'on' if caching.ENABLED else 'off'}")
     print(f"{'domain':<8}{'pages med/p95':>14}{'@median':>10}{'@p95':>9}{'explore':>10}{'engine':>8}"
           f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}   (steps per CPU-second)")
     for domain in domains:

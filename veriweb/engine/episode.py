@@ -80,7 +80,7 @@ class Episode:
         page = self.session.page()
         progress = self.judge.progress()
         kind = self.task.kind
-        info: dict[str, Any] = {"action": str(result.action) if result.action else None}
+        info: dict[str, Any] = {"action": _action_text(result.action) if result.action else None}
         success = terminated = False
         if result.infeasible is not None:
             terminated, success = True, kind == "infeasible"
@@ -108,3 +108,19 @@ class Episode:
         info["violation"] = progress.violation
         return Outcome(page=page, reward=1.0 if success else 0.0, terminated=terminated, truncated=truncated,
                        success=success, progress=progress, error=result.error, info=info)
+
+
+_ACTION_TEXTS: dict[Any, str] = {}
+
+
+def _action_text(action: Any) -> str:
+    """``str(action)``, memoised by the (frozen, hashable) action's value: agents repeat actions."""
+    try:
+        text = _ACTION_TEXTS.get(action)
+    except TypeError:  # an action holding something unhashable
+        return str(action)
+    if text is None:
+        if len(_ACTION_TEXTS) > 50_000:
+            _ACTION_TEXTS.clear()
+        text = _ACTION_TEXTS[action] = str(action)
+    return text

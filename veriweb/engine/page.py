@@ -255,20 +255,36 @@ class PageBuilder:
         return model
 
     def _number(self, model: PageModel) -> None:
-        counter = 0
-        stack: list[tuple[Node, int, bool]] = [(child, 1, True) for child in reversed(model.root.children)]
-        while stack:
-            node, depth, visible = stack.pop()
-            counter += 1
-            node.bid = str(counter)
-            node.depth = depth
-            node.visible = node.visible and visible
-            if self.ui.focus is not None and node.key == self.ui.focus:
-                node.focused = True
-            model.nodes.append(node)
-            model.by_bid[node.bid] = node
-            model.by_key.setdefault(node.key, node)
-            stack.extend((child, depth + 1, node.visible) for child in reversed(node.children))
+        """Number the nodes in document order (bids ``"1"``, ``"2"``, ...), set depths, hide what is
+        inside hidden nodes, mark the focused node, and index them by bid and key."""
+        nodes: list[Node] = []
+        append = nodes.append
+
+        def walk(children: list[Node], depth: int, visible: bool) -> None:
+            for node in children:
+                node.depth = depth
+                if not visible:
+                    node.visible = False
+                append(node)
+                if node.children:
+                    walk(node.children, depth + 1, node.visible)
+
+        walk(model.root.children, 1, True)
+        bids = _bids(len(nodes))
+        by_key: dict[str, Node] = {}
+        for node, bid in zip(nodes, bids):
+            node.bid = bid
+            if node.key not in by_key:
+                by_key[node.key] = node
+        focus = self.ui.focus
+        if focus is not None:
+            for node in nodes:
+                if node.key == focus:
+                    node.focused = True
+        model.nodes.extend(nodes)
+        model.by_bid.update(zip(bids, nodes))
+        for key, node in by_key.items():
+            model.by_key.setdefault(key, node)
 
     # ------------------------------------------------------------------ elements
 
@@ -498,6 +514,16 @@ class PageBuilder:
             panel = parent.add(Node(role="tabpanel", name=render(tab.label, ctx), key=f"{key}.panel{number}",
                                     tag="div", visible=number == selected))
             self.elements(panel, tab.elements, ctx, f"{key}.panel{number}")
+
+
+_BIDS: list[str] = []
+
+
+def _bids(count: int) -> list[str]:
+    """The bids of the first ``count`` nodes (``"1"``, ``"2"``, ...), made once."""
+    if len(_BIDS) < count:
+        _BIDS.extend(str(number) for number in range(len(_BIDS) + 1, count + 1))
+    return _BIDS[:count]
 
 
 _SECTION_TAGS = {"navigation": "nav", "main": "section", "banner": "header", "contentinfo": "footer",

@@ -18,10 +18,11 @@ _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 def money(cents: Any) -> str:
     """Integer cents as ``$1,299.00`` (negative as ``-$5.00``); non-numbers as they are."""
-    if isinstance(cents, bool) or not isinstance(cents, (int, float)):
+    kind = type(cents)
+    if kind is not int and (kind is bool or not isinstance(cents, (int, float))):
         return "" if cents is None else str(cents)
     sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(int(round(cents))), 100)
+    whole, part = divmod(abs(cents if kind is int else int(round(cents))), 100)
     return f"{sign}${whole:,}.{part:02d}"
 
 
@@ -186,4 +187,10 @@ class Url:
         return Url(self.path, tuple(sorted(params.items())))
 
     def __str__(self) -> str:
-        return self.path + (f"?{urlencode(self.query)}" if self.query else "")
+        return _url_text(self.path, self.query) if self.query else self.path
+
+
+@functools.lru_cache(maxsize=16_384)
+def _url_text(path: str, query: tuple[tuple[str, str], ...]) -> str:
+    """A URL's text, made once per distinct URL (``urlencode`` is slow)."""
+    return path + "?" + urlencode(query)

@@ -20,6 +20,7 @@ same kept, visible nodes, so the two views agree; ``info["truncated"]`` says how
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,10 @@ def clean(text: str, limit: int) -> str:
     if len(text) > limit:
         text = text[:limit]
     return _OUTSIDE.sub("?", text) if _OUTSIDE.search(text) else text
+
+
+_clean_short = functools.lru_cache(maxsize=8192)(clean)
+""":func:`clean` memoised, for the short texts that repeat from step to step (goal, URL, error)."""
 
 
 @dataclass(frozen=True)
@@ -236,37 +241,63 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
                     kept=ref.kept, lines=tuple(lines), line_of=ref.line_of, memo=ref.memo)
 
 
+_ROWS: dict[tuple[int, int], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+"""Encoded rows by token sizes, then by everything a row's encoding reads of its node: a node seen
+on an earlier page (the layout, a listed record) is not encoded again."""
+_ROWS_LIMIT = 200_000
+
+
+def _row(node: Node, name_tokens: int, value_tokens: int) -> tuple[Any, ...]:
+    """What a node's row holds, apart from its parent and whether a modal dialog covers it: role id,
+    name and value token bytes, flag bits, its accessibility-tree line (``None``: hidden), and fact
+    bits (a link to an address on the site, has a name or text)."""
+    label = node.name or node.text
+    href = node.href
+    return (ROLE_IDS.get(node.role, 0), encode_row(label, name_tokens),
+            encode_row(node.value, value_tokens) if node.value else encode_row("", value_tokens), _flags(node),
+            "\t" * node.depth + node_line(node) if node.visible else None,
+            (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
+
+
 def _encode(page: PageModel, config: ObservationConfig) -> PageView:
     """``page`` encoded from scratch."""
     E = config.max_elements
     nodes = kept_nodes(page, E)
     n = len(nodes)
-    position = {id(node): index for index, node in enumerate(page.nodes)}
     row = {id(node): index for index, node in enumerate(nodes)}
+    if n == len(page.nodes):
+        kept = tuple(range(n))
+    else:
+        position = {id(node): index for index, node in enumerate(page.nodes)}
+        kept = tuple(position[id(v)] for v in nodes)
     inside_modal = _subtree(page.modal) if page.modal is not None else None
     roles, flags, depths, parents, facts, line_of = [], [], [], [], [], []
     lines = [_title_line(page)]
     names, values = bytearray(), bytearray()
-    empty_value = encode_row("", config.value_tokens)
-    role_ids, name_tokens, value_tokens = ROLE_IDS, config.name_tokens, config.value_tokens
+    name_tokens, value_tokens = config.name_tokens, config.value_tokens
+    memo = _ROWS.get((name_tokens, value_tokens))
+    if memo is None or len(memo) > _ROWS_LIMIT:
+        memo = _ROWS[(name_tokens, value_tokens)] = {}
     for node in nodes:
-        label = node.name or node.text
-        visible = node.visible
-        roles.append(role_ids.get(node.role, 0))
-        names += encode_row(label, name_tokens)
-        values += encode_row(node.value, value_tokens) if node.value else empty_value
-        flags.append(_flags(node))
+        key = (node.role, node.name, node.text, node.value, node.checked, node.selected, node.expanded,
+               node.disabled, node.required, node.focused, node.visible, node.level, node.bid, node.depth, node.href)
+        encoded = memo.get(key)
+        if encoded is None:
+            encoded = memo[key] = _row(node, name_tokens, value_tokens)
+        role_id, name_bytes, value_bytes, flag_bits, line, fact_bits = encoded
+        roles.append(role_id)
+        names += name_bytes
+        values += value_bytes
+        flags.append(flag_bits)
         depths.append(node.depth if node.depth < 255 else 255)
         up = node.parent
         while up is not None and id(up) not in row:
             up = up.parent
         parents.append(row[id(up)] if up is not None else -1)
-        href = node.href
-        facts.append((visible and (inside_modal is None or id(node) in inside_modal))
-                     | (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
-        if visible:
+        facts.append(fact_bits | (node.visible and (inside_modal is None or id(node) in inside_modal)))
+        if line is not None:
             line_of.append(len(lines))
-            lines.append("\t" * node.depth + node_line(node))
+            lines.append(line)
         else:
             line_of.append(-1)
     arrays = {
@@ -288,7 +319,7 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         array.setflags(write=False)
     return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=tuple(v.bid for v in nodes),
                     truncated=len(page.nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
-                    has_text=facts_table[:, 2], kept=tuple(position[id(v)] for v in nodes), lines=tuple(lines),
+                    has_text=facts_table[:, 2], kept=kept, lines=tuple(lines),
                     line_of=tuple(line_of))
 
 
@@ -301,11 +332,11 @@ def observation(page: PageModel, goal: str, error: str | None, progress: tuple[i
     """
     view = encode_page(page, config, relatives)
     obs = {
-        "goal": clean(goal, config.max_goal),
+        "goal": _clean_short(goal, config.max_goal),
         "goal_tokens": goal_tokens.copy() if goal_tokens is not None else encode(goal, config.goal_tokens),
         "axtree": view.axtree,
-        "url": clean(page.url, 2_000),
-        "last_action_error": clean(error or "", 2_000),
+        "url": _clean_short(page.url, 2_000),
+        "last_action_error": _clean_short(error or "", 2_000),
         "progress": np.array(progress, dtype=np.float32),
         "elements": {name: array.copy() for name, array in view.arrays.items()},  # callers keep what they get
     }
