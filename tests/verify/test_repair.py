@@ -342,3 +342,48 @@ def test_paths() -> None:
 def test_every_operator_is_documented() -> None:
     for code, operator in OPERATORS.items():
         assert operator.__doc__, code
+
+
+def test_added_edit_form_starts_from_the_record() -> None:
+    """M007 on an update marker: the new form sits in the record and starts from its values, so saving
+    it changes only what is typed (the set_price task stays within its footprint)."""
+    from veriweb.verify.search import solve
+
+    admin = generate_site("admin", 0)
+
+    def no_edit_form(d: dict[str, Any]) -> None:
+        for element in elements(d):
+            if element["type"] == "form" and element.get("action", {}).get("marker") == "save_product":
+                words = element.get("label") or element["submit"]
+                element.clear()
+                element.update(type="text", text=words)
+
+    site = broken(admin, no_edit_form)
+    assert "M007" in {i.code for i in static_issues(site)}
+    fixed, log, _, left, _ = repair_static(site)
+    assert left == [] and any(r.operator == "add_control" for r in log)
+    data = to_data(fixed)
+    record = next(e for e in page(data, "product")["elements"] if e["type"] == "record")
+    form = next(e for e in elements(record) if e["type"] == "form" and e["action"].get("marker") == "save_product")
+    values = {f["name"]: f.get("value") for f in form["fields"]}
+    assert values == {"price": {"ref": "row.price_input"}, "stock": {"ref": "row.stock"},
+                      "status": {"ref": "row.status"}}
+    result = solve(fixed, fixed.task("set_price"), budget=400)
+    assert result.status == "solved", result.reason
+
+
+def test_a_name_with_a_word_added_is_rewritten_to_the_name_it_contains() -> None:
+    travel = generate_site("travel", 1)
+
+    def invented(d: dict[str, Any]) -> None:
+        t = task(d, "open_flight")
+        t["slots"]["origin"] = "Quantum " + t["slots"]["origin"]
+        t["instruction"] = t["template"].format(**t["slots"])
+
+    site = broken(travel, invented)
+    assert "M005" in {i.code for i in static_issues(site)}
+    fixed, log, _, left, _ = repair_static(site)
+    assert left == []
+    assert fixed.task("open_flight").slots["origin"] == travel.task("open_flight").slots["origin"]
+    assert travel.task("open_flight").instruction == fixed.task("open_flight").instruction
+    assert any(r.operator == "rewrite_slot" for r in log)

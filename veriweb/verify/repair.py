@@ -773,8 +773,9 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
 
 
 def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """M005: a task naming a missing entity is rewritten to the closest existing one; its instruction
-    is re-rendered from its template (the task is then re-certified)."""
+    """M005: a task naming a missing entity is rewritten to the closest existing one (a name with one
+    word added, "Quantum Paris", to the stored name it contains); its instruction is re-rendered
+    from its template (the task is then re-certified)."""
     tokens = parse_path(issue.location)
     index = _task_index(data, tokens)
     if index is None or tokens[2:3] != ["slots"]:
@@ -793,7 +794,12 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     new = _closest(str(old), [v for v in values if v not in taken], cutoff=0.0)
     if new is None:  # the lookup goes through a view or SQL: any stored text close enough
         values = [v for t in _tables(data) for row in t.get("rows", []) for v in row.values() if isinstance(v, str)]
-        new = _closest(str(old), [v for v in values if v not in taken and len(v) <= 80], cutoff=0.6)
+        values = [v for v in values if v not in taken and len(v) <= 80]
+        # A name with one word added ("Quantum Paris"): the stored name it contains; else the closest.
+        size = len(str(old).split())
+        inside = [v for v in values if len(v) >= 3 and size - len(v.split()) <= 1
+                  and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", str(old))]
+        new = max(sorted(set(inside)), key=len, default=None) or _closest(str(old), values, cutoff=0.6)
     if new is None:
         return _drop_task(data, index, ctx, f"slot {name!r} names {old!r}, and nothing like it exists")
     task["slots"][name] = new
@@ -1074,7 +1080,9 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     """M007: a task must change a table that no form can change, but a marker can: the marker gets
     a form. It goes on the page of one record whose key the marker takes (``product_id`` from
     ``/products/{id}``), else on the page that lists the table, else on the home page; every
-    other parameter becomes a field."""
+    other parameter becomes a field. On a record's page the form goes inside the record, and for a
+    marker that updates, each field starts from the record's value (``row.price_input`` when the
+    record offers an input form of a money column), so saving it changes only what is typed."""
     tokens = parse_path(issue.location)
     entry = get_at(data, tokens)
     if not isinstance(entry, dict) or "table" not in entry:
@@ -1089,6 +1097,11 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     place, args = _form_place(data, marker, entry["table"])
     if place is None:
         return None
+    record = next((e for e in place.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
+    spot = next((t for t in _texts_in(place.get("elements", [])) if t["text"] == ""), None)
+    inside = record is not None and (spot is None or any(t is spot for t in _texts_in(record.get("elements", []))))
+    shown = (_record_columns(data, place) if inside and any(e["op"] == "update" for e in marker["effects"])
+             else set())
     fields = []
     for param in marker.get("params", []):
         if param["name"] in args:
@@ -1100,19 +1113,36 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
             field_el["type"] = "checkbox"
         else:
             field_el["type"] = _FIELD_TYPE.get(param.get("type", "text"), "textbox")
+        # An edit form starts from the record's values, so saving it changes only what is typed.
+        if f"{param['name']}_input" in shown:
+            field_el["value"] = {"ref": f"row.{param['name']}_input"}
+        elif param["name"] in shown and param.get("type") != "money":
+            field_el["value"] = {"ref": f"row.{param['name']}"}
         fields.append(field_el)
         args[param["name"]] = {"ref": f"field.{param['name']}"}
     label = marker.get("label") or _humanise(marker["name"])
     form = {"type": "form", "label": label, "fields": fields, "submit": label,
             "action": {"kind": "marker", "marker": marker["name"], "args": args}}
-    spot = next((t for t in _texts_in(place.get("elements", [])) if t["text"] == ""), None)
     if spot is not None:
         spot.clear()
         spot.update(form)
-    else:
-        place.setdefault("elements", []).append(form)
+    else:  # inside the record, the form can start from the record's values
+        (record if record is not None else place).setdefault("elements", []).append(form)
     return (f"added a form for {marker['name']!r} on page {place['id']!r}",
             Touch(pages={place["id"]}, markers={marker["name"]}))
+
+
+def _record_columns(data: dict[str, Any], page: dict[str, Any]) -> set[str]:
+    """The columns of the record a page shows (a table's columns, or the names a view's SQL gives)."""
+    record = next((e for e in page.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
+    if record is None:
+        return set()
+    source = record["query"]["table"]
+    table = _table(data, source)
+    if table is not None:
+        return {c["name"] for c in table.get("columns", [])} | {table.get("primary_key", "id")}
+    views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
+    return set(re.findall(r"\bAS\s+(\w+)", views.get(source, ""), flags=re.IGNORECASE))
 
 
 def _all_dicts(node: Any) -> Iterator[dict[str, Any]]:
