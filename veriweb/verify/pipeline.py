@@ -33,7 +33,7 @@ from veriweb.verify.checks import CLASSES, Issue, resolve_href, static_issues
 from veriweb.verify.repair import Repair, invalidated, repair_static
 
 DEFAULT_BUDGET = 2_000
-"""States the search may expand per task before it says undecided."""
+"""Actions the search may step per task (afresh after each new subgoal) before it says undecided."""
 
 SHIPPABLE = ("certified", "proven_infeasible")
 INFEASIBLE_CERTIFICATE = "report_infeasible('This cannot be done on this site.')"
@@ -95,15 +95,19 @@ class SiteReport:
 # ----------------------------------------------------------------------------- one task
 
 
-def replays(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> bool:
-    """Whether ``certificate`` solves ``task`` in a fresh session (a new process-local Episode)."""
+def replays(site: Site, task: Task, certificate: list[str] | tuple[str, ...], *,
+            session: Session | None = None) -> bool:
+    """Whether ``certificate`` solves ``task`` in a freshly reset episode (of ``session``, or of a new
+    session of ``site``)."""
     from veriweb.verify.feasibility import replay
 
-    session = Session(site)
+    own = session is None
+    session = session or Session(site)
     try:
         ok, _ = replay(site, task, list(certificate), session=session)
     finally:
-        session.close()
+        if own:
+            session.close()
     return ok
 
 
@@ -117,15 +121,18 @@ def _verdicts(site: Site, tasks: list[Task], budget: int) -> dict[str, Any]:
         session.close()
 
 
-def _bad_probes(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> tuple[int, list[str]]:
+def _bad_probes(site: Site, task: Task, certificate: list[str] | tuple[str, ...], *,
+                session: Session | None = None) -> tuple[int, list[str]]:
     """How many probes ran, and the names of those the judge got wrong (a decoy passed)."""
     from veriweb.verify.probes import probe_task
 
-    session = Session(site)
+    own = session is None
+    session = session or Session(site)
     try:
         probes = probe_task(site, task, list(certificate), session=session)
     finally:
-        session.close()
+        if own:
+            session.close()
     ran = [p for p in probes if p.applicable]
     return len(ran), [p.name for p in ran if not p.ok]
 
@@ -160,6 +167,76 @@ def _visits(site: Site, certificates: dict[str, list[str]]) -> dict[str, set[str
     return out
 
 
+RETARGET_TRIES = 3
+"""How many rewrites of a task whose start state is wrong are certified before it is dropped."""
+
+
+def _retarget(site: Site, verdicts: dict[str, Any], budget: int) -> tuple[Site, list[Repair]]:
+    """Rewrite each task whose goal holds (F001) or constraint is broken (F007) at the start to another
+    entity or start page (:func:`veriweb.verify.retarget.candidates`) and certify it from scratch;
+    the first rewrite that is certified replaces the task (``verdicts`` is updated in place)."""
+    from itertools import islice
+
+    from veriweb.verify.checks import CONSTRAINT_AT_START, GOAL_AT_START
+    from veriweb.verify.feasibility import verify_task
+    from veriweb.verify.retarget import candidates
+
+    wrong_start = {GOAL_AT_START, CONSTRAINT_AT_START}
+    tasks = list(site.tasks)
+    log: list[Repair] = []
+    session = Session(site)
+    try:
+        for index, task in enumerate(tasks):
+            verdict = verdicts[task.id]
+            codes = {i.code for i in verdict.issues}
+            if verdict.shipped or not codes & wrong_start:
+                continue
+            for moved, change in list(islice(candidates(site, task, session), RETARGET_TRIES)):
+                trial = site.model_copy(update={"tasks": [*tasks[:index], moved, *tasks[index + 1:]]})
+                fresh = verify_task(trial, moved, budget=budget, session=session)
+                if fresh.shipped:
+                    tasks[index] = moved
+                    verdicts[task.id] = fresh
+                    log.append(Repair(min(codes & wrong_start), f"$.tasks[{index}]", "retarget_task",
+                                      f"task {task.id!r} {change}"))
+                    break
+    finally:
+        session.close()
+    return (site.model_copy(update={"tasks": tasks}) if log else site), log
+
+
+def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
+          reuse: dict[str, tuple[int, list[str]]]) -> tuple[list[Task], dict[str, tuple[int, list[str]]]]:
+    """The tasks to ship (with their certificates) and their probe results; the others go to ``dropped``.
+
+    A task in ``reuse`` was not verified again (nothing it reads changed), so its probe results on
+    the raw site stand; every other certified task's judge is probed here.
+    """
+    kept: list[Task] = []
+    probes: dict[str, tuple[int, list[str]]] = {}
+    session = Session(site)
+    try:
+        for task in site.tasks:
+            verdict = verdicts[task.id]
+            if not verdict.shipped:
+                codes = ", ".join(sorted({i.code for i in verdict.issues}))
+                dropped[task.id] = f"{verdict.status}" + (f" ({codes})" if codes else "") + (
+                    f": {verdict.proof}" if verdict.proof and verdict.status != "certified" else "")
+                continue
+            certificate = _certificate(verdict, task)
+            task = task.model_copy(update={"certificate": certificate})
+            if verdict.status == "certified":
+                ran, bad = reuse.get(task.id) or _bad_probes(site, task, certificate, session=session)
+                probes[task.id] = (ran, bad)
+                if bad:
+                    dropped[task.id] = f"the judge passes decoys: {', '.join(bad[:5])}"
+                    continue
+            kept.append(task)
+    finally:
+        session.close()
+    return kept, probes
+
+
 # ----------------------------------------------------------------------------- one site
 
 
@@ -176,12 +253,20 @@ def _side(site: Site, issues: list[Issue], verdicts: dict[str, Any], probes: dic
 
 def _examine(site: Site, budget: int) -> tuple[list[Issue], dict[str, Any], dict[str, tuple[int, list[str]]], int]:
     """Static issues, verdicts, probes of certified tasks, and stored certificates that fail."""
+    from veriweb.verify.checks import CERTIFICATE_FAILS
+
     issues = static_issues(site)
     verdicts = _verdicts(site, site.tasks, budget)
     dynamic = [i for t in site.tasks for i in verdicts[t.id].issues]
-    probes = {t.id: _bad_probes(site, t, verdicts[t.id].certificate)
-              for t in site.tasks if verdicts[t.id].status == "certified"}
-    stale = sum(1 for t in site.tasks if t.kind != "infeasible" and t.certificate and not replays(site, t, t.certificate))
+    session = Session(site)  # one session for every probe: each probe resets the episode it runs
+    try:
+        probes = {t.id: _bad_probes(site, t, verdicts[t.id].certificate, session=session)
+                  for t in site.tasks if verdicts[t.id].status == "certified"}
+    finally:
+        session.close()
+    # verify_task replays every stored certificate in a freshly reset episode (F002 when it fails)
+    stale = sum(1 for t in site.tasks if t.kind != "infeasible" and t.certificate
+                and any(i.code == CERTIFICATE_FAILS for i in verdicts[t.id].issues))
     return issues + dynamic, verdicts, probes, stale
 
 
@@ -219,38 +304,34 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> 
     again = invalidated(fixed, touched, visits)
     if touched:
         again |= {t.id for t in fixed.tasks if not verdicts[t.id].shipped}  # a repair may have freed them
+    raw_verdicts = verdicts
     fresh = _verdicts(fixed, [t for t in fixed.tasks if t.id in again], budget)
     verdicts = {t.id: fresh.get(t.id, verdicts[t.id]) for t in fixed.tasks}
+    fixed, moved = _retarget(fixed, verdicts, budget)
+    repairs += moved
 
-    kept: list[Task] = []
-    probes = {}
-    for task in fixed.tasks:
-        verdict = verdicts[task.id]
-        if not verdict.shipped:
-            codes = ", ".join(sorted({i.code for i in verdict.issues}))
-            dropped[task.id] = f"{verdict.status}" + (f" ({codes})" if codes else "") + (
-                f": {verdict.proof}" if verdict.proof and verdict.status != "certified" else "")
-            continue
-        certificate = _certificate(verdict, task)
-        task = task.model_copy(update={"certificate": certificate})
-        if verdict.status == "certified":
-            ran, bad = _bad_probes(fixed, task, certificate)
-            probes[task.id] = (ran, bad)
-            if bad:
-                dropped[task.id] = f"the judge passes decoys: {', '.join(bad[:5])}"
-                continue
-        kept.append(task)
+    kept, probes = _keep(fixed, verdicts, dropped, reuse={t: probes[t] for t in probes if t not in again
+                                                          and verdicts.get(t) is raw_verdicts.get(t)})
     final = with_id(fixed.model_copy(update={"tasks": kept}))
     false_feasible = 0
-    for task in list(final.tasks):
-        if task.kind != "infeasible" and not replays(final, task, task.certificate):
-            false_feasible += 1
-            dropped[task.id] = "the certificate does not replay in a fresh session"
+    session = Session(final)  # a fresh session of the final site, never used by the search
+    try:
+        for task in list(final.tasks):
+            if task.kind != "infeasible" and not replays(final, task, task.certificate, session=session):
+                false_feasible += 1
+                dropped[task.id] = "the certificate does not replay in a fresh session"
+    finally:
+        session.close()
     if false_feasible:
         final = with_id(final.model_copy(update={"tasks": [t for t in final.tasks if t.id not in dropped]}))
-        for task in final.tasks:  # dropping tasks changes nothing else; say so by checking
-            if task.kind != "infeasible" and not replays(final, task, task.certificate):
-                raise VeriwebError(f"task {task.id!r} of {report.name} stopped replaying after other tasks were dropped")
+        session = Session(final)
+        try:
+            for task in final.tasks:  # dropping tasks changes nothing else; say so by checking
+                if task.kind != "infeasible" and not replays(final, task, task.certificate, session=session):
+                    raise VeriwebError(f"task {task.id!r} of {report.name} stopped replaying after other tasks "
+                                       "were dropped")
+        finally:
+            session.close()
     left = static_issues(final)
     report.repairs = [r.as_dict() for r in repairs]
     report.dropped_tasks = dropped
