@@ -11,6 +11,11 @@ of the queue, ordered by
 
     cost so far + action cost + weight * (4 * subgoals not yet holding + links to a page that matters)
 
+The budget is counted per subgoal: each time a state makes more of the task's ordered progress
+subgoals hold than any state before it, the search gets its whole budget again for the next one
+(a two-entity task is two searches of one entity each, not one search of twice the depth), so
+only a search that stops making progress for ``budget`` steps gives up.
+
 A goal state is one where the task's goal holds with no constraint or footprint broken (for a
 retrieve task: where some answer drawn from the page, or a count of what it shows, is judged
 correct). Every action of every state reached within the depth bound stays in the queue, so a
@@ -312,7 +317,8 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
         site: the site.
         task: the task (infeasible tasks are not searched: they need a proof, not a path).
         session: a session to search in (its state is restored afterwards).
-        budget: how many actions may be stepped in the engine.
+        budget: how many actions may be stepped in the engine, counted afresh each time a state
+            makes more progress subgoals hold than any before it.
         max_depth: the longest solution looked for (default: half the task's step budget).
         from_current: search from the session's current state instead of the task's start.
         exact: A* with unit costs: a solution found is a shortest one (slower).
@@ -382,11 +388,12 @@ class _Search:
         if found is not None:
             return Result("solved", found, 0)
         exhausted = True
+        limit, best = self.budget, self.nodes[0].done
         while self.frontier:
             priority, _, parent, action, cost = heapq.heappop(self.frontier)
             if parent < 0:  # a solution queued by the exact search: nothing cheaper is left
                 return Result("solved", self._path(-parent - 1, action or None), self.stepped)
-            if self.stepped >= self.budget:
+            if self.stepped >= limit:
                 exhausted = False
                 break
             node = self.nodes[parent]
@@ -411,9 +418,13 @@ class _Search:
             found = self._evaluate(len(self.nodes) - 1)
             if found is not None:
                 return Result("solved", found, self.stepped)
+            if self.nodes[-1].done > best:
+                # A subgoal reached for the first time: the budget starts afresh for the next one.
+                best, limit = self.nodes[-1].done, self.stepped + self.budget
         if exhausted:
             return Result("unsolved", expanded=self.stepped, reason=f"no solution within {self.max_depth} steps")
-        return Result("undecided", expanded=self.stepped, reason=f"the budget of {self.budget} actions ran out")
+        return Result("undecided", expanded=self.stepped,
+                      reason=f"the budget of {self.budget} actions (afresh after each new subgoal) ran out")
 
     def _restore(self, index: int) -> bool:
         node = self.nodes[index]
