@@ -44,7 +44,44 @@ def test_every_seed_row_loads_with_its_values(shop: Site) -> None:
 
 
 def test_the_build_is_deterministic(shop: Site) -> None:
-    assert build(shop).snapshot == build(shop).snapshot
+    assert build(shop.model_copy(deep=True)).snapshot == build(shop.model_copy(deep=True)).snapshot
+
+
+def schema(db: Database) -> list[tuple[Any, ...]]:
+    return db.conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+
+
+def test_a_further_session_of_the_same_site_gets_an_independent_copy_of_the_first_build(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    first = Database.build(site, today="2026-06-15", now_fn=lambda: "first")
+    second = Database.build(site, today="2026-06-15", now_fn=lambda: "second")
+    fresh = build(shop.model_copy(deep=True))  # another object: built from the scaffold
+    assert second.conn is not first.conn and second.snapshot == first.snapshot == fresh.snapshot
+    assert second.conn.serialize() == fresh.conn.serialize()
+    assert schema(second) == schema(fresh) and second.state_hash() == fresh.state_hash()
+    assert (second.column_types, second.primary_keys, second.load_warnings) == (
+        fresh.column_types, fresh.primary_keys, fresh.load_warnings)
+    assert second.column_types is not first.column_types
+    # each connection has its own clock functions and its own rows
+    assert first.conn.execute("SELECT vw_now(), vw_today()").fetchone() == ("first", "2026-06-15")
+    assert second.conn.execute("SELECT vw_now(), vw_today()").fetchone() == ("second", "2026-06-15")
+    table = site.database.tables[0]
+    first.conn.execute(f'DELETE FROM "{table.name}"')
+    assert len(rows_of(second, table.name, table.primary_key)) == len(table.rows)
+    assert first.change_count() == 1 * len(table.rows) and second.change_count() == 0
+    second.reset()
+    assert second.state_hash() == fresh.state_hash()
+
+
+def test_another_date_or_added_rows_build_afresh(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    build(site)
+    later = Database.build(site, today="2027-01-01", now_fn=lambda: "x")
+    assert later.conn.execute("SELECT vw_today()").fetchone() == ("2027-01-01",)
+    table = site.database.tables[0]
+    table.rows.append({**table.rows[0], table.primary_key: 99_999})
+    grown = build(site)
+    assert rows_of(grown, table.name, table.primary_key)[-1][0] == 99_999
 
 
 def test_a_duplicate_key_drops_that_row_only_and_says_which(shop: Site) -> None:
