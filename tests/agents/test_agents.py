@@ -220,3 +220,82 @@ def test_policy_agent_is_deterministic_greedy_or_seeded(corpora, demos) -> None:
     _, first = evaluate([PolicyAgent(policy, greedy=False, seed=5)], sites, max_steps=6)
     _, again = evaluate([PolicyAgent(policy, greedy=False, seed=5)], sites, max_steps=6)
     assert first == again  # sampling draws from the agent's own seeded stream
+
+
+def test_match_features_name_the_rows_that_write_a_slot_value(corpora) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents.features import element_match, featurize
+    from veriweb.envs.arguments import node_text
+
+    env = DiscreteActions(VeriwebEnv(sites=corpora["train"][1]))
+    checked = 0
+    for task in corpora["train"][1][0].tasks[:6]:
+        obs, _ = env.reset(options={"site": 0, "task": task.id})
+        strings = env.task_strings()
+        values = {str(v) for v in task.slots.values()}
+        match, slot = element_match(obs["elements"], obs["goal_tokens"], env)
+        for row, bid in enumerate(env.base.element_bids):
+            text = node_text(env.base.page.by_bid[bid])
+            if text in values:  # a row that writes a slot value exactly
+                assert match[row, 1] == 1.0 and match[row, 3] == 1.0
+                assert strings[slot[row] - env.task_start] == text
+                checked += 1
+        features = featurize(obs, env)
+        for k, text in enumerate(strings):
+            arg = features["arg_match"][env.task_start + k]
+            assert arg[0] == float(text in values or any(text != v and text in _forms(v) for v in values))
+    assert checked > 0
+    unrelated = np.flatnonzero(obs["elements"]["mask"] & ~(match[:, 0] > 0))
+    assert len(unrelated) and (match[unrelated, 3] == 0).all()
+
+
+def _forms(value: str) -> list[str]:
+    import datetime as dt
+
+    from veriweb.envs.arguments import other_forms
+
+    return other_forms(value, dt.date(2026, 6, 1))
+
+
+def test_argument_context_is_the_goal_words_before_a_value() -> None:
+    from veriweb.agents.features import _find
+
+    haystack = np.array([5, 6, 7, 8, 6, 7])
+    assert _find(haystack, np.array([6, 7])) == 1
+    assert _find(haystack, np.array([7, 6])) == -1
+    assert _find(haystack, np.array([], dtype=int)) == -1
+
+
+def test_length_batches_use_every_step_once_with_little_padding(demos) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents.bc import length_batches
+
+    batches = length_batches(demos.features, 8, np.random.default_rng(0))
+    joined = np.concatenate(batches)
+    assert sorted(joined.tolist()) == list(range(len(demos)))
+    rows = demos.features["el_mask"].sum(1)
+    padded = sum(len(b) * rows[b].max() for b in batches)
+    shuffled = np.random.default_rng(0).permutation(len(demos))
+    naive = sum(len(b) * rows[b].max() for b in np.array_split(shuffled, len(batches)))
+    assert padded < naive
+    again = length_batches(demos.features, 8, np.random.default_rng(0))
+    assert all(np.array_equal(a, b) for a, b in zip(batches, again))
+
+
+def test_dagger_labels_the_states_the_policy_reaches_with_the_oracle(corpora, demos) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents.dagger import dagger_round, merge
+
+    torch.manual_seed(0)
+    policy = Policy(config_for_small(demos))
+    sites = corpora["train"][1]
+    # beta 1: the oracle's actions are executed; on the certificate's track they are the certificate
+    followed, stats = dagger_round(policy, sites, beta=1.0, seed=0, tasks_per_round=3)
+    assert stats.episodes == 3 and stats.successes == 3
+    assert stats.labelled == len(followed) > 0 and stats.disagreements > 0  # an untrained policy disagrees
+    assert set(followed.features) == set(demos.features)
+    # beta 0: the untrained policy acts; every state it reaches is labelled or counted as skipped
+    own, stats = dagger_round(policy, sites, beta=0.0, seed=1, tasks_per_round=1, max_extra_steps=0, oracle_budget=200)
+    assert stats.labelled + sum(stats.skipped.values()) == stats.states > 0
+    both = merge(demos, followed)
+    assert len(both) == len(demos) + len(followed)
+    assert both.episode[len(demos):].min() > demos.episode.max()
+    kinds = both.actions[:, 0]
+    assert both.features["mask_type"][np.arange(len(both)), kinds].all()

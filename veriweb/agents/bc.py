@@ -1,8 +1,8 @@
 """Behaviour cloning from certificates: replay each task's certificate, encode it as discrete actions, fit the heads.
 
-Every certificate of a training corpus is replayed in a :class:`DiscreteActions` env; each step
-is encoded with :meth:`DiscreteActions.encode` and paired with the policy features of the state
-it was taken in. A certificate with a step that has no discrete equivalent, or that the action
+Every certificate of a training corpus is mapped into :class:`DiscreteActions` (with the notes it
+needs, :func:`veriweb.envs.certificates.certificate_actions`) and replayed; each step is paired
+with the policy features of the state it was taken in. A certificate with a step that has no discrete equivalent, or that the action
 masks forbid, or whose replay does not end in success, is skipped and counted by reason (never
 silently dropped). Training minimises the masked cross-entropy of the three heads, each given
 the teacher's earlier choices (type, then element, then argument).
@@ -21,6 +21,7 @@ import torch
 from veriweb.agents.features import featurize, stack
 from veriweb.agents.policy import Policy, PolicyConfig, config_for, to_tensors
 from veriweb.envs.actions import DiscreteActions
+from veriweb.envs.certificates import certificate_actions
 from veriweb.envs.env import VeriwebEnv
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
@@ -83,17 +84,16 @@ def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None) 
     for index, site in enumerate(sites):
         for task in site.tasks:
             demos.tasks += 1
-            obs, info = env.reset(options={"site": index, "task": task.id})
             steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
             reason = None
-            for text in task.certificate:
-                try:
-                    action = env.encode(text)
-                except VeriwebError as exc:
-                    reason, detail = "unmappable", str(exc)
-                    break
+            try:
+                plan = certificate_actions(env, task, index)
+            except VeriwebError as exc:
+                plan, reason, detail = [], "unmappable", str(exc)
+            obs, info = env.reset(options={"site": index, "task": task.id})
+            for action in plan:
                 if not _allowed(obs, action):
-                    reason, detail = "masked", f"{text} -> {action.tolist()} is masked out"
+                    reason, detail = "masked", f"{env.decode(action)} -> {action.tolist()} is masked out"
                     break
                 steps.append((featurize(obs, env), action))
                 obs, _, terminated, truncated, info = env.step(action)
@@ -146,14 +146,35 @@ def bc_loss(policy: Policy, features: dict[str, np.ndarray], actions: np.ndarray
     return loss, stats
 
 
+def length_batches(features: dict[str, np.ndarray], batch_size: int, generator: np.random.Generator,
+                   pool: int = 16) -> list[np.ndarray]:
+    """Shuffled minibatches of steps with similar numbers of element rows.
+
+    The policy pads a batch to its longest page, so steps are shuffled, cut into pools of
+    ``pool`` batches, sorted by page length inside each pool, cut into batches, and the batches
+    shuffled: every step is used once per epoch, and little time goes into padding.
+    """
+    n = len(features["el_mask"])
+    rows = features["el_mask"].sum(1)
+    order = generator.permutation(n)
+    batches: list[np.ndarray] = []
+    span = batch_size * pool
+    for start in range(0, n, span):
+        chunk = order[start:start + span]
+        chunk = chunk[np.argsort(rows[chunk], kind="stable")]
+        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    return [batches[i] for i in generator.permutation(len(batches))]
+
+
 def evaluate_bc(policy: Policy, demos: Demonstrations, batch_size: int = 256) -> dict[str, float]:
     """Teacher-forced accuracies and loss over a demonstration set (no gradients)."""
     policy.eval()
     totals: Counter[str] = Counter()
     n = len(demos)
+    by_length = np.argsort(demos.features["el_mask"].sum(1), kind="stable")  # little padding per batch
     with torch.no_grad():
         for start in range(0, n, batch_size):
-            index = np.arange(start, min(start + batch_size, n))
+            index = np.sort(by_length[start:start + batch_size])
             _, stats = bc_loss(policy, _take(demos.features, index), demos.actions[index])
             for key, value in stats.items():
                 totals[key] += value * len(index)
@@ -188,11 +209,10 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
     history: list[dict[str, float]] = []
     for epoch in range(epochs):
         policy.train()
-        order = generator.permutation(n)
         totals: Counter[str] = Counter()
-        stopped = False
-        for start in range(0, n, batch_size):
-            index = order[start:start + batch_size]
+        stopped, seen = False, 0
+        for index in length_batches(demos.features, batch_size, generator):
+            seen += len(index)
             loss, stats = bc_loss(policy, _take(demos.features, index), demos.actions[index])
             optimizer.zero_grad()
             loss.backward()
@@ -204,8 +224,7 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
             if stop is not None and stop():
                 stopped = True
                 break
-        seen = max(min(n, start + batch_size), 1)
-        row = {"epoch": float(epoch + 1), **{f"train_{k}": v / seen for k, v in totals.items()}}
+        row = {"epoch": float(epoch + 1), **{f"train_{k}": v / max(seen, 1) for k, v in totals.items()}}
         if val is not None and len(val):
             row.update({f"val_{k}": v for k, v in evaluate_bc(policy, val).items()})
         history.append(row)

@@ -2,9 +2,19 @@
 
 The policy reads only what any browser-like source gives (the element table of
 :mod:`veriweb.envs.observation`), the goal's token ids, the texts of the discrete arguments
-(the task's slot values and the numbers), the action masks, and three scalars (progress,
-whether the last action failed, and the fraction of the step budget used). Strings are
-dropped, so a batch of observations stacks without copies of page text.
+(the task's slot values and the numbers), the action masks, and four scalars (progress,
+whether the task has subgoals, whether the last action failed, and the fraction of the step
+budget used). Strings are dropped, so a batch of observations stacks without copies of page
+text.
+
+Match features say outright what a pointer head would otherwise have to learn from hashed
+tokens: per element (``el_match``), how much of its text occurs in the goal, how much of the
+best-matching slot value (a task string the instruction names) it covers, whether it is that
+value exactly, and the same for the value typed into it; ``el_slot`` names that task string.
+Per task-string argument (``arg_match``), whether it is a whole slot value, where in the goal
+it is written, whether a field on the page already holds it; ``arg_context`` holds the goal
+tokens written just before it ("password: ..."), so a field's label can be matched to the
+value the instruction attaches to it.
 
 :class:`PolicyObservation` is the same thing as a Gymnasium observation wrapper, so Gymnasium's
 ``SyncVectorEnv`` / ``AsyncVectorEnv`` batch the features directly.
@@ -12,6 +22,7 @@ dropped, so a batch of observations stacks without copies of page text.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import gymnasium as gym
@@ -19,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
+from veriweb.envs.arguments import other_forms, slot_order
 from veriweb.envs.observation import FLAGS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode
 
@@ -26,6 +38,12 @@ ARG_TOKENS = 8
 """Token ids kept per argument text."""
 N_EXTRA = 4
 """Scalars per step: progress done/total, whether the task has subgoals, last-action error, budget used."""
+N_EL_MATCH = 8
+"""Match features per element (see :func:`element_match`)."""
+N_ARG_MATCH = 5
+"""Match features per task-string argument (see :func:`argument_match`)."""
+ARG_CONTEXT = 4
+"""Goal tokens kept from just before each task string's first occurrence in the goal."""
 
 
 def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tokens: int = 6,
@@ -42,7 +60,11 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "el_depth": box(0, 255, (E,), np.int32),
         "el_mask": box(0, 1, (E,), np.int8),
         "el_overlap": box(0.0, 1.0, (E,), np.float32),
+        "el_match": box(0.0, 1.0, (E, N_EL_MATCH), np.float32),
+        "el_slot": box(0, A - 1, (E,), np.int32),
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
+        "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
+        "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
         "mask_type": box(0, 1, (T,), np.int8),
         "mask_element": box(0, 1, (T, E), np.int8),
         "mask_argument": box(0, 1, (T, A), np.int8),
@@ -61,7 +83,8 @@ def argument_tokens(env: DiscreteActions) -> np.ndarray:
     """Token ids of each argument's text, zeros for pointers, empty slots and page strings.
 
     Page strings (arguments ``page_start + row``) are left out: the policy represents them by the
-    state of their element row. Task strings and numbers are fixed for a task and memoised.
+    state of their element row. Task strings and numbers are fixed for a task and memoised;
+    earlier addresses and notes are the episode's own.
     """
     strings = env.task_strings()
     cached = getattr(env, "_policy_arg_tokens", None)
@@ -74,12 +97,165 @@ def argument_tokens(env: DiscreteActions) -> np.ndarray:
         cached = (strings, out)
         env._policy_arg_tokens = cached  # type: ignore[attr-defined]
     history = env.history() if env.max_history else []
-    if not history:
+    notes = env.notes() if getattr(env, "max_notes", 0) else []
+    if not history and not notes:
         return cached[1]
     out = cached[1].copy()
     for index, url in enumerate(history[: env.max_history]):
         out[env.history_start + index] = encode(url, ARG_TOKENS)
+    for index, text in enumerate(reversed(notes)):  # most recent first, as the note arguments are
+        out[env.note_start + index] = encode(text, ARG_TOKENS)
     return out
+
+
+class _TaskMatch:
+    """What the match features need of a task, computed once per task.
+
+    Attributes:
+        strings: the task strings it was computed for (identity is the memo key).
+        primary: (P, L) token ids of the slot values and their other forms (0-padded).
+        primary_index: (P,) their argument indices.
+        arg_match: (A, N_ARG_MATCH) the static columns (the "already typed" column is filled per step).
+        arg_context: (A, ARG_CONTEXT) goal tokens before each task string.
+        typed: (K, value_tokens) each task string as a field value's tokens would read.
+        goal_set: distinct non-pad goal tokens.
+    """
+
+    def __init__(self, env: DiscreteActions, strings: list[str], goal: np.ndarray, value_tokens: int) -> None:
+        self.strings = strings
+        task = env.base.task
+        today = env.base.site.clock.today
+        values = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
+        primary = set(values)
+        for value in values:
+            primary.update(other_forms(value, dt.date.fromisoformat(today.isoformat())))
+        goal_ids = goal[goal > 0]
+        self.goal_set = np.unique(goal_ids)
+        A = env.n_args
+        self.arg_match = np.zeros((A, N_ARG_MATCH), np.float32)
+        self.arg_context = np.zeros((A, ARG_CONTEXT), np.int32)
+        rows, index = [], []
+        self.typed = np.zeros((len(strings), value_tokens), np.int32)
+        for k, text in enumerate(strings):
+            arg = env.task_start + k
+            ids = encode(text, MATCH_TOKENS)
+            ids = ids[ids > 0]
+            self.typed[k] = encode(text, value_tokens)
+            at = _find(goal_ids, ids)
+            self.arg_match[arg, 0] = float(text in primary)
+            self.arg_match[arg, 1] = float(at >= 0)
+            self.arg_match[arg, 2] = at / max(len(goal), 1) if at >= 0 else 0.0
+            self.arg_match[arg, 4] = min(len(text.split()) / 8.0, 1.0)
+            if at > 0:
+                before = goal_ids[max(0, at - ARG_CONTEXT):at]
+                self.arg_context[arg, ARG_CONTEXT - len(before):] = before
+            if text in primary and len(ids):
+                rows.append(np.pad(ids, (0, MATCH_TOKENS - len(ids))))
+                index.append(arg)
+        self.primary = np.array(rows, np.int32).reshape(-1, MATCH_TOKENS)
+        self.primary_index = np.array(index, np.int32)
+
+
+MATCH_TOKENS = 16
+"""Tokens of a task string compared with element texts."""
+
+
+def _find(haystack: np.ndarray, needle: np.ndarray) -> int:
+    """The first index where ``needle`` occurs contiguously in ``haystack`` (-1: nowhere, or empty)."""
+    n = len(needle)
+    if n == 0 or n > len(haystack):
+        return -1
+    starts = np.flatnonzero(haystack[: len(haystack) - n + 1] == needle[0])
+    for start in starts:
+        if np.array_equal(haystack[start:start + n], needle):
+            return int(start)
+    return -1
+
+
+def _task_match(env: DiscreteActions, goal: np.ndarray) -> _TaskMatch:
+    strings = env.task_strings()
+    cached: _TaskMatch | None = getattr(env, "_policy_task_match", None)
+    if cached is None or cached.strings is not strings:
+        cached = _TaskMatch(env, strings, goal, env.base.config.value_tokens)
+        env._policy_task_match = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _name_match(tokens: np.ndarray, match: _TaskMatch) -> tuple[np.ndarray, np.ndarray]:
+    """The name columns of :func:`element_match` and the best slot argument per row."""
+    E = tokens.shape[0]
+    out = np.zeros((E, N_EL_MATCH), np.float32)
+    slot = np.zeros(E, np.int32)
+    present = tokens > 0
+    size = np.maximum(present.sum(1), 1)
+    in_goal = np.isin(tokens, match.goal_set) & present
+    out[:, 0] = in_goal.sum(1) / size
+    distinct_goal = max(len(match.goal_set), 1)
+    out[:, 4] = np.array([len(np.unique(row[hit])) for row, hit in zip(tokens, in_goal)], np.float32) / distinct_goal
+    best = np.zeros(E, np.float32)
+    for ids, arg in zip(match.primary, match.primary_index):
+        ids = ids[ids > 0]
+        seen = (tokens[:, :, None] == ids[None, None, :]).any(1)  # (E, L): which of its tokens each row has
+        coverage = seen.mean(1)
+        precision = np.isin(tokens, ids).sum(1) / size
+        exact = (coverage == 1.0) & (precision == 1.0)
+        better = coverage + 0.5 * precision > best
+        best = np.where(better, coverage + 0.5 * precision, best)
+        out[:, 1] = np.where(better, coverage, out[:, 1])
+        out[:, 2] = np.where(better, precision, out[:, 2])
+        out[:, 3] = np.maximum(out[:, 3], exact)
+        slot = np.where(better & (coverage > 0), arg, slot)
+    out[~present.any(1)] = 0.0
+    slot[~present.any(1)] = 0
+    return out, slot
+
+
+def element_match(elements: dict[str, np.ndarray], goal: np.ndarray, env: DiscreteActions) -> tuple[np.ndarray, np.ndarray]:
+    """Per element row, how its text and value match the goal and the slot values.
+
+    Columns: 0 the fraction of its name tokens in the goal; 1 the fraction of the best-matching
+    slot value's tokens it has; 2 the fraction of its tokens in that value; 3 it is exactly a
+    slot value; 4 the fraction of the goal's distinct tokens it has; 5 the fraction of its value's
+    tokens in the goal; 6 its value is exactly a slot value; 7 it has a value.
+
+    Returns:
+        The (E, N_EL_MATCH) features and the (E,) argument index of the best-matching slot
+        value (0 where none matches). The name columns are memoised on the page's view.
+    """
+    match = _task_match(env, goal)
+    memo = env.base.view.memo if env.base.episode is not None else {}
+    key = ("policy_name_match", id(match), elements["tokens"].shape)
+    cached = memo.get(key)
+    if cached is None or cached[0] is not match:
+        cached = (match, *_name_match(elements["tokens"], match))
+        memo[key] = cached
+    out = cached[1].copy()
+    values = elements["value_tokens"]
+    has = (values > 0).any(1)
+    if has.any():
+        present = values > 0
+        out[:, 5] = (np.isin(values, match.goal_set) & present).sum(1) / np.maximum(present.sum(1), 1)
+        if len(match.typed):
+            out[:, 6] = (values[:, None, :] == match.typed[None, :, :]).all(2).any(1) & has
+        out[:, 7] = has
+    return out, cached[2]
+
+
+def argument_match(elements: dict[str, np.ndarray], goal: np.ndarray, env: DiscreteActions) -> tuple[np.ndarray, np.ndarray]:
+    """Per argument, the match features and goal-context tokens (zeros except for task strings).
+
+    Columns: 0 a whole slot value (or its other form); 1 written in the goal; 2 where in the goal
+    (first token / goal length); 3 some field on the page holds it already; 4 its words / 8.
+    """
+    match = _task_match(env, goal)
+    out = match.arg_match
+    values = elements["value_tokens"]
+    if len(match.typed) and (values > 0).any():
+        held = (match.typed[:, None, :] == values[None, :, :]).all(2).any(1) & (match.typed > 0).any(1)
+        if held.any():
+            out = out.copy()
+            out[env.task_start:env.task_start + len(held), 3] = held
+    return out, match.arg_context
 
 
 def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray]:
@@ -97,12 +273,15 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
     budget = base.task.max_steps if base.episode is not None else 40
     extra = np.array([done / total if total else 0.0, float(total > 0), float(bool(obs["last_action_error"])),
                       steps / max(budget, 1)], np.float32)
+    el_match, el_slot = element_match(elements, obs["goal_tokens"], env)
+    arg_match, arg_context = argument_match(elements, obs["goal_tokens"], env)
     return {
         "goal": obs["goal_tokens"].astype(np.int32),
         "el_tokens": elements["tokens"], "el_value": elements["value_tokens"], "el_role": elements["role"],
         "el_flags": elements["flags"], "el_depth": elements["depth"], "el_mask": elements["mask"],
         "el_overlap": _overlap(elements["tokens"], obs["goal_tokens"]),
-        "arg_tokens": argument_tokens(env),
+        "el_match": el_match, "el_slot": el_slot,
+        "arg_tokens": argument_tokens(env), "arg_match": arg_match, "arg_context": arg_context,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra,
     }

@@ -4,16 +4,23 @@ Architecture (``PolicyConfig`` defaults: about 1.7M parameters, CPU):
 
 - Tokens share one embedding table (the hashed vocabulary of :mod:`veriweb.envs.tokenizer`).
 - The goal is its token embeddings plus positions. Each element is the mean of its name tokens,
-  plus a projection of the mean of its value tokens, its role, state flags, depth, row, and the
-  fraction of its name tokens that occur in the goal. Each discrete argument is the mean of its
+  plus a projection of the mean of its value tokens, its role, state flags, depth, row, the
+  fraction of its name tokens that occur in the goal, its match features
+  (:func:`veriweb.agents.features.element_match`) and, weighted by how much of it the element
+  covers, the words of the slot value it matches best. Each discrete argument is the mean of its
   text's tokens plus an embedding of its index (so ``<element>``, ``<contents>`` and empty slots
-  are still told apart). A summary token carries progress, last-action error and budget used.
+  are still told apart); a task string also gets its match features and the goal words written
+  just before it. A summary token carries progress, last-action error and budget used.
 - A pre-norm transformer encoder runs over [summary; goal; elements; arguments] with padding
   masked out.
-- Heads, autoregressive and masked by the env's action masks: the action type from the summary;
-  the element by a pointer (query from the summary and the type, keys from the elements); the
-  argument by a pointer (query from the summary, the type and the chosen element, keys from the
-  arguments). The value head reads the summary.
+- Heads, autoregressive and masked by the env's action masks: the element by a pointer (query
+  from the summary and the type, keys from the elements, plus a per-type weighting of the
+  element's match features); the action type from the summary plus, for each type that targets
+  a row, the log-sum-exp of its pointer logits (a type is as likely as its best target is
+  good); the argument by a pointer (query from the summary, the type and the chosen element,
+  keys from the arguments, plus per-type weightings of the arguments' match features and of
+  the goal words before a task string that the chosen element's text shares). The value head
+  reads the summary.
 
 Heads that do not matter for a type (the element of ``noop``, the argument of ``click``) are
 fixed to index 0 and contribute nothing to log-probabilities, entropies or losses.
@@ -30,7 +37,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from veriweb.agents.features import N_EXTRA
+from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
 from veriweb.envs.observation import FLAGS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE
@@ -141,6 +148,16 @@ class Policy(nn.Module):
         self.depth = nn.Embedding(64, d)
         self.row = nn.Embedding(config.n_elements, d)
         self.overlap = nn.Linear(1, d)
+        self.el_match = nn.Linear(N_EL_MATCH, d)
+        self.slot_proj = nn.Linear(d, d)
+        self.arg_match = nn.Linear(N_ARG_MATCH, d)
+        self.context_proj = nn.Linear(d, d)
+        self.el_bias = nn.Embedding(T, N_EL_MATCH)
+        self.arg_bias = nn.Embedding(T, N_ARG_MATCH)
+        self.page_bias = nn.Embedding(T, N_EL_MATCH)
+        self.context_bias = nn.Embedding(T, 1)
+        for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias):
+            nn.init.zeros_(table.weight)
         self.arg_index = nn.Embedding(config.n_args, d)
         self.static_arg = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
         self.summary = nn.Parameter(torch.zeros(d))
@@ -185,8 +202,16 @@ class Policy(nn.Module):
         arg_ids = batch["arg_tokens"].long()
         K = max(int((arg_ids[:, c.task_start:P, 0] > 0).sum(1).max()), 1)
         task_ids = arg_ids[:, c.task_start:c.task_start + K]
-        t = (_mean_pool(self.tokens(task_ids), task_ids) + self.arg_index.weight[c.task_start:c.task_start + K]
-             + self.segment.weight[3])
+        task_words = _mean_pool(self.tokens(task_ids), task_ids)
+        context = batch["arg_context"][:, c.task_start:c.task_start + K].long()
+        t = (task_words + self.arg_index.weight[c.task_start:c.task_start + K] + self.segment.weight[3]
+             + self.arg_match(batch["arg_match"][:, c.task_start:c.task_start + K].float())
+             + self.context_proj(_mean_pool(self.tokens(context), context)))
+        match = batch["el_match"][:, :R].float()
+        slot = (batch["el_slot"][:, :R].long() - c.task_start)
+        weight = match[..., 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)
+        slot_words = task_words.gather(1, slot.clamp(0, K - 1).unsqueeze(-1).expand(-1, -1, task_words.shape[-1]))
+        e = e + self.el_match(match) + weight * self.slot_proj(slot_words)
         s = (self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]).unsqueeze(1)
         sequence = torch.cat([s, g, e, t], dim=1)
         keep = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=device), goal > 0,
@@ -204,22 +229,47 @@ class Policy(nn.Module):
 
     # ------------------------------------------------------------------ heads
 
-    def type_logits(self, summary: Tensor, batch: dict[str, Tensor]) -> Tensor:
-        return _masked(self.type_head(summary), batch["mask_type"])
+    def all_element_logits(self, summary: Tensor, elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        """Pointer logits of every row for every action type (B, T, E), masked per type."""
+        query = self.el_query(summary.unsqueeze(1) + self.type_embed.weight.unsqueeze(0))
+        logits = torch.einsum("btd,bed->bte", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
+        logits = logits + torch.einsum("tm,bem->bte", self.el_bias.weight, batch["el_match"].float())
+        return _masked(logits, batch["mask_element"])
 
-    def element_logits(self, summary: Tensor, elements: Tensor, kind: Tensor, batch: dict[str, Tensor]) -> Tensor:
-        query = self.el_query(summary + self.type_embed(kind))
-        logits = torch.einsum("bd,bed->be", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
-        rows = batch["mask_element"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, elements.shape[1])).squeeze(1)
-        return _masked(logits, rows)
+    def type_logits(self, summary: Tensor, all_elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        """The type head plus, for types that target a row, the evidence of their best rows
+        (log-sum-exp of the type's pointer logits): "fill" is likely when a field fits it."""
+        evidence = torch.logsumexp(all_elements, -1)
+        evidence = torch.where(USES_ELEMENT.to(evidence.device).unsqueeze(0), evidence, torch.zeros_like(evidence))
+        return _masked(self.type_head(summary) + evidence, batch["mask_type"])
+
+    def element_logits(self, all_elements: Tensor, kind: Tensor) -> Tensor:
+        """The pointer logits of the chosen type (B, E)."""
+        return all_elements.gather(1, kind.view(-1, 1, 1).expand(-1, 1, all_elements.shape[-1])).squeeze(1)
 
     def argument_logits(self, summary: Tensor, elements: Tensor, args: Tensor, kind: Tensor, row: Tensor,
                         batch: dict[str, Tensor]) -> Tensor:
         chosen = elements.gather(1, row.view(-1, 1, 1).expand(-1, 1, elements.shape[-1])).squeeze(1)
         query = self.arg_query(summary + self.type_embed(kind) + chosen)
         logits = torch.einsum("bd,bad->ba", query, self.arg_key(args)) / math.sqrt(self.config.d_model)
+        logits = logits + self._argument_bias(kind, row, batch)
         allowed = batch["mask_argument"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, args.shape[1])).squeeze(1)
         return _masked(logits, allowed)
+
+    def _argument_bias(self, kind: Tensor, row: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        """Direct evidence per argument: its match features, a page string's row match features, and
+        how many of the goal words just before a task string the chosen element's text has."""
+        c = self.config
+        P, E = c.page_start, c.n_elements
+        bias = torch.einsum("bm,bam->ba", self.arg_bias(kind), batch["arg_match"].float())
+        page = torch.einsum("bm,bem->be", self.page_bias(kind), batch["el_match"].float())
+        names = batch["el_tokens"].long()
+        label = names.gather(1, row.view(-1, 1, 1).expand(-1, 1, names.shape[-1])).squeeze(1)  # (B, L)
+        context = batch["arg_context"].long()  # (B, A, C)
+        hits = ((context.unsqueeze(-1) == label[:, None, None, :]) & (context > 0).unsqueeze(-1)).any(-1)
+        shared = hits.float().sum(-1) / (context > 0).float().sum(-1).clamp(min=1.0)
+        bias = bias + self.context_bias(kind) * shared
+        return torch.cat([bias[:, :P], bias[:, P:P + E] + page, bias[:, P + E:]], 1)
 
     def forward(self, batch: dict[str, Tensor], action: Tensor | None = None, *,
                 greedy: bool = False) -> dict[str, Tensor]:
@@ -230,12 +280,13 @@ class Policy(nn.Module):
             per-head logits ``type_logits``, ``element_logits``, ``argument_logits``.
         """
         summary, elements, args = self.encode(batch)
-        type_logits = self.type_logits(summary, batch)
+        all_elements = self.all_element_logits(summary, elements, batch)
+        type_logits = self.type_logits(summary, all_elements, batch)
         type_dist = torch.distributions.Categorical(logits=type_logits)
         kind = _choose(type_dist, None if action is None else action[:, 0], greedy)
         uses_el = USES_ELEMENT.to(kind.device)[kind]
         uses_arg = USES_ARGUMENT.to(kind.device)[kind]
-        el_logits = self.element_logits(summary, elements, kind, batch)
+        el_logits = self.element_logits(all_elements, kind)
         el_dist = torch.distributions.Categorical(logits=el_logits)
         row = _choose(el_dist, None if action is None else action[:, 1], greedy)
         row = torch.where(uses_el, row, torch.zeros_like(row))

@@ -1,11 +1,12 @@
-"""Training presets and the whole pipeline: certificates -> behaviour cloning -> PPO -> checkpoint, metrics, curve.
+"""Training presets and the whole pipeline: certificates -> cloning -> DAgger -> PPO -> checkpoint, metrics, curve.
 
 ``smoke`` checks that the pipeline runs end to end on a tiny corpus (a couple of minutes at
 most). ``full`` is the configuration behind the README figures. Both are fixed by name, so a
 result says which preset made it; :func:`train` writes into ``out``:
 
 - ``policy.pt`` (the final checkpoint; ``bc.pt`` after cloning, ``ppo/ppo.pt`` after PPO),
-- ``bc.csv`` and ``ppo/metrics.csv`` (one row per epoch / update),
+- ``bc.csv`` and ``ppo/metrics.csv`` (one row per epoch / update; DAgger's epochs follow
+  cloning's in ``bc.csv``, marked by ``dagger_round``),
 - ``curve.png`` (learning curves), and ``summary.json`` (counts, accuracies, timings).
 """
 
@@ -23,6 +24,7 @@ import numpy as np
 import torch
 
 from veriweb.agents.bc import collect, evaluate_bc, split_sites, train_bc
+from veriweb.agents.dagger import dagger_round, merge
 from veriweb.agents.policy import Policy, parameter_count, save_policy
 from veriweb.agents.ppo import Args, train_ppo
 from veriweb.errors import VeriwebError
@@ -41,6 +43,15 @@ class Preset:
         bc_lr: BC peak learning rate.
         val_fraction: sites of the training corpus held out for BC validation (when no
             validation corpus is given).
+        dagger_rounds: DAgger rounds after cloning (0: none); each labels the states the policy
+            reaches with the oracle's actions and trains again on everything.
+        dagger_tasks: training tasks run per DAgger round (0: all).
+        dagger_epochs: epochs over the grown training set after each round.
+        dagger_beta: probability of executing the oracle's action in the first round (halved each
+            round after).
+        dagger_lr_scale: the learning rate after a DAgger round, as a fraction of ``bc_lr``.
+        bc_share: the fraction of the time budget cloning may use (the rest is DAgger's and PPO's).
+        time_budget: seconds of wall-clock time for the whole run when ``train`` is given none.
         ppo: ``Args`` overrides; ``total_timesteps=0`` skips PPO.
         threads: torch threads. One: on a shared two-core machine more threads spin against other
             jobs and run many times slower.
@@ -52,19 +63,25 @@ class Preset:
     bc_batch: int = 64
     bc_lr: float = 1e-3
     val_fraction: float = 0.1
+    dagger_rounds: int = 0
+    dagger_tasks: int = 0
+    dagger_epochs: int = 3
+    dagger_beta: float = 0.5
+    dagger_lr_scale: float = 0.5
+    bc_share: float = 1.0
+    time_budget: float | None = None
     ppo: dict[str, Any] = field(default_factory=dict)
     threads: int = 1
 
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset("smoke", policy={"d_model": 32, "layers": 1, "heads": 2, "ff": 64}, bc_epochs=3, bc_batch=32,
-                    bc_lr=2e-3, val_fraction=0.0,
+                    bc_lr=2e-3, val_fraction=0.0, dagger_rounds=1, dagger_tasks=2, dagger_epochs=1,
                     ppo={"total_timesteps": 64, "num_envs": 2, "num_steps": 16, "num_minibatches": 2,
                          "update_epochs": 1, "value_warmup_updates": 1}),
-    "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=5, bc_batch=64,
-                   bc_lr=2e-3, val_fraction=0.0,
-                   ppo={"total_timesteps": 2048, "num_envs": 8, "num_steps": 32, "num_minibatches": 4,
-                        "update_epochs": 2}),
+    "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=40, bc_batch=64,
+                   bc_lr=2e-3, val_fraction=0.0, bc_share=0.6, dagger_rounds=2, dagger_tasks=240, dagger_epochs=4,
+                   time_budget=3300.0, ppo={"total_timesteps": 0}),
 }
 """Every preset by name."""
 
@@ -94,13 +111,15 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         corpus: the training corpus path, recorded in the checkpoint (the nearest-certificate
             floor replays its certificates).
         log: progress lines go here.
-        time_budget: seconds of wall-clock time for the whole run; cloning and PPO stop early
-            when it runs out (a budget, so the run is then no longer replayable: the summary
-            says where it stopped).
+        time_budget: seconds of wall-clock time for the whole run (default: the preset's);
+            cloning stops at ``preset.bc_share`` of it, DAgger and PPO when it runs out (a
+            budget, so the run is then no longer replayable: the summary says where it stopped).
     """
     say = log or (lambda line: None)
     began = time.perf_counter()
+    time_budget = time_budget if time_budget is not None else preset.time_budget
     stop = (lambda: time.perf_counter() - began > time_budget) if time_budget else None
+    bc_stop = (lambda: time.perf_counter() - began > preset.bc_share * time_budget) if time_budget else None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(preset.threads)
@@ -124,11 +143,31 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
     say(f"policy: {params:,} parameters")
     clock = time.perf_counter()
     bc_rows = train_bc(policy, demos, epochs=preset.bc_epochs, batch_size=preset.bc_batch, lr=preset.bc_lr,
-                       seed=seed, val=val, log=lambda row: say("bc " + _short(row)), stop=stop)
+                       seed=seed, val=val, log=lambda row: say("bc " + _short(row)), stop=bc_stop)
     timings["bc_s"] = time.perf_counter() - clock
+    save_policy(policy, out / "bc.pt", {"preset": preset.name, "stage": "bc", "corpus": corpus})
+
+    dagger_rounds: list[dict[str, Any]] = []
+    clock = time.perf_counter()
+    for number in range(preset.dagger_rounds):
+        if stop is not None and stop():
+            break
+        beta = preset.dagger_beta / 2 ** number
+        new, stats = dagger_round(policy, train_sites, beta=beta, seed=seed * 1000 + number,
+                                  tasks_per_round=preset.dagger_tasks or None, stop=stop)
+        demos = merge(demos, new)
+        say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
+            f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
+            f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps")
+        rows = train_bc(policy, demos, epochs=preset.dagger_epochs, batch_size=preset.bc_batch,
+                        lr=preset.bc_lr * preset.dagger_lr_scale, seed=seed + 100 + number, val=val,
+                        log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=stop)
+        bc_rows += [{**row, "epoch": float(len(bc_rows) + 1), "dagger_round": float(number + 1)} for row in rows]
+        dagger_rounds.append({"beta": beta, **stats.summary(), "steps_after": len(demos)})
+    if dagger_rounds:
+        timings["dagger_s"] = time.perf_counter() - clock
     _write_csv(out / "bc.csv", bc_rows)
     final_bc = evaluate_bc(policy, demos)
-    save_policy(policy, out / "bc.pt", {"preset": preset.name, "stage": "bc", "corpus": corpus})
 
     ppo_rows: list[dict[str, float]] = []
     args = Args(**{"seed": seed + 1, "out": str(out / "ppo"), **preset.ppo})
@@ -141,7 +180,8 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
                "train_sites": len(train_sites), "val_sites": len(held), "demonstrations": demos.summary(),
                "bc_train": final_bc, "bc_val": bc_rows[-1] if bc_rows else {}, "ppo_updates": len(ppo_rows),
                "ppo_last": ppo_rows[-1] if ppo_rows else {}, "timings": timings,
-               "stopped_by_budget": bool(stop is not None and stop()), "bc_epochs_run": len(bc_rows)}
+               "stopped_by_budget": bool(stop is not None and stop()), "bc_epochs_run": len(bc_rows),
+               "dagger": dagger_rounds}
     save_policy(policy, out / "policy.pt", {"preset": preset.name, "stage": "final", "corpus": corpus,
                                             "seed": seed, "parameters": params})
     plot_curves(bc_rows, ppo_rows, out / "curve.png", title=f"veriweb {preset.name}")
