@@ -133,3 +133,15 @@ def test_env_episodes_are_identical_with_the_cache_off(shop: Site, mail: Site,
     monkeypatch.setattr(caching, "ENABLED", False)
     assert _episodes(sites, 400) == cached
     assert sum(1 for entry in cached if len(entry) > 2 and entry[2]) > 3  # several episodes ended
+
+
+def test_a_site_edited_in_place_before_a_new_session_is_not_served_stale_pages(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    before = Session(site)
+    stale = before.page()
+    assert Session(site).page() is stale  # unchanged: shared
+    table = next(t for t in site.database.tables if t.name == "products")
+    table.rows.append({**table.rows[0], "id": 99_999, "name": "Added Product"})
+    after = Session(site)
+    assert after.cache is before.cache and after.page() is not stale
+    assert axtree_text(after.page()) == axtree_text(Session(site, cache=False).page())

@@ -6,7 +6,10 @@ logged-in user and the virtual time (code that writes to a database directly set
 process-unique name). So two sessions of the same site object at the same version hold the
 same rows, and a page state built by one is the page the other would build: the cache is kept
 per site object and shared by all its sessions (the episodes of an env, the sub-envs of a
-vector env, the search). Nothing may depend on a hit: a session made with ``cache=False`` (or
+vector env, the search). So a site object must not be edited in place once it has sessions (edit a
+copy; the database's build cache asks the same); replacing its pages, layout, markers or database,
+or adding seed rows, is noticed when the next session starts, and empties the cache. Nothing may
+depend on a hit: a session made with ``cache=False`` (or
 while :data:`ENABLED` is false) builds everything afresh and gives the same bytes; the tests
 compare the two.
 """
@@ -41,6 +44,7 @@ class SiteCache:
         self.pages: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self.rows: dict[tuple[Any, ...], Any] = {}
         self.memos: dict[str, dict[Any, Any]] = {}
+        self.shape: tuple[Any, ...] = ()
         self._lock = threading.Lock()
 
     def page(self, key: tuple[Any, ...]) -> Any:
@@ -119,6 +123,7 @@ def site_cache(site: Site, size: int = 512) -> SiteCache:
     It lives as long as the site object does.
     """
     key = id(site)
+    shape = _shape(site)
     with _SHARED_LOCK:
         cache = _SHARED.get(key)
         if cache is None:
@@ -126,7 +131,16 @@ def site_cache(site: Site, size: int = 512) -> SiteCache:
             weakref.finalize(site, _SHARED.pop, key, None)
         elif cache.size < size:
             cache.size = size
+        if cache.shape != shape:
+            cache.clear()
+            cache.shape = shape
     return cache
+
+
+def _shape(site: Site) -> tuple[Any, ...]:
+    """What a session sees change when a site object is edited in place (the parts replaced, rows added)."""
+    return (id(site.pages), id(site.layout), id(site.markers), id(site.database),
+            tuple(len(table.rows) for table in site.database.tables))
 
 
 __all__ = ["ENABLED", "NoCache", "SiteCache", "site_cache"]
