@@ -116,3 +116,17 @@ def test_a_value_no_page_shows_is_a_clear_error(shop: Site) -> None:
         plan_notes(env, task)
     with pytest.raises(VeriwebError, match="not in the observation's element table"):
         note_action(env, "no-such-bid", ELEMENT)
+
+
+def test_an_address_built_from_a_text_read_earlier_is_visited_from_a_note(shop: Site) -> None:
+    # the home page's link "Hats"; the boots' page links to "/cart" but to nothing under "/Hats"
+    # (the address is made up: only the mapping is checked, not the visit)
+    task = _variant(shop, "count_orders", ["click('31')", "goto('/Hats')"])
+    env = _on(shop, task)
+    ((step, [(bid, pointer)]),) = plan_notes(env, task).items()
+    env.reset(options={"site": 0, "task": task.id})
+    assert step == 0 and env.note_text(note_action(env, bid, pointer)) == "Hats"
+    env.step(note_action(env, bid, pointer))
+    env.step(env.encode("click('31')"))
+    kind, row, arg = env.encode("goto('/Hats')")
+    assert arg == env.note_start and env.decode(np.array([kind, row, arg])) == "goto('/Hats')"

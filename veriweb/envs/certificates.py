@@ -13,6 +13,9 @@ last word on answers):
 - **a value to type or select**: the latest page, up to the one it is typed on, with a row whose
   pointer text (:func:`~veriweb.envs.arguments.pointer_texts`) is that value (or writes the same
   amount): one note there (an element's own text before its number, parts or contents).
+- **an address to visit** that no link here has: the latest page with a text (a folder's name)
+  that edits the address of a link here into it (:func:`~veriweb.envs.arguments.edited_address`):
+  one note there.
 - **an answer**, by the task's answer type: for a number or an amount, the fewest pointer
   texts on the pages visited whose first numbers add up to it (an element's own text, its
   number or one of its parts; one per element and value; amounts only if the answer is one;
@@ -37,8 +40,8 @@ import numpy as np
 from veriweb.engine import actions as A
 from veriweb.engine.page import PageModel
 from veriweb.envs.actions import NOTE, DiscreteActions
-from veriweb.envs.arguments import (ELEMENT, MAX_PARTS, NUMBER, PART, POINTER_NAMES, can_note, notes_list, notes_total,
-                                    number_value, pointer_texts, same_amount)
+from veriweb.envs.arguments import (ELEMENT, MAX_PARTS, NUMBER, PART, POINTER_NAMES, can_note, edited_address,
+                                    notes_list, notes_total, number_value, pointer_texts, same_address, same_amount)
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Task
 
@@ -170,6 +173,8 @@ def _resolve(env: DiscreteActions, frames: list[_Frame], action: str) -> list[_P
         return _value(frames, parsed.value)
     if isinstance(parsed, A.SelectOption):
         return _value(frames, parsed.options[0])
+    if isinstance(parsed, A.Goto):
+        return _address(frames, parsed.url)
     if not isinstance(parsed, A.SendMsgToUser):
         return None
     episode = env.base.episode
@@ -216,6 +221,19 @@ def _value(frames: list[_Frame], value: str) -> list[_Pick] | None:
         options = sorted(_options(frames[index]), key=lambda o: _SPECIFIC.get(o[1], len(_SPECIFIC)))
         for bid, pointer, text in options:
             if text == value or same_amount(value, text):
+                return [(index, bid, pointer)]
+    return None
+
+
+def _address(frames: list[_Frame], url: str) -> list[_Pick] | None:
+    """One note of a text that edits the address of a link on the last page into ``url``, on the
+    latest page that shows it (a folder's name, noted from its link, to type its address later)."""
+    last = frames[-1]
+    hrefs = [href for href in (last.page.by_bid[bid].href for bid in last.bids) if href]
+    for index in range(len(frames) - 1, -1, -1):
+        options = sorted(_options(frames[index]), key=lambda o: _SPECIFIC.get(o[1], len(_SPECIFIC)))
+        for bid, pointer, text in options:
+            if any(same_address(edited_address(href, text), url) for href in hrefs):
                 return [(index, bid, pointer)]
     return None
 
