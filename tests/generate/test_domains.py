@@ -79,6 +79,18 @@ def test_task_mix(domain: str) -> None:
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
+def test_routes_vary_with_the_site(domain: str) -> None:
+    """Tasks start on several pages, and infeasible tasks look before they report, by more than one route."""
+    tasks = [t for seed in SEEDS for t in site_for(domain, seed).tasks]
+    starts = Counter(t.start_url for t in tasks)
+    assert len(starts) >= 4 and starts["/"] < len(tasks), starts
+    infeasible = [t for t in tasks if t.kind == "infeasible"]
+    looked = [t for t in infeasible if len(t.certificate) > 1]
+    assert len(looked) >= 0.8 * len(infeasible), [t.certificate for t in infeasible]
+    assert len({tuple(a.split("(")[0] for a in t.certificate) for t in infeasible}) >= len(infeasible) / 3
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
 def test_same_seed_same_bytes_and_seeds_differ(domain: str) -> None:
     assert dumps(generate_site(domain, 3)) == dumps(site_for(domain, 3))
     routes = {tuple(sorted(p.route for p in site_for(domain, seed).pages)) for seed in SEEDS}

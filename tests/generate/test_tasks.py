@@ -8,7 +8,8 @@ import pytest
 
 from veriweb.generate import generate_site
 from veriweb.generate.audit import audit_one, check_site
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, phrase_with_login
+from veriweb.generate.plan import TaskDraft
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, phrase_with_login, start_elsewhere
 from veriweb.generate.vocab import Labels
 
 
@@ -19,6 +20,24 @@ class _Ctx:
 
 
 USER = {"username": "ada1", "password": "ada-secret-1"}
+
+
+def test_start_elsewhere_goes_home_first_unless_the_plan_needs_no_home() -> None:
+    home = [("click", "link", "Home"), ("goto", "/")]
+    browse = TaskDraft({"id": "a", "start_url": "/"}, [("click", "link", "Orders")])
+    login = TaskDraft({"id": "b"}, [("click", "link", "Log in"), ("fill", "textbox", "Username", "ada1")])
+    typed = TaskDraft({"id": "c"}, [("goto", "/orders")])
+    placed = TaskDraft({"id": "d", "start_url": "/cart"}, [("click", "link", "Orders")])
+    ctx = _Ctx(0)
+    ctx.labels = {"login": "Log in"}  # type: ignore[assignment]
+    out = start_elsewhere(ctx, [browse, login, typed, placed], ["/about", "/help"], home, chance=1.0)
+    assert all(d.fields["start_url"] in ("/about", "/help") for d in out[:3]) and out[3].fields["start_url"] == "/cart"
+    assert out[0].plan[0] in home and out[0].plan[1:] == browse.plan
+    assert out[1].plan == login.plan and out[2].plan == typed.plan and out[3] is placed
+    assert start_elsewhere(ctx, [browse], ["/about"], home, chance=0.0) == [browse]
+    assert start_elsewhere(ctx, [browse], ["/about"], home, chance=1.0, fits=lambda plan: len(plan) <= 2) == [browse]
+    kept = start_elsewhere(ctx, [browse], ["/about"], home, chance=1.0, avoid=lambda draft, page: page == "/about")
+    assert kept == [browse]
 
 
 def test_paging_plans() -> None:

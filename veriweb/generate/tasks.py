@@ -142,3 +142,38 @@ def with_login(ctx: TaskContext, drafts: list[TaskDraft], users: Sequence[dict[s
                                         "password": user["password"]},
                               "user": user["username"], "credentials": "instruction"}, steps + draft.plan))
     return out
+
+
+def start_elsewhere(ctx: TaskContext, drafts: list[TaskDraft], pages: Sequence[str], home: Sequence[Step], *,
+                    chance: float, fits: Callable[[list[Step]], bool] | None = None,
+                    avoid: Callable[[TaskDraft, str], bool] | None = None) -> list[TaskDraft]:
+    """Some tasks that begin on the home page start on another page instead (an information page,
+    a listing, a search page): the plan first goes home by one of ``home`` (a link or the URL),
+    or, when it starts with a log-in or a ``goto``, goes from there directly.
+
+    Args:
+        ctx: the blueprint's task context.
+        drafts: the site's task drafts; a task that already starts elsewhere is kept as it is.
+        pages: public start pages to draw from (none of them may be a task's goal page).
+        home: the plan steps that lead home from any page with the site's layout.
+        chance: how often a task starts elsewhere.
+        fits: whether a plan fits the certificate budget; a start that would not fit is skipped
+            (a click may need one more step to open the menu that holds its link).
+        avoid: ``avoid(draft, page)`` is true when ``page`` must not start that task.
+    """
+    out = []
+    for draft in drafts:
+        fields = draft.fields
+        if fields.get("start_url", "/") != "/" or not pages or not home or ctx.rng.random() >= chance:
+            out.append(draft)
+            continue
+        start = ctx.rng.choice(list(pages))
+        step = ctx.rng.choice(list(home))
+        first = draft.plan[0] if draft.plan else None
+        direct = first is not None and (first[0] == "goto" or first[:3] == ("click", "link", ctx.labels["login"]))
+        plan = list(draft.plan) if direct else [step, *draft.plan]
+        if (avoid is not None and avoid(draft, start)) or (fits is not None and not fits(plan + [step])):
+            out.append(draft)
+            continue
+        out.append(TaskDraft({**fields, "start_url": start}, plan))
+    return out

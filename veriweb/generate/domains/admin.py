@@ -48,7 +48,7 @@ from veriweb.generate.layout import Chrome, build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import as_user, make_task, next_pages, phrase_with_login
+from veriweb.generate.tasks import as_user, make_task, next_pages, phrase_with_login, start_elsewhere
 from veriweb.generate.vocab import CITIES, WORDS, Labels, password, person
 
 Row = dict[str, Any]
@@ -58,6 +58,9 @@ TODAY = dt.date(2026, 6, 15)
 FIRST_DAY = dt.date(2025, 7, 1)
 MAX_PLAN = 20
 """Certificates stay within half of the 40-step budget."""
+NAV_URLS = {"products": "/products", "orders": "/orders", "customers": "/customers", "reports": "/reports",
+            "coupons": "/coupons"}
+"""The main navigation's addresses, by the key of their label."""
 
 ADMIN_NAMES = ["Northwind", "Harbor & Pine", "Copperleaf", "Bluebird Supply", "Granite Goods", "Maple Row",
                "Tidewater", "Little Lantern", "Olive & Oak", "Fernhill", "Saltmarsh", "Kestrel"]
@@ -877,9 +880,12 @@ class _Ctx:
         return self.st.labels
 
     def nav(self, key: str) -> list[Step]:
-        """Click a main navigation link (opening the menu first on sites that hide it in one)."""
+        """Click a main navigation link (opening the menu first on sites that hide it in one), or,
+        now and then, type its address."""
         chrome = self.st.chrome
         assert chrome is not None
+        if key in NAV_URLS and self.rng.random() < 0.25:
+            return [("goto", NAV_URLS[key])]
         opener = [("click", "button", self.w["menu"])] if chrome.nav_style == "menu" else []
         return opener + [("click", "link", self.w[key])]
 
@@ -1588,4 +1594,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     infeasible = _infeasible(ctx)
     assert infeasible is not None
     out.append(infeasible)
-    return out
+    chrome = ctx.st.chrome
+    assert chrome is not None
+    home = [("click", "link", ctx.st.site_name), ("goto", "/")]
+    return start_elsewhere(ctx, out, [p["route"] for p in chrome.pages], home, chance=0.4,
+                           fits=lambda plan: len(plan) + 2 <= MAX_PLAN)

@@ -48,7 +48,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, with_login
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, start_elsewhere, with_login
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -899,7 +899,10 @@ def build(streams: Streams) -> Draft:
             "database": _schema(data, w), "markers": _markers(w),
             "layout": {"header": header, "footer": chrome.layout["footer"]},
             "pages": _pages(ui, labels, chrome, search_form)}
-    return Draft(site=site, tasks=_tasks(_Ctx(trng, labels, ui, data)))
+    ctx = _Ctx(trng, labels, ui, data)
+    ctx.start_pages = [p["route"] for p in chrome.pages] + ["/search"] + (["/projects"] if ui.projects_page else []) + (
+        ["/labels"] if ui.labels_page else [])
+    return Draft(site=site, tasks=_tasks(ctx))
 
 
 # ============================================================================ plans
@@ -912,6 +915,12 @@ class _Ctx:
         self.rng, self.labels, self.ui, self.data = rng, labels, ui, data
         self.w = ui.words
         self.projects_sorted = sorted(data.projects, key=lambda p: (p["path"], p["id"]))
+        self.start_pages: list[str] = []
+        stars = {p["id"]: 0 for p in data.projects}
+        for star in data.stars:
+            stars[star["project_id"]] += 1
+        self.popular = sorted(data.projects, key=lambda p: (-stars[p["id"]], p["path"]))[:4]
+        """The home page's popular projects (on sites with a projects page)."""
 
     # ---------------------------------------------------------------- cost
     def cost(self, plan: list[Step]) -> int:
@@ -930,7 +939,12 @@ class _Ctx:
     # ---------------------------------------------------------------- navigation
     def to_project(self, project: Row) -> list[Step]:
         """From the home page to a project's page."""
+        if self.ui.projects_page and project in self.popular and self.rng.random() < 0.5:
+            return [("click", "link", project["path"])]  # from the home page's popular projects
         plan: list[Step] = [("click", "link", self.w["projects_nav"])] if self.ui.projects_page else []
+        name_sort = next((s for s in self.ui.project_sorts if s[0] == "name"), None)
+        if name_sort is not None and self.rng.random() < 0.3:  # sorted by name: the default order, made sure of
+            plan.append(("click", "link", name_sort[1]))
         position = self.projects_sorted.index(project)
         return plan + next_pages(position, self.ui.project_page_size) + [("click", "link", project["path"])]
 
@@ -953,7 +967,12 @@ class _Ctx:
         return plan
 
     def search(self, title: str, *, at_home: bool, mrs: bool = False) -> list[Step] | None:
-        """Steps that find an issue (or merge request) by searching for its title and open it."""
+        """Steps that find an issue (or merge request) and open it: by searching for its title or,
+        now and then, by browsing its project's list (filtered by its state or not)."""
+        if self.rng.random() < 0.4:
+            browse = self.browse(title, at_home=at_home, mrs=mrs)
+            if browse is not None:
+                return browse
         plan: list[Step] = [] if self.ui.search_in_header or at_home else [("click", "link", self.ui.site_name)]
         words = title.split()
         query = " ".join(words[1:]) if len(words) > 4 and self.rng.random() < 0.4 else title
@@ -969,6 +988,22 @@ class _Ctx:
             pages = next_pages(issues.index(title), self.ui.page_size)
         return plan + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"]),
                        *pages, ("click", "link", title)]
+
+    def browse(self, title: str, *, at_home: bool, mrs: bool = False) -> list[Step] | None:
+        """Steps that open an issue (or merge request) from its project's list, newest first,
+        filtered by its state or not; ``None`` when it sits more than three pages in."""
+        rows = self.data.mrs if mrs else self.data.issues
+        row = next(r for r in rows if r["title"] == title)
+        project = next(p for p in self.data.projects if p["id"] == row["project_id"])
+        state = self.rng.choice([None, row["state"]])
+        listed = self.data.mrs_of(project) if mrs else self.data.issues_of(project)
+        shown = [r for r in listed if state is None or r["state"] == state]
+        position = shown.index(row)
+        if position // self.ui.page_size > 2:
+            return None
+        home: list[Step] = [] if at_home else [("click", "link", self.ui.site_name)]
+        to_list = self.to_mrs(project) if mrs else self.to_issues(project)
+        return home + to_list + self.filter(state) + next_pages(position, self.ui.page_size) + [("click", "link", title)]
 
     def open_edit(self) -> list[Step]:
         """Steps that reveal an issue's edit controls."""
@@ -1050,7 +1085,7 @@ def _nav_filtered(ctx: _Ctx) -> TaskDraft | None:
 def _nav_second(ctx: _Ctx) -> TaskDraft | None:
     """Navigate: a merge request by its branch, or a milestone's page."""
     d, w = ctx.data, ctx.w
-    if ctx.ui.milestones_page and ctx.rng.random() < 0.4:
+    if ctx.ui.milestones_page and ctx.rng.random() < 0.5:
         milestone = ctx.rng.choice(d.milestones)
         project = next(p for p in d.projects if p["id"] == milestone["project_id"])
         target = kit.scalar("milestones", "id", cond("project_id", ctx.project_q()), cond("title", ref("slot.milestone")))
@@ -1216,11 +1251,12 @@ def _dashboard_count(ctx: _Ctx) -> TaskDraft | None:
         return None
     user = ctx.rng.choice(people)
     n = counts[user["id"]]
-    return _task(ctx, "my_open_issues", "retrieve_count_profile", "retrieve",
-                 [f"How many open {w['issue']}s are assigned to me?", f"Count the open {w['issue']}s assigned to you.",
-                  f"I need to know how many open {w['issue']}s I am responsible for."], {},
-                 [("click", "link", w["dashboard"])] + all_pages(n, ctx.ui.page_size) + [("send", str(n))],
-                 user=user["username"], start_logged_in=True, credentials="profile",
+    phrasings, slots, plan, who = _as_user(
+        ctx, user, [f"How many open {w['issue']}s are assigned to me?", f"Count the open {w['issue']}s assigned to you.",
+                    f"I need to know how many open {w['issue']}s I am responsible for."], {},
+        [ctx.rng.choice([("click", "link", w["dashboard"]), ("goto", "/dashboard")])] + all_pages(n, ctx.ui.page_size)
+        + [("send", str(n))], chance=0.4)
+    return _task(ctx, "my_open_issues", "retrieve_count_profile", "retrieve", phrasings, slots, plan, **who,
                  progress=[_seen("the list of your issues", kit.on_page("dashboard"))],
                  answer={"type": "number", "value": kit.scalar("issues", "*", cond("assignee_id", ref("user.id")),
                                                                cond("state", "open"), agg="count")})
@@ -1560,8 +1596,9 @@ def _infeasible(ctx: _Ctx) -> TaskDraft | None:
                  goal=[kit.exists("stars", cond("user_id", ref("user.id")), cond("project_id", ctx.project_q()))])
 
 
-CORE = [_nav_filtered, _count_labelled, _lookup, _comment, _close_or_reopen, _create_issue, _merge_only, _label_several]
-OPTIONAL = [_nav_second, _largest_mr, _labels_of, _bounty_total, _dashboard_count, _reassign, _relabel, _delete_comment,
+CORE = [_nav_filtered, _nav_second, _count_labelled, _lookup, _comment, _close_or_reopen, _create_issue, _merge_only,
+        _label_several]
+OPTIONAL = [_largest_mr, _labels_of, _bounty_total, _dashboard_count, _reassign, _relabel, _delete_comment,
             _star]
 
 
@@ -1573,5 +1610,7 @@ def _tasks(ctx: _Ctx, optional: int = 3) -> list[TaskDraft]:
             extra.append(draft)
     drafts += extra
     infeasible = _infeasible(ctx)
-    return with_login(ctx, drafts, ctx.data.users, chance=0.35, fits=ctx.fits) + (
+    drafts = with_login(ctx, drafts, ctx.data.users, chance=0.35, fits=ctx.fits) + (
         [infeasible] if infeasible is not None else [])
+    home = [("click", "link", ctx.ui.site_name), ("click", "link", ctx.labels["home"]), ("goto", "/")]
+    return start_elsewhere(ctx, drafts, ctx.start_pages, home, chance=0.4, fits=ctx.fits)

@@ -60,7 +60,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import as_user, make_task, next_pages, with_login
+from veriweb.generate.tasks import as_user, make_task, next_pages, start_elsewhere, with_login
 from veriweb.generate.vocab import WORDS, Labels, password, person
 
 Data = dict[str, Any]
@@ -784,7 +784,9 @@ def build(streams: Streams) -> Draft:
                      "name_column": "name", "login_page": "/login"},
             "database": _database(shape, forums, data), "markers": _markers(shape), "layout": pages.layout(),
             "pages": pages.all()}
-    return Draft(site=site, tasks=_tasks(_Ctx(streams.tasks, shape, forums, data)))
+    ctx = _Ctx(streams.tasks, shape, forums, data)
+    ctx.start_pages = [p["route"] for p in pages.chrome.pages]
+    return Draft(site=site, tasks=_tasks(ctx))
 
 
 # ----------------------------------------------------------------------------- tasks: context and plans
@@ -802,6 +804,7 @@ class _Ctx:
         for post in sorted(self.posts, key=lambda p: (p["created"], p["id"]), reverse=True):
             self.by_user[post["user_id"]].append(post)  # in profile order: newest first
         self.place = f"{shape.prefix}/{{forum}}"
+        self.start_pages: list[str] = []
 
     def to_forum(self, forum: Data, *, at_home: bool = False) -> list[Step]:
         """To a community's page: through the directory, or from the home page's list (with no
@@ -813,7 +816,9 @@ class _Ctx:
 
     def search(self, query: str) -> list[Step]:
         steps: list[Step] = [] if self.s.search_in_header else [("click", "link", self.labels["search"])]
-        return steps + [("fill", "textbox", self.labels["search_box"], query), ("click", "button", self.labels["search"])]
+        submit: Step = (("press", "textbox", self.labels["search_box"], "Enter") if self.rng.random() < 0.4
+                        else ("click", "button", self.labels["search"]))
+        return steps + [("fill", "textbox", self.labels["search_box"], query), submit]
 
     def find_post(self, post: Data) -> list[Step]:
         """Search for a post (by a part of its title or all of it), page to it and open it; or,
@@ -890,8 +895,10 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     families = [(_navigate_sorted, _navigate_author)[rng.randrange(2)], (_retrieve_count, _retrieve_date)[rng.randrange(2)],
                 _retrieve_extreme, _retrieve_price, _retrieve_compare, _retrieve_own_posts, _vote, _comment, _create_post,
                 _edit_post, _memberships, _delete_post, _infeasible]
-    return with_login(ctx, [task for family in families for task in family(ctx)], ctx.users, chance=0.35,
-                      fits=lambda plan: len(plan) + 3 <= 20)
+    drafts = with_login(ctx, [task for family in families for task in family(ctx)], ctx.users, chance=0.35,
+                        fits=lambda plan: len(plan) + 3 <= 20)
+    home = [("click", "link", ctx.labels["home"]), ("click", "link", ctx.s.name), ("goto", "/")]
+    return start_elsewhere(ctx, drafts, ctx.start_pages, home, chance=0.4, fits=lambda plan: len(plan) + 3 <= 20)
 
 
 # ----------------------------------------------------------------------------- navigate

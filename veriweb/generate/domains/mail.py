@@ -49,7 +49,7 @@ from veriweb.generate.layout import build_chrome, login_page
 from veriweb.generate.plan import TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task
+from veriweb.generate.tasks import all_pages, as_user, make_task, start_elsewhere
 from veriweb.generate.vocab import CITIES, Labels, password, person
 
 Step = tuple[Any, ...]
@@ -445,6 +445,8 @@ def build(streams: Streams) -> Draft:
     data = _content(crng, ui)
     site = _site(labels, ui, chrome, data)
     ctx = _Ctx(trng, labels, ui, data)
+    ctx.urls = {label: url for label, url in nav}
+    ctx.start_pages = [p["route"] for p in chrome.pages]
     return Draft(site=site, tasks=_tasks(ctx))
 
 
@@ -917,6 +919,10 @@ class _Ctx:
             self.hidden |= {*ui.star[:2], *ui.read, w["archive_btn"], w["move_to"]}
         if ui.filter_ui == "collapsible":
             self.hidden.add(ui.show[0])
+        self.urls: dict[str, str] = {}
+        """The main navigation's addresses by label (a plan may type one instead of clicking)."""
+        self.folder_names = {f["name"] for f in data.folders}
+        self.start_pages: list[str] = []
 
     # ------------------------------------------------------------------ facts
 
@@ -950,6 +956,10 @@ class _Ctx:
         return len(plan) + extra
 
     def nav(self, label: str) -> list[Step]:
+        """Go to a page of the main navigation or a folder: by its link or, now and then, its address."""
+        url = self.urls.get(label) or ("/mail/" + quote(label) if label in self.folder_names else None)
+        if url is not None and url != "/" and self.rng.random() < 0.25:
+            return [("goto", url)]
         return [("click", "link", label)]
 
     def search_url(self, q: str) -> str:
@@ -961,9 +971,20 @@ class _Ctx:
             (e["subject"], e["sender_name"], e["sender"], e["recipients"])).lower()])
 
     def search(self, user: dict[str, Any], q: str, target: dict[str, Any] | None = None) -> list[Step]:
-        """Search for ``q`` and (with a target) page to it and open it."""
+        """Search for ``q`` (submitted by the button or the Enter key) and (with a target) page to it
+        and open it; or, now and then, open the target from its folder instead."""
+        if target is not None and self.rng.random() < 0.35:
+            folder = self.folders[target["folder_id"]]["name"]
+            listed = _newest([e for e in self.mail[user["id"]] if e["folder_id"] == target["folder_id"]])
+            position = listed.index(target)
+            if position < 2 * self.ui.page_size:
+                to_folder = self.nav(folder) if folder in self.urls else [("goto", "/mail/" + quote(folder))]
+                return to_folder + [("click", "link", "Next")] * (position // self.ui.page_size) + [
+                    ("click", "link", target["subject"])]
         plan: list[Step] = [] if self.ui.search_in_header else self.nav(self.labels["search"])
-        plan += [("fill", "textbox", self.labels["search_box"], q), ("click", "button", self.labels["search"])]
+        submit: Step = (("press", "textbox", self.labels["search_box"], "Enter") if self.rng.random() < 0.4
+                        else ("click", "button", self.labels["search"]))
+        plan += [("fill", "textbox", self.labels["search_box"], q), submit]
         if target is not None:
             position = self.search_rows(user, q).index(target)
             plan += [("click", "link", "Next")] * (position // self.ui.page_size)
@@ -1052,7 +1073,8 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                 out.append(draft)
                 break
     out.append(_infeasible(ctx))
-    return out
+    home = [("click", "link", ctx.labels["home"]), ("click", "link", ctx.ui.site_name), ("goto", "/")]
+    return start_elsewhere(ctx, out, ctx.start_pages, home, chance=0.4, fits=lambda plan: ctx.cost(plan) <= MAX_STEPS)
 
 
 # ---------------------------------------------------------------------------- navigate
@@ -1200,7 +1222,7 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
     target = rng.choice(pool)
     if ctx.search_rows(user, target["subject"]).index(target) >= ctx.ui.page_size:
         return None
-    plan = ctx.search(user, target["subject"])
+    plan = ctx.search(user, target["subject"], target if rng.random() < 0.5 else None)  # read it in the list or open it
     if variant == "date":
         return _make(ctx, "received_on", "retrieve_date", "retrieve", user,
                      ["On what date did you receive the email \"{subject}\"?",

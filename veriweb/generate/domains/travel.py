@@ -57,7 +57,7 @@ from veriweb.generate.layout import build_chrome, login_page, login_plan
 from veriweb.generate.plan import Step, TaskDraft
 from veriweb.generate.site import Draft
 from veriweb.generate.streams import Streams
-from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, with_login
+from veriweb.generate.tasks import all_pages, as_user, make_task, next_pages, start_elsewhere, with_login
 from veriweb.generate.vocab import Labels, password, person
 
 Row = dict[str, Any]
@@ -515,7 +515,8 @@ def build(streams: Streams) -> Draft:
             "database": {"tables": _tables(data), "views": VIEWS}, "markers": _markers(words),
             "layout": chrome.layout, "pages": pages}
     ctx = _Ctx(streams.tasks, words, ui, data)
-    return Draft(site=site, tasks=_tasks(ctx))
+    start_pages = [p["route"] for p in chrome.pages]
+    return Draft(site=site, tasks=_tasks(ctx, start_pages, site_name))
 
 
 def _pages(words: _Words, ui: _Ui, data: dict[str, list[Row]], site_name: str,
@@ -1001,7 +1002,7 @@ def _unique(rows: list[Row], key: Callable[[Row], Any]) -> Row | None:
 # ----------------------------------------------------------------------------- task families
 
 
-def _tasks(ctx: _Ctx) -> list[TaskDraft]:
+def _tasks(ctx: _Ctx, start_pages: list[str], site_name: str) -> list[TaskDraft]:
     rng = ctx.rng
     families: list[Callable[[_Ctx], TaskDraft | None]] = [
         _navigate_flight, _navigate_hotel, rng.choice([_fare_lookup, _cheapest_airline]), _count_flights,
@@ -1013,7 +1014,9 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         task = family(ctx)
         if task is not None:
             out.append(task)
-    return with_login(ctx, out, ctx.users, chance=0.35, fits=lambda plan: ctx.cost(plan) <= MAX_STEPS)
+    out = with_login(ctx, out, ctx.users, chance=0.35, fits=lambda plan: ctx.cost(plan) <= MAX_STEPS)
+    home = [("click", "link", ctx.words["home"]), ("click", "link", site_name), ("goto", "/")]
+    return start_elsewhere(ctx, out, start_pages, home, chance=0.4, fits=lambda plan: ctx.cost(plan) <= MAX_STEPS)
 
 
 def _navigate_flight(ctx: _Ctx) -> TaskDraft | None:
@@ -1200,8 +1203,11 @@ def _trip_date(ctx: _Ctx) -> TaskDraft | None:
         if sum(1 for b in mine if ctx.flight_by_id[b["flight_id"]]["destination_id"] == city) != 1:
             continue
         day = dt.date.fromisoformat(flight["date"])
-        plan = [("click", "link", ctx.words["trips"]), *next_pages(mine.index(booking), 10),
-                ("send", f"{MONTHS[day.month - 1]} {day.day}, {day.year}")]
+        to_trips = ctx.rng.choice([("click", "link", ctx.words["trips"]), ("goto", "/trips")])
+        plan = [to_trips, *next_pages(mine.index(booking), 10)]
+        if ctx.rng.random() < 0.5:  # read the date in the list, or on the booking's own page
+            plan.append(("click", "link", booking["reference"]))
+        plan.append(("send", f"{MONTHS[day.month - 1]} {day.day}, {day.year}"))
         phrasings, slots, plan, who = _as_user(ctx, user, [
             "When does your flight to {city} leave?", "On what date do you fly to {city}?",
             "I forgot the date of my flight to {city}. What is it?"], {"city": ctx.city(city)}, plan)
