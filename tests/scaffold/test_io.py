@@ -144,6 +144,12 @@ def test_the_file_is_the_standard_librarys_bytes_whatever_the_values(value: Any,
     assert loads(text) == site
 
 
+@pytest.mark.parametrize("data", [1e-5, -1e16, 0.5, 7, "e5", [1e-7, "1e-7"], {"a": [{"b": 1.5e300}]}, {"0.00001": 0.0001},
+                                  [2**64, -(2**63) - 1], {"k": "\\\"1e5\\"}, None, True])
+def test_canonical_json_is_the_standard_librarys_for_any_json_value(data: Any) -> None:
+    assert io.canonical_json(data) == json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 @settings(max_examples=60, deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
                                  st.text()), min_size=1, max_size=6))

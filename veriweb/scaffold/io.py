@@ -26,7 +26,11 @@ _ORJSON_OPTIONS = 0 if orjson is None else (
     | orjson.OPT_PASSTHROUGH_SUBCLASS)
 # A number written in exponent form (or, by orjson, as 0.0000...): Python writes floats below 1e-4
 # or from 1e16 on differently from orjson and pydantic-core, so such text takes the slow path.
-_ODD_NUMBER = re.compile(rb"(?:^|[:,\[])-?(?:0\.0000|[0-9.]+[eE])")
+_ODD_NUMBER = re.compile(rb"[:,\[]-?(?:0\.0000|[0-9.]+e)")  # a number follows one of :,[ (an "^|" costs 3x)
+
+
+def _odd_numbers(out: bytes) -> bool:
+    return _ODD_NUMBER.search(out) is not None or (out[:1] not in b'{["' and _ODD_NUMBER.search(b"[" + out) is not None)
 
 
 def to_data(site: Site) -> dict[str, Any]:
@@ -51,10 +55,10 @@ def _canonical(data: Any) -> tuple[bytes, Any]:
         except TypeError:  # a type orjson leaves to the standard library, an int past 64 bits, a surrogate
             pass
         else:
-            if not _ODD_NUMBER.search(out):
+            if not _odd_numbers(out):
                 return out, orjson.loads
     out = _stdlib_canonical(data).encode()
-    return out, (None if _ODD_NUMBER.search(out) else json.loads)  # json.loads: orjson reads ints past 64 bits as floats
+    return out, (None if _odd_numbers(out) else json.loads)  # json.loads: orjson reads ints past 64 bits as floats
 
 
 def canonical_json(data: Any) -> str:
