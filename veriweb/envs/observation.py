@@ -244,7 +244,7 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
 _ROWS: dict[tuple[int, int], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
 """Encoded rows by token sizes, then by everything a row's encoding reads of its node: a node seen
 on an earlier page (the layout, a listed record) is not encoded again."""
-_ROWS_LIMIT = 200_000
+_ROWS_LIMIT = 50_000
 
 
 def _row(node: Node, name_tokens: int, value_tokens: int) -> tuple[Any, ...]:
