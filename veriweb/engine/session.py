@@ -408,11 +408,11 @@ class Session:
         self.ui.fields[key] = text if replace_text else f"{current}{text}"
         self.ui.focus = node.key
 
-    def _field_value(self, form_key: str, name: str) -> Any:
+    def _field_value(self, form_key: str, name: str, page: PageModel | None = None) -> Any:
         key = self._field_key(form_key, name)
         if key in self.ui.fields:
             return self.ui.fields[key]
-        info = self.page().forms.get(form_key)
+        info = (page or self.page()).forms.get(form_key)
         return info.defaults.get(name) if info else None
 
     def _select(self, node: Node, options: tuple[str, ...]) -> None:
@@ -483,10 +483,11 @@ class Session:
 
     def form_values(self, form_key: str) -> dict[str, Any]:
         """The values a form would submit now, by field name."""
-        info = self.page().forms[form_key]
+        page = self.page()
+        info = page.forms[form_key]
         values: dict[str, Any] = {}
         for field_el in info.form.fields:
-            value = self._field_value(form_key, field_el.name)
+            value = self._field_value(form_key, field_el.name, page)
             if field_el.type == "checkbox":
                 value = "on" if value else ""
             values[field_el.name] = "" if value is None else value

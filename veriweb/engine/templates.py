@@ -162,6 +162,12 @@ class Url:
     @classmethod
     def parse(cls, text: str) -> Url:
         """Parse a URL or path; scheme and host are dropped (every site lives at its own root)."""
+        if cls is Url:
+            return _parse_url(text)  # URLs are immutable values: each distinct text is parsed once
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Url:
         parts = urlsplit(text.strip())
         path = parts.path or "/"
         if not path.startswith("/"):
@@ -188,6 +194,11 @@ class Url:
 
     def __str__(self) -> str:
         return _url_text(self.path, self.query) if self.query else self.path
+
+
+@functools.lru_cache(maxsize=16_384)
+def _parse_url(text: str) -> Url:
+    return Url._parse(text)
 
 
 @functools.lru_cache(maxsize=16_384)
