@@ -1251,11 +1251,18 @@ def _dashboard_count(ctx: _Ctx) -> TaskDraft | None:
         return None
     user = ctx.rng.choice(people)
     n = counts[user["id"]]
+    phrasings = [f"How many open {w['issue']}s are assigned to me?", f"Count the open {w['issue']}s assigned to you.",
+                 f"I need to know how many open {w['issue']}s I am responsible for."]
+    count = all_pages(n, ctx.ui.page_size) + [("send", str(n))]
+    if ctx.rng.random() < 0.25:  # the task starts on the dashboard itself
+        return _task(ctx, "my_open_issues", "retrieve_count_profile", "retrieve", phrasings, {}, count,
+                     user=user["username"], start_logged_in=True, credentials="profile", start_url="/dashboard",
+                     progress=[_seen("the list of your issues", kit.on_page("dashboard"))],
+                     answer={"type": "number", "value": kit.scalar("issues", "*", cond("assignee_id", ref("user.id")),
+                                                                   cond("state", "open"), agg="count")})
     phrasings, slots, plan, who = _as_user(
-        ctx, user, [f"How many open {w['issue']}s are assigned to me?", f"Count the open {w['issue']}s assigned to you.",
-                    f"I need to know how many open {w['issue']}s I am responsible for."], {},
-        [ctx.rng.choice([("click", "link", w["dashboard"]), ("goto", "/dashboard")])] + all_pages(n, ctx.ui.page_size)
-        + [("send", str(n))], chance=0.4)
+        ctx, user, phrasings, {},
+        [ctx.rng.choice([("click", "link", w["dashboard"]), ("goto", "/dashboard")])] + count, chance=0.4)
     return _task(ctx, "my_open_issues", "retrieve_count_profile", "retrieve", phrasings, slots, plan, **who,
                  progress=[_seen("the list of your issues", kit.on_page("dashboard"))],
                  answer={"type": "number", "value": kit.scalar("issues", "*", cond("assignee_id", ref("user.id")),

@@ -1574,7 +1574,7 @@ def _folder_settings_or_trash(ctx: _Ctx) -> TaskDraft | None:
     user = rng.choice(ctx.users)
     w = ctx.ui.words
     choices = (["folder"] if ctx.ui.has_folders else []) + (["settings"] if ctx.ui.has_settings else [])
-    variant = rng.choice(choices or ["trash"])
+    variant = rng.choice(choices + ["trash"])
     if variant == "folder":
         names = {f["name"] for f in ctx.folders_of[user["id"]]}
         name = rng.choice([n for n in NEW_FOLDERS if n not in names])
