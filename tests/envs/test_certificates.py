@@ -130,3 +130,9 @@ def test_an_address_built_from_a_text_read_earlier_is_visited_from_a_note(shop: 
     env.step(env.encode("click('31')"))
     kind, row, arg = env.encode("goto('/Hats')")
     assert arg == env.note_start and env.decode(np.array([kind, row, arg])) == "goto('/Hats')"
+
+
+def test_an_address_no_page_shows_is_named_as_knowledge_the_agent_lacks(shop: Site) -> None:
+    task = _variant(shop, "count_orders", ["goto('/category/Velvet')"])
+    with pytest.raises(VeriwebError, match="names 'Velvet', which no page visited so far shows"):
+        plan_notes(_on(shop, task), task)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -119,7 +120,7 @@ def plan_notes(env: DiscreteActions, task: Task, site_index: int = 0) -> Notes:
             picks = _resolve(env, frames, action)
             if picks is None:
                 raise VeriwebError(f"step {step} {action}: {exc}; and no notes taken on the pages before it "
-                                   "give it") from None
+                                   f"give it{_unknowable(frames, action)}") from None
             taken += len(picks)
             if taken > env.max_notes:
                 raise VeriwebError(f"step {step} {action}: needs {taken} notes, more than max_notes="
@@ -223,6 +224,21 @@ def _value(frames: list[_Frame], value: str) -> list[_Pick] | None:
             if text == value or same_amount(value, text):
                 return [(index, bid, pointer)]
     return None
+
+
+def _unknowable(frames: list[_Frame], action: str) -> str:
+    """For a visit: a note that the address's last part is shown nowhere the agent has been."""
+    parsed = A.parse_action(action)
+    if not isinstance(parsed, A.Goto):
+        return ""
+    last = unquote(urlsplit(parsed.url).path.rstrip("/").rsplit("/", 1)[-1])
+    if not last:
+        return ""
+    for frame in frames:
+        if any(last in text for _, _, text in _options(frame)):
+            return ""
+    return (f" (the address names {last!r}, which no page visited so far shows: the certificate knows more than "
+            "the agent can)")
 
 
 def _address(frames: list[_Frame], url: str) -> list[_Pick] | None:
