@@ -1033,7 +1033,8 @@ def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
         return []
     user, forum, inside = ctx.rng.choice(pairs)
     last = max(ctx.by_user[user["id"]].index(p) for p in inside)
-    browse = [("click", "link", ctx.words["my_profile"]), *next_pages(last, ctx.s.page_size)]
+    to_profile = ("goto", "/me") if ctx.rng.random() < 0.3 else ("click", "link", ctx.words["my_profile"])
+    browse = [to_profile, *next_pages(last, ctx.s.page_size)]
     where = [cond("user_id", ref("user.id")), cond("forum_id", _forum_id())]
     if ctx.rng.random() < 0.5:
         phrasings, slots, plan, who = as_user(ctx, user, [
