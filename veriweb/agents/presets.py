@@ -77,6 +77,7 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "smoke": Preset("smoke", policy={"d_model": 32, "layers": 1, "heads": 2, "ff": 64}, bc_epochs=3, bc_batch=32,
                     bc_lr=2e-3, val_fraction=0.0, dagger_rounds=1, dagger_tasks=2, dagger_epochs=1,
+                    dagger_beta=1.0,  # on the certificate's track the oracle is free: the smoke run stays quick
                     ppo={"total_timesteps": 64, "num_envs": 2, "num_steps": 16, "num_minibatches": 2,
                          "update_epochs": 1, "value_warmup_updates": 1}),
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=40, bc_batch=64,
@@ -153,15 +154,21 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         if stop is not None and stop():
             break
         beta = preset.dagger_beta / 2 ** number
+        round_stop, train_stop = stop, stop
+        if time_budget:  # each round gets an equal share of what cloning left: half to label, half to train
+            share = (1 - preset.bc_share) * time_budget / preset.dagger_rounds
+            start = preset.bc_share * time_budget + number * share
+            round_stop = lambda end=start + share / 2: time.perf_counter() - began > end  # noqa: E731
+            train_stop = lambda end=start + share: time.perf_counter() - began > end  # noqa: E731
         new, stats = dagger_round(policy, train_sites, beta=beta, seed=seed * 1000 + number,
-                                  tasks_per_round=preset.dagger_tasks or None, stop=stop)
+                                  tasks_per_round=preset.dagger_tasks or None, stop=round_stop)
         demos = merge(demos, new)
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
             f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
             f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps")
         rows = train_bc(policy, demos, epochs=preset.dagger_epochs, batch_size=preset.bc_batch,
                         lr=preset.bc_lr * preset.dagger_lr_scale, seed=seed + 100 + number, val=val,
-                        log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=stop)
+                        log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=train_stop)
         bc_rows += [{**row, "epoch": float(len(bc_rows) + 1), "dagger_round": float(number + 1)} for row in rows]
         dagger_rounds.append({"beta": beta, **stats.summary(), "steps_after": len(demos)})
     if dagger_rounds:
