@@ -957,7 +957,7 @@ class _Ctx:
 
     def nav(self, label: str) -> list[Step]:
         """Go to a page of the main navigation or a folder: by its link or, now and then, its address."""
-        url = self.urls.get(label) or ("/mail/" + quote(label) if label in self.folder_names else None)
+        url = self.urls.get(label)  # only an address a link on every page shows: never one the agent can't know
         if url is not None and url != "/" and self.rng.random() < 0.25:
             return [("goto", url)]
         return [("click", "link", label)]
@@ -978,7 +978,10 @@ class _Ctx:
             listed = _newest([e for e in self.mail[user["id"]] if e["folder_id"] == target["folder_id"]])
             position = listed.index(target)
             if position < 2 * self.ui.page_size:
-                to_folder = self.nav(folder) if folder in self.urls else [("goto", "/mail/" + quote(folder))]
+                # A folder with no navigation link is reached from the folder list on the home page:
+                # its address alone is knowledge the agent has not been shown.
+                to_folder = (self.nav(folder) if folder in self.urls
+                             else [("click", "link", self.labels["home"]), ("click", "link", folder)])
                 return to_folder + [("click", "link", "Next")] * (position // self.ui.page_size) + [
                     ("click", "link", target["subject"])]
         plan: list[Step] = [] if self.ui.search_in_header else self.nav(self.labels["search"])
