@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import html
 import json
 from pathlib import Path
 from typing import Any
@@ -104,8 +105,11 @@ def _corpus(root: Path, sites: list[tuple[str, Site]], truth: dict[str, list[dic
 def test_cli_verify_and_repair(tmp_path: Path, small: Site, capsys: pytest.CaptureFixture[str]) -> None:
     raw = tmp_path / "raw"
     broken = defective(small)
+    page = next(i for i, p in enumerate(small.pages) if p.id == "home")
+    element = next(i for i, e in enumerate(small.pages[page].elements) if e.type == "list")
     truth = {"00001-shop.json": [
-        {"code": "S006", "class": "structural", "location": "$.pages[0].elements[3].query.order_by[0].column"},
+        {"code": "S006", "class": "structural",
+         "location": f"$.pages[{page}].elements[{element}].query.order_by[0].column"},
         {"code": "M005", "class": "semantic", "location": "$.tasks[1].slots.product"},
         {"code": "C001", "class": "consistency", "location": "$.database.tables[6].rows[0].user_id"}]}
     _corpus(raw, [("00000-shop.json", small), ("00001-shop.json", broken)], truth)
@@ -139,7 +143,7 @@ def test_report_presentation_without_ground_truth(tmp_path: Path, small: Site) -
 
     data = build_report([report], raw_dir=tmp_path, budget=BUDGET, mode="verify", seconds=1.0)
     assert "defects per site" in format_table(data)
-    assert small.name in render_html(data)
+    assert html.escape(small.name) in render_html(data)  # names are escaped ("Maple &amp; Co")
     # the same corpus and budget give the same report bytes: timings are printed, never written
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

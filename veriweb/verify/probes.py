@@ -42,7 +42,7 @@ from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import Exists, QueryValue, Ref
 from veriweb.verify.checks import CERTIFICATE_FAILS, CHECKS, JUDGE_FOOLED, Issue
 from veriweb.verify.decoys import MAX_OTHER, all_rows, entity_args, other_entity, partial, undone
-from veriweb.verify.trajectories import DONE, Probe, as_action, judge_trajectory, not_applicable, record
+from veriweb.verify.trajectories import DONE, Probe, as_action, end_state, judge_trajectory, not_applicable, record
 
 KINDS = ("sanity", "noop", "other_entity", "all_rows", "quantity", "budget", "undone", "partial", "enumerate",
          "wrong_answer")
@@ -66,6 +66,7 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session) 
     if task.kind not in ("mutate", "navigate"):
         return [not_applicable("quantity", "only tasks that act on the site have quantities to get wrong")]
     probes: list[Probe] = []
+    goal_state: tuple[str, str] | None = None
     for slot, value in task.slots.items():
         number = _numeric(value)
         if number is None:
@@ -86,8 +87,15 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session) 
                            else f"select_option({action.bid!r}, {wrong!r})")
                 actions = [*certificate[:index], as_action(changed), *certificate[index + 1:]]
                 passed, _ = judge_trajectory(site, task, actions, session)
-                probes.append(Probe("quantity", f"quantity:{slot}@{index}{delta:+}", f"typed {wrong} for {slot} instead of "
-                                    f"{typed} at step {index}", passed))
+                description = f"typed {wrong} for {slot} instead of {typed} at step {index}"
+                if passed:  # a value typed again later, or a filter that finds the same rows: the same work
+                    if goal_state is None:
+                        goal_state = end_state(site, task, certificate, session)
+                    if end_state(site, task, actions, session) == goal_state:
+                        probes.append(not_applicable("quantity", f"{description} ends in the certificate's own "
+                                                                 f"state (same database and page)"))
+                        continue
+                probes.append(Probe("quantity", f"quantity:{slot}@{index}{delta:+}", description, passed))
     return probes or [not_applicable("quantity", "no numeric slot value is typed in the certificate")]
 
 

@@ -112,6 +112,21 @@ def judge_trajectory(site: Site, task: Task, actions: list[str], session: Sessio
     return False, None
 
 
+def end_state(site: Site, task: Task, actions: list[str], session: Session) -> tuple[str, str]:
+    """The database hash and the page address after running ``actions`` from the task's start.
+
+    Two trajectories with the same end state did the same work: a judge over the final state
+    must give both the same verdict, so a decoy that ends where the certificate ends is no decoy.
+    """
+    episode = Episode(site, task, session=session, end_on_success=False)
+    page = episode.reset()
+    for action in actions:
+        if episode.finished:
+            break
+        page = episode.step(action).page
+    return episode.session.db.state_hash(), page.url
+
+
 def judge_writes(site: Site, task: Task, session: Session, calls: list[tuple[Call, dict[str, Any]]],
                   optional: frozenset[int] = frozenset()) -> tuple[bool, int] | None:
     """Reset, apply markers directly (as the forms would), then say "done": did the judge pass it?
