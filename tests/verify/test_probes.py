@@ -130,3 +130,21 @@ def test_a_budget_one_cent_over_is_rejected(shop: Site) -> None:
     probes = [p for p in probe_task(shop, task, task.certificate) if p.kind == "budget"]
     assert len(probes) == 1 and probes[0].applicable and not probes[0].passed_by_judge
     assert "one cent lower" in probes[0].description
+
+
+def test_a_quantity_typed_again_later_is_no_decoy(shop: Site) -> None:
+    """Changing a typed number that the certificate types again before submitting ends in the
+    certificate's own state: not a decoy. Changing the last one still is, and the judge rejects it."""
+    from veriweb.verify.probes import _quantity
+
+    task = shop.task("add_to_cart")
+    certificate = [*task.certificate[:-1], "fill('31', '2')", task.certificate[-1]]  # the quantity typed twice
+    session = Session(shop)
+    try:
+        probes = _quantity(shop, task, certificate, session)
+    finally:
+        session.close()
+    skipped = [p for p in probes if not p.applicable]
+    real = [p for p in probes if p.applicable]
+    assert len(skipped) == 2 and all("certificate's own state" in p.description for p in skipped)
+    assert len(real) == 2 and not any(p.passed_by_judge for p in real)
