@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -29,20 +28,6 @@ def make(env_id: str, shop: Site, **kwargs: Any) -> gym.Env[Any, Any]:
     if env_id == "veriweb/site-v0":
         kwargs.setdefault("sites", [shop])
     return gym.make(env_id, **kwargs)
-
-
-def obs_digest(obs: dict[str, Any]) -> str:
-    digest = hashlib.sha256()
-    for key in sorted(obs):
-        value = obs[key]
-        if isinstance(value, dict):
-            for sub in sorted(value):
-                digest.update(np.ascontiguousarray(value[sub]).tobytes())
-        elif isinstance(value, np.ndarray):
-            digest.update(value.tobytes())
-        else:
-            digest.update(str(value).encode())
-    return digest.hexdigest()
 
 
 @pytest.mark.parametrize("env_id", AVAILABLE)
