@@ -113,3 +113,20 @@ def test_real_login_user_fills_fields_and_reports_unsupported_actions():
         assert terminated and info["success"] and reward == 1.0
     finally:
         env.close()
+
+
+def test_discrete_actions_run_on_miniwob_with_its_strings_as_arguments():
+    _real_miniwob()
+    from veriweb.envs import DiscreteActions
+    from veriweb.envs.actions import CLICK
+
+    env = DiscreteActions(MiniWoBEnv("click-link"))
+    try:
+        obs, info = env.reset(seed=2)
+        assert env.task_strings() and env.task_strings()[0] in obs["goal"]
+        action = env.encode(f"click('{_find(env.unwrapped, 'link', env.task_strings()[0])}')")
+        assert action[0] == CLICK and obs["action_mask"]["element"][CLICK][action[1]] == 1
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert terminated and info["success"] and info["action_text"].startswith("click(")
+    finally:
+        env.close()

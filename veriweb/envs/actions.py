@@ -68,6 +68,7 @@ from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER,
                                     edited_address, pointer_text, pointer_texts, same_address, same_amount, slot_order,
                                     task_strings)
 from veriweb.envs.env import VeriwebEnv
+from veriweb.envs.miniwob import MiniWoBEnv
 from veriweb.envs.observation import ROLE_IDS
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode_row
 from veriweb.errors import VeriwebError
@@ -113,8 +114,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                                                  max_notes=max_notes, max_number=max_number)
         gym.Wrapper.__init__(self, env)
         base = env.unwrapped
-        if not isinstance(base, VeriwebEnv):
-            raise VeriwebError("DiscreteActions wraps a VeriwebEnv; got " + type(base).__name__)
+        if not isinstance(base, (VeriwebEnv, MiniWoBEnv)):
+            raise VeriwebError("DiscreteActions wraps a VeriwebEnv or a MiniWoBEnv; got " + type(base).__name__)
         if min(max_task_strings, max_history, max_notes, max_number) < 0:
             raise VeriwebError("max_task_strings, max_history, max_notes and max_number must not be negative")
         self.base: VeriwebEnv = base
@@ -148,6 +149,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     def task_strings(self) -> list[str]:
         """The task strings of the current task (memoised per task)."""
+        if isinstance(self.base, MiniWoBEnv):  # its own strings: MiniWoB++'s fields and the quoted goal
+            return self.base.task_strings(self.max_task_strings)
         task = self.base.task
         if self._task_for is not task:
             today = dt.date.fromisoformat(self.base.site.clock.today.isoformat())
