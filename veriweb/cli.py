@@ -255,10 +255,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from veriweb.generate.corpus import load_sites
-    from veriweb.generate.stats import corpus_stats, format_stats
+    from veriweb.generate.stats import corpus_dir_stats, format_stats
 
-    stats = corpus_stats(load_sites(args.dir))
+    stats = corpus_dir_stats(args.dir, workers=args.workers, progress=not args.quiet)
     if args.json:
         print(json.dumps({d: s.as_dict() for d, s in stats.items()}, indent=1, sort_keys=True))
     else:
@@ -370,6 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="per-domain statistics and diversity of a corpus")
     stats.add_argument("dir", help="a corpus directory")
     stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    stats.add_argument("--quiet", action="store_true", help="no progress bar")
     stats.set_defaults(func=cmd_stats)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a site scaffold")

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from veriweb.generate.corpus import Holdout, build_site, build_site_file, plan_corpus, read_corpus, write_corpus
+from veriweb.errors import VeriwebError
+from veriweb.generate.corpus import (Holdout, build_site, build_site_file, load_sites, plan_corpus, read_corpus,
+                                     write_corpus)
 from veriweb.generate.site import draft_site, generate_site_checked
+from veriweb.generate.stats import corpus_dir_stats, corpus_stats, format_stats, skeletons
 from veriweb.generate.streams import GENERATOR_VERSION
 from veriweb.scaffold import Site, dumps, load, site_id
 from veriweb.scaffold.io import to_data
@@ -70,3 +73,22 @@ def test_a_holdout_that_drops_tasks_hashes_what_is_left() -> None:
     assert site.tasks and {t.family for t in site.tasks} == {family} and len(site.tasks) < len(full.tasks)
     assert text == stdlib_file(site) and site.id == site_id(site)
     assert build_site(spec) == (site, dropped)
+
+
+def test_stats_of_a_directory_in_processes_equal_the_stats_of_its_sites(corpus: tuple[Path, dict]) -> None:
+    out, _ = corpus
+    sites = list(load_sites(out))
+    expected = corpus_stats(sites)
+    assert format_stats(corpus_dir_stats(out, workers=2)) == format_stats(expected)
+    assert {d: s.as_dict() for d, s in corpus_dir_stats(out, workers=1).items()} == {
+        d: s.as_dict() for d, s in expected.items()}
+    # the skeletons come from replaying each certificate: one role and action per step
+    shapes = skeletons(sites[0])
+    lengths = sorted(len(shape) for family in shapes.values() for shape in family)
+    assert lengths == sorted(len(task.certificate) for task in sites[0].tasks)
+    assert any(role not in ("-",) for family in shapes.values() for shape in family for role, _ in shape)
+
+
+def test_stats_refuse_a_directory_that_is_no_corpus(tmp_path: Path) -> None:
+    with pytest.raises(VeriwebError, match="no manifest.json"):
+        corpus_dir_stats(tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import re
 import warnings
@@ -13,10 +14,10 @@ from typing import Any
 
 import networkx as nx
 
-from veriweb.engine import Episode, Session
+from veriweb.engine import Session
 from veriweb.engine.actions import parse_action
 from veriweb.engine.templates import Route
-from veriweb.scaffold import Site
+from veriweb.scaffold import Site, load
 
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
@@ -75,22 +76,28 @@ def graph_class(site: Site) -> str:
 
 
 def skeletons(site: Site) -> dict[str, list[tuple[tuple[str, str], ...]]]:
-    """Each task's certificate skeleton, by family: the sequence of (element role, action type)."""
+    """Each task's certificate skeleton, by family: the sequence of (element role, action type).
+
+    The certificate is replayed in a session (one per site, reset per task) to learn the role of
+    the element each action names; the replay stops where an episode would, at a message to the
+    user or a report of infeasibility (the judge is not needed for the shape of a sound
+    certificate, so it is not run).
+    """
     session = Session(site)
     out: dict[str, list[tuple[tuple[str, str], ...]]] = defaultdict(list)
     for task in site.tasks:
-        episode = Episode(site, task, session=session, end_on_success=False)
-        page = episode.reset()
+        page = session.reset(task.start_url, user=task.user if task.start_logged_in else None)
         shape = []
-        for action in task.certificate:
+        for step, action in enumerate(task.certificate, 1):
             parsed = parse_action(action)
             node = page.by_bid.get(parsed.bid) if parsed.bid is not None else None
             shape.append((node.role if node is not None else "-", parsed.name))
-            outcome = episode.step(action)
-            page = outcome.page
-            if outcome.terminated or outcome.truncated:
+            result = session.step(parsed)
+            if result.message is not None or result.infeasible is not None or step >= task.max_steps:
                 break
+            page = session.page()
         out[task.family].append(tuple(shape))
+    session.close()
     return out
 
 
@@ -109,6 +116,32 @@ def vocabulary(site: Site) -> set[str]:
     return words
 
 
+@dataclass(frozen=True)
+class SiteStats:
+    """What one site adds to its domain's statistics (small and picklable, so workers can compute it)."""
+
+    domain: str
+    families: list[str]
+    kinds: list[str]
+    difficulty: list[str]
+    lengths: list[int]
+    graph_class: str
+    skeletons: dict[str, list[tuple[tuple[str, str], ...]]]
+    vocabulary: set[str]
+
+
+def site_stats(site: Site) -> SiteStats:
+    """One site's share of the corpus statistics (its tasks in order, page-graph class,
+    certificate skeletons and label vocabulary)."""
+    return SiteStats(domain=site.domain, families=[t.family for t in site.tasks], kinds=[t.kind for t in site.tasks],
+                     difficulty=[t.difficulty for t in site.tasks], lengths=[len(t.certificate) for t in site.tasks],
+                     graph_class=graph_class(site), skeletons=dict(skeletons(site)), vocabulary=vocabulary(site))
+
+
+def _site_file_stats(path: str) -> SiteStats:
+    return site_stats(load(path))
+
+
 @dataclass
 class DomainStats:
     """Statistics of one domain's sites in a corpus."""
@@ -124,17 +157,22 @@ class DomainStats:
     vocabularies: list[set[str]] = field(default_factory=list)
 
     def add(self, site: Site) -> None:
+        """Count one site."""
+        self.merge(site_stats(site))
+
+    def merge(self, one: SiteStats) -> None:
+        """Count one site from its :func:`site_stats` (sites must come in corpus order: the
+        vocabulary overlap samples pairs by position)."""
         self.sites += 1
-        self.tasks += len(site.tasks)
-        for task in site.tasks:
-            self.families[task.family] += 1
-            self.kinds[task.kind] += 1
-            self.difficulty[task.difficulty] += 1
-            self.lengths.append(len(task.certificate))
-        self.graph_classes.add(graph_class(site))
-        for family, shapes in skeletons(site).items():
+        self.tasks += len(one.families)
+        self.families.update(one.families)
+        self.kinds.update(one.kinds)
+        self.difficulty.update(one.difficulty)
+        self.lengths.extend(one.lengths)
+        self.graph_classes.add(one.graph_class)
+        for family, shapes in one.skeletons.items():
             self.skeletons[family].update(shapes)
-        self.vocabularies.append(vocabulary(site))
+        self.vocabularies.append(one.vocabulary)
 
     def vocabulary_overlap(self, pairs: int = 400, seed: int = 0) -> float:
         """Mean share of label vocabulary two sites have in common (Jaccard), over sampled pairs."""
@@ -167,6 +205,25 @@ def corpus_stats(sites: Iterable[Site]) -> dict[str, DomainStats]:
     stats: dict[str, DomainStats] = defaultdict(DomainStats)
     for site in sites:
         stats[site.domain].add(site)
+    return dict(sorted(stats.items()))
+
+
+def corpus_dir_stats(directory: str | os.PathLike[str], *, workers: int | None = None,
+                     progress: bool = False) -> dict[str, DomainStats]:
+    """:func:`corpus_stats` of a corpus directory, its sites read and measured in processes
+    (all cores by default), with a progress bar; the same result as one process gives.
+
+    Raises:
+        VeriwebError: not a corpus directory, or a site file does not load.
+    """
+    from veriweb.generate.corpus import read_corpus, run_jobs
+
+    _, files = read_corpus(directory)
+    parts = run_jobs([(str(path),) for path in files], _site_file_stats, workers=workers, progress=progress,
+                     label="measuring")
+    stats: dict[str, DomainStats] = defaultdict(DomainStats)
+    for one in parts:
+        stats[one.domain].merge(one)
     return dict(sorted(stats.items()))
 
 
