@@ -24,7 +24,9 @@ from veriweb.engine.page import Node, PageModel
 from veriweb.engine.session import Session
 from veriweb.engine.templates import Route, Url
 from veriweb.scaffold import Site, Task
+from veriweb.engine.query import Context
 from veriweb.verify.pagegraph import FAR, distances, resolve_template, targets
+from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, target_names
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -116,11 +118,24 @@ def _thesaurus() -> dict[str, str]:
     return out
 
 
-def words(text: str) -> set[str]:
+def words(text: str) -> frozenset[str]:
     """The content words of a text (lower case, stop words dropped, crude suffixes cut: newest -> new),
-    with ``~reply`` and the like added for words the thesaurus groups (respond -> ~reply)."""
-    found = {_stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
-    return found | {_CANONICAL[w] for w in found if w in _CANONICAL}
+    with ``~reply`` and the like added for words the thesaurus groups (respond -> ~reply).
+
+    Memoised per text (a search asks about the same labels thousands of times)."""
+    found = _WORDS.get(text)
+    if found is None:
+        stems = {_stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+        found = frozenset(stems | {_CANONICAL[w] for w in stems if w in _CANONICAL})
+        if len(_WORDS) >= _WORDS_KEEP:
+            _WORDS.clear()
+        _WORDS[text] = found
+    return found
+
+
+_WORDS: dict[str, frozenset[str]] = {}
+_WORDS_KEEP = 100_000
+"""How many texts :func:`words` remembers (then it starts afresh)."""
 
 
 _CANONICAL = _thesaurus()
@@ -165,9 +180,25 @@ class Hints:
     aliases: dict[str, list[str]] = field(default_factory=dict)
     """Other slots that hold the same value written another way (an ISO date and "20 June")."""
     off_entity_cost: int = _OFF_ENTITY
+    targets: list[str] = field(default_factory=list)
+    """Texts naming the rows the task's footprint lets it update or delete (:func:`target_names`)."""
+    goal_slots: dict[str, set[str]] = field(default_factory=dict)
+    """For each column the goal sets equal to a slot, the slots' names (:func:`goal_values`)."""
+    goal_literals: dict[str, set[str]] = field(default_factory=dict)
+    """For each column the goal sets equal to a literal, the literals."""
+    frozen: dict[str, set[str]] = field(default_factory=dict)
+    """For each marker, the columns of the tables it writes that the footprint does not let change."""
+    computed: dict[str, set[str]] = field(default_factory=dict)
+    """For each column the goal sets equal to a value computed from the database, that value now
+    (:func:`goal_computed`): typed where the page shows it."""
+    """For each marker, the columns of the tables it writes that the footprint does not let change."""
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
+    _site: Site | None = None
+    _context: Context | None = None
+    _version: str | None = None
+    _by_version: dict[str, tuple[list[str], dict[str, int], dict[str, set[str]]]] = field(default_factory=dict)
     _named: dict[tuple[str, str, str], bool] = field(default_factory=dict)
     _shown_text: dict[int, tuple[PageModel, str]] = field(default_factory=dict)
     _fills: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -175,8 +206,10 @@ class Hints:
     _macros: dict[int, tuple[PageModel, list[tuple[tuple[str, ...], str | None]]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, site: Site, task: Task, session: Session) -> Hints:
-        """Hints for ``task``; ``session`` is used read-only, to look up the task user's account."""
+    def build(cls, site: Site, task: Task, session: Session, context: Context | None = None) -> Hints:
+        """Hints for ``task``; ``session`` is used read-only, to look up the task user's account and
+        the rows the footprint allows writing (``context``: what the task's references resolve
+        against, as the judge's; default: its slots and the clock)."""
         values: list[str] = []
         names: list[str] = []
         for name, value in task.slots.items():
@@ -206,10 +239,35 @@ class Hints:
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
         hints.aliases = _date_aliases(task.slots)
+        if context is None:
+            context = Context(slot=dict(task.slots), clock={"today": session.today, "now": session.now})
+        hints._site, hints._context = site, context
+        hints.follow(session)
+        hints.goal_slots, hints.goal_literals = goal_values(task)
+        frozen = frozen_columns(site, task)
+        hints.frozen = {marker.name: set().union(*(frozen.get(e.table, set()) for e in marker.effects))
+                        for marker in site.markers if marker.name in good}
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
         if site.auth is not None:
             hints.login_page = hints.dest(site.auth.login_page)
         return hints
+
+    def follow(self, session: Session) -> None:
+        """Bring what depends on the database (the rows still to write) up to the session's state."""
+        version = session.version
+        if version == self._version or self._site is None or self._context is None:
+            return
+        found = self._by_version.get(version)
+        if found is None:
+            names = target_names(self._site, self.task, session, self._context)
+            # States with the same rows left share their text costs.
+            same = next((texts for other, texts, _ in self._by_version.values() if other == names), {})
+            if len(self._by_version) > 1024:
+                self._by_version.clear()
+            computed = goal_computed(self._site, self.task, session, self._context) if self.task.kind == "mutate" else {}
+            found = self._by_version[version] = (names, same, computed)
+        self._version = version
+        self.targets, self._texts, self.computed = found
 
     # ------------------------------------------------------------------ pages
 
@@ -224,11 +282,12 @@ class Hints:
         """``off_entity_cost`` if ``page`` is a page that matters but its title and headings name none
         of the task's entities (a product page, but not the product asked for), else 0. The cost is 1
         when a marker the task may use inserts rows: what it names may not exist yet."""
-        if self.page_distance(page.page_id) != 0 or not self.entities:
+        if self.page_distance(page.page_id) != 0 or not (self.entities or self.targets):
             return 0
         shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible] + [
             _fold(n.value) for n in page.nodes if n.role == "textbox" and n.visible and n.value]
-        return 0 if any(entity in text for entity in self.entities for text in shown) else self.off_entity_cost
+        names = self.targets or self.entities
+        return 0 if any(name in text for name in names for text in shown) else self.off_entity_cost
 
     def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
         """Links from a page to the nearest page that matters (the login page matters while the
@@ -250,6 +309,8 @@ class Hints:
         folded = _fold(text)
         if not folded:
             return 2
+        if any(name in folded for name in self.targets):
+            return 0
         for value, name in zip(self.values, self.slot_names):
             if not name:
                 continue
@@ -281,6 +342,14 @@ class Hints:
             return 0 if wanted == value else 4
         if self.login is not None and value in self.login:
             return 4
+        column = _fold(field_name)
+        if form is not None and column in self.frozen.get(getattr(action, "marker", None) or "", ()):
+            return 4  # a column the task may not change
+        wanted = self.goal_slots.get(column)
+        if wanted:
+            return 0 if slot in wanted else 3  # the goal sets this column to that slot's value
+        if column in self.computed:
+            return 3  # the goal computes this column's value: see _goal_shown
         mine = [slot, *self.aliases.get(value, ())] if slot else []
         exact = [name for name in self.slot_names if name and _fold(name) == _fold(field_name)]
         if exact:  # a slot named exactly like the field: only its value (check_in, not check_out)
@@ -382,13 +451,14 @@ class Hints:
                 for child in node.children:
                     if child.role != "option" or child.selected:
                         continue
-                    cost = self._option_cost(child, node)
-                    if form is not None and getattr(form.action, "kind", "") == "navigate":
-                        cost += 0
+                    cost = self._option_cost(child, node, writes=_writes(form))
                     out.append((cost, format_action(SelectOption(node.bid, (child.name,))), None))
             elif role == "radio":
                 if not node.checked:
-                    out.append((self._option_cost(node, node.parent), f"click('{node.bid}')", None))
+                    group = (node.parent.behaviour or ()) if node.parent is not None else ()
+                    info = page.forms.get(group[1]) if len(group) > 1 else None
+                    out.append((self._option_cost(node, node.parent, writes=_writes(info.form if info else None)),
+                                f"click('{node.bid}')", None))
             elif role == "checkbox":
                 cost = 1 if words(node.name) & self.instruction else 3
                 out.append((cost, f"click('{node.bid}')", None))
@@ -410,10 +480,23 @@ class Hints:
                     if f"'{value}'" in typed or f'"{value}"' in typed:
                         cost += 3  # already typed into another field of this page
                     out.append((cost + edited, self._fill(node.bid, value), None))
-                for value in self._page_values(node, form, behaviour[2], shown):
+                goal_shown = self._goal_shown(node, behaviour[2])
+                for value in goal_shown:
                     if value != current:
+                        out.append((edited, self._fill(node.bid, value), None))
+                for value in self._page_values(node, form, behaviour[2], shown):
+                    if value != current and value not in goal_shown:
                         out.append((2 + edited, self._fill(node.bid, value), None))
         return out
+
+    def _goal_shown(self, node: Node, name: str) -> list[str]:
+        """The values the goal computes for the column a field is named like, where the page shows
+        them (hidden tabs and closed widgets included: an agent may have looked)."""
+        values = self.computed.get(_fold(name))
+        if not values:
+            return []
+        text = " ".join(n.name or n.text or "" for n in self._all_nodes(node))
+        return sorted(v for v in values if re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", text))
 
     def _page_values(self, node: Node, form: Any, name: str, shown: str) -> list[str]:
         """Values the page shows that fit a field of a form that writes the task's tables: e-mail
@@ -475,20 +558,23 @@ class Hints:
             text = self._fills[key] = format_action(Fill(bid, value))
         return text
 
-    def _option_cost(self, option: Node, field: Node | None = None) -> int:
+    def _option_cost(self, option: Node, field: Node | None = None, *, writes: bool = False) -> int:
         """0: the option is a slot's value (the slot named like the field, if one is); 2: another
         slot's value; 1: shares a word with the instruction; 3: none of these."""
         behaviour = field.behaviour if field is not None else None
         key = (option.name, option.value, field.name if field is not None else None,
-               behaviour[2] if behaviour and len(behaviour) >= 3 else None)
+               behaviour[2] if behaviour and len(behaviour) >= 3 else None, writes)
         cost = self._options.get(key)
         if cost is None:
-            cost = self._options[key] = self._option_cost_of(option, field)
+            cost = self._options[key] = self._option_cost_of(option, field, writes)
         return cost
 
-    def _option_cost_of(self, option: Node, field: Node | None) -> int:
+    def _option_cost_of(self, option: Node, field: Node | None, writes: bool) -> int:
         label = _fold(option.name)
         raw = _fold(option.value or "")
+        column = _fold(field.behaviour[2]) if field is not None and len(field.behaviour or ()) >= 3 else ""
+        if writes and column in self.goal_literals:  # a form that writes: set the column as the goal wants
+            return 0 if (label in self.goal_literals[column] or raw in self.goal_literals[column]) else 3
         named = [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
                  and self._names(n, field.behaviour[2], field.name)]
         matched = False
@@ -513,11 +599,16 @@ class Hints:
                 continue
             if node.role in ("combobox", "radiogroup"):
                 wanted = [c for c in node.children
-                          if c.role in ("option", "radio") and self._option_cost(c, node) == 0]
+                          if c.role in ("option", "radio") and self._option_cost(c, node, writes=_writes(info.form)) == 0]
                 if wanted and not any(c.selected or c.checked for c in wanted):
                     return False
             elif node.role in ("textbox", "date"):
                 current = "" if node.value is None else str(node.value)
+                goal_shown = self._goal_shown(node, form_field.name)
+                if goal_shown:
+                    if current not in goal_shown:
+                        return False
+                    continue
                 wanted_values = [v for i, v in enumerate(self.values)
                                  if self._fill_cost(node, info.form, form_field.name, i) == 0
                                  and not (node.input_type == "date" and not _ISO.fullmatch(v))]
@@ -591,6 +682,9 @@ class Hints:
                 cost = self._fill_cost(node, form, name, index, shown)
                 if cost <= 1:
                     ranked.append((cost, index, value))
+            goal_shown = self._goal_shown(node, name)
+            if goal_shown:  # the value the goal wants, as the page shows it
+                return [self._fill(node.bid, goal_shown[0])] if current not in goal_shown else []
             ranked.sort()
             if ranked and ranked[0][0] == 0:
                 ranked = ranked[:1]  # a slot named like the field: no need to try others
@@ -598,13 +692,21 @@ class Hints:
                 shown_values = self._page_values(node, form, name, shown)
                 if len(shown_values) == 1:  # the one address or amount the page shows
                     ranked = [(1, -1, shown_values[0])]
+            if not ranked and not current and _required(form, name):
+                # A required field nothing names (a free-text reason): the least unlikely slot
+                # value, so the form can be submitted at all.
+                guesses = [(self._fill_cost(node, form, name, index, shown), index, value)
+                           for index, value in enumerate(self.values) if self.slot_names[index]
+                           and not (node.input_type == "date" and not _ISO.fullmatch(value))]
+                ranked = sorted(g for g in guesses if g[0] <= 4)[:1]
             return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
             options = [c for c in node.children if c.role in ("option", "radio")]
-            wanted = [c for c in options if self._option_cost(c, node) == 0]
+            writes = _writes(form)
+            wanted = [c for c in options if self._option_cost(c, node, writes=writes) == 0]
             sure = bool(wanted)
             if not wanted:
-                wanted = [c for c in options if self._option_cost(c, node) == 1]
+                wanted = [c for c in options if self._option_cost(c, node, writes=writes) == 1]
             if len(wanted) != 1 or wanted[0].selected or wanted[0].checked:
                 return []
             if node.role == "combobox":
@@ -655,6 +757,16 @@ class Hints:
         if self.task.kind != "mutate":
             return 5
         return 0 if filled and self._as_asked(page, behaviour[1], info) else 3
+
+
+def _required(form: Any, name: str) -> bool:
+    """Is the form's field ``name`` required?"""
+    return form is not None and any(f.name == name and f.required for f in form.fields)
+
+
+def _writes(form: Any) -> bool:
+    """Does submitting this form run a marker (rather than search, filter or log in)?"""
+    return form is not None and getattr(form.action, "kind", "") == "marker"
 
 
 def _combinations(choices: list[list[str]], *, limit: int) -> list[tuple[str, ...]]:

@@ -368,7 +368,7 @@ class _Search:
                  max_depth: int, exact: bool, weight: float) -> None:
         self.site, self.task, self.session, self.judge, self.snaps = site, task, session, judge, snaps
         self.budget, self.max_depth, self.exact, self.weight = budget, max_depth, exact, weight
-        self.hints = Hints.build(site, task, session)
+        self.hints = Hints.build(site, task, session, judge.context())
         self.answers = _Answers(judge)
         self.answer_step = 1 if task.kind == "retrieve" else 0
         self.nodes: list[_Node] = []
@@ -456,6 +456,7 @@ class _Search:
         if progress.violation is not None:
             return None
         page = session.page()
+        self.hints.follow(session)
         if task.kind == "retrieve":
             node.memory = carry(self.nodes[node.parent].memory if node.parent >= 0 else None, page)
             if not task.goal or progress.goal:

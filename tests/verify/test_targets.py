@@ -1,0 +1,58 @@
+"""What the search reads from a task's own spec: the rows its footprint lets it write, the values its goal sets."""
+
+from __future__ import annotations
+
+from veriweb.engine import Episode, Session
+from veriweb.generate.site import generate_site
+from veriweb.verify import solve
+from veriweb.verify.relevance import Hints
+from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, target_names
+
+
+def _hints(domain: str, seed: int, task_id: str) -> tuple[Hints, Episode]:
+    site = generate_site(domain, seed)
+    task = site.task(task_id)
+    assert task is not None
+    episode = Episode(site, task, session=Session(site))
+    episode.reset()
+    return Hints.build(site, task, episode.session, episode.judge.context()), episode
+
+
+def test_targets_are_the_rows_a_filter_footprint_allows_and_follow_the_database() -> None:
+    hints, episode = _hints("admin", 0, "restock_low")  # Bedding, enabled, fewer than 3 in stock
+    site, task, session = episode.site, episode.task, episode.session
+    rows = session.db.guard.engine(
+        "SELECT p.name, p.sku, p.id FROM products p JOIN categories c ON c.id = p.category_id "
+        "WHERE c.name = ? AND p.status = 'enabled' AND p.stock < ?", (task.slots["category"], task.slots["limit"])
+    ).fetchall()
+    assert rows and len(rows) < 10
+    expected = {str(v).casefold() for name, sku, _ in rows for v in (name, sku)}
+    assert set(hints.targets) == expected
+    assert "bedding" not in hints.targets  # shared by every product of the category: names none
+    # Restock one of them: it is no longer a target once the database says it holds what the goal wants.
+    name, _, row_id = rows[0]
+    session.db.conn.execute("UPDATE products SET stock = ? WHERE id = ?", (task.slots["amount"], row_id))
+    session.version = "restocked-one"
+    hints.follow(session)
+    assert name.casefold() not in hints.targets and len(hints.targets) == len(expected) - 2
+    assert target_names(site, task, session, episode.judge.context()) == hints.targets
+
+
+def test_goal_values_say_which_slot_or_literal_a_column_must_hold() -> None:
+    site = generate_site("admin", 0)
+    slots, literals = goal_values(site.task("restock_low"))
+    assert slots == {"stock": {"amount"}} and literals == {"status": {"enabled"}}
+    slots, literals = goal_values(site.task("disable_products"))
+    assert literals == {"status": {"disabled"}}
+    assert frozen_columns(site, site.task("restock_low"))["products"] >= {"price", "status"}
+    assert "stock" not in frozen_columns(site, site.task("restock_low"))["products"]
+
+
+def test_a_computed_goal_value_is_typed_where_the_page_shows_it() -> None:
+    hints, episode = _hints("admin", 0, "refund_line")
+    computed = goal_computed(episode.site, episode.task, episode.session, episode.judge.context())
+    assert list(computed) == ["amount"] and len(computed["amount"]) == 1  # money: cents shown as dollars
+    amount = next(iter(computed["amount"]))
+    assert hints.computed == computed and amount.count(".") == 1 and len(amount.split(".")[1]) == 2
+    result = solve(episode.site, episode.task.model_copy(update={"certificate": []}), budget=2_000)
+    assert result.status == "solved" and any(amount in action for action in result.actions), result

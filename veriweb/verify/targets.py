@@ -1,0 +1,162 @@
+"""What a task's own spec says about where it writes: the rows its footprint allows, and the values its goal sets.
+
+The search's relevance (:mod:`veriweb.verify.relevance`) reads these to order actions, never to
+prune them; they come from the task's footprint and goal predicates (which the judge enforces),
+never from its certificate.
+
+- :func:`target_names`: the texts that name the rows a mutate task may update or delete (the
+  products "with less than 3 in stock in Bedding", the product whose SKU the task gives): a link
+  or a page heading that shows one of them is about the task's entities even when the task's
+  slots name none of them (a filter, a SKU).
+- :func:`goal_values`: for each column the goal or a progress subgoal sets equal to a slot or a
+  literal (``stock = slot.amount``, ``status = 'disabled'``), those values: a form field named
+  like the column wants that value.
+- :func:`goal_computed`: for each column the goal sets equal to a value it computes from the
+  database (a refund's amount equal to the order line's total), that value now: typed only
+  where the page shows it.
+- :func:`frozen_columns`: for each table the footprint restricts to some columns, the columns
+  it may not change (a form that writes a product's price and stock, for a task that may only
+  change the stock, must leave the price as it is).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from veriweb.engine.query import Context, fetch_rows, scalar_value
+from veriweb.engine.session import Session
+from veriweb.errors import VeriwebError
+from veriweb.scaffold import Site, Task
+from veriweb.scaffold.values import AllOf, AnyOf, Count, Exists, Query, QueryValue, Ref
+
+MAX_TARGETS = 25
+"""A footprint that allows more rows than this says nothing about which one matters."""
+_NAME = re.compile(r"[^\W\d_]")
+
+
+def _fold(value: Any) -> str:
+    return " ".join(str(value).casefold().split())
+
+
+def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list[str]:
+    """Texts that name the rows the task may still have to update or delete (folded, longest first).
+
+    For each footprint entry with conditions, the rows of its table that match them in the
+    session's database now, less those whose columns already hold every value the goal wants
+    (:func:`goal_values`: a product restocked or disabled already); each row is named by its
+    text values that no more than one other row of the table shares (a product's name and SKU,
+    not its category or status). An entry matching more than :data:`MAX_TARGETS` rows, or every
+    row of its table, names nothing.
+    """
+    if task.kind != "mutate":
+        return []
+    slots, literals = goal_values(task)
+    wanted = {column: {_fold(task.slots.get(name)) for name in names if task.slots.get(name) is not None}
+              for column, names in slots.items()}
+    for column, values in literals.items():
+        wanted.setdefault(column, set()).update(values)
+    names: list[str] = []
+    for entry in task.footprint:
+        if not entry.where or not set(entry.ops) & {"update", "delete"}:
+            continue
+        try:
+            rows = fetch_rows(session.db.guard, Query(table=entry.table, where=entry.where), ctx)
+            everything = fetch_rows(session.db.guard, Query(table=entry.table), ctx)
+        except VeriwebError:
+            continue  # a condition this context cannot resolve: no opinion
+        if not rows or len(rows) > MAX_TARGETS or len(rows) >= len(everything):
+            continue
+        shared: Counter[tuple[str, str]] = Counter()
+        for row in everything:
+            for column, value in row.items():
+                if isinstance(value, str):
+                    shared[(column, _fold(value))] += 1
+        for row in rows:
+            checked = [(_fold(value), wanted[_fold(c)]) for c, value in row.items() if _fold(c) in wanted]
+            if checked and all(value in values for value, values in checked):
+                continue  # done already
+            for column, value in row.items():
+                text = _fold(value) if isinstance(value, str) else ""
+                if len(text) >= 4 and _NAME.search(text) and shared[(column, text)] <= 2 and text not in names:
+                    names.append(text)
+    return sorted(names, key=lambda n: (-len(n), n))
+
+
+def _conditions(predicate: Any) -> list[tuple[str, Any]]:
+    """The (table, condition) pairs of the queries a predicate wants rows of (negated ones aside)."""
+    if isinstance(predicate, Exists):
+        return [] if predicate.negate else [(predicate.query.table, c) for c in predicate.query.where]
+    if isinstance(predicate, Count):
+        return [(predicate.query.table, c) for c in predicate.query.where] if predicate.op in (">", ">=", "=") else []
+    if isinstance(predicate, (AllOf, AnyOf)):
+        return [pair for item in predicate.items for pair in _conditions(item)]
+    return []
+
+
+def _equalities(task: Task) -> list[tuple[str, Any]]:
+    predicates = [*task.goal, *(sub.predicate for sub in task.progress)]
+    return [(t, c) for p in predicates for t, c in _conditions(p) if c.op == "="]
+
+
+def goal_computed(site: Site, task: Task, session: Session, ctx: Context) -> dict[str, set[str]]:
+    """For each column (folded) the goal sets equal to a computed value, that value as text now
+    (``215.99`` for a money column's 21599 cents, ``30``); a value the database cannot compute
+    here is left out."""
+    types = {(t.name, c.name): c.type for t in site.database.tables for c in t.columns}
+    out: dict[str, set[str]] = {}
+    for table, cond in _equalities(task):
+        if not isinstance(cond.value, QueryValue):
+            continue
+        try:
+            value = scalar_value(session.db.guard, cond.value, ctx)
+        except VeriwebError:
+            continue
+        if value is None or isinstance(value, bool):
+            continue
+        texts = {str(value)}
+        if types.get((table, cond.column)) == "money" and isinstance(value, int):
+            texts = {f"{value / 100:.2f}"}
+        elif isinstance(value, float):
+            texts = {f"{value:.2f}"} | ({str(int(value))} if value.is_integer() else {str(value)})
+        out.setdefault(_fold(cond.column), set()).update(texts)
+    return out
+
+
+def goal_values(task: Task) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The values the goal and progress subgoals want columns to equal.
+
+    Returns:
+        ``(slots, literals)``: for each column (folded), the names of the slots it must equal,
+        and the literal values (folded) it must equal.
+    """
+    slots: dict[str, set[str]] = {}
+    literals: dict[str, set[str]] = {}
+    for _, cond in _equalities(task):
+        column = _fold(cond.column)
+        if isinstance(cond.value, Ref):
+            if cond.value.namespace == "slot":
+                slots.setdefault(column, set()).add(cond.value.name)
+        elif isinstance(cond.value, (str, int, float)) and not isinstance(cond.value, bool):
+            literals.setdefault(column, set()).add(_fold(cond.value))
+    return slots, literals
+
+
+def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
+    """For each table every footprint entry of which names its columns, the other columns (folded)."""
+    allowed: dict[str, set[str] | None] = {}
+    for entry in task.footprint:
+        if entry.columns is None:
+            allowed[entry.table] = None
+        elif entry.table not in allowed or allowed[entry.table] is not None:
+            allowed[entry.table] = (allowed.get(entry.table) or set()) | {_fold(c) for c in entry.columns}
+    out: dict[str, set[str]] = {}
+    for table in site.database.tables:
+        columns = allowed.get(table.name)
+        if columns is not None:
+            out[table.name] = {_fold(c.name) for c in table.columns} - columns - {_fold(table.primary_key)}
+    return out
+
+
+__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "target_names"]
