@@ -80,6 +80,16 @@ MISSING_CONTROL = _code("M007", "semantic", "a control needed by a task is missi
 AMBIGUOUS_ENTITY = _code("M008", "semantic", "a task names an entity that matches several records")
 NO_SOLUTION = _code("F008", "feasibility", "no action sequence within the depth bound reaches a feasible task's goal")
 JUDGE_FOOLED = _code("F009", "feasibility", "a judge accepts a wrong trajectory (a decoy)")
+UNBOUND_REFERENCE = _code("S012", "structural", "text, a link or a form reads a value that does not exist there")
+FIELD_TYPE = _code("S013", "structural", "a form field or marker parameter whose type contradicts what it writes")
+LINK_ENTITY = _code("S014", "structural", "a fixed link opens a record that does not exist or is not the one it names")
+LITERAL_AMOUNT = _code("M009", "semantic", "an amount typed into a row's text instead of read from the row")
+UNOBSERVABLE = _code("M010", "semantic", "a marker writes a column that no page ever shows or filters on")
+AMBIGUOUS_CONTROL = _code("M011", "semantic", "two controls on one page or form share a name or label but differ")
+TIED_ANSWER = _code("M012", "semantic", "a task picks the first row of an ordering, but the first rows tie")
+LIST_DETAIL = _code("C008", "consistency", "a list and the detail page of the same record show different columns")
+VACUOUS_GUARD = _code("C009", "consistency", "a precondition or invariant that can never block what it guards")
+STALE_DATE = _code("C010", "consistency", "a seed row's date is on the wrong side of today for its status")
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]", re.IGNORECASE)
@@ -676,10 +686,13 @@ STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
 
 
 def static_issues(site: Site) -> list[Issue]:
-    """Every issue the static checks find, in a fixed order (those of :mod:`veriweb.verify.intent` last)."""
-    from veriweb.verify.intent import INTENT_CHECKS  # it builds on this module's helpers
+    """Every issue the static checks find, in a fixed order (those of :mod:`veriweb.verify.intent`,
+    :mod:`veriweb.verify.checks_pages` and :mod:`veriweb.verify.checks_data` last)."""
+    from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
+    from veriweb.verify.checks_pages import PAGE_CHECKS
+    from veriweb.verify.intent import INTENT_CHECKS
 
     issues = []
-    for check in [*STATIC_CHECKS, *INTENT_CHECKS]:
+    for check in [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS]:
         issues.extend(check(site))
     return issues

@@ -1,0 +1,417 @@
+"""Checks of what data, guards and tasks mean: guards that never block, goals a constraint forbids
+in meaning, seed dates on the wrong side of today, answers picked from a tie (C007, C009, C010, M012).
+
+- C009: a marker's precondition or invariant that can never fail: it compares a counter that is
+  never negative with a negative bound (``stock >= -100``), compares constants, reads nothing,
+  or lets a date parameter through as long as it is after some day long before today.
+- C007 (in meaning): the goal pins a record's values (``status = 'shipped'``) and a constraint
+  fails the task whenever the record has them (``status != 'pending'``), or whenever no record
+  keeps the old value; :mod:`veriweb.verify.intent` finds the identical-predicate case.
+- C010: one seed row's date lies on the other side of the site's today from every other row of
+  its column, or of its status (one upcoming booking dated last year).
+- M012: a retrieve task whose answer is the first row of an ordering (the cheapest, the newest)
+  where the first two rows tie on the ordering but have different answers.
+
+Pure functions of the scaffold, silent on clean generated sites.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import AllOf, Compare, Exists, Not, QueryValue, Ref, SqlPredicate
+from veriweb.verify import checks as C
+from veriweb.verify import dataflow
+from veriweb.verify.intent import _canonical, _required
+
+_NEGATIVE_BOUND = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+)\s*(>=|>|<=|<)\s*(-\s*\d+(?:\.\d+)?)")
+_NEGATIVE_BOUND_LEFT = re.compile(r"(-\s*\d+(?:\.\d+)?)\s*(>=|>|<=|<)\s*((?:\w+\.)?\w+)(?![\w(])")
+_DATE_GUARD = re.compile(r":(\w+)\s*(>=|>)\s*(?:'(\d{4}-\d{2}-\d{2})'|:(\w+))")
+
+
+# ----------------------------------------------------------------------------- C009
+
+
+def _nonnegative_columns(site: Site, tables: set[str]) -> set[str]:
+    """Numeric columns of ``tables`` whose seed values are all zero or more (counters, amounts)."""
+    out = set()
+    for name in tables:
+        table = site.database.table(name)
+        if table is None or not table.rows:
+            continue
+        for column in table.columns:
+            if column.type not in ("integer", "money", "real"):
+                continue
+            values = [r.get(column.name) for r in table.rows if r.get(column.name) is not None]
+            if values and all(isinstance(v, (int, float)) and v >= 0 for v in values):
+                out.add(column.name)
+    return out
+
+
+def _guards(site: Site) -> Iterator[tuple[int, Any, str, Any]]:
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, check in enumerate(getattr(marker, kind)):
+                yield m_index, marker, f"$.markers[{m_index}].{kind}[{index}].predicate", check.predicate
+
+
+def _vacuous_sql(site: Site, marker: Any, predicate: SqlPredicate) -> str | None:
+    sql = predicate.sql
+    tables = dataflow.sql_tables(sql)
+    counters = _nonnegative_columns(site, tables)
+    for match in _NEGATIVE_BOUND.finditer(sql):
+        column = match.group(1).split(".")[-1]
+        if column in counters:
+            return (f"it bounds {column} by {match.group(3).replace(' ', '')}, but {column} is never negative: "
+                    f"the bound never blocks and lets it go below zero")
+    for match in _NEGATIVE_BOUND_LEFT.finditer(sql):
+        column = match.group(3).split(".")[-1]
+        if column in counters:
+            return (f"it bounds {column} by {match.group(1).replace(' ', '')}, but {column} is never negative: "
+                    f"the bound never blocks and lets it go below zero")
+    if not tables and ":" not in sql and not predicate.params:
+        return "it reads no table and no parameter, so its answer never changes"
+    dates = {p.name for p in marker.params if p.type in ("date", "datetime")}
+    today = site.clock.today.isoformat()
+    for match in _DATE_GUARD.finditer(sql):
+        name, literal, other = match.group(1), match.group(3), match.group(4)
+        bound = predicate.params.get(name)
+        param = bound.name if isinstance(bound, Ref) and bound.namespace == "param" else name
+        if param not in dates:
+            continue
+        if other is not None:
+            value = predicate.params.get(other)
+            literal = value if isinstance(value, str) else None
+        if literal is not None and re.fullmatch(r"\d{4}-\d{2}-\d{2}", literal) and literal < today:
+            return (f"it only asks that {param} be after {literal}, long before today ({today}): "
+                    f"a date in the past passes")
+    return None
+
+
+def _vacuous_compare(predicate: Any) -> bool:
+    if not isinstance(predicate, Compare):
+        return False
+    literal = (str, int, float, bool)
+    return isinstance(predicate.left, literal) and isinstance(predicate.right, literal)
+
+
+def check_vacuous_guards(site: Site) -> list[C.Issue]:
+    """C009: a guard (precondition or invariant) that is there but can never block."""
+    issues = []
+    for _, marker, path, predicate in _guards(site):
+        reason = None
+        if isinstance(predicate, SqlPredicate):
+            reason = _vacuous_sql(site, marker, predicate)
+        elif _vacuous_compare(predicate):
+            reason = "it compares two fixed values, so its answer never changes"
+        elif isinstance(predicate, (Exists,)):
+            counters = _nonnegative_columns(site, {predicate.query.table})
+            for cond in predicate.query.where:
+                if (cond.column in counters and cond.op in ("<", "<=", ">", ">=")
+                        and isinstance(cond.value, (int, float)) and not isinstance(cond.value, bool) and cond.value < 0):
+                    reason = (f"it bounds {cond.column} by {cond.value}, but {cond.column} is never negative: "
+                              f"the bound never blocks and lets it go below zero")
+        if reason:
+            issues.append(C.Issue("consistency", C.VACUOUS_GUARD, path,
+                                  f"a check of marker {marker.name!r} can never block: {reason}"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- C007 in meaning
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value.model_dump(mode="json") if hasattr(value, "model_dump") else value, sort_keys=True)
+
+
+def _literal(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _holds(left: Any, op: str, right: Any) -> bool | None:
+    """``left op right`` for literals; ``None`` when it cannot be decided."""
+    try:
+        if op == "=":
+            return left == right
+        if op == "!=":
+            return left != right
+        if op in ("in", "not_in") and isinstance(right, list):
+            return (left in right) == (op == "in")
+        if op == "is_null":
+            return left is None
+        if op == "not_null":
+            return left is not None
+        if left is None or right is None:
+            return None
+        if op == "<":
+            return left < right
+        if op == "<=":
+            return left <= right
+        if op == ">":
+            return left > right
+        if op == ">=":
+            return left >= right
+        if op == "contains":
+            return str(right).casefold() in str(left).casefold()
+        if op == "startswith":
+            return str(left).casefold().startswith(str(right).casefold())
+    except TypeError:
+        return None
+    return None
+
+
+def goal_rows(task: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The records a task's goal requires, as ``(table, {column: value})`` with every value pinned
+    by ``=`` (a literal, a reference or a scalar query)."""
+    out = []
+    predicates = list(task.goal)
+    for predicate in list(predicates):
+        if isinstance(predicate, AllOf):
+            predicates.extend(predicate.items)
+    for predicate in predicates:
+        if isinstance(predicate, Exists) and not predicate.negate and predicate.query.where:
+            if all(c.op == "=" and not c.skip_if_empty for c in predicate.query.where):
+                out.append((predicate.query.table, {c.column: c.value for c in predicate.query.where}))
+        elif isinstance(predicate, Compare) and predicate.op == "=":
+            for side, other in ((predicate.left, predicate.right), (predicate.right, predicate.left)):
+                if isinstance(side, QueryValue) and _literal(other):
+                    query = side.query
+                    if query.agg is None and query.where and all(c.op == "=" for c in query.where):
+                        pinned = {c.column: c.value for c in query.where}
+                        pinned[query.select] = other
+                        out.append((query.table, pinned))
+    return out
+
+
+def _unique_columns(site: Site, table_name: str) -> set[str]:
+    table = site.database.table(table_name)
+    if table is None:
+        return set()
+    return {table.primary_key} | {c.name for c in table.columns if c.unique}
+
+
+def _implied(conds: list[Any], pinned: dict[str, Any]) -> bool:
+    """Every condition holds on a record with the ``pinned`` values."""
+    if not conds:
+        return False
+    for cond in conds:
+        if cond.column not in pinned:
+            return False
+        value = pinned[cond.column]
+        if cond.op == "=" and _key(cond.value) == _key(value):
+            continue
+        if not (_literal(value) and (_literal(cond.value) or isinstance(cond.value, list))):
+            return False
+        if _holds(value, cond.op, cond.value) is not True:
+            return False
+    return True
+
+
+def _same_record(site: Site, table: str, conds: list[Any], pinned: dict[str, Any]) -> bool:
+    """The conditions name, by a unique column, the record the goal pins."""
+    unique = _unique_columns(site, table)
+    return any(c.op == "=" and c.column in unique and c.column in pinned and _key(c.value) == _key(pinned[c.column])
+               for c in conds)
+
+
+def _contradicted(conds: list[Any], pinned: dict[str, Any]) -> bool:
+    """Some condition fails on a record with the ``pinned`` values."""
+    for cond in conds:
+        value = pinned.get(cond.column, ...)
+        if value is ... or not _literal(value) or not (_literal(cond.value) or isinstance(cond.value, list)):
+            continue
+        if _holds(value, cond.op, cond.value) is False:
+            return True
+    return False
+
+
+def _forbids(site: Site, predicate: Any, rows: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Whether ``predicate`` (a constraint) holds on every state where the goal's records exist."""
+    for table, pinned in rows:
+        if isinstance(predicate, Exists) and predicate.query.table == table:
+            conds = predicate.query.where
+            if not predicate.negate and _implied(conds, pinned):
+                return True
+            if predicate.negate and _same_record(site, table, conds, pinned) and _contradicted(conds, pinned):
+                return True
+        elif isinstance(predicate, Not) and isinstance(predicate.item, Exists) and not predicate.item.negate:
+            query = predicate.item.query
+            if query.table == table and _same_record(site, table, query.where, pinned) and \
+                    _contradicted(query.where, pinned):
+                return True
+        elif isinstance(predicate, Compare):
+            for side, other, op in ((predicate.left, predicate.right, predicate.op),
+                                    (predicate.right, predicate.left, _flip(predicate.op))):
+                if not (isinstance(side, QueryValue) and _literal(other)):
+                    continue
+                query = side.query
+                if (query.table == table and query.agg is None and query.select in pinned
+                        and _literal(pinned[query.select]) and all(c.op == "=" for c in query.where)
+                        and _same_record(site, table, query.where, pinned) and _implied(query.where, pinned)
+                        and _holds(pinned[query.select], op, other) is True):
+                    return True
+    return False
+
+
+def _flip(op: str) -> str:
+    return {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+
+
+def check_constraint_meaning(site: Site) -> list[C.Issue]:
+    """C007 (in meaning): a constraint that holds whenever the records the goal requires exist."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible":
+            continue
+        rows = goal_rows(task)
+        if not rows:
+            continue
+        required = _required(task)
+        for index, constraint in enumerate(task.constraints):
+            if _canonical(constraint.predicate) in required:
+                continue  # the identical predicate: reported by intent.check_constraints
+            if _forbids(site, constraint.predicate, rows):
+                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",
+                                      f"task {task.id!r}: constraint {constraint.description!r} holds whenever the "
+                                      f"goal's record has the values the goal asks for, so reaching the goal fails "
+                                      f"the task"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- C010
+
+
+def _day(value: Any) -> str | None:
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+    return value[:10]
+
+
+_UPCOMING = re.compile(r"^(upcoming|scheduled|planned|future|booked ahead)$", re.I)
+
+
+def _future_outliers(rows: list[tuple[int, str]], today: str, least: int) -> list[tuple[int, str]]:
+    """The one row dated after today when at least ``least`` others are all dated today or before."""
+    future = [(i, d) for i, d in rows if d > today]
+    if len(future) == 1 and len(rows) - 1 >= least:
+        return future
+    return []
+
+
+def check_seed_dates(site: Site) -> list[C.Issue]:
+    """C010: seed dates on the wrong side of the site's today.
+
+    Two cases only, both wrong whatever the data means: one row dated in the future in a column
+    where every other row (at least ten) is dated today or earlier (a record created tomorrow);
+    and a row whose status says it is still to come (``upcoming``, ``scheduled``) dated in the
+    past in a column where the other rows of that status are all dated after today.
+    """
+    today = site.clock.today.isoformat()
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        dates = [c.name for c in table.columns if c.type in ("date", "datetime")]
+        groups = [c.name for c in table.columns if c.type == "text"]
+        for column in dates:
+            days = [(i, d) for i, r in enumerate(table.rows) if (d := _day(r.get(column))) is not None]
+            where = f"$.database.tables[{t_index}].rows"
+            for r_index, day in _future_outliers(days, today, 10):
+                issues.append(C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{column}",
+                                      f"{table.name}.{column} of row {r_index} is {day}, after today ({today}), "
+                                      f"while every other {table.name} row is dated today or before"))
+            for group in groups:
+                members = [(i, d) for i, d in days
+                           if isinstance(table.rows[i].get(group), str) and _UPCOMING.match(table.rows[i][group])]
+                past = [(i, d) for i, d in members if d < today]
+                if len(past) == 1 and len(members) >= 3:
+                    r_index, day = past[0]
+                    issues.append(C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{column}",
+                                          f"{table.name} row {r_index} is {table.rows[r_index][group]!r} but its "
+                                          f"{column} is {day}, before today ({today}), unlike every other "
+                                          f"{table.rows[r_index][group]!r} row"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M012
+
+
+def _resolve(value: Any, task: Any, site: Site) -> tuple[bool, Any]:
+    if isinstance(value, Ref):
+        if value.namespace == "slot" and value.name in task.slots:
+            return True, task.slots[value.name]
+        if value.ref == "clock.today":
+            return True, site.clock.today.isoformat()
+        return False, None
+    if isinstance(value, QueryValue):
+        return False, None
+    return True, value
+
+
+def ordered_rows(site: Site, query: Any, task: Any) -> list[dict[str, Any]] | None:
+    """The seed rows a query over a table returns, in its order (``None`` if it cannot tell)."""
+    table = site.database.table(query.table)
+    if table is None:
+        return None
+    rows = list(table.rows)
+    for cond in query.where:
+        known, value = _resolve(cond.value, task, site)
+        if not known:
+            return None
+        if cond.skip_if_empty and value in (None, ""):
+            continue
+        kept = []
+        for row in rows:
+            holds = _holds(row.get(cond.column), cond.op, value)
+            if holds is None and cond.op not in ("<", "<=", ">", ">="):
+                return None
+            if holds:
+                kept.append(row)
+        rows = kept
+    for order in reversed(query.order_by):
+        present = [r for r in rows if r.get(order.column) is not None]
+        if len(present) != len(rows):
+            return None
+        try:
+            rows = sorted(rows, key=lambda r: r[order.column], reverse=order.dir == "desc")
+        except TypeError:
+            return None
+    return rows
+
+
+def check_tied_answers(site: Site) -> list[C.Issue]:
+    """M012: a task reads the first row of an ordering, but the first two rows tie on every sort key
+    and give different answers: which one is "the" answer depends on storage order."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible" or task.answer is None or not isinstance(task.answer.value, QueryValue):
+            continue
+        query = task.answer.value.query
+        if query.agg is not None or not query.order_by:
+            continue
+        rows = ordered_rows(site, query, task)
+        if rows is None or len(rows) < 2:
+            continue
+        first, second = rows[0], rows[1]
+        if all(first.get(o.column) == second.get(o.column) for o in query.order_by) and \
+                first.get(query.select) != second.get(query.select):
+            keys = ", ".join(o.column for o in query.order_by)
+            issues.append(C.Issue("semantic", C.TIED_ANSWER, f"$.tasks[{number}].answer.value",
+                                  f"task {task.id!r}: the first two {query.table} by {keys} tie "
+                                  f"({first.get(query.order_by[0].column)!r}) but have different {query.select} "
+                                  f"({first.get(query.select)!r}, {second.get(query.select)!r})"))
+    return issues
+
+
+DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_seed_dates, check_tied_answers]
+
+__all__ = ["DATA_CHECKS", "check_constraint_meaning", "check_seed_dates", "check_tied_answers",
+           "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -1,0 +1,577 @@
+"""Checks of what pages show and offer: references, amounts, list against detail, fields, links, controls.
+
+These static checks (S012-S014, M009-M011, C008) look for defect classes a hand-written or
+LLM-written site shows and that single-element checks miss:
+
+- S012: a template or reference reads a value that does not exist where it is used
+  (``{row.cost}`` when the row has no ``cost``, ``{row.name}`` outside any list or record,
+  ``{param.slug}`` on a page whose route has no ``slug``, ``user.nickname`` with no such column).
+- S013: a form field whose type contradicts the marker parameter it fills (a date input for
+  a number, a select whose options the marker refuses), or a parameter of one type written
+  into a column of another (free text stored in an integer column).
+- S014: a fixed link (not bound to a row) that opens a record that does not exist, or whose
+  text names one record of the table while its address opens another.
+- M009: a row's text with an amount typed in (``"$24.99"``) instead of read from the row.
+- M010: a marker writes a column that no page shows, sorts or filters on: its effect is
+  invisible to an agent.
+- M011: two fields of one form share a name, or two controls of one page share a label but do
+  different things: an agent cannot tell them apart.
+- C008: a list and the detail page its links open show a different column for the same
+  record under the same label (or disjoint amounts): the price on the list is not the price
+  on the product page.
+
+Every check is a pure function of the scaffold and silent on clean generated sites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.engine.markers import coerce
+from veriweb.engine.templates import Route
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import QueryValue, Ref
+from veriweb.verify import checks as C
+from veriweb.verify import dataflow
+from veriweb.verify.intent import _page_keys, passes_key
+
+_TEMPLATE = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
+_AMOUNT = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{1,2})?|\b\d[\d,]*\.\d{2}\s?(?:USD|EUR|GBP)\b)")
+_TEXT_ATTRS = ("text", "label", "submit", "title", "empty_text", "missing_text", "href")
+_SHOWN_ATTRS = ("text", "label", "title")
+
+
+# ----------------------------------------------------------------------------- shared helpers
+
+
+def view_columns(site: Site, name: str) -> set[str] | None:
+    """The column names a view's SELECT list gives (``None`` when it cannot be read plainly)."""
+    view = next((v for v in site.database.views if v.name == name), None)
+    if view is None:
+        return None
+    body = view.sql.strip()
+    if not body.upper().startswith("SELECT"):
+        return None
+    cut = dataflow._top_keyword(body[6:], "FROM")
+    if cut < 0:
+        return None
+    out = set()
+    for item in dataflow.split_top(body[6:6 + cut]):
+        found = re.search(r"(?:\bAS\s+\"?(\w+)\"?|(?:^|\.)\"?(\w+)\"?)\s*$", item.strip(), re.I)
+        if found is None or item.strip() == "*" or item.strip().endswith(".*"):
+            return None
+        out.add(found.group(1) or found.group(2))
+    return out
+
+
+def source_columns(site: Site, name: str) -> set[str] | None:
+    """Columns of a table (with its key) or view, ``None`` if unknown."""
+    table = site.database.table(name)
+    if table is not None:
+        return {c.name for c in table.columns} | {table.primary_key}
+    return view_columns(site, name)
+
+
+def base_column(site: Site, source: str, column: str) -> tuple[str, str] | None:
+    """The base ``(table, column)`` a table or view column shows unchanged."""
+    if site.database.table(source) is not None:
+        return source, column
+    return dataflow.view_base(site, source, column)
+
+
+def money_columns(site: Site, source: str) -> set[str]:
+    """Money columns of a table or view."""
+    table = site.database.table(source)
+    if table is not None:
+        return {c.name for c in table.columns if c.type == "money"}
+    view = next((v for v in site.database.views if v.name == source), None)
+    return set(view.money_columns) if view is not None else set()
+
+
+def _regions(site: Site) -> list[tuple[list[Any], str, str | None]]:
+    regions: list[tuple[list[Any], str, str | None]] = [(site.layout.header, "$.layout.header", None),
+                                                        (site.layout.footer, "$.layout.footer", None)]
+    regions += [(page.elements, f"$.pages[{n}].elements", page.id) for n, page in enumerate(site.pages)]
+    return regions
+
+
+def bound_elements(site: Site) -> Iterator[tuple[Any, str, str | None, str | None]]:
+    """Every element with its path, its page id (``None``: the layout) and the table or view its
+    ``row.*`` references read (``None``: outside any list, table or record)."""
+    for elements, path, page_id in _regions(site):
+        for element, here, bound in C.walk_bound(elements, path, None):
+            yield element, here, page_id, bound
+
+
+def _refs_of(element: Any) -> Iterator[tuple[str, str, str, str]]:
+    """``(attr, namespace, name, shown)`` for every reference an element makes in its own context."""
+    for attr in _TEXT_ATTRS:
+        text = getattr(element, attr, None)
+        if isinstance(text, str):
+            for match in _TEMPLATE.finditer(text):
+                yield attr, match.group(1), match.group(2), match.group(0)
+    if element.type == "form":
+        if element.action.kind == "marker":
+            for arg, value in element.action.args.items():
+                if isinstance(value, Ref):
+                    yield f"action.args.{arg}", value.namespace, value.name, value.ref
+        for number, field_el in enumerate(element.fields):
+            value = getattr(field_el, "value", None)
+            if isinstance(value, Ref):
+                yield f"fields[{number}].value", value.namespace, value.name, value.ref
+    query = getattr(element, "query", None)
+    if query is not None and element.type in ("list", "table", "record"):
+        for number, cond in enumerate(query.where):
+            if isinstance(cond.value, Ref):
+                yield f"query.where[{number}].value", cond.value.namespace, cond.value.name, cond.value.ref
+
+
+# ----------------------------------------------------------------------------- S012
+
+
+def check_references(site: Site) -> list[C.Issue]:
+    """S012: every ``row.*``, ``param.*`` and ``user.*`` a page reads exists where it is read."""
+    routes = {p.id: {name for name, _ in Route.compile(p.id, p.route).params} for p in site.pages}
+    users = None
+    if site.auth is not None:
+        users = source_columns(site, site.auth.table)
+    issues = []
+    for element, path, page_id, bound in bound_elements(site):
+        for attr, namespace, name, shown in _refs_of(element):
+            where = f"{path}.{attr}"
+            problem = None
+            if namespace == "row":
+                if bound is None:
+                    problem = f"{shown} is read outside any list, table or record, so there is no row to read"
+                else:
+                    known = source_columns(site, bound)
+                    if known is not None and name not in known:
+                        problem = f"{shown} reads column {name!r}, which {bound!r} does not have"
+            elif namespace == "param" and page_id is not None and name not in routes[page_id]:
+                problem = f"{shown} reads route parameter {name!r}, but page {page_id!r} has none of that name"
+            elif namespace == "user":
+                if site.auth is None:
+                    problem = f"{shown} reads the logged-in user, but the site has no accounts"
+                elif users is not None and name not in users:
+                    problem = f"{shown} reads column {name!r} of the user, which {site.auth.table!r} does not have"
+            if problem:
+                issues.append(C.Issue("structural", C.UNBOUND_REFERENCE, where, problem))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M009
+
+
+def literal_amounts(site: Site) -> Iterator[tuple[str, str, str, str, set[str]]]:
+    """Amounts typed into the text of a row (inside a list, table or record of a source with money
+    columns): path, attribute, the text, the amount, and the source's money columns."""
+    for element, path, _, bound in bound_elements(site):
+        if bound is None:
+            continue
+        money = money_columns(site, bound)
+        if not money:
+            continue
+        for attr in _SHOWN_ATTRS:
+            text = getattr(element, attr, None)
+            if not isinstance(text, str):
+                continue
+            bare = _TEMPLATE.sub(" ", text)
+            found = _AMOUNT.search(bare)
+            if found:
+                yield path, attr, text, found.group(0).strip(), money
+
+
+def check_literal_amounts(site: Site) -> list[C.Issue]:
+    """M009: a row's text shows a fixed amount, the same for every row, instead of the row's own."""
+    issues = []
+    for path, attr, text, amount, money in literal_amounts(site):
+        hint = ", ".join(f"{{row.{c}|money}}" for c in sorted(money))
+        issues.append(C.Issue("semantic", C.LITERAL_AMOUNT, f"{path}.{attr}",
+                              f"{text!r} shows the fixed amount {amount} for every row; read it from the row "
+                              f"instead ({hint})"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- C008
+
+
+def _label(text: str) -> str:
+    head = text.split("{", 1)[0]
+    return re.sub(r"[^a-z ]", "", head.casefold()).strip()
+
+
+def _shown(site: Site, elements: list[Any], path: str, source: str,
+           header: str = "") -> Iterator[tuple[str, str, str, str]]:
+    """``(label, base column, path, text)`` for each ``{row.X}`` shown directly (not in a nested list)."""
+    stack = [(e, f"{path}[{n}]") for n, e in enumerate(elements)]
+    while stack:
+        element, here = stack.pop(0)
+        if element.type in ("list", "table", "record"):
+            continue
+        for attr in _SHOWN_ATTRS:
+            text = getattr(element, attr, None)
+            if not isinstance(text, str):
+                continue
+            for match in _TEMPLATE.finditer(text):
+                if match.group(1) != "row":
+                    continue
+                base = base_column(site, source, match.group(2))
+                if base is not None:
+                    yield _label(text) or header, f"{base[0]}.{base[1]}", f"{here}.{attr}", text
+        for attr in ("elements", "items"):
+            for n, child in enumerate(getattr(element, attr, None) or []):
+                stack.append((child, f"{here}.{attr}[{n}]"))
+        for t, tab in enumerate(getattr(element, "tabs", None) or []):
+            for n, child in enumerate(tab.elements):
+                stack.append((child, f"{here}.tabs[{t}].elements[{n}]"))
+
+
+def _list_side(site: Site, element: Any, path: str) -> list[tuple[str, str, str, str]]:
+    source = element.query.table
+    if element.type == "list":
+        return list(_shown(site, element.item, f"{path}.item", source))
+    out = []
+    for number, column in enumerate(element.columns):
+        header = re.sub(r"[^a-z ]", "", column.header.casefold()).strip()
+        out += _shown(site, column.cell, f"{path}.columns[{number}].cell", source, header)
+    return out
+
+
+def _detail_side(site: Site, page_id: str, table: str) -> list[tuple[str, str, str, str]]:
+    page = site.page(page_id)
+    if page is None:
+        return []
+    number = site.pages.index(page)
+    out = []
+    for element, here in C.walk(page.elements, f"$.pages[{number}].elements"):
+        if element.type == "record" and element.query.table == table:
+            out += _shown(site, element.elements, f"{here}.elements", table)
+    return out
+
+
+def _columns_differ(site: Site, first: str, second: str) -> bool:
+    table_name, a = first.split(".")
+    _, b = second.split(".")
+    table = site.database.table(table_name)
+    if table is None:
+        return False
+    return any(row.get(a) != row.get(b) for row in table.rows)
+
+
+def _row_links(element: Any) -> Iterator[Any]:
+    items = element.item if element.type == "list" else [c for col in element.columns for c in col.cell]
+    for found, _ in C.walk(items, "$"):
+        if found.type == "link":
+            yield found
+
+
+def check_list_detail(site: Site) -> list[C.Issue]:
+    """C008: what a list shows of a record agrees with what the record's own page shows.
+
+    For a list (or table) whose rows link to a detail page that looks the record up by key: a
+    label both show ("Price") must read the same column, and the amounts the list shows must
+    include one the detail page shows. Columns are compared through views to their base table,
+    and only when their stored values differ somewhere (two columns that always agree are one).
+    """
+    routes = C._routes(site)
+    keys = _page_keys(site)
+    money = {t.name: {c.name for c in t.columns if c.type == "money"} for t in site.database.tables}
+    issues = []
+    seen = set()
+    for element, path, _, _ in bound_elements(site):
+        if element.type not in ("list", "table"):
+            continue
+        source = element.query.table
+        for link in _row_links(element):
+            refs = [m.group(2) for m in _TEMPLATE.finditer(link.href) if m.group(1) == "row"]
+            dest = C.resolve_href(routes, link.href)
+            if len(refs) != 1 or dest not in keys:
+                continue
+            _, table, key = keys[dest]
+            base = base_column(site, source, refs[0])
+            if base is None or not passes_key(site, base[0], base[1], table, key):
+                continue
+            if base[0] != table and not (base[1] == key and base[0] == table):
+                # the list shows another table's rows (a line of an order): only its own columns would count
+                continue
+            listed = [s for s in _list_side(site, element, path) if s[1].split(".")[0] == table]
+            detail = _detail_side(site, dest, table)
+            if not listed or not detail:
+                continue
+            by_label: dict[str, set[str]] = defaultdict(set)
+            for label, column, _, _ in detail:
+                if label:
+                    by_label[label].add(column)
+            for label, column, where, text in listed:
+                others = by_label.get(label, set())
+                if others and column not in others and all(_columns_differ(site, column, o) for o in others):
+                    if where not in seen:
+                        seen.add(where)
+                        issues.append(C.Issue("consistency", C.LIST_DETAIL, where,
+                                              f"{text!r} shows {column} under {label!r}, but page {dest!r} shows "
+                                              f"{' and '.join(sorted(others))} under the same label"))
+            list_money = {s for s in listed if s[1].split(".")[1] in money.get(table, set())}
+            detail_money = {s[1] for s in detail if s[1].split(".")[1] in money.get(table, set())}
+            if list_money and detail_money and not ({s[1] for s in list_money} & detail_money):
+                for _, column, where, text in sorted(list_money, key=lambda s: s[2]):
+                    if where not in seen and all(_columns_differ(site, column, o) for o in detail_money):
+                        seen.add(where)
+                        issues.append(C.Issue("consistency", C.LIST_DETAIL, where,
+                                              f"{text!r} shows the amount {column}, but page {dest!r} shows "
+                                              f"{' and '.join(sorted(detail_money))} for the same record"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- S013
+
+
+def _compatible(param_type: str, column_type: str) -> bool:
+    numeric = {"integer", "money", "real", "boolean"}
+    dated = {"date", "datetime"}
+    if column_type in numeric:
+        return param_type in numeric
+    if column_type in dated:
+        return param_type in dated
+    return True
+
+
+def check_field_types(site: Site) -> list[C.Issue]:
+    """S013: what a form field can send is what its marker parameter accepts, and what a
+    parameter holds fits the column it is written to."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form" or element.action.kind != "marker":
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None:
+            continue
+        fields = {f.name: (n, f) for n, f in enumerate(element.fields)}
+        for arg, value in element.action.args.items():
+            param = next((p for p in marker.params if p.name == arg), None)
+            if param is None or not isinstance(value, Ref) or value.namespace != "field" or value.name not in fields:
+                continue
+            number, field_el = fields[value.name]
+            where = f"{path}.fields[{number}]"
+            if field_el.type == "date" and param.type not in ("date", "datetime", "text"):
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
+                                      f"field {field_el.label!r} is a date input, but {marker.name}.{param.name} "
+                                      f"takes {param.type}"))
+            elif field_el.type == "checkbox" and param.type != "boolean":
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
+                                      f"field {field_el.label!r} is a checkbox (it sends 'on' or nothing), but "
+                                      f"{marker.name}.{param.name} takes {param.type}"))
+            elif field_el.type in ("select", "radio"):
+                for o_index, option in enumerate(field_el.options):
+                    if option.value.strip() == "":
+                        continue
+                    try:
+                        coerce(param, option.value)
+                    except ValueError as exc:
+                        issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options[{o_index}].value",
+                                              f"option {option.label!r} of {field_el.label!r} sends {option.value!r}, "
+                                              f"which {marker.name} refuses: {exc}"))
+                oq = field_el.options_query
+                if oq is not None:
+                    table = site.database.table(oq.query.table)
+                    column = table.column(oq.value) if table is not None else None
+                    kind = "integer" if table is not None and oq.value == table.primary_key else (
+                        column.type if column is not None else None)
+                    if kind is not None and not _compatible(kind, param.type) and not _compatible(param.type, kind):
+                        issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
+                                              f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
+                                              f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
+    posted = dataflow.posted_markers(site)
+    for m_index, marker in enumerate(site.markers):
+        if marker.name not in posted:
+            continue
+        params = {p.name: (n, p) for n, p in enumerate(marker.params)}
+        for effect in marker.effects:
+            write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            table = site.database.table(effect.table)
+            if table is None:
+                continue
+            for column_name, source in write.sources.items():
+                column = table.column(column_name)
+                if source.kind != "param" or source.value not in params or column is None:
+                    continue
+                p_index, param = params[source.value]
+                if not _compatible(param.type, column.type):
+                    issues.append(C.Issue("structural", C.FIELD_TYPE, f"$.markers[{m_index}].params[{p_index}].type",
+                                          f"{marker.name}.{param.name} accepts {param.type} but is written to "
+                                          f"{table.name}.{column.name}, which is {column.type}"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- S014
+
+
+def _name_columns(table: Any) -> list[str]:
+    return [c.name for c in table.columns if c.type == "text" and c.name in ("name", "title", "subject", "path",
+                                                                             "code", "label", "number", "sku")]
+
+
+def check_link_entities(site: Site) -> list[C.Issue]:
+    """S014: a link with a fixed address to a record's page opens a record that exists, and the
+    one its text names (not another record of the same table)."""
+    routes = [Route.compile(p.id, p.route) for p in site.pages]
+    keys = _page_keys(site)
+    issues = []
+    for element, path, _, bound in bound_elements(site):
+        if element.type != "link" or "{" in element.href or not element.href.startswith("/"):
+            continue
+        address = element.href.split("?")[0].split("#")[0]
+        match = next(((r, m) for r in routes if (m := r.match(address)) is not None), None)
+        if match is None or match[0].page_id not in keys:
+            continue
+        route, params = match
+        name, table_name, column = keys[route.page_id]
+        table = site.database.table(table_name)
+        if table is None or name not in params:
+            continue
+        value = params[name]
+        row = next((r for r in table.rows if r.get(column) == value), None)
+        if row is None:
+            issues.append(C.Issue("structural", C.LINK_ENTITY, f"{path}.href",
+                                  f"link {element.text!r} opens {table_name} {column} {value}, which does not exist"))
+            continue
+        text = _TEMPLATE.sub("", element.text).strip().casefold()
+        if not text:
+            continue
+        names = _name_columns(table)
+        own = {str(row.get(c)).casefold() for c in names}
+        if any(o and o in text for o in own):
+            continue
+        other = next((r for r in table.rows for c in names
+                      if isinstance(r.get(c), str) and len(r[c]) > 2 and r[c].casefold() == text), None)
+        if other is not None:
+            issues.append(C.Issue("structural", C.LINK_ENTITY, f"{path}.href",
+                                  f"link {element.text!r} names {table_name} {other.get(column)!r} but opens "
+                                  f"{table_name} {value!r} ({', '.join(str(row.get(c)) for c in names)})"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M010
+
+
+def _shown_columns(site: Site) -> set[tuple[str, str]]:
+    """Every base ``(table, column)`` some page shows, sorts, filters or chooses by."""
+    shown: set[tuple[str, str]] = set()
+
+    def add(source: str, column: str) -> None:
+        shown.add((source, column))
+        base = base_column(site, source, column)
+        if base is not None:
+            shown.add(base)
+
+    def add_query(query: Any) -> None:
+        for cond in query.where:
+            add(query.table, cond.column)
+            if isinstance(cond.value, QueryValue):
+                add_query(cond.value.query)
+        for order in query.order_by:
+            add(query.table, order.column)
+        select = getattr(query, "select", None)
+        if select and select != "*":
+            add(query.table, select)
+        view = next((v for v in site.database.views if v.name == query.table), None)
+        if view is not None:
+            words = set(re.findall(r"\b\w+\b", view.sql))
+            for name in dataflow.view_tables(site, view.name):
+                table = site.database.table(name)
+                for column in table.columns if table is not None else []:
+                    if column.name in words:  # the view reads it (shown as is or in an expression)
+                        shown.add((name, column.name))
+            for column in view_columns(site, view.name) or set():
+                add(view.name, column)
+
+    for element, _, _, bound in bound_elements(site):
+        for attr, namespace, name, _ in _refs_of(element):
+            if namespace == "row" and bound is not None:
+                add(bound, name)
+            elif namespace == "user" and site.auth is not None:
+                add(site.auth.table, name)
+        if element.type in ("list", "table", "record"):
+            add_query(element.query)
+            for sort in getattr(element, "sorts", None) or []:
+                add(element.query.table, sort.column)
+        for field_el in getattr(element, "fields", None) or []:
+            oq = getattr(field_el, "options_query", None)
+            if oq is not None:
+                add_query(oq.query)
+                add(oq.query.table, oq.value)
+                add(oq.query.table, oq.label)
+    return shown
+
+
+def check_observable(site: Site) -> list[C.Issue]:
+    """M010: every column a form's marker updates is shown, sorted or filtered on by some page
+    (or read by a view a page shows), so an agent can see that the change happened."""
+    shown = _shown_columns(site)
+    posted = dataflow.posted_markers(site)
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        if marker.name not in posted:
+            continue
+        for e_index, effect in enumerate(marker.effects):
+            write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            if write.op != "update" or write.columns is None or site.database.table(effect.table) is None:
+                continue
+            hidden = sorted(c for c in write.columns if (effect.table, c) not in shown)
+            if hidden and len(hidden) == len(write.columns):
+                issues.append(C.Issue("semantic", C.UNOBSERVABLE, f"$.markers[{m_index}].effects[{e_index}]",
+                                      f"marker {marker.name!r} changes {effect.table}.{', '.join(hidden)}, but no page "
+                                      f"shows, sorts or filters on it: nobody can see the change"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M011
+
+
+def check_controls_distinct(site: Site) -> list[C.Issue]:
+    """M011: a form's fields have distinct names and labels, and controls outside lists that share
+    a label on one page do the same thing (same address, or same marker)."""
+    issues = []
+    per_page: dict[str | None, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    first: dict[tuple[str | None, str, str], str] = {}
+    for element, path, page_id, bound in bound_elements(site):
+        if element.type == "form":
+            for attr in ("name", "label"):
+                counts: dict[str, list[int]] = defaultdict(list)
+                for number, field_el in enumerate(element.fields):
+                    key = getattr(field_el, attr).strip().casefold()
+                    if key:
+                        counts[key].append(number)
+                for key, numbers in counts.items():
+                    for number in numbers[1:]:
+                        issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.fields[{number}].{attr}",
+                                              f"form {element.submit!r} has {len(numbers)} fields with the {attr} "
+                                              f"{getattr(element.fields[number], attr)!r}"))
+        if bound is not None:
+            continue
+        if element.type == "link" and "{" not in element.href and element.text.strip():
+            key = ("link", element.text.strip().casefold())
+            target = element.href.split("#")[0]
+        elif element.type == "form" and element.action.kind == "marker" and element.submit.strip():
+            key = ("form", element.submit.strip().casefold())
+            target = f"{element.action.marker}:{sorted((k, repr(v)) for k, v in element.action.args.items())}"
+        else:
+            continue
+        per_page[page_id][key].add(target)
+        first.setdefault((page_id, *key), path)
+        if len(per_page[page_id][key]) == 2 and (page_id, *key, "reported") not in first:
+            first[(page_id, *key, "reported")] = path
+            issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.{'text' if key[0] == 'link' else 'submit'}",
+                                  f"two {key[0]}s labelled {key[1]!r} on one page do different things "
+                                  f"({' / '.join(sorted(per_page[page_id][key]))}); an agent cannot tell them apart"))
+    return issues
+
+
+PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
+               check_observable, check_controls_distinct]
+
+__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
+           "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
+           "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]
