@@ -155,10 +155,13 @@ def test_oracle_leaves_the_session_as_it_was(shop: Site) -> None:
 # Generated tasks the search used to run out of budget on, each for a different reason: a confirm
 # dialog after a refund form, a coupon form, a "Respond" link and a traveller's name field; a refund
 # whose amount is a line's total shown in another tab and whose reason no slot gives; a write to
-# every row matching a filter across pages (restock); an update of two rows named by SKU only.
+# every row matching a filter across pages (restock); an update of two rows named by SKU only; a
+# round trip (the return leg swaps the slots the search form wants); moving a sender's messages
+# to a folder (a message moved already no longer counts as one to move).
 FORMERLY_UNDECIDED = (("admin", 2, "refund_line"), ("admin", 1, "create_coupon"), ("mail", 0, "reply"),
                       ("travel", 1, "book_for_someone"), ("admin", 0, "refund_line"), ("admin", 3, "refund_line"),
-                      ("admin", 0, "restock_low"), ("admin", 0, "disable_products"))
+                      ("admin", 0, "restock_low"), ("admin", 0, "disable_products"), ("travel", 0, "round_trip"),
+                      ("mail", 1, "move_sender"))
 
 
 @pytest.mark.parametrize(("domain", "seed", "task_id"), FORMERLY_UNDECIDED)

@@ -26,7 +26,7 @@ from veriweb.engine.templates import Route, Url
 from veriweb.scaffold import Site, Task
 from veriweb.engine.query import Context
 from veriweb.verify.pagegraph import FAR, distances, resolve_template, targets
-from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, target_names
+from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, subgoal_slots, target_names
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -188,12 +188,17 @@ class Hints:
     """For each column the goal sets equal to a literal, the literals."""
     frozen: dict[str, set[str]] = field(default_factory=dict)
     """For each marker, the columns of the tables it writes that the footprint does not let change."""
+    focus: dict[str, set[str]] = field(default_factory=dict)
+    """``column -> slots`` that the next progress subgoal wants equal (:func:`subgoal_slots`)."""
+    level: int = 0
+    """How many progress subgoals hold in the state the search looks at."""
+    levels: list[dict[str, set[str]]] = field(default_factory=list)
     computed: dict[str, set[str]] = field(default_factory=dict)
     """For each column the goal sets equal to a value computed from the database, that value now
     (:func:`goal_computed`): typed where the page shows it."""
     """For each marker, the columns of the tables it writes that the footprint does not let change."""
     _dest: dict[str, str | None] = field(default_factory=dict)
-    _actions: dict[int, tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
+    _actions: dict[tuple[int, int], tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
     _site: Site | None = None
     _context: Context | None = None
@@ -203,7 +208,8 @@ class Hints:
     _shown_text: dict[int, tuple[PageModel, str]] = field(default_factory=dict)
     _fills: dict[tuple[str, str], str] = field(default_factory=dict)
     _options: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    _macros: dict[int, tuple[PageModel, list[tuple[tuple[str, ...], str | None]]]] = field(default_factory=dict)
+    _macros: dict[tuple[int, int], tuple[PageModel, list[tuple[tuple[str, ...], str | None]]]] = field(
+        default_factory=dict)
 
     @classmethod
     def build(cls, site: Site, task: Task, session: Session, context: Context | None = None) -> Hints:
@@ -242,6 +248,7 @@ class Hints:
         if context is None:
             context = Context(slot=dict(task.slots), clock={"today": session.today, "now": session.now})
         hints._site, hints._context = site, context
+        hints.levels = subgoal_slots(task)
         hints.follow(session)
         hints.goal_slots, hints.goal_literals = goal_values(task)
         frozen = frozen_columns(site, task)
@@ -252,8 +259,12 @@ class Hints:
             hints.login_page = hints.dest(site.auth.login_page)
         return hints
 
-    def follow(self, session: Session) -> None:
-        """Bring what depends on the database (the rows still to write) up to the session's state."""
+    def follow(self, session: Session, done: int = 0) -> None:
+        """Bring what depends on the state (the rows still to write, the subgoal to reach next, of
+        which ``done`` hold) up to the session's."""
+        if self.levels:
+            self.level = min(done, len(self.levels) - 1)
+            self.focus = self.levels[self.level]
         version = session.version
         if version == self._version or self._site is None or self._context is None:
             return
@@ -345,7 +356,7 @@ class Hints:
         column = _fold(field_name)
         if form is not None and column in self.frozen.get(getattr(action, "marker", None) or "", ()):
             return 4  # a column the task may not change
-        wanted = self.goal_slots.get(column)
+        wanted = self.goal_slots.get(column) or self._focused(field_name, node.name)
         if wanted:
             return 0 if slot in wanted else 3  # the goal sets this column to that slot's value
         if column in self.computed:
@@ -379,6 +390,20 @@ class Hints:
                 return 1
         return 2
 
+    def _focused(self, field_name: str, label: str) -> set[str]:
+        """The slots the next subgoal wants in the columns a field is named like (empty: none)."""
+        if not self.focus:
+            return set()
+        label_words = words(f"{field_name} {label}")
+        out: set[str] = set()
+        for column, slots in self.focus.items():
+            column_words = words(column.replace("_", " "))
+            if column_words & label_words or any(
+                    len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a))
+                    for a in column_words for b in label_words):
+                out |= slots
+        return out
+
     def _names(self, slot: str, field_name: str, label: str) -> bool:
         """Is a form field named like a slot?"""
         key = (slot, field_name, label)
@@ -397,12 +422,12 @@ class Hints:
         A page model stands for one UI state (address, user, widgets, field edits), so the list
         is computed once per model; going back, which depends on the history, is added each time.
         """
-        cached = self._actions.get(id(page))
+        cached = self._actions.get((id(page), self.level))
         if cached is None or cached[0] is not page:
             if len(self._actions) > 4096:
                 self._actions.clear()
             cached = (page, self._page_actions(page, session))
-            self._actions[id(page)] = cached
+            self._actions[(id(page), self.level)] = cached
         out = list(cached[1])
         if session.ui.position > 0:
             out.append((3, "go_back()", self.dest(session.ui.history[session.ui.position - 1])))
@@ -563,7 +588,7 @@ class Hints:
         slot's value; 1: shares a word with the instruction; 3: none of these."""
         behaviour = field.behaviour if field is not None else None
         key = (option.name, option.value, field.name if field is not None else None,
-               behaviour[2] if behaviour and len(behaviour) >= 3 else None, writes)
+               behaviour[2] if behaviour and len(behaviour) >= 3 else None, writes, self.level)
         cost = self._options.get(key)
         if cost is None:
             cost = self._options[key] = self._option_cost_of(option, field, writes)
@@ -575,8 +600,9 @@ class Hints:
         column = _fold(field.behaviour[2]) if field is not None and len(field.behaviour or ()) >= 3 else ""
         if writes and column in self.goal_literals:  # a form that writes: set the column as the goal wants
             return 0 if (label in self.goal_literals[column] or raw in self.goal_literals[column]) else 3
-        named = [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
-                 and self._names(n, field.behaviour[2], field.name)]
+        named = list(self._focused(field.behaviour[2], field.name)) if column else []
+        named = named or [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
+                          and self._names(n, field.behaviour[2], field.name)]
         matched = False
         for value, name in zip(self.values, self.slot_names):
             if not name:
@@ -639,7 +665,7 @@ class Hints:
         the choice is clear: a slot named like the field, the one option that is a slot's value,
         a checkbox the instruction mentions.
         """
-        cached = self._macros.get(id(page))
+        cached = self._macros.get((id(page), self.level))
         if cached is not None and cached[0] is page:
             return cached[1]
         out: list[tuple[tuple[str, ...], str | None]] = []
@@ -668,7 +694,7 @@ class Hints:
                 out.append(((*steps, f"click('{submit.bid}')"), dest))
         if len(self._macros) > 4096:
             self._macros.clear()
-        self._macros[id(page)] = (page, out)
+        self._macros[(id(page), self.level)] = (page, out)
         return out
 
     def _macro_choices(self, node: Node, form: Any, name: str, shown: str) -> list[str]:

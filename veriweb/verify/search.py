@@ -456,7 +456,7 @@ class _Search:
         if progress.violation is not None:
             return None
         page = session.page()
-        self.hints.follow(session)
+        self.hints.follow(session, progress.done)
         if task.kind == "retrieve":
             node.memory = carry(self.nodes[node.parent].memory if node.parent >= 0 else None, page)
             if not task.goal or progress.goal:

@@ -14,6 +14,9 @@ never from its certificate.
 - :func:`goal_computed`: for each column the goal sets equal to a value it computes from the
   database (a refund's amount equal to the order line's total), that value now: typed only
   where the page shows it.
+- :func:`subgoal_slots`: for each ordered progress subgoal (then the goal), the slot each column
+  it tests must equal, nested value queries included (the return leg of a round trip wants
+  ``origin_city = slot.destination``): the subgoal to reach next says which slot goes where.
 - :func:`frozen_columns`: for each table the footprint restricts to some columns, the columns
   it may not change (a form that writes a product's price and stock, for a task that may only
   change the stock, must leave the price as it is).
@@ -33,6 +36,8 @@ from veriweb.scaffold.values import AllOf, AnyOf, Count, Exists, Query, QueryVal
 
 MAX_TARGETS = 25
 """A footprint that allows more rows than this says nothing about which one matters."""
+_SHARED = 4
+"""A text more rows of a table than this share (a category, a status) names none of them."""
 _NAME = re.compile(r"[^\W\d_]")
 
 
@@ -45,8 +50,10 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
 
     For each footprint entry with conditions, the rows of its table that match them in the
     session's database now, less those whose columns already hold every value the goal wants
-    (:func:`goal_values`: a product restocked or disabled already); each row is named by its
-    text values that no more than one other row of the table shares (a product's name and SKU,
+    (:func:`goal_values`) in every column the entry lets change (a product restocked or disabled
+    already; the columns that pick the rows out do not count), and less those written since
+    the start (a message moved to another folder); each row is named by its
+    text values that at most :data:`_SHARED` rows of the table share (a product's name and SKU,
     not its category or status). An entry matching more than :data:`MAX_TARGETS` rows, or every
     row of its table, names nothing.
     """
@@ -57,6 +64,9 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
               for column, names in slots.items()}
     for column, values in literals.items():
         wanted.setdefault(column, set()).update(values)
+    keys = {t.name: t.primary_key for t in site.database.tables}
+    written = {(c.table, (c.new or c.old or {}).get(keys.get(c.table, "id")))
+               for c in (session.db.changes() if session.version != "0" else ()) if c.op == "update"}
     names: list[str] = []
     for entry in task.footprint:
         if not entry.where or not set(entry.ops) & {"update", "delete"}:
@@ -74,12 +84,17 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
                 if isinstance(value, str):
                     shared[(column, _fold(value))] += 1
         for row in rows:
-            checked = [(_fold(value), wanted[_fold(c)]) for c, value in row.items() if _fold(c) in wanted]
+            # Done: every column the entry lets change already holds what the goal wants there.
+            changing = {_fold(c) for c in entry.columns or ()}
+            checked = [(_fold(value), wanted[_fold(c)]) for c, value in row.items()
+                       if _fold(c) in wanted and _fold(c) in changing]
             if checked and all(value in values for value, values in checked):
                 continue  # done already
+            if (entry.table, row.get(keys.get(entry.table, "id"))) in written:
+                continue  # written already (into a column the goal reads through another table)
             for column, value in row.items():
                 text = _fold(value) if isinstance(value, str) else ""
-                if len(text) >= 4 and _NAME.search(text) and shared[(column, text)] <= 2 and text not in names:
+                if len(text) >= 4 and _NAME.search(text) and shared[(column, text)] <= _SHARED and text not in names:
                     names.append(text)
     return sorted(names, key=lambda n: (-len(n), n))
 
@@ -143,6 +158,38 @@ def goal_values(task: Task) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     return slots, literals
 
 
+def _slot_columns(predicate: Any, out: dict[str, set[str]]) -> None:
+    """Collect ``column -> slots`` from every equality with a slot in ``predicate``, at any depth."""
+    if isinstance(predicate, (Exists, Count)):
+        if isinstance(predicate, Exists) and predicate.negate:
+            return
+        _query_slots(predicate.query, out)
+    elif isinstance(predicate, (AllOf, AnyOf)):
+        for item in predicate.items:
+            _slot_columns(item, out)
+
+
+def _query_slots(query: Any, out: dict[str, set[str]]) -> None:
+    for cond in query.where:
+        if cond.op != "=":
+            continue
+        if isinstance(cond.value, Ref) and cond.value.namespace == "slot":
+            out.setdefault(_fold(cond.column), set()).add(cond.value.name)
+        elif isinstance(cond.value, QueryValue):
+            _query_slots(cond.value.query, out)
+
+
+def subgoal_slots(task: Task) -> list[dict[str, set[str]]]:
+    """For each progress subgoal in order, then the goal: ``column -> slots`` it wants equal."""
+    out = []
+    for predicate in [*(sub.predicate for sub in task.progress), None]:
+        found: dict[str, set[str]] = {}
+        for item in ([predicate] if predicate is not None else task.goal):
+            _slot_columns(item, found)
+        out.append(found)
+    return out
+
+
 def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     """For each table every footprint entry of which names its columns, the other columns (folded)."""
     allowed: dict[str, set[str] | None] = {}
@@ -159,4 +206,4 @@ def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     return out
 
 
-__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "target_names"]
+__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "subgoal_slots", "target_names"]
