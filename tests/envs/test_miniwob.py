@@ -130,3 +130,17 @@ def test_discrete_actions_run_on_miniwob_with_its_strings_as_arguments():
         assert terminated and info["success"] and info["action_text"].startswith("click(")
     finally:
         env.close()
+
+
+def test_floors_run_the_same_miniwob_episodes_and_print_as_a_table():
+    _real_miniwob()
+    from veriweb.agents.evaluate import format_table
+    from veriweb.agents.floors import NoopAgent, RandomAgent
+    from veriweb.agents.transfer import evaluate_miniwob
+
+    summary, results = evaluate_miniwob([RandomAgent(0), NoopAgent()], ["click-link"], episodes=2, max_steps=3)
+    assert [(r.agent, r.site) for r in results] == [("random", "click-link#0"), ("random", "click-link#1"),
+                                                    ("noop", "click-link#0"), ("noop", "click-link#1")]
+    assert summary["noop"]["all"]["success"] == 0.0  # doing nothing never solves a MiniWoB++ task
+    assert all(r.length == 3 for r in results if r.agent == "noop")
+    assert "family:click-link" in format_table(summary, groups=("all", "family"))
