@@ -6,7 +6,7 @@ from veriweb.engine import Episode, Session
 from veriweb.generate.site import generate_site
 from veriweb.verify import solve
 from veriweb.verify.relevance import Hints
-from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, target_names
+from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, rival_names, target_names
 
 
 def _hints(domain: str, seed: int, task_id: str) -> tuple[Hints, Episode]:
@@ -56,3 +56,15 @@ def test_a_computed_goal_value_is_typed_where_the_page_shows_it() -> None:
     assert hints.computed == computed and amount.count(".") == 1 and len(amount.split(".")[1]) == 2
     result = solve(episode.site, episode.task.model_copy(update={"certificate": []}), budget=2_000)
     assert result.status == "solved" and any(amount in action for action in result.actions), result
+
+
+def test_rivals_are_the_other_values_of_the_columns_the_task_names_things_in() -> None:
+    site = generate_site("code", 1)
+    task = site.task("create_issue")  # names a project by its path, and a new issue's title
+    session = Session(site)
+    paths = {row[0].casefold() for row in session.db.guard.engine("SELECT path FROM projects").fetchall()}
+    project = str(task.slots["project"]).casefold()
+    rivals = rival_names(site, session, [project, str(task.slots["title"]).casefold()])
+    assert project in paths and project not in rivals
+    assert paths - {project} <= rivals  # the other projects
+    assert rival_names(site, session, []) == frozenset()

@@ -26,7 +26,9 @@ from veriweb.engine.templates import Route, Url
 from veriweb.scaffold import Site, Task
 from veriweb.engine.query import Context
 from veriweb.verify.pagegraph import FAR, distances, resolve_template, targets
-from veriweb.verify.targets import frozen_columns, goal_computed, goal_values, subgoal_slots, target_names
+from veriweb.verify.targets import (
+    frozen_columns, goal_computed, goal_values, rival_names, subgoal_slots, target_names,
+)
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -46,6 +48,7 @@ _DATE_TEXT = re.compile(r"(?:\d{1,2}\s+)?(" + "|".join(_MONTHS) + r")\.?\s+\d{1,
                         r"|\d{1,2}\s+(" + "|".join(_MONTHS) + r")(?:\s+\d{4})?", re.IGNORECASE)
 _PERSON = re.compile(r"[A-Z][a-z'\-]+(?: [A-Z][a-z'\-]+){1,2}")
 _MACRO_VARIANTS = 4
+_BID = re.compile(r"\('([^']*)'")
 _OFF_ENTITY = 3
 """Links' worth of distance added to a page that matters but names none of the task's entities."""
 """The page distance given to pages from which no page that matters can be reached."""
@@ -194,12 +197,16 @@ class Hints:
     """How many progress subgoals hold in the state the search looks at."""
     levels: list[dict[str, set[str]]] = field(default_factory=list)
     computed: dict[str, set[str]] = field(default_factory=dict)
+    rivals: frozenset[str] = frozenset()
+    """Other values of the columns the task's entities live in (:func:`rival_names`), for tasks
+    that insert rows: a page headed by one is about another entity of the same kind."""
     """For each column the goal sets equal to a value computed from the database, that value now
     (:func:`goal_computed`): typed where the page shows it."""
     """For each marker, the columns of the tables it writes that the footprint does not let change."""
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[tuple[int, int], tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
+    _rival_heads: dict[tuple[str, ...], bool] = field(default_factory=dict)
     _site: Site | None = None
     _context: Context | None = None
     _version: str | None = None
@@ -244,6 +251,7 @@ class Hints:
                           and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not _ISO.fullmatch(v)]
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
+            hints.rivals = rival_names(site, session, hints.entities)
         hints.aliases = _date_aliases(task.slots)
         if context is None:
             context = Context(slot=dict(task.slots), clock={"today": session.today, "now": session.now})
@@ -293,12 +301,31 @@ class Hints:
         """``off_entity_cost`` if ``page`` is a page that matters but its title and headings name none
         of the task's entities (a product page, but not the product asked for), else 0. The cost is 1
         when a marker the task may use inserts rows: what it names may not exist yet."""
-        if self.page_distance(page.page_id) != 0 or not (self.entities or self.targets):
+        if not (self.entities or self.targets):
             return 0
+        if self.page_distance(page.page_id) != 0:
+            return _OFF_ENTITY if self.rivals and self._rival_headed(page) else 0
         shown = [_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible] + [
             _fold(n.value) for n in page.nodes if n.role == "textbox" and n.visible and n.value]
         names = self.targets or self.entities
-        return 0 if any(name in text for name in names for text in shown) else self.off_entity_cost
+        if any(name in text for name in names for text in shown):
+            return 0
+        if self.rivals and self._rival_headed(page):
+            return _OFF_ENTITY  # headed by another thing of the same kind as the task's
+        return self.off_entity_cost
+
+    def _rival_headed(self, page: PageModel) -> bool:
+        """Does the page's title or a heading name a rival (:func:`rival_names`) and none of the
+        task's entities?"""
+        heads = tuple([_fold(page.title)] + [_fold(n.name) for n in page.nodes if n.role == "heading" and n.visible])
+        found = self._rival_heads.get(heads)
+        if found is None:
+            if len(self._rival_heads) > 4096:
+                self._rival_heads.clear()
+            mine = any(name in text for name in self.entities for text in heads)
+            found = self._rival_heads[heads] = not mine and any(
+                rival in text for text in heads for rival in self.rivals if len(rival) <= len(text))
+        return found
 
     def page_distance(self, page_id: str | None, *, logged_in: bool = True) -> int:
         """Links from a page to the nearest page that matters (the login page matters while the
@@ -655,10 +682,12 @@ class Hints:
                 hidden.append(key)
         return hidden
 
-    def macros(self, page: PageModel, session: Session) -> list[tuple[tuple[str, ...], str | None]]:
+    def macros(self, page: PageModel, session: Session) -> list[tuple[tuple[str, ...], str | None, Any]]:
         """For each visible form worth submitting, its fields filled with their best values, then
         its submit button: several actions the search tries as one move (before the single ones),
-        with the page id a search or filter form leads to (``None``: this page, or unknown).
+        with the page id a search or filter form leads to (``None``: this page, or unknown), and
+        for a search or filter form, what its submission depends on (its address and the values
+        it sends: the same from another page leads to the same place), else ``None``.
 
         A form is worth submitting when it logs the task's user in, searches or filters, or (for a
         mutate task) runs a marker that writes the task's tables. A field gets a value only where
@@ -668,9 +697,10 @@ class Hints:
         cached = self._macros.get((id(page), self.level))
         if cached is not None and cached[0] is page:
             return cached[1]
-        out: list[tuple[tuple[str, ...], str | None]] = []
+        out: list[tuple[tuple[str, ...], str | None, Any]] = []
         logged_in = session.ui.user_id is not None
         shown = self._shown(page)
+        params = tuple(sorted((k, str(v)) for k, v in page.params.items()))
         for key, info in page.forms.items():
             submit = page.by_key.get(f"{key}:submit")
             if submit is None or not submit.visible or page.blocked(submit):
@@ -682,16 +712,27 @@ class Hints:
                                                          or info.form.action.marker not in self.good_markers)):
                 continue
             choices: list[list[str]] = []
+            names: dict[str, str] = {}
+            current: list[tuple[str, str]] = []
             for form_field in info.form.fields:
                 node = page.by_key.get(f"{key}:{form_field.name}")
-                if node is None or not node.visible or node.disabled:
+                if node is None:
+                    continue
+                names[node.bid] = form_field.name
+                current.append((form_field.name, "" if node.value is None else str(node.value)))
+                if not node.visible or node.disabled:
                     continue
                 options = self._macro_choices(node, info.form, form_field.name, shown)
                 if options:
                     choices.append(options)
             dest = resolve_template(self.routes, info.form.action.route) if kind == "navigate" else None
             for steps in _combinations(choices, limit=_MACRO_VARIANTS):
-                out.append(((*steps, f"click('{submit.bid}')"), dest))
+                signature = None
+                if kind == "navigate":
+                    signature = (info.form.action.route, params, tuple(current),
+                                 tuple(_BID.sub(lambda m: "(" + names.get(m.group(1), m.group(1)), step, count=1)
+                                       for step in steps))
+                out.append(((*steps, f"click('{submit.bid}')"), dest, signature))
         if len(self._macros) > 4096:
             self._macros.clear()
         self._macros[(id(page), self.level)] = (page, out)

@@ -376,6 +376,7 @@ class _Search:
         self.counter = itertools.count()
         self.stepped = 0
         self.visits: dict[tuple[str, int], int] = {}
+        self.sent: set[tuple[Any, ...]] = set()
 
     # ------------------------------------------------------------------ the loop
 
@@ -499,7 +500,14 @@ class _Search:
         else:
             crowd = 0  # a dialog asking to confirm a submission: answering it is no dithering
         base = node.cost + _CROWD * crowd
-        for macro, dest in hints.macros(page, session):
+        for macro, dest, signature in hints.macros(page, session):
+            if signature is not None:
+                # A search or filter sent with the same values from another page leads to the
+                # same place: one move is enough (its single actions stay queued).
+                sent = (session.version, session.ui.user_id, signature)
+                if sent in self.sent:
+                    continue
+                self.sent.add(sent)
             if node.depth + len(macro) + self.answer_step <= self.max_depth:
                 distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
                 total = base + _STEP * len(macro)

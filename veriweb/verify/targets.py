@@ -17,6 +17,9 @@ never from its certificate.
 - :func:`subgoal_slots`: for each ordered progress subgoal (then the goal), the slot each column
   it tests must equal, nested value queries included (the return leg of a round trip wants
   ``origin_city = slot.destination``): the subgoal to reach next says which slot goes where.
+- :func:`rival_names`: the other values of the columns the task's named entities live in (the
+  other projects' paths, when the task names one): a page whose heading names one of them is
+  about another entity of the same kind.
 - :func:`frozen_columns`: for each table the footprint restricts to some columns, the columns
   it may not change (a form that writes a product's price and stock, for a task that may only
   change the stock, must leave the price as it is).
@@ -190,6 +193,31 @@ def subgoal_slots(task: Task) -> list[dict[str, set[str]]]:
     return out
 
 
+def rival_names(site: Site, session: Session, entities: list[str], *, keep: int = 5_000) -> frozenset[str]:
+    """Values (folded) of the text columns in which one of ``entities`` (folded) occurs, less the
+    entities themselves: the names of other things of the same kinds."""
+    if not entities:
+        return frozenset()
+    from veriweb.engine.database import quote
+
+    wanted = list(dict.fromkeys(entities))
+    marks = ", ".join("?" for _ in wanted)
+    out: set[str] = set()
+    for table in site.database.tables:
+        for column in table.columns:
+            if column.type != "text":
+                continue
+            name, col = quote(table.name), quote(column.name)
+            hit = session.db.guard.engine(f"SELECT 1 FROM {name} WHERE lower({col}) IN ({marks}) LIMIT 1",
+                                          wanted).fetchone()
+            if hit is None:
+                continue
+            for (value,) in session.db.guard.engine(f"SELECT DISTINCT lower({col}) FROM {name} LIMIT {keep}"):
+                if isinstance(value, str) and len(value) >= 4:
+                    out.add(" ".join(value.split()))
+    return frozenset(out - set(wanted))
+
+
 def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     """For each table every footprint entry of which names its columns, the other columns (folded)."""
     allowed: dict[str, set[str] | None] = {}
@@ -206,4 +234,5 @@ def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     return out
 
 
-__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "subgoal_slots", "target_names"]
+__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "rival_names", "subgoal_slots",
+           "target_names"]
