@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from veriweb.scaffold import Site
-from veriweb.scaffold.values import AllOf, Compare, Exists, Not, QueryValue, Ref, SqlPredicate
+from veriweb.scaffold.values import AllOf, Compare, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
 from veriweb.verify.intent import _canonical, _required
@@ -389,26 +389,52 @@ def ordered_rows(site: Site, query: Any, task: Any) -> list[dict[str, Any]] | No
 
 def check_tied_answers(site: Site) -> list[C.Issue]:
     """M012: a task reads the first row of an ordering, but the first two rows tie on every sort key
-    and give different answers: which one is "the" answer depends on storage order."""
+    and give different answers: which one is "the" answer depends on storage order. A trailing sort
+    by the table's key does not count: it breaks the tie, but the instruction cannot say so."""
     issues = []
     for number, task in enumerate(site.tasks):
-        if task.kind == "infeasible" or task.answer is None or not isinstance(task.answer.value, QueryValue):
+        if task.kind == "infeasible":
             continue
-        query = task.answer.value.query
-        if query.agg is not None or not query.order_by:
-            continue
-        rows = ordered_rows(site, query, task)
-        if rows is None or len(rows) < 2:
-            continue
-        first, second = rows[0], rows[1]
-        if all(first.get(o.column) == second.get(o.column) for o in query.order_by) and \
-                first.get(query.select) != second.get(query.select):
-            keys = ", ".join(o.column for o in query.order_by)
-            issues.append(C.Issue("semantic", C.TIED_ANSWER, f"$.tasks[{number}].answer.value",
-                                  f"task {task.id!r}: the first two {query.table} by {keys} tie "
-                                  f"({first.get(query.order_by[0].column)!r}) but have different {query.select} "
-                                  f"({first.get(query.select)!r}, {second.get(query.select)!r})"))
+        for value, path in _ordered_lookups(task, f"$.tasks[{number}]"):
+            issue = _tie(site, task, value.query, path)
+            if issue is not None:
+                issues.append(issue)
     return issues
+
+
+def _ordered_lookups(task: Any, base: str) -> Iterator[tuple[QueryValue, str]]:
+    """The scalar queries a task's answer and goal read that pick the first row of an ordering."""
+    found: list[tuple[Any, str]] = []
+    if task.answer is not None:
+        found.append((task.answer.value, f"{base}.answer.value"))
+    for index, predicate in enumerate(task.goal):
+        if isinstance(predicate, Compare):
+            found += [(predicate.left, f"{base}.goal[{index}].left"), (predicate.right, f"{base}.goal[{index}].right")]
+        elif isinstance(predicate, PageIs):
+            found += [(v, f"{base}.goal[{index}].params.{k}") for k, v in predicate.params.items()]
+    for value, path in found:
+        if isinstance(value, QueryValue) and value.query.agg is None and value.query.order_by:
+            yield value, path
+
+
+def _tie(site: Site, task: Any, query: Any, path: str) -> C.Issue | None:
+    """M012 for one ordered lookup: an issue when its first two rows tie with different answers."""
+    rows = ordered_rows(site, query, task)
+    if rows is None or len(rows) < 2:
+        return None
+    first, second = rows[0], rows[1]
+    table = site.database.table(query.table)
+    meaningful = list(query.order_by)
+    while len(meaningful) > 1 and table is not None and meaningful[-1].column == table.primary_key:
+        meaningful.pop()  # a trailing key only breaks ties by storage order: the words do not say it
+    if all(first.get(o.column) == second.get(o.column) for o in meaningful) and \
+            first.get(query.select) != second.get(query.select):
+        keys = ", ".join(o.column for o in meaningful)
+        return C.Issue("semantic", C.TIED_ANSWER, path,
+                       f"task {task.id!r}: the first two {query.table} by {keys} tie "
+                       f"({first.get(meaningful[0].column)!r}) but have different {query.select} "
+                       f"({first.get(query.select)!r}, {second.get(query.select)!r}); the task names no single one")
+    return None
 
 
 DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_seed_dates, check_tied_answers]

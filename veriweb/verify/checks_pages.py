@@ -364,15 +364,21 @@ def check_field_types(site: Site) -> list[C.Issue]:
                                       f"field {field_el.label!r} is a checkbox (it sends 'on' or nothing), but "
                                       f"{marker.name}.{param.name} takes {param.type}"))
             elif field_el.type in ("select", "radio"):
+                refused = []
                 for o_index, option in enumerate(field_el.options):
                     if option.value.strip() == "":
                         continue
                     try:
                         coerce(param, option.value)
                     except ValueError as exc:
-                        issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options[{o_index}].value",
-                                              f"option {option.label!r} of {field_el.label!r} sends {option.value!r}, "
-                                              f"which {marker.name} refuses: {exc}"))
+                        refused.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options[{o_index}].value",
+                                               f"option {option.label!r} of {field_el.label!r} sends {option.value!r}, "
+                                               f"which {marker.name} refuses: {exc}"))
+                if refused and len(refused) == len([o for o in field_el.options if o.value.strip()]):
+                    refused = [C.Issue("structural", C.FIELD_TYPE, f"{where}.options",
+                                       f"{marker.name} refuses every option of {field_el.label!r}: the field fills "
+                                       f"{param.name} ({param.type}) with values of something else")]
+                issues += refused
                 oq = field_el.options_query
                 if oq is not None:
                     table = site.database.table(oq.query.table)

@@ -1218,6 +1218,10 @@ def operator_for(issue: Issue) -> Operator | None:
     """The operator that repairs ``issue``: by code, else by where the issue is."""
     if issue.code in OPERATORS:
         return OPERATORS[issue.code]
+    from veriweb.verify.repair_pages import OPERATORS as PAGE_OPERATORS  # they build on this module
+
+    if issue.code in PAGE_OPERATORS:
+        return PAGE_OPERATORS[issue.code]
     try:
         tokens = parse_path(issue.location)
     except VeriwebError:

@@ -1,0 +1,207 @@
+"""Repair operators for the page and data checks (S012-S014, M009-M012, C008-C010).
+
+Same contract as :mod:`veriweb.verify.repair`: an operator takes the site's JSON data (a
+private copy), the issue and the :class:`~veriweb.verify.repair.Context`, edits the data in
+place and returns ``(change, touch)``, or ``None`` when no safe fix exists. Issues with no safe
+fix (an unobservable write, two controls with one label) are left for a person: :func:`leave`
+says so, rather than letting a fallback remove a whole form.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from veriweb.scaffold.io import from_data
+from veriweb.verify import repair as R
+from veriweb.verify.checks import Issue
+
+
+def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M010, M011: no edit of the data is safe (what to show, or what to rename, is a design choice)."""
+    return None
+
+
+def _text_at(data: dict[str, Any], issue: Issue) -> tuple[list[str | int], dict[str, Any], str] | None:
+    tokens = R.parse_path(issue.location)
+    parent = R.get_at(data, tokens[:-1])
+    attr = tokens[-1]
+    if not isinstance(parent, dict) or not isinstance(attr, str) or not isinstance(parent.get(attr), str):
+        return None
+    return tokens, parent, attr
+
+
+def bind_amount(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M009: the typed-in amount is replaced by the row's money column (the only one, or the one the
+    text's label names)."""
+    from veriweb.verify.checks_pages import literal_amounts
+
+    found = _text_at(data, issue)
+    if found is None:
+        return None
+    tokens, parent, attr = found
+    site = from_data(data, check_id=False)
+    for path, ref_attr, text, amount, money in literal_amounts(site):
+        if f"{path}.{ref_attr}" != issue.location:
+            continue
+        label = text.split(amount, 1)[0].casefold()
+        named = [c for c in sorted(money) if c.replace("_", " ") in label]
+        column = next(iter(money)) if len(money) == 1 else (named[0] if len(named) == 1 else None)
+        if column is None:
+            return None
+        parent[attr] = text.replace(amount, f"{{row.{column}|money}}", 1)
+        return f"{attr} {text!r} -> {parent[attr]!r}", R.Touch(pages=R._page_of(tokens, data))
+    return None
+
+
+def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S012: a ``{row.X}`` naming a column its row lacks is renamed to the closest column it has;
+    a reference with nothing to read (no row, no such route parameter) loses its element."""
+    from veriweb.verify.checks_pages import bound_elements, source_columns
+
+    found = _text_at(data, issue)
+    wrong = re.search(r"reads column '(\w+)', which '(\w+)' does not have", issue.message)
+    if found is not None and wrong is not None and "{row." in found[1][found[2]]:
+        tokens, parent, attr = found
+        site = from_data(data, check_id=False)
+        element = issue.location.rsplit(".", 1)[0]
+        bound = next((b for _, path, _, b in bound_elements(site) if path == element), None)
+        columns = sorted(source_columns(site, bound) or ()) if bound else []
+        column = R._closest(wrong.group(1), columns)
+        if column is not None:
+            old = parent[attr]
+            parent[attr] = re.sub(r"\{row\." + re.escape(wrong.group(1)) + r"(\|[a-z_]+)?\}",
+                                  lambda m: "{row." + column + (m.group(1) or "") + "}", old)
+            return f"{attr} {old!r} -> {parent[attr]!r}", R.Touch(pages=R._page_of(tokens, data))
+    if ".action.args." in issue.location or ".fields[" in issue.location:
+        return None  # a form's argument: removing the form would lose a control
+    return R.remove_element(data, issue, ctx)
+
+
+def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """C008: the list shows the column its detail page shows under the same label (when the list
+    reads the detail page's own table, so the column can be named directly)."""
+    found = _text_at(data, issue)
+    names = re.search(r"shows (?:the amount )?(\w+)\.(\w+)(?: under '[^']*')?, but page '\w+' shows (\w+)\.(\w+)",
+                      issue.message)
+    if found is None or names is None or names.group(1) != names.group(3):
+        return None
+    tokens, parent, attr = found
+    old = parent[attr]
+    new = re.sub(r"\{row\." + re.escape(names.group(2)) + r"(\|[a-z_]+)?\}",
+                 lambda m: "{row." + names.group(4) + (m.group(1) or "") + "}", old)
+    if new == old:
+        return None  # the list reads a view: its column has another name there
+    parent[attr] = new
+    return f"{attr} {old!r} -> {new!r}", R.Touch(pages=R._page_of(tokens, data))
+
+
+_NEGATIVE = re.compile(r"((?:\w+\.)?\w+\s*(?:>=|>|<=|<)\s*)-\s*\d+(?:\.\d+)?|-\s*\d+(?:\.\d+)?(\s*(?:>=|>|<=|<)\s*(?:\w+\.)?\w+)")
+
+
+def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """C009: a negative bound on a counter becomes zero; a date bound long before today becomes
+    today. A guard that reads nothing has no safe fix."""
+    tokens = R.parse_path(issue.location)
+    predicate = R.get_at(data, tokens)
+    marker = R.get_at(data, tokens[:2])
+    if not isinstance(predicate, dict) or not isinstance(marker, dict):
+        return None
+    if predicate.get("kind") == "sql":
+        old = predicate["sql"]
+        column = re.search(r"bounds (\w+) by", issue.message)
+        if column:
+            new = _NEGATIVE.sub(lambda m: (m.group(1) + "0") if m.group(1) else ("0" + m.group(2)), old, count=1)
+        else:
+            date = re.search(r"after (\d{4}-\d{2}-\d{2})", issue.message)
+            if date is None:
+                return None
+            new = old.replace(f"'{date.group(1)}'", ":today")
+            bound = [k for k, v in predicate.get("params", {}).items() if v == date.group(1)]
+            for name in bound:  # the bound comes from a parameter: it now comes from the clock
+                predicate["params"][name] = {"ref": "clock.today"}
+            if bound:
+                return (f"marker {marker['name']!r}: {', '.join(bound)} {date.group(1)!r} -> today",
+                        R.Touch(markers={marker["name"]}))
+        if new == old:
+            return None
+        predicate["sql"] = new
+        return f"marker {marker['name']!r}: {old!r} -> {predicate['sql']!r}", R.Touch(markers={marker["name"]})
+    if predicate.get("kind") == "exists":
+        for cond in predicate["query"].get("where", []):
+            value = cond.get("value")
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+                cond["value"] = 0
+                return f"marker {marker['name']!r}: bound {value} -> 0", R.Touch(markers={marker["name"]})
+    return None
+
+
+def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time)."""
+    tokens = R.parse_path(issue.location)
+    found = R._table_row(data, tokens)
+    if found is None or len(tokens) != 6 or not isinstance(tokens[5], str):
+        return None
+    table, row = found
+    old = row.get(tokens[5])
+    if not isinstance(old, str) or len(old) < 10:
+        return None
+    today = str(data.get("clock", {}).get("today", "2026-06-15"))
+    row[tokens[5]] = today + old[10:]
+    return f"{table['name']}.{tokens[5]} {old!r} -> {row[tokens[5]]!r}", R.Touch(tables={table["name"]})
+
+
+def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S013: an option the marker refuses is removed; a date input or checkbox for another type
+    becomes a text box; a parameter written to a column of another type takes the column's type."""
+    tokens = R.parse_path(issue.location)
+    if tokens[:1] == ["markers"] and tokens[-1] == "type":
+        param = R.get_at(data, tokens[:-1])
+        kind = re.search(r"which is (\w+)$", issue.message)
+        if not isinstance(param, dict) or kind is None:
+            return None
+        old, param["type"] = param["type"], kind.group(1)
+        marker = R.get_at(data, tokens[:2])
+        return (f"{marker['name']}.{param['name']}: {old} -> {param['type']}",
+                R.Touch(markers={marker["name"]}))
+    if len(tokens) >= 3 and tokens[-3] == "options" and tokens[-1] == "value":
+        removed = R._remove_at(data, tokens[:-1])
+        if removed is None:
+            return None
+        return f"removed option {removed.get('label')!r}", R.Touch(pages=R._page_of(tokens, data))
+    if tokens[-1] == "type":
+        field = R.get_at(data, tokens[:-1])
+        if not isinstance(field, dict) or field.get("type") not in ("date", "checkbox"):
+            return None
+        old = field.pop("type")
+        field.pop("checked", None)
+        field["type"] = "textbox"
+        return f"field {field.get('label')!r}: {old} -> textbox", R.Touch(pages=R._page_of(tokens, data))
+    return None
+
+
+def retarget_entity_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S014: a link that names a record but opens another is pointed at the record it names; a
+    link to a record that does not exist is removed."""
+    names = re.search(r"names (\w+) (\d+|'[^']*') but opens", issue.message)
+    found = _text_at(data, issue)
+    if names is not None and found is not None:
+        tokens, parent, attr = found
+        key = names.group(2).strip("'")
+        old = parent[attr]
+        new = re.sub(r"/[^/]+$", "/" + key, old.split("?")[0])
+        if new != old:
+            parent[attr] = new
+            return f"link {old!r} -> {new!r}", R.Touch(pages=R._page_of(tokens, data))
+    return R.remove_element(data, issue, ctx)
+
+
+OPERATORS: dict[str, R.Operator] = {
+    "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
+    "M009": bind_amount, "M010": leave, "M011": leave,
+    "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date,
+}
+"""The operators of this module, by code (M012 falls back to dropping its task)."""
+
+__all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "leave", "match_detail", "rebind_reference",
+           "restore_guard", "retarget_entity_link"]
