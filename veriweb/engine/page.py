@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from veriweb.engine.query import Context
-from veriweb.engine.templates import Url, render
+from veriweb.engine.templates import Url, as_text, render
 from veriweb.scaffold import elements as el
-from veriweb.scaffold.values import Query
+from veriweb.scaffold.values import Query, Ref
 
 EDITABLE_ROLES = frozenset({"textbox", "date", "combobox"})
 INTERACTIVE_ROLES = frozenset(
@@ -133,20 +133,21 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
     plan = base.overlay_plan
     if plan is None:
         plan = base.overlay_plan = _overlay_plan(base)
-    rows, key_index, modal_index = plan
+    rows, key_index, modal_index, bids, key_rows = plan
     root = _clone(base.root)
-    nodes: list[Node] = []
+    nodes: list[Node] = [root]  # the root first, so that a parent index of -1 finds it at 0
     append = nodes.append
     for attrs, parent_index in rows:
         clone = Node(*attrs)
         clone.children = []
-        parent = root if parent_index < 0 else nodes[parent_index]
+        parent = nodes[parent_index + 1]
         clone.parent = parent
         parent.children.append(clone)
         append(clone)
+    del nodes[0]
     modal = None if modal_index is None else (root if modal_index < 0 else nodes[modal_index])
     model = PageModel(url=base.url, title=base.title, page_id=base.page_id, params=base.params, root=root,
-                      nodes=nodes, by_bid={n.bid: n for n in nodes}, forms=base.forms, modal=modal,
+                      nodes=nodes, by_bid=dict(zip(bids, nodes)), forms=base.forms, modal=modal,
                       status=base.status)
     model.by_key = {key: nodes[index] for key, index in key_index.items()}
     for key, value in fields.items():
@@ -166,9 +167,8 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
             for child in node.children:
                 child.checked = child.value == text
     if focus is not None:
-        for node in nodes:
-            if node.key == focus:
-                node.focused = True
+        for index in key_rows.get(focus, ()):
+            nodes[index].focused = True
     return model
 
 
@@ -185,12 +185,15 @@ def _clone(node: Node) -> Node:
     return clone
 
 
-def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], dict[str, int], int | None]:
+def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], dict[str, int], int | None,
+                                            list[str], dict[str, list[int]]]:
     """Each node's attributes and its parent's index in document order (-1: the root), the index of
-    the first node of each key, and the modal's index: enough to copy the tree without lookups."""
+    the first node of each key, the modal's index, the bids, and the indices of the nodes of each key:
+    enough to copy the tree without lookups."""
     index = {id(base.root): -1}
     rows: list[tuple[tuple[Any, ...], int]] = []
     key_index: dict[str, int] = {}
+    key_rows: dict[str, list[int]] = {}
     for number, node in enumerate(base.nodes):
         parent = node.parent
         if parent is None or id(parent) not in index:
@@ -199,8 +202,9 @@ def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], d
         rows.append((_attrs(node), index[id(parent)]))
         index[id(node)] = number
         key_index.setdefault(node.key, number)
+        key_rows.setdefault(node.key, []).append(number)
     modal_index = None if base.modal is None else index.get(id(base.modal))
-    return rows, key_index, modal_index
+    return rows, key_index, modal_index, [node.bid for node in base.nodes], key_rows
 
 
 class DataSource(Protocol):
@@ -232,6 +236,11 @@ class PageBuilder:
         self.forms: dict[str, FormInfo] = {}
         self.widget_ids: dict[str, str] = {}
         self.modal: Node | None = None
+        cls = type(self)
+        handlers = _HANDLERS.get(cls)
+        if handlers is None:
+            handlers = _HANDLERS[cls] = {kind: getattr(cls, name) for kind, name in _HANDLER_NAMES.items()}
+        self._handlers: dict[str, Any] = handlers
 
     # ------------------------------------------------------------------ entry point
 
@@ -295,58 +304,63 @@ class PageBuilder:
 
     def element(self, parent: Node, item: Any, ctx: Context, key: str) -> None:
         """Add the node(s) for one scaffold element."""
-        kind = item.type
-        if kind == "heading":
-            parent.add(Node(role="heading", name=render(item.text, ctx), level=item.level, key=key,
-                            tag=f"h{item.level}"))
-        elif kind == "text":
-            parent.add(Node(role="paragraph", text=render(item.text, ctx), key=key, tag="p"))
-        elif kind == "link":
-            href = render(item.href, ctx, url=True)
-            parent.add(Node(role="link", name=render(item.text, ctx), key=key, tag="a", href=href,
-                            behaviour=("nav", href)))
-        elif kind == "button":
-            self._widget_button(parent, item, ctx, key)
-        elif kind == "form":
-            self._form(parent, item, ctx, key)
-        elif kind in ("list", "table"):
-            self._bound(parent, item, ctx, key)
-        elif kind == "record":
-            rows = self.data.rows(item.query, ctx, limit=1)
-            if rows:
-                self.elements(parent, item.elements, ctx.with_row(rows[0]), key)
-            elif item.missing_text:
-                parent.add(Node(role="paragraph", text=render(item.missing_text, ctx), key=key, tag="p"))
-        elif kind == "tabs":
-            self._tabs(parent, item, ctx, key)
-        elif kind == "dialog":
-            wkey = self._wkey(item.id, ctx)
-            is_open = bool(self.ui.widgets.get(wkey, False))
-            node = parent.add(Node(role="dialog", name=render(item.title, ctx), key=key, tag="dialog",
-                                   visible=is_open))
-            if is_open and item.modal:
-                self.modal = node
-            self.elements(node, item.elements, ctx, key)
-        elif kind == "collapsible":
-            wkey = self._wkey(item.id, ctx)
-            is_open = bool(self.ui.widgets.get(wkey, item.open))
-            parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
-                            tag="button", behaviour=("widget", wkey, "toggle", item.open)))
-            region = parent.add(Node(role="group", name=render(item.label, ctx), key=key, tag="section",
-                                     visible=is_open))
-            self.elements(region, item.elements, ctx, key)
-        elif kind == "menu":
-            wkey = self._wkey(item.id, ctx)
-            is_open = bool(self.ui.widgets.get(wkey, False))
-            parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
-                            tag="button", behaviour=("widget", wkey, "toggle", False)))
-            menu = parent.add(Node(role="menu", name=render(item.label, ctx), key=key, tag="ul",
-                                   visible=is_open))
-            self.elements(menu, item.items, ctx, key)
-        elif kind == "section":
-            node = parent.add(Node(role=item.role, name=render(item.label, ctx), key=key, tag=_SECTION_TAGS.get(
-                item.role, "section")))
-            self.elements(node, item.elements, ctx, key)
+        handler = self._handlers.get(item.type)
+        if handler is not None:
+            handler(self, parent, item, ctx, key)
+
+    def _heading(self, parent: Node, item: el.Heading, ctx: Context, key: str) -> None:
+        node = Node(role="heading", name=render(item.text, ctx), level=item.level, key=key,
+                    tag=_HEADING_TAGS.get(item.level) or f"h{item.level}")
+        node.parent = parent
+        parent.children.append(node)
+
+    def _paragraph(self, parent: Node, item: el.Text, ctx: Context, key: str) -> None:
+        node = Node(role="paragraph", text=render(item.text, ctx), key=key, tag="p")
+        node.parent = parent
+        parent.children.append(node)
+
+    def _link(self, parent: Node, item: el.Link, ctx: Context, key: str) -> None:
+        href = render(item.href, ctx, url=True)
+        node = Node(role="link", name=render(item.text, ctx), key=key, tag="a", href=href, behaviour=("nav", href))
+        node.parent = parent
+        parent.children.append(node)
+
+    def _record(self, parent: Node, item: el.Record, ctx: Context, key: str) -> None:
+        rows = self.data.rows(item.query, ctx, limit=1)
+        if rows:
+            self.elements(parent, item.elements, ctx.with_row(rows[0]), key)
+        elif item.missing_text:
+            parent.add(Node(role="paragraph", text=render(item.missing_text, ctx), key=key, tag="p"))
+
+    def _dialog(self, parent: Node, item: el.Dialog, ctx: Context, key: str) -> None:
+        wkey = self._wkey(item.id, ctx)
+        is_open = bool(self.ui.widgets.get(wkey, False))
+        node = parent.add(Node(role="dialog", name=render(item.title, ctx), key=key, tag="dialog", visible=is_open))
+        if is_open and item.modal:
+            self.modal = node
+        self.elements(node, item.elements, ctx, key)
+
+    def _collapsible(self, parent: Node, item: el.Collapsible, ctx: Context, key: str) -> None:
+        wkey = self._wkey(item.id, ctx)
+        is_open = bool(self.ui.widgets.get(wkey, item.open))
+        parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
+                        tag="button", behaviour=("widget", wkey, "toggle", item.open)))
+        region = parent.add(Node(role="group", name=render(item.label, ctx), key=key, tag="section",
+                                 visible=is_open))
+        self.elements(region, item.elements, ctx, key)
+
+    def _menu(self, parent: Node, item: Any, ctx: Context, key: str) -> None:
+        wkey = self._wkey(item.id, ctx)
+        is_open = bool(self.ui.widgets.get(wkey, False))
+        parent.add(Node(role="button", name=render(item.label, ctx), expanded=is_open, key=key + ".t",
+                        tag="button", behaviour=("widget", wkey, "toggle", False)))
+        menu = parent.add(Node(role="menu", name=render(item.label, ctx), key=key, tag="ul", visible=is_open))
+        self.elements(menu, item.items, ctx, key)
+
+    def _section(self, parent: Node, item: Any, ctx: Context, key: str) -> None:
+        node = parent.add(Node(role=item.role, name=render(item.label, ctx), key=key,
+                               tag=_SECTION_TAGS.get(item.role, "section")))
+        self.elements(node, item.elements, ctx, key)
 
     def _wkey(self, widget_id: str, ctx: Context) -> str:
         row_key = ctx.row.get("id") if ctx.row else None
@@ -531,12 +545,18 @@ _SECTION_TAGS = {"navigation": "nav", "main": "section", "banner": "header", "co
 
 
 def _resolve(expr: Any, ctx: Context) -> Any:
-    from veriweb.scaffold.values import Ref
-
     return ctx.lookup(expr) if isinstance(expr, Ref) else (None if hasattr(expr, "query") else expr)
 
 
 def _text(value: Any) -> str:
-    from veriweb.engine.templates import as_text
+    return value if value.__class__ is str else as_text(value)
 
-    return as_text(value)
+
+_HEADING_TAGS = {level: f"h{level}" for level in range(1, 7)}
+_HANDLER_NAMES = {
+    "heading": "_heading", "text": "_paragraph", "link": "_link", "button": "_widget_button", "form": "_form",
+    "list": "_bound", "table": "_bound", "record": "_record", "tabs": "_tabs", "dialog": "_dialog",
+    "collapsible": "_collapsible", "menu": "_menu", "section": "_section",
+}
+"""The builder's method for each element type (a subclass's overrides are found too)."""
+_HANDLERS: dict[type, dict[str, Any]] = {}

@@ -66,16 +66,21 @@ def render(template: str, ctx: Context, *, url: bool = False) -> str:
     namespace or filter is left as written, so a broken template shows as broken.
     """
     parts = _compile(template)
-    if len(parts) == 1 and isinstance(parts[0], str):
-        return parts[0]
+    if parts.__class__ is str:  # no placeholder: the template's text, made once
+        return parts
     out = []
     for part in parts:
-        if isinstance(part, str):
+        if part.__class__ is str:
             out.append(part)
             continue
         namespace, name, filt = part
         value = getattr(ctx, namespace).get(name)
-        text = filt(value) if filt else as_text(value)
+        if filt is not None:
+            text = filt(value)
+        elif value.__class__ is str:
+            text = value
+        else:
+            text = as_text(value)
         out.append(_url_quote(text) if url else text)
     return "".join(out)
 
@@ -88,8 +93,9 @@ def _url_quote(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=8192)
-def _compile(template: str) -> tuple[Any, ...]:
-    """Split a template once into literal text and ``(namespace, name, filter)`` placeholders."""
+def _compile(template: str) -> str | tuple[Any, ...]:
+    """Split a template once into literal text and ``(namespace, name, filter)`` placeholders; a
+    template with no placeholder is its text (a ``str``, not a tuple)."""
     parts: list[Any] = []
     literal, last = "", 0
     for match in _PLACEHOLDER.finditer(template):
@@ -107,7 +113,9 @@ def _compile(template: str) -> tuple[Any, ...]:
             literal = ""
             parts.append((namespace, name, FILTERS[filt] if filt else None))
     literal += template[last:]
-    if literal or not parts:
+    if not parts:
+        return literal
+    if literal:
         parts.append(literal)
     return tuple(parts)
 
@@ -184,16 +192,29 @@ class Url:
 
     def with_params(self, **changes: Any) -> Url:
         """A copy with query parameters set (``None`` removes one)."""
-        params = self.params
-        for key, value in changes.items():
-            if value is None:
-                params.pop(key, None)
-            else:
-                params[key] = str(value)
-        return Url(self.path, tuple(sorted(params.items())))
+        items = tuple((key, None if value is None else str(value)) for key, value in changes.items())
+        if self.__class__ is Url:
+            return _with_params(self, items)  # pages make the same links again and again
+        return _set_params(self, items)
 
     def __str__(self) -> str:
         return _url_text(self.path, self.query) if self.query else self.path
+
+
+def _set_params(url: Url, changes: tuple[tuple[str, str | None], ...]) -> Url:
+    params = url.params
+    for key, value in changes:
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = value
+    return Url(url.path, tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _with_params(url: Url, changes: tuple[tuple[str, str | None], ...]) -> Url:
+    """:meth:`Url.with_params`, made once per URL and changes (URLs are immutable values)."""
+    return _set_params(url, changes)
 
 
 @functools.lru_cache(maxsize=16_384)
