@@ -315,6 +315,25 @@ def post_from_today(data: Data) -> str:
     return f"{where}.rows[3].created"
 
 
+def _budget(data: Data, above: int) -> str:
+    """The budget of the shop's budget task set ``above`` cents over the named product's price."""
+    budget, where = task(data, "buy_within_budget")
+    products, _ = table(data, "products")
+    price = next(r["price"] for r in products["rows"] if r["name"] == budget["slots"]["product"])
+    index, cond = next((n, c) for n, con in enumerate(budget["constraints"])
+                       for c in con["predicate"]["query"]["where"] if c["column"] == "total")
+    cond["value"] = price + above
+    return f"{where}.constraints[{index}]"
+
+
+def budget_below_price(data: Data) -> str:
+    return _budget(data, -1)
+
+
+def budget_well_above_price(data: Data) -> str:
+    return _budget(data, 10_000)
+
+
 def _best_rated(data: Data, tie_break: bool) -> str:
     best, where = task(data, "best_rated")
     query = best["answer"]["value"]["query"]
@@ -360,6 +379,7 @@ CASES: list[tuple[str, str, Edit, Edit]] = [
     ("C009", "admin", negative_bound, zero_bound),
     ("C009", "travel", date_guard_long_ago, date_guard_from_today),
     ("C010", "forum", post_from_the_future, post_from_today),
+    ("C011", "shop", budget_below_price, budget_well_above_price),
 ]
 
 
@@ -392,7 +412,7 @@ def test_clean_sites_have_no_issues(sites: dict[str, Site]) -> None:
 
 
 def test_new_codes_are_registered_with_their_class() -> None:
-    for code in ("S012", "S013", "S014", "M009", "M010", "M011", "M012", "C008", "C009", "C010"):
+    for code in ("S012", "S013", "S014", "M009", "M010", "M011", "M012", "C008", "C009", "C010", "C011"):
         assert code in CHECKS
         assert CHECKS[code][0] == {"S": "structural", "M": "semantic", "C": "consistency"}[code[0]]
 

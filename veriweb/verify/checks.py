@@ -90,6 +90,7 @@ TIED_ANSWER = _code("M012", "semantic", "a task picks the first row of an orderi
 LIST_DETAIL = _code("C008", "consistency", "a list and the detail page of the same record show different columns")
 VACUOUS_GUARD = _code("C009", "consistency", "a precondition or invariant that can never block what it guards")
 STALE_DATE = _code("C010", "consistency", "a seed row's date is on the wrong side of today for its status")
+BUDGET_TOO_LOW = _code("C011", "consistency", "a task's budget is below the price of the item it names")
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]", re.IGNORECASE)

@@ -1,5 +1,6 @@
 """Checks of what data, guards and tasks mean: guards that never block, goals a constraint forbids
-in meaning, seed dates on the wrong side of today, answers picked from a tie (C007, C009, C010, M012).
+in meaning, seed dates on the wrong side of today, answers picked from a tie, budgets below the
+price of what must be bought (C007, C009, C010, C011, M012).
 
 - C009: a marker's precondition or invariant that can never fail: it compares a counter that is
   never negative with a negative bound (``stock >= -100``), compares constants, reads nothing,
@@ -9,6 +10,8 @@ in meaning, seed dates on the wrong side of today, answers picked from a tie (C0
   keeps the old value; :mod:`veriweb.verify.intent` finds the identical-predicate case.
 - C010: one seed row's date lies on the other side of the site's today from every other row of
   its column, or of its status (one upcoming booking dated last year).
+- C011: a task that must buy a named item (a slot naming a record with a price) under a budget
+  (a constraint on a money column, or a goal's ``total <= :budget``) lower than that price.
 - M012: a retrieve task whose answer is the first row of an ordering (the cheapest, the newest)
   where the first two rows tie on the ordering but have different answers.
 
@@ -437,7 +440,70 @@ def _tie(site: Site, task: Any, query: Any, path: str) -> C.Issue | None:
     return None
 
 
-DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_seed_dates, check_tied_answers]
+# ----------------------------------------------------------------------------- C011
 
-__all__ = ["DATA_CHECKS", "check_constraint_meaning", "check_seed_dates", "check_tied_answers",
+_BUDGET_SQL = re.compile(r"(\w+)\s*<=?\s*:(\w+)")
+
+
+def budgets(site: Site, task: Any, base: str) -> Iterator[tuple[int, str]]:
+    """The spending limits a task sets, in cents, with their paths: a constraint that fails the
+    task when a money column exceeds a fixed amount, or a goal that keeps one at or under it."""
+    for index, constraint in enumerate(task.constraints):
+        predicate = constraint.predicate
+        if isinstance(predicate, Exists) and not predicate.negate:
+            table = site.database.table(predicate.query.table)
+            for cond in predicate.query.where:
+                column = table.column(cond.column) if table is not None else None
+                if column is not None and column.type == "money" and cond.op in (">", ">=") and \
+                        isinstance(cond.value, int) and not isinstance(cond.value, bool):
+                    yield cond.value, f"{base}.constraints[{index}]"
+    for index, predicate in enumerate(task.goal):
+        if isinstance(predicate, SqlPredicate):
+            for column, name in _BUDGET_SQL.findall(predicate.sql):
+                value = predicate.params.get(name)
+                if column in ("total", "amount", "cost", "price") and isinstance(value, int) and \
+                        not isinstance(value, bool):
+                    yield value, f"{base}.goal[{index}]"
+
+
+def named_prices(site: Site, task: Any) -> Iterator[tuple[str, str, int]]:
+    """For each slot that names a record with a price (a text column equal to the slot, in a table
+    with a ``price`` money column): the slot, the table, and the lowest price of such records."""
+    for slot, value in task.slots.items():
+        if not isinstance(value, str) or not value.strip():
+            continue
+        for table in site.database.tables:
+            price = table.column("price")
+            if price is None or price.type != "money":
+                continue
+            texts = [c.name for c in table.columns if c.type == "text"]
+            prices = [r["price"] for r in table.rows if isinstance(r.get("price"), int)
+                      and any(r.get(c) == value for c in texts)]
+            if prices:
+                yield slot, table.name, min(prices)
+
+
+def check_budgets(site: Site) -> list[C.Issue]:
+    """C011: a task must buy (or book) a named item but its budget is below the item's lowest price."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind != "mutate":
+            continue
+        limits = list(budgets(site, task, f"$.tasks[{number}]"))
+        if not limits:
+            continue
+        for slot, table, cheapest in named_prices(site, task):
+            for limit, path in limits:
+                if cheapest > limit:
+                    issues.append(C.Issue("consistency", C.BUDGET_TOO_LOW, path,
+                                          f"task {task.id!r}: the budget ${limit / 100:,.2f} is below the lowest price "
+                                          f"of {task.slots[slot]!r} in {table} (${cheapest / 100:,.2f}); no purchase "
+                                          f"can keep to it"))
+                    break
+    return issues
+
+
+DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_seed_dates, check_tied_answers, check_budgets]
+
+__all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_seed_dates", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]
