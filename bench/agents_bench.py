@@ -4,7 +4,9 @@ Usage::
 
     python bench/agents_bench.py --corpus DIR [--preset full] [--batches 1,8,64]
 
-Runs on one torch thread (the machine is shared; more threads spin against other jobs).
+Runs on one torch thread (the machine is shared; more threads spin against other jobs). Forward and
+update times are CPU seconds of this process (``time.process_time``), so neighbours on a loaded
+machine do not inflate them; wall-clock time on a busy machine is a multiple of these.
 """
 
 from __future__ import annotations
@@ -46,18 +48,18 @@ def main() -> None:
         batch = {k: v[index] for k, v in demos.features.items()}
         times, updates = [], []
         for _ in range(args.repeats):
-            t = time.perf_counter()
+            t = time.process_time()
             with torch.no_grad():
                 policy(to_tensors(batch))
-            times.append(time.perf_counter() - t)
-            t = time.perf_counter()
+            times.append(time.process_time() - t)
+            t = time.process_time()
             loss, _ = bc_loss(policy, batch, demos.actions[index])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            updates.append(time.perf_counter() - t)
-        print(f"batch {size:>4}: act {1000 * np.median(times):7.1f} ms (median), "
-              f"BC update {1000 * np.median(updates):7.1f} ms, {size / np.median(updates):7.0f} samples/s")
+            updates.append(time.process_time() - t)
+        print(f"batch {size:>4}: act {1000 * np.median(times):7.1f} CPU ms (median), "
+              f"BC update {1000 * np.median(updates):7.1f} CPU ms, {size / np.median(updates):7.0f} samples per CPU s")
 
 
 if __name__ == "__main__":

@@ -299,3 +299,33 @@ def test_dagger_labels_the_states_the_policy_reaches_with_the_oracle(corpora, de
     assert both.episode[len(demos):].min() > demos.episode.max()
     kinds = both.actions[:, 0]
     assert both.features["mask_type"][np.arange(len(both)), kinds].all()
+
+
+def test_element_groups_put_a_rows_cells_with_the_row() -> None:
+    from veriweb.agents.features import element_groups
+    from veriweb.envs.observation import ROLE_IDS
+
+    # table > row(1) > cell(2) > link(3); row(1) > cell(4) > button(5); heading(6) outside any group
+    roles = ["table", "row", "cell", "link", "cell", "button", "heading"]
+    parent = np.array([-1, 0, 1, 2, 1, 4, -1, -1], np.int32)
+    elements = {"role": np.array([ROLE_IDS[r] for r in roles] + [0], np.int32), "parent": parent,
+                "mask": np.array([1] * 7 + [0], np.int8)}
+    groups = element_groups(elements)
+    assert groups.tolist() == [-1, 1, 1, 1, 1, 1, -1, -1]
+
+
+def test_element_groups_on_a_real_page(corpora) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents.features import GROUP_ROLES, element_groups
+    from veriweb.envs.observation import ROLES
+
+    env = DiscreteActions(VeriwebEnv(sites=corpora["train"][1]))
+    obs, _ = env.reset(options={"site": 0, "task": corpora["train"][1][0].tasks[0].id})
+    elements = obs["elements"]
+    groups = element_groups(elements)
+    for row in np.flatnonzero(groups >= 0):
+        group = int(groups[row])
+        assert ROLES[elements["role"][group]] in GROUP_ROLES
+        up = row  # the group is an ancestor (or the row itself), and nothing between groups
+        while up != group:
+            up = int(elements["parent"][up])
+            assert up >= 0 and (up == group or ROLES[elements["role"][up]] not in GROUP_ROLES)

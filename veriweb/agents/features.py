@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
 from veriweb.envs.arguments import other_forms, slot_order
-from veriweb.envs.observation import FLAGS, ROLES
+from veriweb.envs.observation import FLAGS, ROLE_IDS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode
 
 ARG_TOKENS = 8
@@ -62,6 +62,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "el_overlap": box(0.0, 1.0, (E,), np.float32),
         "el_match": box(0.0, 1.0, (E, N_EL_MATCH), np.float32),
         "el_slot": box(0, A - 1, (E,), np.int32),
+        "el_group": box(-1, E - 1, (E,), np.int32),
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
@@ -70,6 +71,32 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "mask_argument": box(0, 1, (T, A), np.int8),
         "extra": box(-1.0, 1_000.0, (N_EXTRA,), np.float32),
     })
+
+
+GROUP_ROLES = ("row", "listitem", "article", "form", "dialog", "tabpanel")
+"""Roles whose rows group their descendants: a table row, a list item, a card, a form, a dialog, a tab's panel."""
+_IS_GROUP = np.isin(np.arange(len(ROLES)), [ROLE_IDS[role] for role in GROUP_ROLES])
+
+
+def element_groups(elements: dict[str, np.ndarray]) -> np.ndarray:
+    """Per element row, the row of its nearest grouping ancestor (itself if it groups; -1: none).
+
+    Rows in one table row, list item, card, form or dialog share a group, so the policy can read
+    an "Edit" button together with the name in the same row (see :data:`GROUP_ROLES`).
+    """
+    parent, role, mask = elements["parent"], elements["role"], elements["mask"].astype(bool)
+    groups = _IS_GROUP[role] & mask
+    out = np.where(groups, np.arange(len(role)), -1).astype(np.int32)
+    current = np.where(mask & ~groups, parent, -1)
+    for _ in range(64):  # depth-bounded walk up the kept tree
+        pending = current >= 0
+        if not pending.any():
+            break
+        safe = np.where(pending, current, 0)
+        hit = pending & groups[safe]
+        out[hit] = current[hit]
+        current = np.where(pending & ~hit, parent[safe], -1)
+    return out
 
 
 def _overlap(tokens: np.ndarray, goal: np.ndarray) -> np.ndarray:
@@ -280,7 +307,7 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
         "el_tokens": elements["tokens"], "el_value": elements["value_tokens"], "el_role": elements["role"],
         "el_flags": elements["flags"], "el_depth": elements["depth"], "el_mask": elements["mask"],
         "el_overlap": _overlap(elements["tokens"], obs["goal_tokens"]),
-        "el_match": el_match, "el_slot": el_slot,
+        "el_match": el_match, "el_slot": el_slot, "el_group": element_groups(elements),
         "arg_tokens": argument_tokens(env), "arg_match": arg_match, "arg_context": arg_context,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra,

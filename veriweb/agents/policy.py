@@ -67,6 +67,10 @@ class PolicyConfig:
             element ``row``; it is represented by that row's state, not by tokens).
         goal_tokens: goal length in tokens.
         dropout: dropout in the transformer (0 for PPO).
+        group_context: add to each element the mean of the texts of the rows in its group (its
+            table row, list item, card, form or dialog: ``el_group``).
+        element_scorer: add to each type's pointer logits a score read off each element's own state
+            (an MLP per element, one output per type), beside the summary's query.
     """
 
     d_model: int = 64
@@ -80,6 +84,8 @@ class PolicyConfig:
     max_history: int = 8
     goal_tokens: int = 48
     dropout: float = 0.0
+    group_context: bool = True
+    element_scorer: bool = True
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -113,6 +119,39 @@ def discrete_for(env: Any, config: PolicyConfig) -> DiscreteActions:
 def _mean_pool(embedded: Tensor, ids: Tensor) -> Tensor:
     present = (ids > 0).unsqueeze(-1).to(embedded.dtype)
     return (embedded * present).sum(-2) / present.sum(-2).clamp(min=1.0)
+
+
+def _pack(parts: list[tuple[Tensor, Tensor]]) -> tuple[Tensor, Tensor, list[tuple[Tensor, Tensor]]]:
+    """Concatenate each sample's kept items of every part, with no padding between parts.
+
+    Args:
+        parts: (states (B, n, d), keep (B, n)) per part, in order.
+
+    Returns:
+        The packed sequence (B, L, d) (L: the longest sample), its keep mask (B, L), and per part
+        each item's position in the sequence and whether it is kept (for :func:`_unpack`). A batch
+        costs what its samples' real lengths cost, not the sum of every part's longest.
+    """
+    B, device = parts[0][0].shape[0], parts[0][0].device
+    counts = torch.stack([keep.sum(1) for _, keep in parts], 1)
+    starts = torch.cumsum(counts, 1) - counts
+    total = counts.sum(1)
+    L = max(int(total.max()), 1)
+    sequence = parts[0][0].new_zeros(B, L, parts[0][0].shape[-1])
+    places = []
+    for k, (states, keep) in enumerate(parts):
+        position = starts[:, k:k + 1] + torch.cumsum(keep.long(), 1) - 1
+        rows, items = keep.nonzero(as_tuple=True)
+        sequence = sequence.index_put((rows, position[rows, items]), states[rows, items])
+        places.append((position.clamp(0, L - 1), keep))
+    return sequence, torch.arange(L, device=device).unsqueeze(0) < total.unsqueeze(1), places
+
+
+def _unpack(hidden: Tensor, place: tuple[Tensor, Tensor]) -> Tensor:
+    """One part's states back from a packed sequence (zeros where an item was not kept)."""
+    position, keep = place
+    out = hidden.gather(1, position.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))
+    return out * keep.unsqueeze(-1).to(out.dtype)
 
 
 def _masked(logits: Tensor, mask: Tensor) -> Tensor:
@@ -163,6 +202,7 @@ class Policy(nn.Module):
         self.summary = nn.Parameter(torch.zeros(d))
         self.extra = nn.Linear(N_EXTRA, d)
         self.segment = nn.Embedding(4, d)
+        self.group_proj = nn.Linear(d, d) if config.group_context else None
         layer = nn.TransformerEncoderLayer(d, config.heads, config.ff, config.dropout, batch_first=True,
                                            norm_first=True)
         self.encoder = nn.TransformerEncoder(layer, config.layers, enable_nested_tensor=False)
@@ -171,6 +211,7 @@ class Policy(nn.Module):
         self.type_embed = nn.Embedding(T, d)
         self.el_query = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
         self.el_key = nn.Linear(d, d)
+        self.el_score = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, T)) if config.element_scorer else None
         self.arg_query = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
         self.arg_key = nn.Linear(d, d)
         self.value_head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
@@ -181,7 +222,8 @@ class Policy(nn.Module):
         """The summary (B, d), element (B, E, d) and argument (B, A, d) states.
 
         Only the summary, the goal, the element rows and the task strings go through the
-        transformer, each cut to the longest in the batch (padding costs nothing). Pointers,
+        transformer, packed per sample with no padding between them (:func:`_pack`), so a batch
+        costs about what its samples' real lengths cost. Pointers,
         earlier addresses and numbers need no context: their states are their embeddings. A
         page-string argument's state is its element row's.
         """
@@ -195,7 +237,8 @@ class Policy(nn.Module):
         R = max(int(batch["el_mask"].sum(1).max()), 1)
         names = batch["el_tokens"][:, :R].long()
         values = batch["el_value"][:, :R].long()
-        e = (_mean_pool(self.tokens(names), names) + self.value_proj(_mean_pool(self.tokens(values), values))
+        pooled = _mean_pool(self.tokens(names), names)
+        e = (pooled + self.value_proj(_mean_pool(self.tokens(values), values))
              + self.role(batch["el_role"][:, :R].long()) + self.flags(batch["el_flags"][:, :R].float())
              + self.depth(batch["el_depth"][:, :R].long().clamp(0, 63)) + self.row.weight[:R]
              + self.overlap(batch["el_overlap"][:, :R].float().unsqueeze(-1)) + self.segment.weight[2])
@@ -207,20 +250,23 @@ class Policy(nn.Module):
         t = (task_words + self.arg_index.weight[c.task_start:c.task_start + K] + self.segment.weight[3]
              + self.arg_match(batch["arg_match"][:, c.task_start:c.task_start + K].float())
              + self.context_proj(_mean_pool(self.tokens(context), context)))
+        if self.group_proj is not None:
+            group = batch["el_group"][:, :R].long()
+            same = ((group.unsqueeze(2) == group.unsqueeze(1)) & (group >= 0).unsqueeze(2)).to(pooled.dtype)
+            e = e + self.group_proj(same @ pooled / same.sum(-1, keepdim=True).clamp(min=1.0))
         match = batch["el_match"][:, :R].float()
         slot = (batch["el_slot"][:, :R].long() - c.task_start)
         weight = match[..., 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)
         slot_words = task_words.gather(1, slot.clamp(0, K - 1).unsqueeze(-1).expand(-1, -1, task_words.shape[-1]))
         e = e + self.el_match(match) + weight * self.slot_proj(slot_words)
         s = (self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]).unsqueeze(1)
-        sequence = torch.cat([s, g, e, t], dim=1)
-        keep = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=device), goal > 0,
-                          batch["el_mask"][:, :R].bool(), task_ids[:, :, 0] > 0], 1)
+        sequence, keep, places = _pack([(s, torch.ones(B, 1, dtype=torch.bool, device=device)), (g, goal > 0),
+                                        (e, batch["el_mask"][:, :R].bool()), (t, task_ids[:, :, 0] > 0)])
         hidden = self.norm(self.encoder(sequence, src_key_padding_mask=~keep))
         el_h = torch.zeros(B, E, hidden.shape[-1], dtype=hidden.dtype, device=device)
-        el_h[:, :R] = hidden[:, 1 + G: 1 + G + R]
+        el_h[:, :R] = _unpack(hidden, places[2])
         task_h = torch.zeros(B, P - c.task_start, hidden.shape[-1], dtype=hidden.dtype, device=device)
-        task_h[:, :K] = hidden[:, 1 + G + R:]
+        task_h[:, :K] = _unpack(hidden, places[3])
         rest = arg_ids[:, P + E:]
         static = self.static_arg(_mean_pool(self.tokens(rest), rest) + self.arg_index.weight[P + E:])
         pointers = self.arg_index.weight[:c.task_start].expand(B, -1, -1)
@@ -234,6 +280,8 @@ class Policy(nn.Module):
         query = self.el_query(summary.unsqueeze(1) + self.type_embed.weight.unsqueeze(0))
         logits = torch.einsum("btd,bed->bte", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
         logits = logits + torch.einsum("tm,bem->bte", self.el_bias.weight, batch["el_match"].float())
+        if self.el_score is not None:
+            logits = logits + self.el_score(elements).transpose(1, 2)
         return _masked(logits, batch["mask_element"])
 
     def type_logits(self, summary: Tensor, all_elements: Tensor, batch: dict[str, Tensor]) -> Tensor:

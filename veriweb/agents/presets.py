@@ -80,8 +80,10 @@ PRESETS: dict[str, Preset] = {
                     dagger_beta=1.0,  # on the certificate's track the oracle is free: the smoke run stays quick
                     ppo={"total_timesteps": 64, "num_envs": 2, "num_steps": 16, "num_minibatches": 2,
                          "update_epochs": 1, "value_warmup_updates": 1}),
-    "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=40, bc_batch=64,
-                   bc_lr=2e-3, val_fraction=0.0, bc_share=0.6, dagger_rounds=2, dagger_tasks=240, dagger_epochs=4,
+    # full: lr 5e-3 and batches of 32 fit faster than 2e-3 and 64 (24 sites, seed 100, two epochs: teacher-forced
+    # training accuracy 33% -> 38%, held-out 31% -> 34%; 256 steps, 20 epochs at lr 1e-3: 54%, at 5e-3: 91%)
+    "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=40, bc_batch=32,
+                   bc_lr=5e-3, val_fraction=0.0, bc_share=0.6, dagger_rounds=2, dagger_tasks=240, dagger_epochs=4,
                    time_budget=3300.0, ppo={"total_timesteps": 0}),
 }
 """Every preset by name."""
