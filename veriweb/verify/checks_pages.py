@@ -75,11 +75,45 @@ def source_columns(site: Site, name: str) -> set[str] | None:
     return view_columns(site, name)
 
 
-def base_column(site: Site, source: str, column: str) -> tuple[str, str] | None:
-    """The base ``(table, column)`` a table or view column shows unchanged."""
-    if site.database.table(source) is not None:
-        return source, column
-    return dataflow.view_base(site, source, column)
+def _passthrough(site: Site, name: str) -> dict[str, tuple[str, str]]:
+    """Every column a view passes through unchanged (``c.name AS city``): the table or view and
+    the column it comes from, one level down (read from the view's SQL once)."""
+    view = next((v for v in site.database.views if v.name == name), None)
+    body = view.sql.strip() if view is not None else ""
+    if not body.upper().startswith("SELECT"):
+        return {}
+    cut = dataflow._top_keyword(body[6:], "FROM")
+    if cut < 0:
+        return {}
+    aliases: dict[str, str] = {}
+    for match in dataflow._TABLE_NAMES.finditer(body[6 + cut:]):
+        table, alias = match.group(1), match.group(2)
+        if alias and alias.lower() not in dataflow._SQL_WORDS:
+            aliases[alias] = table
+        aliases.setdefault(table, table)
+    out: dict[str, tuple[str, str]] = {}
+    for item in dataflow.split_top(body[6:6 + cut]):
+        found = re.fullmatch(r"(\w+)\.(\w+)(?:\s+AS\s+(\w+))?", item.strip(), re.I)
+        if found and found.group(1) in aliases:
+            out.setdefault(found.group(3) or found.group(2), (aliases[found.group(1)], found.group(2)))
+    return out
+
+
+def base_column(site: Site, source: str, column: str,
+                cache: dict[Any, Any] | None = None) -> tuple[str, str] | None:
+    """The base ``(table, column)`` a table or view column shows unchanged, through nested views
+    (``cache``: views already read on this site, since reading a view's SQL is the slow part)."""
+    cache = {} if cache is None else cache
+    for _ in range(9):
+        if site.database.table(source) is not None:
+            return source, column
+        if source not in cache:
+            cache[source] = _passthrough(site, source)
+        step = cache[source].get(column)
+        if step is None:
+            return None
+        source, column = step
+    return None
 
 
 def money_columns(site: Site, source: str) -> set[str]:
@@ -138,6 +172,7 @@ def check_references(site: Site) -> list[C.Issue]:
     users = None
     if site.auth is not None:
         users = source_columns(site, site.auth.table)
+    known_columns: dict[str, set[str] | None] = {}
     issues = []
     for element, path, page_id, bound in bound_elements(site):
         for attr, namespace, name, shown in _refs_of(element):
@@ -147,7 +182,9 @@ def check_references(site: Site) -> list[C.Issue]:
                 if bound is None:
                     problem = f"{shown} is read outside any list, table or record, so there is no row to read"
                 else:
-                    known = source_columns(site, bound)
+                    if bound not in known_columns:
+                        known_columns[bound] = source_columns(site, bound)
+                    known = known_columns[bound]
                     if known is not None and name not in known:
                         problem = f"{shown} reads column {name!r}, which {bound!r} does not have"
             elif namespace == "param" and page_id is not None and name not in routes[page_id]:
@@ -203,8 +240,8 @@ def _label(text: str) -> str:
     return re.sub(r"[^a-z ]", "", head.casefold()).strip()
 
 
-def _shown(site: Site, elements: list[Any], path: str, source: str,
-           header: str = "") -> Iterator[tuple[str, str, str, str]]:
+def _shown(site: Site, elements: list[Any], path: str, source: str, header: str = "",
+           cache: dict[Any, Any] | None = None) -> Iterator[tuple[str, str, str, str]]:
     """``(label, base column, path, text)`` for each ``{row.X}`` shown directly (not in a nested list)."""
     stack = [(e, f"{path}[{n}]") for n, e in enumerate(elements)]
     while stack:
@@ -218,7 +255,7 @@ def _shown(site: Site, elements: list[Any], path: str, source: str,
             for match in _TEMPLATE.finditer(text):
                 if match.group(1) != "row":
                     continue
-                base = base_column(site, source, match.group(2))
+                base = base_column(site, source, match.group(2), cache)
                 if base is not None:
                     yield _label(text) or header, f"{base[0]}.{base[1]}", f"{here}.{attr}", text
         for attr in ("elements", "items"):
@@ -465,10 +502,12 @@ def check_link_entities(site: Site) -> list[C.Issue]:
 def _shown_columns(site: Site) -> set[tuple[str, str]]:
     """Every base ``(table, column)`` some page shows, sorts, filters or chooses by."""
     shown: set[tuple[str, str]] = set()
+    views: dict[Any, Any] = {}
+    views_read: set[str] = set()
 
     def add(source: str, column: str) -> None:
         shown.add((source, column))
-        base = base_column(site, source, column)
+        base = base_column(site, source, column, views)
         if base is not None:
             shown.add(base)
 
@@ -483,7 +522,8 @@ def _shown_columns(site: Site) -> set[tuple[str, str]]:
         if select and select != "*":
             add(query.table, select)
         view = next((v for v in site.database.views if v.name == query.table), None)
-        if view is not None:
+        if view is not None and view.name not in views_read:
+            views_read.add(view.name)
             words = set(re.findall(r"\b\w+\b", view.sql))
             for name in dataflow.view_tables(site, view.name):
                 table = site.database.table(name)
