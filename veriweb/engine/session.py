@@ -100,6 +100,8 @@ class Session:
         use_cache = caching.ENABLED if cache is None else cache
         self.cache: SiteCache = site_cache(site, cache_size) if use_cache else NoCache(0)
         self._page: PageModel | None = None
+        self._page_key: tuple[Any, ...] | None = None
+        self._routes: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.reset()
 
     # ------------------------------------------------------------------ clock and state
@@ -118,7 +120,7 @@ class Session:
     def close(self) -> None:
         """Free the session's database (it cannot be used afterwards; the site's cache stays for its other sessions)."""
         self.cache = NoCache(0)
-        self._page = None
+        self._page = self._page_key = None
         self.db.conn.close()
 
     def reset(self, url: str = "/", *, user: str | None = None) -> PageModel:
@@ -204,11 +206,13 @@ class Session:
 
     def page(self) -> PageModel:
         """The current page (rendered once per distinct state, then cached)."""
-        cache = self.cache
         key = self.ui.key(self.version)
+        cache = self.cache
+        if key == self._page_key and cache.enabled:  # asked again in the same state (a step asks often)
+            return self._page  # type: ignore[return-value]
         cached = cache.page(key)
         if cached is not None:
-            self._page = cached
+            self._page, self._page_key = cached, key
             return cached
         if self.ui.fields or self.ui.focus is not None:
             base_key = self.ui.key(self.version, base=True)
@@ -218,15 +222,22 @@ class Session:
             model = overlay(base, self.ui.fields, self.ui.focus)
         else:
             model = self._build(fields={}, focus=None)
-        self._page = cache.put_page(key, model)
+        self._page, self._page_key = cache.put_page(key, model), key
         return model
 
     def _resolve(self, url: Url) -> tuple[Any, dict[str, Any]]:
-        for route in self.routes:
-            params = route.match(url.path)
-            if params is not None:
-                return self.pages[route.page_id], params
-        return None, {}
+        found = self._routes.get(url.path)
+        if found is None:
+            found = (None, {})
+            for route in self.routes:
+                params = route.match(url.path)
+                if params is not None:
+                    found = (self.pages[route.page_id], params)
+                    break
+            if len(self._routes) >= 4_096:
+                self._routes.clear()
+            self._routes[url.path] = found
+        return found[0], dict(found[1])  # the caller's own parameters
 
     def _build(self, *, fields: dict[str, Any], focus: str | None,
                builder_type: type[PageBuilder] = PageBuilder) -> PageModel:
