@@ -92,6 +92,12 @@ _CHECKABLE = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS["checkbox"], ROLE_IDS["
 _TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in TEXT_ROLES])
 
 
+def _triple(action: Any) -> tuple[int, int, int]:
+    """A discrete action's type, row and argument as Python ints."""
+    kind, row, arg = (int(x) for x in np.asarray(action).reshape(-1)[:3].tolist())
+    return kind, row, arg
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -131,6 +137,10 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         self.number_start = self.note_start + (max_notes + 2 if max_notes else 0)
         self.n_args = self.number_start + max_number + 1
         T, N = len(ACTION_TYPES), self.n_args
+        self._layout = ("action_mask", E, self.page_start, self.history_start, self.note_start, self.number_start,
+                        N, max_notes)
+        """Names this wrapper's argument layout in the masks memoised on a page's view (which other
+        wrappers of the same site's pages share)."""
         self.action_space = spaces.MultiDiscrete([T, E, N])
         self.observation_space = spaces.Dict({
             **base.observation_space.spaces,
@@ -144,6 +154,9 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         self._task_for: Any = None
         self._task_strings: list[str] = []
         self._notes: list[str] = []
+        self._templates: dict[tuple[int, int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._total_for: tuple[tuple[str, ...], str] = ((), "")
+        self._notes_rows: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros((max_notes, NOTE_TOKENS), np.int32))
 
     # ------------------------------------------------------------------ arguments
 
@@ -212,23 +225,54 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         back = int(episode is not None and episode.session.ui.position > 0)
         history = len(self.history()) if back else 0
         noted = len(self._notes)
-        total = bool(noted and notes_total(self._notes))
-        key = ("action_mask", self.n_args, self.page_start, base.config, len(self.task_strings()), history, back,
-               noted, total)
+        total = bool(noted and self._notes_total())
+        key = (self._layout, len(self.task_strings()), history, back, noted, total)
         cached = memo.get(key)
         if cached is not None:
             return cached
-        element = self._element_mask()
+        element, targets = self._element_mask(), self._targets()
+        template, takes = self._argument_template(len(self._task_strings), history, noted, total)
+        argument = template.copy()
+        rows = self._page_rows()
+        argument[FILL, self.page_start:self.history_start] = argument[SELECT, self.page_start:self.history_start] = rows
+        takes = takes.copy()
+        if targets[-1]:  # some row has a text to type or select
+            takes[FILL] = takes[SELECT] = True
+        linked = bool(targets[GOTO])  # some row is a link to visit
+        if linked:
+            tasks = slice(self.task_start, self.task_start + len(self._task_strings))
+            argument[GOTO, ELEMENT] = 1
+            argument[GOTO, tasks] = 1  # a link's address, edited to a task string
+            argument[GOTO, self.note_start:self.note_start + noted] = 1  # ... or to a note
+            takes[GOTO] = True
+        targets = targets[:-1].copy()
+        if history and not linked:
+            element = element.copy()
+            element[GOTO, 0] = 1
+            targets[GOTO] = True
+        types = (targets & takes).astype(np.int8)
+        types[GO_BACK] = back
+        masks = {"type": _frozen(types), "element": _frozen(element), "argument": _frozen(argument)}
+        memo[key] = masks
+        return masks
+
+    def _argument_template(self, tasks_count: int, history: int, noted: int,
+                           total: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The argument mask's rows that do not depend on the page, and per type whether it allows an
+        argument (memoised, read-only): all of it but the page strings of ``fill`` and ``select`` and
+        the link arguments of ``goto``."""
+        key = (tasks_count, history, noted, total)
+        cached = self._templates.get(key)
+        if cached is not None:
+            return cached
         T, N = len(ACTION_TYPES), self.n_args
         argument = np.zeros((T, N), np.int8)
         for kind in (NOOP, CLICK, CHECK, ENTER, GO_BACK, INFEASIBLE):
             argument[kind, ELEMENT] = 1
-        tasks = slice(self.task_start, self.task_start + len(self._task_strings))
-        rows = self._page_rows()
+        tasks = slice(self.task_start, self.task_start + tasks_count)
         numbers = slice(self.number_start, self.n_args)
         for kind in (FILL, SELECT):
             argument[kind, tasks] = 1
-            argument[kind, self.page_start:self.history_start] = rows
             argument[kind, numbers] = 1
         argument[SEND, :POINTERS] = 1
         argument[SEND, tasks] = 1
@@ -240,18 +284,28 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
                 argument[kind, self.notes_total_arg] = int(total)
         if self.max_notes:
             argument[NOTE, :POINTERS] = 1
-        argument[GOTO, ELEMENT] = int(element[GOTO].any())
-        argument[GOTO, tasks] = int(element[GOTO].any())  # a link's address, edited to a task string
-        argument[GOTO, self.note_start:self.note_start + noted] = int(element[GOTO].any())  # ... or to a note
         argument[GOTO, self.history_start:self.history_start + history] = 1
-        if history and not element[GOTO].any():
-            element = element.copy()
-            element[GOTO, 0] = 1
-        types = (element.any(axis=1) & argument.any(axis=1)).astype(np.int8)
-        types[GO_BACK] = back
-        masks = {"type": _frozen(types), "element": _frozen(element), "argument": _frozen(argument)}
-        memo[key] = masks
-        return masks
+        if len(self._templates) > 4_096:
+            self._templates.clear()
+        self._templates[key] = cached = (_frozen(argument), _frozen(argument.any(axis=1)))
+        return cached
+
+    def _targets(self) -> np.ndarray:
+        """Per type, whether the element mask allows some row; then whether some row has a page string
+        (memoised on the page's view, read-only)."""
+        view = self.base.view
+        key = ("element_targets", self.n_elements)
+        cached = view.memo.get(key)
+        if cached is None:
+            cached = view.memo[key] = _frozen(np.append(self._element_mask().any(axis=1), view.has_text.any()))
+        return cached
+
+    def _notes_total(self) -> str:
+        """:func:`notes_total` of the notes kept (memoised until they change)."""
+        notes = tuple(self._notes)
+        if self._total_for[0] != notes:
+            self._total_for = (notes, notes_total(self._notes))
+        return self._total_for[1]
 
     def _element_mask(self) -> np.ndarray:
         """Which rows each type may target: a function of the page's rows, memoised on its view."""
@@ -279,17 +333,20 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     def _with_mask(self, obs: dict[str, Any]) -> dict[str, Any]:
         obs["action_mask"] = {name: mask.copy() for name, mask in self.masks().items()}  # the caller's own
-        notes = np.zeros((self.max_notes, NOTE_TOKENS), np.int32)
-        for index, note in enumerate(reversed(self._notes)):
-            notes[index] = np.frombuffer(encode_row(note, NOTE_TOKENS), np.int32)
-        obs["notes"] = notes
+        kept, notes = self._notes_rows
+        if kept != tuple(self._notes):  # the notes' token rows change only when a note is taken or a reset
+            notes = np.zeros((self.max_notes, NOTE_TOKENS), np.int32)
+            for index, note in enumerate(reversed(self._notes)):
+                notes[index] = np.frombuffer(encode_row(note, NOTE_TOKENS), np.int32)
+            self._notes_rows = (tuple(self._notes), notes)
+        obs["notes"] = notes.copy()
         return obs
 
     # ------------------------------------------------------------------ stepping
 
     def decode(self, action: Any) -> str:
         """The action string of a discrete action (invalid choices become actions that fail visibly)."""
-        kind, row, arg = (int(x) for x in np.asarray(action).reshape(-1)[:3])
+        kind, row, arg = _triple(action)
         name = ACTION_TYPES[kind] if 0 <= kind < len(ACTION_TYPES) else "noop"
         bids = self.base.element_bids
         bid = bids[row] if 0 <= row < len(bids) else "-1"
@@ -320,7 +377,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     def note_text(self, action: Any) -> str:
         """The text a ``note`` action would remember in the current state (``""`` for nothing)."""
-        kind, row, arg = (int(x) for x in np.asarray(action).reshape(-1)[:3])
+        kind, row, arg = _triple(action)
         bids = self.base.element_bids
         if kind != NOTE or not 0 <= arg < POINTERS or not 0 <= row < len(bids):
             return ""
@@ -348,12 +405,13 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Take a discrete action; a ``note`` remembers its text (``info["note"]``) and steps ``noop()``."""
         text = self.decode(action)
-        note = self.note_text(action) if self.max_notes else ""
+        is_note = _triple(action)[0] == NOTE
+        note = self.note_text(action) if self.max_notes and is_note else ""  # (only a note has a text)
         if note:
             self._notes = [*self._notes, note][-self.max_notes:]
         obs, reward, terminated, truncated, info = self.env.step(text)
         info["action_text"] = text
-        if int(np.asarray(action).reshape(-1)[0]) == NOTE:
+        if is_note:
             info["note"] = note
         return self._with_mask(obs), reward, terminated, truncated, info
 
