@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import re
+import struct
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -45,4 +47,12 @@ def encode(text: str, length: int) -> np.ndarray:
 def encode_row(text: str, length: int) -> bytes:
     """``encode(text, length)`` as raw int32 bytes, memoised: a page's texts repeat from state to state,
     and rows of bytes join into a table with one copy."""
-    return encode(text, length).tobytes()
+    ids = [piece_id(p) for p in pieces(text)[:length]]
+    return _packer(length)(*ids, *(PAD,) * (length - len(ids)))
+
+
+@functools.lru_cache(maxsize=None)
+def _packer(length: int) -> Any:
+    """Packs ``length`` ids as native int32 bytes (the bytes of ``np.int32`` arrays), without numpy."""
+    assert np.dtype(np.int32).itemsize == struct.calcsize("i") == 4
+    return struct.Struct(f"={length}i").pack
