@@ -334,6 +334,24 @@ def budget_well_above_price(data: Data) -> str:
     return _budget(data, 10_000)
 
 
+def _search_count(data: Data, term: str) -> str:
+    count, where = task(data, "count_reviews")
+    count["slots"]["term"] = term
+    count["answer"] = {"type": "number", "value": {"query": {"table": "products", "select": "*", "agg": "count",
+                                                             "where": [{"column": "name", "op": "contains",
+                                                                        "value": {"ref": "slot.term"}}]}}}
+    return f"{where}.slots.term"
+
+
+def search_for_nothing(data: Data) -> str:
+    return _search_count(data, "Zzyzx")
+
+
+def search_for_part_of_a_name(data: Data) -> str:
+    products, _ = table(data, "products")
+    return _search_count(data, products["rows"][0]["name"].split()[-1].lower())
+
+
 def _best_rated(data: Data, tie_break: bool) -> str:
     best, where = task(data, "best_rated")
     query = best["answer"]["value"]["query"]
@@ -380,6 +398,7 @@ CASES: list[tuple[str, str, Edit, Edit]] = [
     ("C009", "travel", date_guard_long_ago, date_guard_from_today),
     ("C010", "forum", post_from_the_future, post_from_today),
     ("C011", "shop", budget_below_price, budget_well_above_price),
+    ("M005", "shop", search_for_nothing, search_for_part_of_a_name),
 ]
 
 

@@ -534,13 +534,40 @@ def check_entities(site: Site) -> list[Issue]:
         if task.kind == "infeasible":
             continue
         tables = _slot_tables(task)
+        partial = _partial_slots(task)
         for name, value in task.slots.items():
             if not isinstance(value, str) or not value.strip() or not (tables.get(name, set()) - written):
+                continue
+            if name in partial:  # a search term: it must occur in some value, not be one
+                if not any(value.casefold() in text for text in corpus):
+                    issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
+                                        f"task {task.id!r} searches for {value!r}, which occurs nowhere in the "
+                                        f"site's data"))
                 continue
             if value.casefold() not in corpus:
                 issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
                                     f"task {task.id!r} looks up {value!r}, which appears nowhere in the site's data"))
     return issues
+
+
+def _partial_slots(task: Any) -> set[str]:
+    """Slots every query condition reading them matches as part of a value (``contains``,
+    ``startswith``): search terms, not names."""
+    ops: dict[str, set[str]] = defaultdict(set)
+
+    def scan(node: Any) -> None:
+        if isinstance(node, dict):
+            value = node.get("value")
+            if "column" in node and isinstance(value, dict) and str(value.get("ref", "")).startswith("slot."):
+                ops[value["ref"][5:]].add(node.get("op", "="))
+            for item in node.values():
+                scan(item)
+        elif isinstance(node, list):
+            for item in node:
+                scan(item)
+
+    scan(task.model_dump(mode="json"))
+    return {name for name, found in ops.items() if found and found <= {"contains", "startswith"}}
 
 
 def _slot_tables(task: Any) -> dict[str, set[str]]:
