@@ -20,6 +20,7 @@ never from its certificate.
 - :func:`rival_names`: the other values of the columns the task's named entities live in (the
   other projects' paths, when the task names one): a page whose heading names one of them is
   about another entity of the same kind.
+- :func:`effect_allowed`: whether a marker's write could fall inside the footprint.
 - :func:`frozen_columns`: for each table the footprint restricts to some columns, the columns
   it may not change (a form that writes a product's price and stock, for a task that may only
   change the stock, must leave the price as it is).
@@ -218,6 +219,37 @@ def rival_names(site: Site, session: Session, entities: list[str], *, keep: int 
     return frozenset(out - set(wanted))
 
 
+_SET = re.compile(r"\bSET\b(.*?)(?:\bWHERE\b|$)", re.IGNORECASE | re.DOTALL)
+_ASSIGNED = re.compile(r"[\"`]?(\w+)[\"`]?\s*=")
+
+
+def effect_allowed(effect: Any, footprint: list[Any]) -> bool:
+    """Could this write fall inside the footprint: an entry of its table allows its operation and,
+    for an update, one of the columns it sets (as far as its SQL's ``SET`` clause tells: a form may
+    write back the values it did not change)?"""
+    for entry in footprint:
+        if entry.table != effect.table or effect.op not in entry.ops:
+            continue
+        if effect.op != "update" or entry.columns is None:
+            return True
+        clause = _SET.search(effect.sql)
+        if clause is None:
+            return True
+        depth, parts, start = 0, [], 0
+        text = clause.group(1)
+        for index, char in enumerate(text):  # split on top-level commas only
+            depth += char == "("
+            depth -= char == ")"
+            if char == "," and depth == 0:
+                parts.append(text[start:index])
+                start = index + 1
+        parts.append(text[start:])
+        columns = {m.group(1) for part in parts if (m := _ASSIGNED.match(part.strip()))}
+        if not columns or columns & set(entry.columns):
+            return True
+    return False
+
+
 def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     """For each table every footprint entry of which names its columns, the other columns (folded)."""
     allowed: dict[str, set[str] | None] = {}
@@ -234,5 +266,5 @@ def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     return out
 
 
-__all__ = ["MAX_TARGETS", "frozen_columns", "goal_computed", "goal_values", "rival_names", "subgoal_slots",
+__all__ = ["MAX_TARGETS", "effect_allowed", "frozen_columns", "goal_computed", "goal_values", "rival_names", "subgoal_slots",
            "target_names"]
