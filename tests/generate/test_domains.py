@@ -102,3 +102,39 @@ def test_sites_have_realistic_sizes(domain: str) -> None:
     for seed in range(3):
         rows = sum(len(t.rows) for t in site_for(domain, seed).database.tables)
         assert rows >= 200, (domain, seed, rows)
+
+
+VARIANTS = {
+    "shop": {"retrieve_count": {"count_orders", "count_order_lines", "count_cart", "count_reviews", "count_search",
+                                "count_category"},
+             "retrieve_extreme": {"best_rated", "cheapest_match", "priciest"}, "login_write": {"login_add", "remove_item"}},
+    "code": {"retrieve_count_profile": {"my_open_issues", "my_issues_in_project", "my_merge_requests_in_project"},
+             "retrieve_list": {"labels_of", "open_mrs_of", "members_with_role", "active_milestones"},
+             "retrieve_lookup": {"assignee_of", "mr_author", "mr_reviewer", "milestone_of"},
+             "login_write": {"star_project", "unstar_project", "close_issue_login"}},
+    "forum": {"retrieve_list": {"own_titles", "user_titles"}, "retrieve_sum": {"own_score", "user_score", "members_together"}},
+    "mail": {"irreversible_write": {"empty_trash", "purge_trashed", "delete_for_good"},
+             "settings_form": {"signature", "auto_reply", "display_name", "name_and_signature"},
+             "retrieve_list": {"starred_subjects", "all_starred", "subjects_from"},
+             "retrieve_contact": {"contact_address", "contact_phone", "contact_company"},
+             "folder_multi_step": {"new_folder", "two_folders"}},
+    "travel": {"retrieve_sum": {"stays_total", "flights_total"}, "login_write": {"cancel_stay", "cancel_flight_login"},
+               "infeasible_missing": {"missing_city", "missing_hotel_city", "missing_hotel"}},
+}
+"""Task families that come in several variants (different goals, not only different routes)."""
+
+
+@pytest.mark.parametrize("domain", [d for d in DOMAINS if d in VARIANTS])
+def test_families_come_in_variants(domain: str) -> None:
+    """Over 20 seeds, a family with variants shows at least two of them (most show all), and
+    every family's certificates take several shapes (sequences of action types)."""
+    tasks = [t for seed in SEEDS for t in site_for(domain, seed).tasks]
+    for family, ids in VARIANTS[domain].items():
+        seen = {t.id for t in tasks if t.family == family}
+        assert seen <= ids and len(seen) >= min(len(ids), 2), (family, seen)
+    shapes: dict[str, set[tuple[str, ...]]] = {}
+    counts = Counter(t.family for t in tasks)
+    for task in tasks:
+        shapes.setdefault(task.family, set()).add(tuple(a.split("(")[0] for a in task.certificate))
+    thin = {f: len(shapes[f]) for f in counts if counts[f] >= 8 and len(shapes[f]) < 3}
+    assert not thin, thin

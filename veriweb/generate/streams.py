@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-GENERATOR_VERSION = "veriweb-gen/4"
+GENERATOR_VERSION = "veriweb-gen/5"
 """Part of every generated site's content (and so of its id): a corpus says which code made it."""
 
 STAGES = ("structure", "content", "tasks")

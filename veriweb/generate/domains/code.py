@@ -1135,7 +1135,35 @@ def _count_labelled(ctx: _Ctx) -> TaskDraft | None:
 def _lookup(ctx: _Ctx) -> TaskDraft | None:
     """Retrieve, text or date: an issue's assignee, a merge date, or a milestone's due date."""
     d, w = ctx.data, ctx.w
-    choice = ctx.rng.choice(["assignee", "merged", "due"] if ctx.ui.milestones_page else ["assignee", "merged"])
+    choice = ctx.rng.choice(["assignee", "author", "reviewer", "milestone_of", "merged", "merged"]
+                            + (["due", "due"] if ctx.ui.milestones_page else []))
+    if choice in ("author", "reviewer"):
+        mr = ctx.rng.choice(d.mrs)
+        plan = ctx.search(mr["title"], at_home=True, mrs=True)
+        if plan is None:
+            return None
+        person = d.user[mr["author_id" if choice == "author" else "reviewer_id"]]["name"]
+        phrasings = ([f"Who opened the {w['mr']} \"{{title}}\"?", f"Who is the author of \"{{title}}\"?"]
+                     if choice == "author" else
+                     [f"Who is the reviewer of the {w['mr']} \"{{title}}\"?", f"Tell me who reviews \"{{title}}\"."])
+        return _task(ctx, f"mr_{choice}", "retrieve_lookup", "retrieve", phrasings, {"title": mr["title"]},
+                     plan + [("send", person)],
+                     progress=[_seen("the merge request", kit.on_page(
+                         "merge_request", id=kit.scalar("merge_requests", "id", cond("title", ref("slot.title")))))],
+                     answer={"type": "text", "value": kit.scalar("mr_view", choice, cond("title", ref("slot.title"))),
+                             "candidates": kit.scalar("users", "name")["query"]})
+    if choice == "milestone_of":
+        issue = ctx.rng.choice([i for i in d.issues if i["milestone_id"] is not None])
+        plan = ctx.search(issue["title"], at_home=True)
+        if plan is None:
+            return None
+        title = next(m["title"] for m in d.milestones if m["id"] == issue["milestone_id"])
+        return _task(ctx, "milestone_of", "retrieve_lookup", "retrieve",
+                     [f"Which milestone is the {w['issue']} \"{{title}}\" planned for?",
+                      f"Tell me the milestone of \"{{title}}\"."], {"title": issue["title"]}, plan + [("send", title)],
+                     progress=[_seen("the issue", kit.on_page("issue", id=ctx.issue_q()))],
+                     answer={"type": "text", "value": kit.scalar("issue_view", "milestone", cond("title", ref("slot.title"))),
+                             "candidates": kit.scalar("milestones", "title")["query"]})
     if choice == "assignee":
         issue = ctx.rng.choice([i for i in d.issues if i["assignee_id"] is not None])
         plan = ctx.search(issue["title"], at_home=True)
@@ -1201,8 +1229,58 @@ def _largest_mr(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _labels_of(ctx: _Ctx) -> TaskDraft | None:
-    """Retrieve, list: the labels of an issue."""
+    """Retrieve, list: the labels of an issue, the open merge requests of a project, the members
+    of a project with a role (on sites with member pages), or a project's active milestones."""
     d, w = ctx.data, ctx.w
+    ways = ["labels", "labels", "open_mrs"] + (["members"] if ctx.ui.members_page else []) + (
+        ["milestones"] if ctx.ui.milestones_page else [])
+    way = ctx.rng.choice(ways)
+    if way == "open_mrs":
+        for _ in range(20):
+            project = ctx.rng.choice(d.projects)
+            found = [r for r in d.mrs_of(project) if r["state"] == "open"]
+            if not 2 <= len(found) <= min(4, ctx.ui.page_size):
+                continue
+            return _task(ctx, "open_mrs_of", "retrieve_list", "retrieve",
+                         [f"List the open {w['mr']}s of {{project}}.",
+                          f"Which {w['mr']}s are still open in {{project}}? Give me their titles."],
+                         {"project": project["path"]},
+                         ctx.to_mrs(project) + ctx.filter("open") + [("send", "; ".join(r["title"] for r in found))],
+                         progress=[_seen("the project's merge requests", kit.on_page("merge_requests", id=ctx.project_q()))],
+                         answer={"type": "list", "list_query": kit.scalar(
+                             "merge_requests", "title", cond("project_id", ctx.project_q()), cond("state", "open"))["query"]})
+        return None
+    if way == "members":
+        for _ in range(20):
+            project = ctx.rng.choice(d.projects)
+            role = ctx.rng.choice(["Developer", "Reporter"])
+            people = d.members_of(project, (role,))
+            if len(people) < 2:
+                continue
+            return _task(ctx, "members_with_role", "retrieve_list", "retrieve",
+                         [f"Who are the {role.lower()}s of {{project}}?", f"List the people with the role {role} in {{project}}."],
+                         {"project": project["path"]},
+                         ctx.to_project(project) + [("click", "link", w["members"]),
+                                                    ("send", ", ".join(u["name"] for u in people))],
+                         progress=[_seen("the project's members", kit.on_page("members", id=ctx.project_q()))],
+                         answer={"type": "list", "list_query": kit.scalar(
+                             "member_view", "name", cond("project_id", ctx.project_q()), cond("role", role))["query"]})
+        return None
+    if way == "milestones":
+        for _ in range(20):
+            project = ctx.rng.choice(d.projects)
+            active = [m for m in d.milestones if m["project_id"] == project["id"] and m["state"] == "active"]
+            if len(active) < 2:
+                continue
+            return _task(ctx, "active_milestones", "retrieve_list", "retrieve",
+                         ["Which milestones of {project} are still active?", "List the active milestones of {project}."],
+                         {"project": project["path"]},
+                         ctx.to_project(project) + [("click", "link", w["milestones"]),
+                                                    ("send", ", ".join(m["title"] for m in active))],
+                         progress=[_seen("the project's milestones", kit.on_page("milestones", id=ctx.project_q()))],
+                         answer={"type": "list", "list_query": kit.scalar(
+                             "milestones", "title", cond("project_id", ctx.project_q()), cond("state", "active"))["query"]})
+        return None
     issue = ctx.rng.choice([i for i in d.issues if len(d.ilabels[i["id"]]) >= 2])
     plan = ctx.search(issue["title"], at_home=True)
     if plan is None:
@@ -1238,9 +1316,53 @@ def _bounty_total(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _dashboard_count(ctx: _Ctx) -> TaskDraft | None:
-    """Retrieve, number, logged in from the profile: how many open issues are assigned to me."""
-    if not ctx.ui.dashboard:
-        return None
+    """Retrieve, number, about the user doing the task (logged in from the profile or the
+    instruction): how many open issues are assigned to me (on the dashboard, or in a project's
+    list filtered by assignee), or how many merge requests I opened in a project (filtered by
+    author, and by state or not)."""
+    ways = ["project_issues", "project_mrs"] + (["dashboard"] * 2 if ctx.ui.dashboard else [])
+    way = ctx.rng.choice(ways)
+    if way == "dashboard":
+        return _dashboard_open(ctx)
+    d, w = ctx.data, ctx.w
+    for _ in range(30):
+        project = ctx.rng.choice(d.projects)
+        user = ctx.rng.choice(d.members_of(project))
+        if way == "project_issues":
+            state: str | None = "open"
+            found = [i for i in d.issues_of(project) if i["state"] == "open" and i["assignee_id"] == user["id"]]
+            table, who_col, selects = "issues", "assignee_id", {"assignee": user["name"]}
+            to_list = ctx.to_issues(project)
+            phrasings = [f"How many open {w['issue']}s in {{project}} are assigned to you ({{me}})?",
+                         f"You are {{me}}. Count the open {w['issue']}s of {{project}} that are assigned to you.",
+                         f"I am {{me}}: how many open {w['issue']}s do I have to deal with in {{project}}?"]
+            seen = _seen("the project's issue list", kit.on_page("issues", id=ctx.project_q()))
+        else:
+            state = ctx.rng.choice([None, "open", "merged"])
+            found = [r for r in d.mrs_of(project) if r["author_id"] == user["id"] and state in (None, r["state"])]
+            table, who_col, selects = "merge_requests", "author_id", {"author": user["name"]}
+            to_list = ctx.to_mrs(project)
+            which = f"{{state}} {w['mr']}s" if state else f"{w['mr']}s"
+            phrasings = [f"How many {which} have you ({{me}}) opened in {{project}}?",
+                         f"You are {{me}}. Count the {which} you opened in {{project}}.",
+                         f"I am {{me}}: how many {which} of mine does {{project}} have?"]
+            seen = _seen("the project's merge requests", kit.on_page("merge_requests", id=ctx.project_q()))
+        if not 1 <= len(found) <= 2 * ctx.ui.page_size:
+            continue
+        slots: Row = {"project": project["path"], "me": user["name"]} | ({"state": state} if state else {})
+        plan = to_list + ctx.filter(state, **selects) + all_pages(len(found), ctx.ui.page_size)
+        phrasings, slots, plan, who = _as_user(ctx, user, phrasings, slots, plan + [("send", str(len(found)))],
+                                               chance=0.4)
+        where = [cond("project_id", ctx.project_q()), cond(who_col, ref("user.id"))]
+        if state:
+            where.append(cond("state", ref("slot.state")))
+        return _task(ctx, f"my_{table}_in_project", "retrieve_count_profile", "retrieve", phrasings, slots, plan,
+                     **who, progress=[seen], answer={"type": "number", "value": kit.scalar(table, "*", *where, agg="count")})
+    return None
+
+
+def _dashboard_open(ctx: _Ctx) -> TaskDraft | None:
+    """Retrieve, number, on the dashboard: how many open issues are assigned to me."""
     d, w = ctx.data, ctx.w
     counts = {u["id"]: 0 for u in d.users}
     for issue in d.issues:
@@ -1535,15 +1657,58 @@ def _delete_comment(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _star(ctx: _Ctx) -> TaskDraft | None:
-    """Login-gated write with the credentials in the instruction: star a project."""
-    d = ctx.data
+    """Login-gated write with the credentials in the instruction: star a project (reached through
+    the project list or through one of its issues), unstar one, or close an issue."""
+    d, w = ctx.data, ctx.w
     starred = {(s["user_id"], s["project_id"]) for s in d.stars}
     project = ctx.rng.choice(d.projects)
+    way = ctx.rng.choice(["star", "star_via_issue", "unstar", "close"])
+    prefix = ctx.rng.choice(["Log in as {username} (password: {password}) and ", "Sign in with {username} / {password}, then ",
+                             "Use the account {username} (password {password}) to "])
+    if way == "unstar":
+        fans = [s for s in d.stars if s["project_id"] == project["id"]]
+        if not fans:
+            way = "star"
+        else:
+            user = d.user[ctx.rng.choice(fans)["user_id"]]
+            plan = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
+            plan += ctx.to_project(project) + [("click", "button", w["unstar"])]
+            mine = [cond("user_id", ref("user.id")), cond("project_id", ctx.project_q())]
+            gone = kit.exists("stars", *mine, negate=True)
+            return _task(ctx, "unstar_project", "login_write", "mutate",
+                         [prefix + "unstar the project {project}.", prefix + "remove {project} from your starred projects."],
+                         {"username": user["username"], "password": user["password"], "project": project["path"]}, plan,
+                         user=user["username"], credentials="instruction", goal=[gone],
+                         progress=[{"description": "the project is no longer starred", "predicate": gone}],
+                         footprint=[{"table": "stars", "where": mine, "ops": ["delete"]}])
+    if way == "close":
+        issue = ctx.rng.choice([i for i in d.issues if i["state"] == "open"])
+        owner = next(p for p in d.projects if p["id"] == issue["project_id"])
+        member = ctx.member(owner)
+        found = ctx.search(issue["title"], at_home=True)
+        if member is None or found is None:
+            return None
+        plan = login_plan(ctx.labels, member["username"], member["password"], via_link=ctx.rng.random() < 0.5)
+        plan += found + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close)
+        closed = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "closed"))
+        return _task(ctx, "close_issue_login", "login_write", "mutate",
+                     [prefix + f"close the {w['issue']} \"{{title}}\".",
+                      prefix + f"mark the {w['issue']} \"{{title}}\" as closed."],
+                     {"username": member["username"], "password": member["password"], "title": issue["title"]}, plan,
+                     user=member["username"], credentials="instruction", goal=[closed],
+                     progress=[{"description": "the issue is closed", "predicate": closed}],
+                     footprint=[{"table": "issues", "where": [cond("title", ref("slot.title"))],
+                                 "columns": ["state", "closed_on"], "ops": ["update"]}])
     user = ctx.rng.choice([u for u in d.users if (u["id"], project["id"]) not in starred])
     plan = login_plan(ctx.labels, user["username"], user["password"], via_link=ctx.rng.random() < 0.5)
-    plan += ctx.to_project(project) + [("click", "button", ctx.w["star"])]
+    to_project = ctx.to_project(project)
+    if way == "star_via_issue":
+        issue = ctx.rng.choice([i for i in d.issues if i["project_id"] == project["id"]])
+        found = ctx.search(issue["title"], at_home=True)
+        if found is not None:
+            to_project = found + [("click", "link", project["path"])]
+    plan += to_project + [("click", "button", w["star"])]
     mine = [cond("user_id", ref("user.id")), cond("project_id", ctx.project_q())]
-    prefix = ctx.rng.choice(["Log in as {username} (password: {password}) and ", "Sign in with {username} / {password}, then "])
     return _task(ctx, "star_project", "login_write", "mutate",
                  [prefix + "star the project {project}.", prefix + "add {project} to your starred projects."],
                  {"username": user["username"], "password": user["password"], "project": project["path"]}, plan,

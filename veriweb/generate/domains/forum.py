@@ -806,10 +806,13 @@ class _Ctx:
         self.place = f"{shape.prefix}/{{forum}}"
         self.start_pages: list[str] = []
 
-    def to_forum(self, forum: Data, *, at_home: bool = False) -> list[Step]:
+    def to_forum(self, forum: Data, *, at_home: bool = False, search_ok: bool = True) -> list[Step]:
         """To a community's page: through the directory, or from the home page's list (with no
-        first step when the plan is known to be on the home page)."""
+        first step when the plan is known to be on the home page), or, now and then, by searching
+        for its name (when the task names it: ``search_ok``)."""
         link = ("click", "link", f"{self.s.prefix}/{forum['name']}")
+        if search_ok and self.rng.random() < 0.25:
+            return self.search(forum["name"]) + [link]
         if self.s.has_directory:
             return [("click", "link", self.words["communities"]), link]
         return [link] if at_home else [("click", "link", self.labels["home"]), link]
@@ -828,7 +831,7 @@ class _Ctx:
             ordered = self.forum_sorted(post["forum_id"], column)
             position = [p["id"] for p in ordered].index(post["id"])
             if position // self.s.page_size <= 1:
-                return self.to_forum(self.forum_by_id[post["forum_id"]]) + [("click", "link", label)] + next_pages(
+                return self.to_forum(self.forum_by_id[post["forum_id"]], search_ok=False) + [("click", "link", label)] + next_pages(
                     position, self.s.page_size) + [("click", "link", post["title"])]
         for query in ([post["noun"]] if self.rng.random() < 0.5 else []) + [post["title"]]:
             matches = sorted((p for p in self.posts if query.lower() in p["title"].lower()),
@@ -1026,17 +1029,49 @@ def _retrieve_compare(ctx: _Ctx) -> list[TaskDraft]:
 
 
 def _retrieve_own_posts(ctx: _Ctx) -> list[TaskDraft]:
-    """The titles, or the total score, of the user's posts in one community (list or sum; login-gated)."""
+    """The titles, or the total score, of the posts of one user in one community: the user's own
+    (login-gated, through their profile) or someone else's (through a search for their profile);
+    or, for a sum, the members of two communities together."""
     pairs = [(user, forum, inside) for user in ctx.users for forum in ctx.forums
              if 2 <= len(inside := [p for p in ctx.by_user[user["id"]] if p["forum_id"] == forum["id"]]) <= 4]
     if not pairs:
         return []
     user, forum, inside = ctx.rng.choice(pairs)
     last = max(ctx.by_user[user["id"]].index(p) for p in inside)
+    listing = ctx.rng.random() < 0.5
+    way = ctx.rng.choice(["own", "own", "other"] + ([] if listing else ["members"]))
+    if way == "members":
+        first, second = ctx.rng.sample(ctx.forums, 2)
+        total = first["members"] + second["members"]
+        return [make_task(ctx, "members_together", "retrieve_sum", "retrieve",
+                          [f"How many members do {ctx.s.prefix}/{{first}} and {ctx.s.prefix}/{{second}} have together?",
+                           f"Add up the member counts of {ctx.s.prefix}/{{first}} and {ctx.s.prefix}/{{second}}."],
+                          {"first": first["name"], "second": second["name"]},
+                          ctx.to_forum(first, at_home=True) + ctx.to_forum(second) + [("send", f"{total:,}")],
+                          answer={"type": "number", "value": kit.scalar(
+                              "forums", "members", cond("name", [first["name"], second["name"]], "in"), agg="sum")})]
+    if way == "other":
+        found = ctx.to_user(user)
+        if found is not None:
+            browse = found + next_pages(last, ctx.s.page_size)
+            where = [cond("user_id", kit.scalar("users", "id", cond("username", ref("slot.user")))),
+                     cond("forum_id", _forum_id())]
+            slots = {"user": user["username"], "forum": forum["name"]}
+            if listing:
+                return [make_task(ctx, "user_titles", "retrieve_list", "retrieve",
+                                  [f"List the titles of the posts {{user}} wrote in {ctx.place}.",
+                                   f"What has {{user}} posted in {ctx.place}? Give the titles."], slots,
+                                  browse + [("send", "; ".join(p["title"] for p in inside))],
+                                  answer={"type": "list", "list_query": kit.scalar("posts", "title", *where)["query"]})]
+            return [make_task(ctx, "user_score", "retrieve_sum", "retrieve",
+                              [f"What is the combined score of {{user}}'s posts in {ctx.place}?",
+                               f"Add up the points of the posts {{user}} wrote in {ctx.place}."], slots,
+                              browse + [("send", str(sum(p["score"] for p in inside)))],
+                              answer={"type": "number", "value": kit.scalar("posts", "score", *where, agg="sum")})]
     to_profile = ("goto", "/me") if ctx.rng.random() < 0.3 else ("click", "link", ctx.words["my_profile"])
     browse = [to_profile, *next_pages(last, ctx.s.page_size)]
     where = [cond("user_id", ref("user.id")), cond("forum_id", _forum_id())]
-    if ctx.rng.random() < 0.5:
+    if listing:
         phrasings, slots, plan, who = as_user(ctx, user, [
             f"List the titles of your posts in {ctx.place}.", f"What are the titles of the posts you wrote in {ctx.place}?"],
             {"forum": forum["name"]}, browse + [("send", "; ".join(p["title"] for p in inside))], chance=0.6)
@@ -1132,7 +1167,8 @@ def _edit_post(ctx: _Ctx) -> list[TaskDraft]:
     user = ctx.rng.choice([u for u in ctx.users if 1 <= len(ctx.by_user[u["id"]]) <= 3 * ctx.s.page_size])
     post = ctx.rng.choice(ctx.by_user[user["id"]])
     body = ctx.rng.choice(EDIT_BODIES)
-    steps = ctx.open_own_post(user, post) + [("click", "link", ctx.words["edit"]),
+    to_post = ctx.open_own_post(user, post) if ctx.rng.random() < 0.6 else ctx.find_post(post)
+    steps = to_post + [("click", "link", ctx.words["edit"]),
                                              ("fill", "textbox", ctx.words["post_body"], body),
                                              ("click", "button", ctx.labels["save"])]
     phrasings, slots, plan, who = as_user(ctx, user, [
@@ -1171,7 +1207,8 @@ def _memberships(ctx: _Ctx) -> list[TaskDraft]:
                      f"Swap communities: subscribe to {p}{{first}} and {p}{{second}}, unsubscribe from {p}{{third}}."]
     steps: list[Step] = []
     for forum, (_, joining) in zip(chosen, changes):
-        steps += ctx.to_forum(forum, at_home=not steps) + [("click", "button", join if joining else leave)]
+        # searching for three communities would not fit the budget: browse to them
+        steps += ctx.to_forum(forum, at_home=not steps, search_ok=False) + [("click", "button", join if joining else leave)]
         steps += [("click", "button", ctx.labels["confirm"])] if ctx.s.confirm_leave and not joining else []
     phrasings, slots, plan, who = as_user(ctx, user, phrasings, {n: f["name"] for (n, _), f in zip(changes, chosen)},
                                            steps, chance=0.5)

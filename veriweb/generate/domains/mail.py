@@ -162,6 +162,7 @@ COMPOSE_TEXTS = ["Are you free on Tuesday at noon?", "Here is the schedule we ta
                  "Let us meet at the usual place at six."]
 VACATION_TEXTS = ["I am away until July 1 with no access to email.", "Out of office until Monday. I will reply then.",
                   "On holiday this week. For urgent matters please call the office."]
+NEW_SURNAMES = ["Okafor-Lindqvist", "Delacroix", "Haverford", "Nakamura-Bell", "Quintero", "Ashworth"]
 SIGNATURES = ["Warm regards from the garden", "Sent between meetings", "Thanks for reading", "Talk soon"]
 MISSING_SUBJECTS = ["Your lottery winnings", "Yacht club membership renewal", "Wedding in Santorini",
                     "Penguin adoption certificate", "Space camp registration", "Submarine tour booking",
@@ -1058,12 +1059,12 @@ def _make(ctx: _Ctx, task_id: str, family: str, kind: str, user: dict[str, Any],
 
 
 def _tasks(ctx: _Ctx) -> list[TaskDraft]:
-    """About twelve tasks: every kind of task on every site, some families drawn from a pool."""
+    """About fourteen tasks: every kind of task on every site, some families drawn from a pool."""
     rng = ctx.rng
-    retrieve = rng.sample([_count, _lookup, _starred_list], 3)
-    families = [[_nav_latest], [_nav_oldest_unread], retrieve[:2], [retrieve[1], retrieve[2]], [_invoice],
+    retrieve = rng.sample([_count, _starred_list], 2)
+    families = [[_nav_latest], [_nav_oldest_unread], retrieve, retrieve[::-1], [_lookup], [_invoice],
                 rng.sample([_single_write, _edit_contact], 2), rng.sample([_trash_several, _add_contacts], 2),
-                [_reply], [_forward_or_compose], [_move_from_sender], [_folder_settings_or_trash]]
+                [_reply], [_forward_or_compose], [_move_from_sender], [_folder_or_settings], [_irreversible]]
     out: list[TaskDraft] = []
     for choices in families:
         draft = None
@@ -1214,6 +1215,17 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
         contact = ctx.unique_contact(user)
         if contact is None:
             return None
+        table = ctx.ui.contacts_kind == "table"
+        field = rng.choice(["email", "email", "phone", "company"])
+        if field != "email" and contact[field]:
+            listed = table or (field == "company" and not ctx.ui.contacts_show_email)
+            plan = ctx.contact_steps(user, contact, open_it=not listed)
+            word = {"phone": "phone number", "company": "company"}[field]
+            return _make(ctx, f"contact_{field}", "retrieve_contact", "retrieve", user,
+                         [f"What is {{contact}}'s {word}?", f"Look up the {word} of {{contact}} in your contacts."],
+                         {"contact": contact["name"]}, plan + [("send", contact[field])],
+                         answer={"type": "text", "value": kit.scalar("contacts", field, cond("user_id", ref("user.id")),
+                                                                     cond("name", ref("slot.contact")))})
         plan = ctx.contact_steps(user, contact, open_it=not ctx.ui.contacts_show_email)
         return _make(ctx, "contact_address", "retrieve_contact", "retrieve", user,
                      ["What is {contact}'s email address?", "Look up the email address of {contact} in your contacts.",
@@ -1221,11 +1233,22 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
                      {"contact": contact["name"]}, plan + [("send", contact["email"])],
                      answer={"type": "text", "value": kit.scalar("contacts", "email", cond("user_id", ref("user.id")),
                                                                  cond("name", ref("slot.contact")))})
-    pool = [e for e in ctx.received(user) if ctx.unique(e) and ctx.folder_kind(e) != "trash"]
+    sent = variant == "date" and rng.random() < 0.4
+    pool = [e for e in (ctx.received(user, ("sent",)) if sent else ctx.received(user))
+            if ctx.unique(e) and ctx.folder_kind(e) != "trash"]
+    if not pool:
+        return None
     target = rng.choice(pool)
     if ctx.search_rows(user, target["subject"]).index(target) >= ctx.ui.page_size:
         return None
     plan = ctx.search(user, target["subject"], target if rng.random() < 0.5 else None)  # read it in the list or open it
+    if sent:
+        return _make(ctx, "sent_on", "retrieve_date", "retrieve", user,
+                     ["On what date did you send the email \"{subject}\"?",
+                      "When did I send \"{subject}\"? Give the date."],
+                     {"subject": target["subject"]}, plan + [("send", _nice(target["date"]))],
+                     answer={"type": "date", "value": kit.scalar("emails", "date", cond("user_id", ref("user.id")),
+                                                                 cond("subject", ref("slot.subject")))})
     if variant == "date":
         return _make(ctx, "received_on", "retrieve_date", "retrieve", user,
                      ["On what date did you receive the email \"{subject}\"?",
@@ -1244,7 +1267,8 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _starred_list(ctx: _Ctx) -> TaskDraft | None:
-    """The subjects of the starred messages of a folder (a list answer): filter starred."""
+    """The subjects of the starred messages of a folder (filter starred), of every starred message
+    (the starred page, on sites with one), or of a sender's messages (a search): a list answer."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
     options = []
@@ -1253,6 +1277,31 @@ def _starred_list(ctx: _Ctx) -> TaskDraft | None:
         if 2 <= len(rows) <= 6 and folder["kind"] != "trash" and all("," not in e["subject"] and ";" not in e["subject"]
                                                                       for e in rows):
             options.append((folder, rows))
+    way = rng.choice(["folder", "folder", "sender"] + (["starred_page"] if ctx.ui.has_starred else []))
+    if way == "starred_page":
+        rows = [e for e in ctx.mail[user["id"]] if e["starred"]]
+        if 2 <= len(rows) <= ctx.ui.page_size and all("," not in e["subject"] and ";" not in e["subject"] for e in rows):
+            word = ctx.ui.star[2].lower()
+            return _make(ctx, "all_starred", "retrieve_list", "retrieve", user,
+                         ["List the subjects of all your " + word + " emails.",
+                          "Which of my messages are " + word + "? Give their subjects."],
+                         {}, ctx.nav(ctx.ui.star[2]) + [("send", "; ".join(e["subject"] for e in _newest(rows)))],
+                         answer={"type": "list", "list_query": kit.scalar(
+                             "emails", "subject", cond("user_id", ref("user.id")), cond("starred", True))["query"]})
+    if way == "sender":
+        senders = sorted({e["sender_name"] for e in ctx.received(user)})
+        rng.shuffle(senders)
+        for sender in senders[:15]:
+            rows = ctx.search_rows(user, sender)
+            if 2 <= len(rows) <= ctx.ui.page_size and all(e["sender_name"] == sender for e in rows) and all(
+                    "," not in e["subject"] and ";" not in e["subject"] for e in rows):
+                return _make(ctx, "subjects_from", "retrieve_list", "retrieve", user,
+                             ["List the subjects of every email {sender} sent you.",
+                              "What are the subject lines of the messages from {sender}?"],
+                             {"sender": sender}, ctx.search(user, sender) + [("send", "; ".join(e["subject"] for e in rows))],
+                             answer={"type": "list", "list_query": kit.scalar(
+                                 "emails", "subject", cond("user_id", ref("user.id")),
+                                 cond("sender_name", ref("slot.sender")))["query"]})
     if not options:
         return None
     folder, rows = rng.choice(options)
@@ -1570,14 +1619,60 @@ def _edit_contact(ctx: _Ctx) -> TaskDraft | None:
                  footprint=[{"table": "contacts", "where": [cond("id", contact_q)], "columns": [column], "ops": ["update"]}])
 
 
-def _folder_settings_or_trash(ctx: _Ctx) -> TaskDraft | None:
-    """A write on an optional page: create a folder and file a message in it, set the auto-reply,
-    or (on sites with neither) empty the Trash."""
+def _folder_or_settings(ctx: _Ctx) -> TaskDraft | None:
+    """A write on an optional page: create a folder (and file a message in it, or make two
+    folders), or change the settings (signature, display name, auto-reply); ``None`` on a site
+    with neither page."""
     rng = ctx.rng
     user = rng.choice(ctx.users)
     w = ctx.ui.words
-    choices = (["folder"] if ctx.ui.has_folders else []) + (["settings"] if ctx.ui.has_settings else [])
-    variant = rng.choice(choices + ["trash"])
+    choices = (["folder"] if ctx.ui.has_folders else []) + (["settings"] * 2 if ctx.ui.has_settings else [])
+    if not choices:
+        return None
+    variant = rng.choice(choices)
+    if variant == "folder" and rng.random() < 0.3:
+        names = {f["name"] for f in ctx.folders_of[user["id"]]}
+        first, second = rng.sample([n for n in NEW_FOLDERS if n not in names], 2)
+        plan = ctx.nav(w["folders"])
+        for name in (first, second):
+            plan += [("fill", "textbox", w["folder_name"], name), ("click", "button", w["new_folder"])]
+        made = {n: kit.exists("folders", cond("user_id", ref("user.id")), cond("name", ref(f"slot.{n}")))
+                for n in ("first", "second")}
+        return _make(ctx, "two_folders", "folder_multi_step", "mutate", user,
+                     ["Create two folders: \"{first}\" and \"{second}\".",
+                      "Make new folders named {first} and {second}."],
+                     {"first": first, "second": second}, plan, goal=list(made.values()),
+                     progress=[{"description": f"the {n} folder exists", "predicate": made[n]} for n in made],
+                     footprint=[{"table": "folders", "where": [cond("user_id", ref("user.id")),
+                                                               cond("name", ref(f"slot.{n}"))], "ops": ["insert"]}
+                                for n in made])
+    if variant == "settings" and rng.random() < 0.35:
+        first = user["name"].split()[0]
+        name = f"{first} {rng.choice(NEW_SURNAMES)}"
+        plan = ctx.nav(ctx.labels["settings"]) + [("fill", "textbox", w["display_name"], name)]
+        done = kit.compare(kit.scalar("users", "name", cond("id", ref("user.id"))), "=", ref("slot.name"))
+        if rng.random() < 0.4:  # and the signature with it
+            signature = rng.choice(SIGNATURES)
+            signed = kit.compare(kit.scalar("users", "signature", cond("id", ref("user.id"))), "=", ref("slot.signature"))
+            return _make(ctx, "name_and_signature", "settings_form", "mutate", user,
+                         ["Change your display name to \"{name}\" and your signature to \"{signature}\".",
+                          "Update my settings: display name {name}, signature \"{signature}\"."],
+                         {"name": name, "signature": signature},
+                         plan + [("fill", "textbox", w["signature"], signature), ("click", "button", ctx.labels["save"])],
+                         goal=[done, signed],
+                         progress=[{"description": "the settings are saved", "predicate": kit.all_of(done, signed)}],
+                         footprint=[{"table": "users", "where": [cond("id", ref("user.id"))],
+                                     "columns": ["name", "signature"], "ops": ["update"]}])
+        plan.append(("click", "button", ctx.labels["save"]))
+        return _make(ctx, "display_name", "settings_form", "mutate", user,
+                     ["Change your display name to \"{name}\". Keep your signature as it is.",
+                      "I got married: set my display name to {name}, and leave the signature alone."],
+                     {"name": name}, plan, goal=[done],
+                     progress=[{"description": "the display name is saved", "predicate": done}],
+                     constraints=[{"description": "the signature changed", "predicate": kit.exists(
+                         "users", cond("id", ref("user.id")), cond("signature", user["signature"], "!="))}],
+                     footprint=[{"table": "users", "where": [cond("id", ref("user.id"))], "columns": ["name"],
+                                 "ops": ["update"]}])
     if variant == "folder":
         names = {f["name"] for f in ctx.folders_of[user["id"]]}
         name = rng.choice([n for n in NEW_FOLDERS if n not in names])
@@ -1630,18 +1725,84 @@ def _folder_settings_or_trash(ctx: _Ctx) -> TaskDraft | None:
                          "users", cond("id", ref("user.id")), cond("name", user["name"], "!="))}],
                      footprint=[{"table": "users", "where": [cond("id", ref("user.id"))],
                                  "columns": ["vacation", "vacation_message"], "ops": ["update"]}])
-    trash = ctx.fid(user, "trash")
-    if not any(e["folder_id"] == trash for e in ctx.mail[user["id"]]):
-        return None
+    return None
+
+
+def _to_trash(ctx: _Ctx) -> list[Step]:
+    """From the home page to the Trash: its link in the home page's folder list, or the folders page."""
     name = ctx.ui.folder_names["trash"]
-    plan = ctx.nav(name) + [("click", "button", f"Empty {name}"), ("click", "button", ctx.labels["confirm"])]
-    in_trash = kit.exists("emails", cond("user_id", ref("user.id")), cond("folder_id", _folder_q("trash")), negate=True)
-    return _make(ctx, "empty_trash", "irreversible_write", "mutate", user,
-                 ["Empty your {trash} folder.", "Permanently delete everything in {trash}."],
-                 {"trash": name}, plan, goal=[in_trash],
-                 progress=[{"description": "the trash is empty", "predicate": in_trash}],
-                 footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id")),
-                                                          cond("folder_id", _folder_q("trash"))], "ops": ["delete"]}])
+    if ctx.ui.has_folders and ctx.rng.random() < 0.4:
+        return ctx.nav(ctx.ui.words["folders"]) + [("click", "link", name)]
+    return ctx.nav(name)
+
+
+def _irreversible(ctx: _Ctx) -> TaskDraft | None:
+    """An irreversible write behind a confirmation: empty the Trash, delete one message in the
+    Trash forever, or delete a message for good (to the Trash, then out of it)."""
+    rng = ctx.rng
+    user = rng.choice(ctx.users)
+    w = ctx.ui.words
+    name = ctx.ui.folder_names["trash"]
+    trash = ctx.fid(user, "trash")
+    in_trash = _newest([e for e in ctx.mail[user["id"]] if e["folder_id"] == trash])
+    variant = rng.choice(["empty", "purge", "for_good"])
+    if variant == "empty" or (variant == "purge" and not in_trash):
+        if not in_trash:
+            return None
+        plan = _to_trash(ctx) + [("click", "button", f"Empty {name}"), ("click", "button", ctx.labels["confirm"])]
+        empty = kit.exists("emails", cond("user_id", ref("user.id")), cond("folder_id", _folder_q("trash")), negate=True)
+        return _make(ctx, "empty_trash", "irreversible_write", "mutate", user,
+                     ["Empty your {trash} folder.", "Permanently delete everything in {trash}."],
+                     {"trash": name}, plan, goal=[empty],
+                     progress=[{"description": "the trash is empty", "predicate": empty}],
+                     footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id")),
+                                                              cond("folder_id", _folder_q("trash"))], "ops": ["delete"]}])
+    purge = [("click", "button", w["purge"]), ("click", "button", ctx.labels["confirm"])]
+    if variant == "purge":
+        target = rng.choice(in_trash)
+        if not ctx.unique(target):
+            return None
+        position = in_trash.index(target)
+        if rng.random() < 0.5 and position < 2 * ctx.ui.page_size:
+            plan = _to_trash(ctx) + [("click", "link", "Next")] * (position // ctx.ui.page_size) + [
+                ("click", "link", target["subject"])]
+        elif ctx.search_rows(user, target["subject"]).index(target) < ctx.ui.page_size:
+            plan = ctx.search(user, target["subject"]) + [("click", "link", target["subject"])]
+        else:
+            return None
+        phrasings = ["Delete the email \"{subject}\" in your {trash} forever.",
+                     "The message \"{subject}\" is in {trash}: erase it permanently."]
+        task_id = "purge_trashed"
+    else:
+        pool = [e for e in ctx.received(user) if ctx.unique(e) and ctx.folder_kind(e) != "trash"]
+        target = rng.choice(pool)
+        if ctx.search_rows(user, target["subject"]).index(target) >= ctx.ui.page_size:
+            return None
+        plan = ctx.search(user, target["subject"], target) + [("click", "button", ctx.labels["delete"])] + ctx.confirm(
+            ctx.ui.confirm_delete)
+        if rng.random() < 0.5:  # open it again from the Trash, or find it again by a search
+            position = _newest(in_trash + [target]).index(target)
+            if position >= 2 * ctx.ui.page_size:
+                return None
+            plan += [("click", "link", ctx.labels["home"])] + _to_trash(ctx) + [("click", "link", "Next")] * (
+                position // ctx.ui.page_size) + [("click", "link", target["subject"])]
+        else:
+            plan += ctx.search(user, target["subject"]) + [("click", "link", target["subject"])]
+        phrasings = ["Delete the email \"{subject}\" for good: not just to {trash}, permanently.",
+                     "Get rid of the message \"{subject}\" permanently (it must not stay in {trash})."]
+        task_id = "delete_for_good"
+    gone = kit.exists("emails", cond("user_id", ref("user.id")), cond("subject", ref("slot.subject")), negate=True)
+    return _make(ctx, task_id, "irreversible_write", "mutate", user, phrasings,
+                 {"subject": target["subject"], "trash": name}, plan + purge, goal=[gone],
+                 progress=([] if variant == "purge" else [{"description": "the message is in the trash",
+                                                            "predicate": kit.any_of(gone, kit.exists(
+                                                                "emails", cond("id", _email_q()),
+                                                                cond("folder_id", _folder_q("trash"))))}])
+                 + [{"description": "the message is gone", "predicate": gone}],
+                 footprint=[{"table": "emails", "where": [cond("user_id", ref("user.id")), cond("id", target["id"])],
+                             "ops": ["delete"]}] + ([] if variant == "purge" else [
+                     {"table": "emails", "where": [cond("user_id", ref("user.id")), cond("id", target["id"])],
+                      "columns": ["folder_id"], "ops": ["update"]}]))
 
 
 # ---------------------------------------------------------------------------- infeasible

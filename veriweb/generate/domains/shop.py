@@ -356,6 +356,7 @@ def build(streams: Streams) -> Draft:
     if chrome.nav_style in ("topbar", "split"):  # the log-in link sits in the account menu
         ctx.menu_links.add(labels["login"])
     ctx.options_hidden = options_ui != "plain"
+    ctx.options_ui, ctx.reviews, ctx.orders_items = options_ui, reviews, items
     ctx.elsewhere = [p["route"] for p in chrome.pages] + (["/deals"] if has_deals else []) + ["/search"] + [
         f"/product/{p['id']}" for p in crng.sample(products, 3)]
     return Draft(site=site, tasks=_tasks(ctx))
@@ -379,6 +380,9 @@ class _Ctx:
         self.elsewhere: list[str] = []
         self.menu_links: set[str] = set()
         self.options_hidden = False
+        self.options_ui = "plain"
+        self.reviews: list[dict[str, Any]] = []
+        self.orders_items: list[dict[str, Any]] = []
 
     def cost(self, plan: list[tuple[Any, ...]]) -> int:
         """An upper bound on the certificate length of ``plan``: its steps and the widgets (the
@@ -457,23 +461,19 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                      ctx.search(product["name"], open_it=rng.random() < 0.6) + [("send", f"It costs ${product['price'] / 100:,.2f}.")],
                      answer={"type": "currency", "value": kit.scalar("products", "price", cond("name", ref("slot.product")))}))
 
-    # retrieve: count of the user's orders with a status (login from the profile)
-    user = rng.choice([u for u in ctx.users if any(o["user_id"] == u["id"] for o in ctx.orders)])
-    status = rng.choice(STATUSES)
-    n = sum(1 for o in ctx.orders if o["user_id"] == user["id"] and o["status"] == status)
-    phrasings, slots, plan, who = as_user(ctx, user, [
-        "How many of your orders are {status}?", "Count your orders with the status {status}.",
-        "How many orders do you have that are {status}?"], {"status": status},
-        [("click", "link", labels["orders"]), *all_pages(sum(1 for o in ctx.orders if o["user_id"] == user["id"]), 10),
-         ("send", str(n))], chance=0.75)
-    out.append(make_task(ctx, "count_orders", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
-                     answer={"type": "number", "value": kit.scalar("orders", "*", cond("user_id", ref("user.id")),
-                                                                   cond("status", ref("slot.status")), agg="count")}))
+    # retrieve, number: orders with a status, an order's lines, the cart's lines, a product's
+    # reviews, a search's results or a category's products
+    draft = _count(ctx) or _count(ctx, "orders")
+    if draft is not None:
+        out.append(draft)
 
     # retrieve: the best-rated product of a category (extreme, text answer), in a category whose
     # best product is unique and (on a site with no rating sort) near enough the front to page to
     rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
-    for cat_index in rng.sample(range(len(ctx.categories)), len(ctx.categories)):
+    extreme = _extreme(ctx) if rng.random() < 0.4 else None
+    if extreme is not None:
+        out.append(extreme)
+    for cat_index in rng.sample(range(len(ctx.categories)), len(ctx.categories) if extreme is None else 0):
         in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
         best = max(in_cat, key=lambda p: (p["rating"], -p["id"]))
         if sum(1 for p in in_cat if p["rating"] != best["rating"]) != len(in_cat) - 1:
@@ -572,13 +572,35 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                                 {"table": "order_items", "ops": ["insert"]},
                                 {"table": "products", "columns": ["stock"], "ops": ["update"]}]))
 
-    # mutate, login-gated with credentials in the instruction: remove one item from a cart
+    # mutate, login-gated with credentials in the instruction: put a product in the cart, or
+    # remove one item from a cart
+    login_added = False
+    if rng.random() < 0.4:
+        user = rng.choice(empty_users)
+        product = ctx.unique_product(in_stock=2)
+        size = rng.choice(SIZES)
+        pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
+        plan = login_plan(labels, user["username"], user["password"], via_link=rng.random() < 0.5)
+        plan += ctx.search(product["name"]) + [("select", labels["size"], size), ("click", "button", labels["add_to_cart"])]
+        if ctx.cost(plan) <= MAX_CERTIFICATE:
+            login_added = True
+            added = kit.exists("cart_items", cond("user_id", ref("user.id")), cond("product_id", pid),
+                               cond("size", ref("slot.size")))
+            out.append(make_task(ctx, "login_add", "login_write", "mutate",
+                                 ["Log in as {username} (password: {password}) and put the {product} in size {size} "
+                                  "in the cart.", "Sign in with {username} / {password}, then add one {product} "
+                                  "(size {size}) to your cart."],
+                                 {"username": user["username"], "password": user["password"], "product": product["name"],
+                                  "size": size}, plan, user=user["username"], credentials="instruction", goal=[added],
+                                 progress=[{"description": "the product is in the cart", "predicate": added}],
+                                 footprint=[{"table": "cart_items", "where": [cond("user_id", ref("user.id")),
+                                                                              cond("product_id", pid)]}]))
     holder_id = rng.choice(cart_users)
     holder = next(u for u in ctx.users if u["id"] == holder_id)
     lines = [c for c in ctx.cart if c["user_id"] == holder["id"]]
     line = rng.choice(lines)
     name = next(p["name"] for p in ctx.products if p["id"] == line["product_id"])
-    if sum(1 for c in lines if c["product_id"] == line["product_id"]) == 1:
+    if not login_added and sum(1 for c in lines if c["product_id"] == line["product_id"]) == 1:
         pid = kit.scalar("products", "id", cond("name", ref("slot.product")))
         out.append(make_task(ctx, "remove_item", "login_write", "mutate",
                          ["Log in as {username} (password: {password}) and remove the {product} from the cart.",
@@ -679,6 +701,150 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
                          goal=[kit.exists("cart_items", cond("user_id", ref("user.id")),
                                           cond("product_id", kit.scalar("products", "id", cond("name", ref("slot.product")))))]))
     return with_login(ctx, out, ctx.users, chance=0.35, fits=lambda plan: ctx.cost(plan) <= MAX_CERTIFICATE)
+
+
+def _extreme(ctx: _Ctx) -> TaskDraft | None:
+    """A retrieve task with an extreme for answer, found by a sort: the cheapest product a search
+    finds, or (on sites with that sort) the most expensive product of a category."""
+    rng, labels = ctx.rng, ctx.labels
+    price_desc = next((s for s in ctx.sorts if s[0] == "price_desc"), None)
+    if price_desc is not None and rng.random() < 0.5:
+        index = rng.randrange(len(ctx.categories))
+        in_cat = [p for p in ctx.products if p["category_id"] == index + 1]
+        top = max(in_cat, key=lambda p: p["price"])
+        if sum(1 for p in in_cat if p["price"] == top["price"]) > 1:
+            return None
+        start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
+        plan += [("click", "link", ctx.categories[index]), ("click", "link", price_desc[1]), ("send", top["name"])]
+        return make_task(ctx, "priciest", "retrieve_extreme", "retrieve",
+                         ["What is the most expensive product in {category}?",
+                          "Name the priciest item of the {category} category."], {"category": ctx.categories[index]},
+                         plan, start_url=start,
+                         answer={"type": "text", "value": kit.scalar("products", "name", cond("category_id", index + 1),
+                                                                     order=[("price", "desc"), ("id", "asc")]),
+                                 "candidates": kit.scalar("products", "name", cond("category_id", index + 1))["query"]})
+    words = sorted({w for p in ctx.products for w in p["name"].split()[1:] if len(w) > 3})
+    rng.shuffle(words)
+    for word in words[:20]:
+        found = [p for p in ctx.products if word.lower() in p["name"].lower()]
+        if len(found) < 3:
+            continue
+        cheapest = min(found, key=lambda p: p["price"])
+        if sum(1 for p in found if p["price"] == cheapest["price"]) > 1:
+            continue
+        submit = (("press", "textbox", labels["search_box"], "Enter") if rng.random() < 0.5
+                  else ("click", "button", labels["search"]))
+        plan = ([] if ctx.search_in_header else [("click", "link", labels["home"])]) + [
+            ("fill", "textbox", labels["search_box"], word), submit, ("click", "link", labels["price_asc"]),
+            ("send", cheapest["name"])]
+        return make_task(ctx, "cheapest_match", "retrieve_extreme", "retrieve",
+                         ["Search the shop for \"{term}\": which of the products it finds is the cheapest?",
+                          "Of the products whose name contains \"{term}\", which costs the least?"], {"term": word}, plan,
+                         answer={"type": "text", "value": kit.scalar("products", "name",
+                                                                     cond("name", ref("slot.term"), "contains"),
+                                                                     order=[("price", "asc"), ("id", "asc")]),
+                                 "candidates": kit.scalar("products", "name",
+                                                          cond("name", ref("slot.term"), "contains"))["query"]})
+    return None
+
+
+def _count(ctx: _Ctx, variant: str | None = None) -> TaskDraft | None:
+    """A retrieve task with a number answer, in one of six variants: the user's orders with a
+    status (every page of the order history), the lines of one order, the lines of the cart, a
+    product's reviews (behind a tab or a collapsible on some sites), the results of a search, or
+    the products of a category (every page)."""
+    rng, labels = ctx.rng, ctx.labels
+    variant = variant or rng.choice(["orders", "orders", "order_lines", "cart", "reviews", "search", "category"])
+    number = {"type": "number"}
+    if variant == "cart":
+        holder_id = rng.choice(sorted({c["user_id"] for c in ctx.cart}))
+        user = next(u for u in ctx.users if u["id"] == holder_id)
+        n = sum(1 for c in ctx.cart if c["user_id"] == holder_id)
+        phrasings, slots, plan, who = as_user(ctx, user, [
+            "How many different items are in your cart?", "Count the lines in my cart.",
+            "How many separate products sit in your cart right now?"], {},
+            [rng.choice([("click", "link", labels["cart"]), ("goto", "/cart")]), ("send", str(n))], chance=0.5)
+        return make_task(ctx, "count_cart", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
+                         answer=number | {"value": kit.scalar("cart_items", "*", cond("user_id", ref("user.id")), agg="count")})
+    if variant == "order_lines":
+        user = rng.choice([u for u in ctx.users if any(o["user_id"] == u["id"] for o in ctx.orders)])
+        mine = sorted((o for o in ctx.orders if o["user_id"] == user["id"]), key=lambda o: (o["created"], o["id"]),
+                      reverse=True)
+        order = rng.choice(mine)
+        position = mine.index(order)
+        if position >= 30:
+            return None
+        n = sum(1 for i in ctx.orders_items if i["order_id"] == order["id"])
+        phrasings, slots, plan, who = as_user(ctx, user, [
+            "How many different products are in your order #{order}?", "Count the item lines of order #{order}.",
+            "My order #{order}: how many separate items does it list?"], {"order": order["id"]},
+            [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")]), *next_pages(position, 10),
+             ("click", "link", f"Order #{order['id']}"), ("send", str(n))], chance=0.5,
+            fits=lambda plan: ctx.cost(plan) <= MAX_CERTIFICATE)
+        return make_task(ctx, "count_order_lines", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
+                         answer=number | {"value": kit.scalar("order_items", "*", cond("order_id", ref("slot.order")),
+                                                              agg="count")})
+    if variant == "reviews":
+        per_product: dict[int, int] = {}
+        for review in ctx.reviews:
+            per_product[review["product_id"]] = per_product.get(review["product_id"], 0) + 1
+        most = 5 if ctx.options_hidden else 10  # a page of a closed widget's list is read after opening it
+        reviewed = [p for p in ctx.products if 1 <= per_product.get(p["id"], 0) <= most]
+        if not reviewed:
+            return None
+        product = rng.choice(reviewed)
+        n = per_product[product["id"]]
+        opener = {"tabs": [("click", "tab", labels["reviews"])], "collapsible": [("click", "button", labels["reviews"])],
+                  "plain": []}[ctx.options_ui]
+        plan = ctx.search(product["name"]) + opener + all_pages(n, 5) + [("send", str(n))]
+        return make_task(ctx, "count_reviews", "retrieve_count", "retrieve",
+                         ["How many reviews does the {product} have?", "Count the customer reviews of the {product}.",
+                          "How many people have reviewed the {product}?"], {"product": product["name"]}, plan,
+                         answer=number | {"value": kit.scalar("reviews", "*", cond("product_id", kit.scalar(
+                             "products", "id", cond("name", ref("slot.product")))), agg="count")})
+    if variant == "search":
+        words = sorted({w for p in ctx.products for w in p["name"].split()[1:] if len(w) > 3})
+        rng.shuffle(words)
+        for word in words[:20]:
+            n = sum(1 for p in ctx.products if word.lower() in p["name"].lower())
+            if 2 <= n <= 3 * ctx.page_size:
+                break
+        else:
+            return None
+        submit = (("press", "textbox", labels["search_box"], "Enter") if rng.random() < 0.5
+                  else ("click", "button", labels["search"]))
+        plan = ([] if ctx.search_in_header else [("click", "link", labels["home"])]) + [
+            ("fill", "textbox", labels["search_box"], word), submit, *all_pages(n, ctx.page_size), ("send", str(n))]
+        return make_task(ctx, "count_search", "retrieve_count", "retrieve",
+                         ["How many products does a search for \"{term}\" find?",
+                          "Search the shop for \"{term}\": how many products match?"], {"term": word}, plan,
+                         answer=number | {"value": kit.scalar("products", "*", cond("name", ref("slot.term"), "contains"),
+                                                              agg="count")})
+    if variant == "category":
+        sizes = {i: sum(1 for p in ctx.products if p["category_id"] == i + 1) for i in range(len(ctx.categories))}
+        small = [i for i, size in sizes.items() if size <= 4 * ctx.page_size]
+        if not small:
+            return None
+        index = rng.choice(small)
+        start, plan = start_somewhere(ctx, ctx.elsewhere, home_label=labels["home"])
+        plan += [("click", "link", ctx.categories[index]), *all_pages(sizes[index], ctx.page_size),
+                 ("send", str(sizes[index]))]
+        return make_task(ctx, "count_category", "retrieve_count", "retrieve",
+                         ["How many products are there in the {category} category?",
+                          "Count the items the shop lists under {category}."], {"category": ctx.categories[index]}, plan,
+                         start_url=start, answer=number | {"value": kit.scalar("products", "*", cond("category_id", index + 1),
+                                                                               agg="count")})
+    user = rng.choice([u for u in ctx.users if any(o["user_id"] == u["id"] for o in ctx.orders)])
+    status = rng.choice(STATUSES)
+    n = sum(1 for o in ctx.orders if o["user_id"] == user["id"] and o["status"] == status)
+    phrasings, slots, plan, who = as_user(ctx, user, [
+        "How many of your orders are {status}?", "Count your orders with the status {status}.",
+        "How many orders do you have that are {status}?"], {"status": status},
+        [rng.choice([("click", "link", labels["orders"]), ("goto", "/orders")]),
+         *all_pages(sum(1 for o in ctx.orders if o["user_id"] == user["id"]), 10), ("send", str(n))], chance=0.75)
+    return make_task(ctx, "count_orders", "retrieve_count", "retrieve", phrasings, slots, plan, **who,
+                     answer=number | {"value": kit.scalar("orders", "*", cond("user_id", ref("user.id")),
+                                                          cond("status", ref("slot.status")), agg="count")})
 
 
 def _look_for_missing(ctx: _Ctx, missing: str) -> list[tuple[Any, ...]]:

@@ -85,6 +85,7 @@ CITIES: dict[str, tuple[str, str]] = {
     "Budapest": ("BUD", "Hungary"), "Warsaw": ("WAW", "Poland"), "Krakow": ("KRK", "Poland"),
     "Istanbul": ("IST", "Turkey"),
 }
+MISSING_HOTEL_NAMES = ["Grand Meridian", "Harbour Lights Inn", "Old Mill Suites", "Skyline Lodge", "Velvet Palms"]
 MISSING_CITIES = ["Reykjavik", "Valletta", "Tbilisi", "Marrakesh", "Sarajevo", "Tallinn", "Riga", "Ljubljana"]
 AIRLINES = [("Skylark Airways", "SY"), ("Aurora Air", "AU"), ("Bluefin Airlines", "BF"), ("Coastline Jet", "CJ"),
             ("Polar Wings", "PW"), ("Solstice Airlines", "SO"), ("Crescent Air", "CR"), ("Tern Airways", "TN"),
@@ -1219,21 +1220,37 @@ def _trip_date(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _stays_total(ctx: _Ctx) -> TaskDraft | None:
-    """retrieve, sum (currency), login-gated: what the user's upcoming hotel stays cost together."""
+    """retrieve, sum (currency), login-gated: what the user's upcoming hotel stays, or upcoming
+    flight bookings, cost together (My trips, reached by its link or its address)."""
     rng = ctx.rng
+    flights = rng.random() < 0.4
     candidates = []
     for user in ctx.users:
-        mine = ctx.stays_of(user["id"])
-        upcoming = [s for s in mine if s["status"] == "confirmed" and s["check_in"] > TODAY.isoformat()]
+        if flights:
+            mine = ctx.bookings_of(user["id"])
+            upcoming = [b for b in mine if b["status"] == "confirmed"
+                        and ctx.flight_by_id[b["flight_id"]]["date"] > TODAY.isoformat()]
+        else:
+            mine = ctx.stays_of(user["id"])
+            upcoming = [s for s in mine if s["status"] == "confirmed" and s["check_in"] > TODAY.isoformat()]
         if 2 <= len(upcoming) <= 4 and len(mine) <= 10:
             candidates.append((user, upcoming))
     if not candidates:
         return None
     user, upcoming = rng.choice(candidates)
-    plan: list[Step] = [("click", "link", ctx.words["trips"])]
-    if ctx.ui.trips_ui == "tabs":
+    plan: list[Step] = [rng.choice([("click", "link", ctx.words["trips"]), ("goto", "/trips")])]
+    if ctx.ui.trips_ui == "tabs" and not flights:
         plan.append(("click", "tab", ctx.words["trip_hotels"]))
     plan.append(("send", _money(sum(s["total"] for s in upcoming))))
+    if flights:
+        phrasings, slots, plan, who = _as_user(ctx, user, [
+            "How much did you pay in total for your upcoming flights?",
+            "What do all your upcoming flight bookings cost together?",
+            "Add up what I paid for the flights I have coming up."], {}, plan)
+        return make_task(ctx, "flights_total", "retrieve_sum", "retrieve", phrasings, slots, plan, **who,
+                         answer={"type": "currency", "value": kit.scalar(
+                             "booking_view", "total", cond("user_id", ref("user.id")), cond("status", "confirmed"),
+                             cond("date", ref("clock.today"), ">"), agg="sum")})
     phrasings, slots, plan, who = _as_user(ctx, user, [
         "How much do your upcoming hotel stays cost in total?",
         "What is the total price of all your upcoming hotel reservations?",
@@ -1488,7 +1505,8 @@ def _cancel_flight(ctx: _Ctx) -> TaskDraft | None:
 
 
 def _cancel_stay(ctx: _Ctx) -> TaskDraft | None:
-    """mutate, login-gated with credentials in the instruction: cancel a hotel reservation."""
+    """mutate, login-gated with credentials in the instruction: cancel a hotel reservation, or a
+    flight booking (My trips reached by its link or its address)."""
     rng = ctx.rng
     candidates = []
     for user in ctx.users:
@@ -1499,11 +1517,32 @@ def _cancel_stay(ctx: _Ctx) -> TaskDraft | None:
                 candidates.append((user, stay))
     if not candidates:
         return None
+    trips = [(u, b, f) for u in ctx.users for b, f in _one_trip_to(ctx, u)]
+    to_trips = rng.choice([("click", "link", ctx.words["trips"]), ("goto", "/trips")])
+    if trips and rng.random() < 0.4:
+        user, booking, flight = rng.choice(trips)
+        position = ctx.bookings_of(user["id"]).index(booking)
+        plan = (login_plan(ctx.labels, user["username"], user["password"], via_link=rng.random() < 0.5)
+                + [to_trips, *next_pages(position, 10), ("click", "link", booking["reference"]),
+                   *ctx.cancel(ctx.words["cancel_booking"])])
+        if ctx.cost(plan) <= MAX_STEPS:
+            mine = [cond("user_id", ref("user.id")), cond("dest_city", ref("slot.city"))]
+            cancelled = kit.exists("booking_view", *mine, cond("status", "cancelled"))
+            return make_task(ctx, "cancel_flight_login", "login_write", "mutate",
+                             ["Log in as {username} (password: {password}) and cancel your flight to {city}.",
+                              "Sign in with {username} / {password}, then cancel the booking for the flight to {city}."],
+                             {"username": user["username"], "password": user["password"],
+                              "city": ctx.city(flight["destination_id"])}, plan, user=user["username"],
+                             credentials="instruction", goal=[cancelled],
+                             progress=[{"description": "the booking is cancelled", "predicate": cancelled}],
+                             footprint=[{"table": "bookings", "where": [cond("id", kit.scalar("booking_view", "id", *mine))],
+                                         "columns": ["status"], "ops": ["update"]},
+                                        {"table": "flights", "columns": ["seats"], "ops": ["update"], "where": [
+                                            cond("id", kit.scalar("booking_view", "flight_id", *mine))]}])
     user, stay = rng.choice(candidates)
     hotel = ctx.hotel_by_id[stay["hotel_id"]]
     plan = (login_plan(ctx.labels, user["username"], user["password"], via_link=rng.random() < 0.5)
-            + [("click", "link", ctx.words["trips"]), ("click", "link", hotel["name"]),
-               *ctx.cancel(ctx.words["cancel_stay"])])
+            + [to_trips, ("click", "link", hotel["name"]), *ctx.cancel(ctx.words["cancel_stay"])])
     mine = [cond("user_id", ref("user.id")), cond("hotel", ref("slot.hotel"))]
     return make_task(ctx, "cancel_stay", "login_write", "mutate",
                  ["Log in as {username} (password: {password}) and cancel the reservation at the {hotel}.",
@@ -1576,11 +1615,33 @@ def _infeasible(ctx: _Ctx) -> TaskDraft:
     user = rng.choice(ctx.users)
     served = {(f["origin_id"], f["destination_id"]) for f in ctx.flights}
     unserved = sorted((a, b) for a in ctx.cities for b in ctx.cities if a != b and (a, b) not in served)
-    kind = rng.choice(["no_route", "no_city", "no_hotel_city"] if unserved else ["no_city", "no_hotel_city"])
+    kind = rng.choice(["no_route", "no_route", "no_city", "no_hotel_city", "no_hotel"] if unserved
+                      else ["no_city", "no_hotel_city", "no_hotel"])
     day = rng.choice(FUTURE_DAYS).isoformat()
+    if kind == "no_hotel":
+        city = rng.choice(sorted(ctx.cities))
+        pool = ctx.in_city(city)
+        names = {h["name"] for h in ctx.hotels}
+        fake = [f"{ctx.city(city)} {n}" for n in MISSING_HOTEL_NAMES if f"{ctx.city(city)} {n}" not in names]
+        if fake and 1 <= len(pool) <= 4 * ctx.ui.hotel_page_size:
+            hotel = rng.choice(fake)
+            look = ctx.hotel_search(city) + all_pages(len(pool), ctx.ui.hotel_page_size)
+            phrasings, slots, plan, who = _as_user(
+                ctx, user, ["Book a room at the {hotel} in {city} from {check_in} for two nights.",
+                            "Reserve the {hotel} ({city}), checking in on {check_in}, two nights."],
+                {"hotel": hotel, "city": ctx.city(city), "check_in": ctx.day(day)},
+                look + [("infeasible", f"There is no hotel called {hotel} in {ctx.city(city)} on this site.")], chance=0.4)
+            return make_task(ctx, "missing_hotel", "infeasible_missing", "infeasible", phrasings, slots, plan, **who,
+                             goal=[kit.exists("stay_view", cond("user_id", ref("user.id")),
+                                              cond("hotel", ref("slot.hotel")))])
+        kind = "no_hotel_city"
     if kind == "no_route":
         origin, destination = rng.choice(unserved)
-        look = [] if rng.random() < 0.2 else ctx.flight_search(origin, destination, day)
+        way = rng.choice(["none", "search", "search", "search"] + (["destinations"] if ctx.ui.has_destinations else []))
+        look = [] if way == "none" else ctx.flight_search(origin, destination, day)
+        if way == "destinations":  # both cities are served, just not this route
+            look = [("click", "link", ctx.words["destinations"])] + ctx.flight_search(origin, destination, day,
+                                                                                     at_home=False)
         phrasings, slots, plan, who = _as_user(
             ctx, user, ["Book a flight from {origin} to {destination} on {date}.",
                         "Get me a seat from {origin} to {destination} on {date}, any airline.",
