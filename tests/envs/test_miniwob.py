@@ -144,3 +144,26 @@ def test_floors_run_the_same_miniwob_episodes_and_print_as_a_table():
     assert summary["noop"]["all"]["success"] == 0.0  # doing nothing never solves a MiniWoB++ task
     assert all(r.length == 3 for r in results if r.agent == "noop")
     assert "family:click-link" in format_table(summary, groups=("all", "family"))
+
+
+def test_miniwob_task_strings_are_allowed_arguments_and_solve_login_user():
+    _real_miniwob()
+    from veriweb.envs import DiscreteActions
+    from veriweb.envs.actions import FILL
+
+    env = DiscreteActions(MiniWoBEnv("login-user"))
+    try:
+        obs, info = env.reset(seed=5)
+        strings = env.task_strings()
+        assert len(strings) >= 2
+        allowed = obs["action_mask"]["argument"][FILL]
+        assert all(allowed[env.task_start + i] for i in range(len(strings)))  # the masks offer what it may type
+        base = env.unwrapped
+        for label, text in (("Username", strings[0]), ("Password", strings[1])):
+            action = env.encode(f"fill('{_find(base, 'textbox', label)}', '{text}')")
+            assert action[0] == FILL and obs["action_mask"]["argument"][FILL][action[2]] == 1
+            obs, *_ = env.step(action)
+        obs, reward, terminated, truncated, info = env.step(env.encode(f"click('{_find(base, 'button', 'Login')}')"))
+        assert terminated and info["success"]
+    finally:
+        env.close()

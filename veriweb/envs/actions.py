@@ -163,7 +163,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
     def task_strings(self) -> list[str]:
         """The task strings of the current task (memoised per task)."""
         if isinstance(self.base, MiniWoBEnv):  # its own strings: MiniWoB++'s fields and the quoted goal
-            return self.base.task_strings(self.max_task_strings)
+            self._task_strings = self.base.task_strings(self.max_task_strings)
+            return self._task_strings
         task = self.base.task
         if self._task_for is not task:
             today = dt.date.fromisoformat(self.base.site.clock.today.isoformat())
