@@ -329,3 +329,14 @@ def test_element_groups_on_a_real_page(corpora) -> None:  # type: ignore[no-unty
         while up != group:
             up = int(elements["parent"][up])
             assert up >= 0 and (up == group or ROLES[elements["role"][up]] not in GROUP_ROLES)
+
+
+def test_behaviour_cloning_keeps_the_epoch_best_on_held_out_steps(corpora, demos) -> None:  # type: ignore[no-untyped-def]
+    held = collect(corpora["test"][1][:1])
+    torch.manual_seed(0)
+    policy = Policy(config_for_small(demos))
+    history = train_bc(policy, demos, epochs=4, batch_size=32, lr=3e-3, seed=0, val=held)
+    best = max(history, key=lambda row: (row["val_acc_action"], -row["val_loss"]))
+    final = evaluate_bc(policy, held)
+    assert final["acc_action"] == pytest.approx(best["val_acc_action"])
+    assert final["loss"] == pytest.approx(best["val_loss"], rel=1e-5)

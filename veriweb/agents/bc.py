@@ -184,7 +184,7 @@ def evaluate_bc(policy: Policy, demos: Demonstrations, batch_size: int = 256) ->
 def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_size: int = 64, lr: float = 1e-3,
              weight_decay: float = 0.01, seed: int = 0, val: Demonstrations | None = None,
              log: Callable[[dict[str, float]], None] | None = None,
-             stop: Callable[[], bool] | None = None) -> list[dict[str, float]]:
+             stop: Callable[[], bool] | None = None, keep_best: bool = True) -> list[dict[str, float]]:
     """Fit ``policy`` to ``demos`` with AdamW; one metrics row per epoch.
 
     Args:
@@ -198,6 +198,9 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
         val: held-out demonstrations, scored after every epoch.
         log: called with each epoch's row.
         stop: called between batches; training ends early when it returns True (a time budget).
+        keep_best: with ``val``, end with the weights of the epoch whose held-out action accuracy
+            was best (ties: lower held-out loss); on 24 sites the held-out accuracy peaks long
+            before the training accuracy does, and later epochs only memorise.
     """
     generator = np.random.default_rng(seed)
     torch.manual_seed(seed)
@@ -207,6 +210,8 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda u: 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * min(u / total_updates, 1.0))))
     history: list[dict[str, float]] = []
+    best: tuple[float, float] | None = None
+    best_state: dict[str, torch.Tensor] | None = None
     for epoch in range(epochs):
         policy.train()
         totals: Counter[str] = Counter()
@@ -227,11 +232,17 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
         row = {"epoch": float(epoch + 1), **{f"train_{k}": v / max(seen, 1) for k, v in totals.items()}}
         if val is not None and len(val):
             row.update({f"val_{k}": v for k, v in evaluate_bc(policy, val).items()})
+            score = (row["val_acc_action"], -row["val_loss"])
+            if keep_best and (best is None or score > best):
+                best = score
+                best_state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
         history.append(row)
         if log is not None:
             log(row)
         if stopped:
             break
+    if best_state is not None:
+        policy.load_state_dict(best_state)
     policy.eval()
     return history
 
