@@ -255,6 +255,11 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
                                  f"task {task.id!r} is meant to be infeasible, but these actions reach its goal: "
                                  f"{'; '.join(proof.witness)}"))
         return TaskVerdict(task.id, proof.status, (), proof.text, tuple(issues), proof.expanded)
+    argument = _unreachable(site, task, session)
+    if argument is not None:  # a proof, not a search: no sequence of actions at all reaches the goal
+        issues.append(_issue(NO_SOLUTION, f"{location}.goal", f"task {task.id!r}: no action sequence reaches the "
+                             f"goal: {argument.splitlines()[0]}"))
+        return TaskVerdict(task.id, "infeasible", (), argument, tuple(issues), 0)
     result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps)
     if result.status == "unsolved":
         issues.append(_issue(NO_SOLUTION, f"{location}.goal",
@@ -271,6 +276,20 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
                              f"task {task.id!r}: the solution found takes {len(result.actions)} steps, more "
                              f"than half the step budget of {task.max_steps}"))
     return TaskVerdict(task.id, "certified", tuple(result.actions), "", tuple(issues), result.expanded)
+
+
+def _unreachable(site: Site, task: Task, session: Session) -> str | None:
+    """The proof that the task's goal (false at the start) can never hold, if the markers' writes
+    alone show it (:func:`veriweb.verify.proofs.unreachable_goal`); ``None`` otherwise."""
+    from veriweb.verify.proofs import unreachable_goal
+
+    if not task.goal:
+        return None
+    episode = Episode(site, task, session=session)
+    episode.reset()
+    if any(not episode.judge.holds(p) for p in task.goal):
+        return unreachable_goal(site, task, session, episode.judge.context())
+    return None
 
 
 def feasibility_issues(site: Site, *, budget: int) -> tuple[list[Issue], dict[str, TaskVerdict]]:

@@ -305,6 +305,24 @@ def _cond_text(cond: Cond, value: Any) -> str:
     return f"{cond.column} {cond.op} {value!r}"
 
 
+def unreachable_goal(site: Site, task: Task, session: Session, ctx: Context) -> str | None:
+    """The argument that a goal predicate (false now) can never hold whatever the agent does, from
+    the markers' writes alone (step 2 of the module docstring), or ``None``: none is shown.
+
+    It holds for any task kind: a feasible-kind task it applies to has no solution at all (a
+    defect, such as an instruction naming a product the site does not have).
+    """
+    facts = Frozen(site, session, ctx)
+    for number, predicate in enumerate(task.goal):
+        reason = facts.never(predicate)
+        if reason:
+            runnable = sorted(posted_markers(site))
+            return (f"goal[{number}] can never hold: {reason}.\nMarkers that can run (a form posts to them): "
+                    f"{', '.join(runnable) or 'none'}; their {sum(len(v) for v in facts.writes.values())} effects "
+                    "were checked.")
+    return None
+
+
 def prove_infeasible(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000) -> Proof:
     """Prove that ``task``'s goal cannot be reached, refute it with a witness, or say undecided.
 
@@ -321,16 +339,10 @@ def prove_infeasible(site: Site, task: Task, *, session: Session | None = None, 
     episode.reset()
     if all(episode.judge.holds(p) for p in task.goal):
         return Proof("refuted", "the goal already holds at the start", ("(no action: the goal holds at the start)",))
-    facts = Frozen(site, session, episode.judge.context())
-    runnable = sorted(posted_markers(site))
     lines = ["The goal is false at the start."]
-    for number, predicate in enumerate(task.goal):
-        reason = facts.never(predicate)
-        if reason:
-            lines.append(f"goal[{number}] can never hold: {reason}.")
-            lines.append(f"Markers that can run (a form posts to them): {', '.join(runnable) or 'none'}; "
-                         f"their {sum(len(v) for v in facts.writes.values())} effects were checked.")
-            return Proof("proven_infeasible", "\n".join(lines))
+    argument = unreachable_goal(site, task, session, episode.judge.context())
+    if argument is not None:
+        return Proof("proven_infeasible", "\n".join(lines + [argument]))
     lines.append("No goal predicate is shown unreachable from the markers' writes alone.")
     probe = task.model_copy(update={
         "kind": "mutate", "constraints": [], "certificate": [],
@@ -344,4 +356,4 @@ def prove_infeasible(site: Site, task: Task, *, session: Session | None = None, 
     return Proof("undecided", "\n".join(lines), (), result.expanded)
 
 
-__all__ = ["Frozen", "Proof", "prove_infeasible"]
+__all__ = ["Frozen", "Proof", "prove_infeasible", "unreachable_goal"]
