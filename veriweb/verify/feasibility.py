@@ -7,10 +7,12 @@ For every task, :func:`verify_task` runs the engine and returns a :class:`TaskVe
   the task's certificate.
 - ``proven_infeasible``: an infeasible-kind task whose goal is false at the start and that
   :func:`veriweb.verify.proofs.prove_infeasible` shows no reachable marker can make true.
-- ``infeasible``: a feasible-kind task the search showed has no solution within its step
-  budget (every state reachable with the search's actions tried, the depth bound being
-  ``max_steps``; the search types only slot values, so this is a finding about the task as
-  specified, not a proof about every possible input): issue F008. A
+- ``infeasible``: a feasible-kind task whose goal the markers' writes alone show can never
+  hold (:func:`veriweb.verify.proofs.unreachable_goal`: a proof, checked before any search), or
+  that the search showed has no solution within its step budget (every state reachable with
+  the search's actions tried, the depth bound being ``max_steps``; the search types only slot
+  values, so this is a finding about the task as specified, not a proof about every possible
+  input): issue F008. A
   solution longer than half the step budget is kept, with issue F005.
 - ``refuted``: an infeasible-kind task whose goal a search *did* reach: issue F006.
 - ``undecided``: the budget ran out, or the argument could not be closed. Nothing is proved;
