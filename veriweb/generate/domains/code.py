@@ -1085,7 +1085,7 @@ def _nav_filtered(ctx: _Ctx) -> TaskDraft | None:
 def _nav_second(ctx: _Ctx) -> TaskDraft | None:
     """Navigate: a merge request by its branch, or a milestone's page."""
     d, w = ctx.data, ctx.w
-    if ctx.ui.milestones_page and ctx.rng.random() < 0.5:
+    if ctx.ui.milestones_page and ctx.rng.random() < 0.65:
         milestone = ctx.rng.choice(d.milestones)
         project = next(p for p in d.projects if p["id"] == milestone["project_id"])
         target = kit.scalar("milestones", "id", cond("project_id", ctx.project_q()), cond("title", ref("slot.milestone")))
@@ -1139,17 +1139,23 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
                             + (["due", "due"] if ctx.ui.milestones_page else []))
     if choice in ("author", "reviewer"):
         mr = ctx.rng.choice(d.mrs)
-        plan = ctx.search(mr["title"], at_home=True, mrs=True)
+        # the author is read in the project's list ("by ..."): the page gives the name in a sentence with a date
+        plan = ctx.browse(mr["title"], at_home=True, mrs=True) if choice == "author" else ctx.search(
+            mr["title"], at_home=True, mrs=True)
         if plan is None:
             return None
+        if choice == "author":
+            plan = plan[:-1]
         person = d.user[mr["author_id" if choice == "author" else "reviewer_id"]]["name"]
         phrasings = ([f"Who opened the {w['mr']} \"{{title}}\"?", f"Who is the author of \"{{title}}\"?"]
                      if choice == "author" else
                      [f"Who is the reviewer of the {w['mr']} \"{{title}}\"?", f"Tell me who reviews \"{{title}}\"."])
+        seen = (_seen("the project's merge requests", kit.on_page("merge_requests", id=kit.scalar(
+            "merge_requests", "project_id", cond("title", ref("slot.title"))))) if choice == "author" else
+            _seen("the merge request", kit.on_page(
+                "merge_request", id=kit.scalar("merge_requests", "id", cond("title", ref("slot.title"))))))
         return _task(ctx, f"mr_{choice}", "retrieve_lookup", "retrieve", phrasings, {"title": mr["title"]},
-                     plan + [("send", person)],
-                     progress=[_seen("the merge request", kit.on_page(
-                         "merge_request", id=kit.scalar("merge_requests", "id", cond("title", ref("slot.title")))))],
+                     plan + [("send", person)], progress=[seen],
                      answer={"type": "text", "value": kit.scalar("mr_view", choice, cond("title", ref("slot.title"))),
                              "candidates": kit.scalar("users", "name")["query"]})
     if choice == "milestone_of":

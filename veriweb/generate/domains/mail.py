@@ -1217,9 +1217,9 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
             return None
         table = ctx.ui.contacts_kind == "table"
         field = rng.choice(["email", "email", "phone", "company"])
-        if field != "email" and contact[field]:
-            listed = table or (field == "company" and not ctx.ui.contacts_show_email)
-            plan = ctx.contact_steps(user, contact, open_it=not listed)
+        listed = table or (field == "company" and not ctx.ui.contacts_show_email)
+        if field != "email" and contact[field] and listed:  # the contact's page shows them only in its edit form
+            plan = ctx.contact_steps(user, contact, open_it=False)
             word = {"phone": "phone number", "company": "company"}[field]
             return _make(ctx, f"contact_{field}", "retrieve_contact", "retrieve", user,
                          [f"What is {{contact}}'s {word}?", f"Look up the {word} of {{contact}} in your contacts."],
