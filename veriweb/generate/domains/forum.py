@@ -20,7 +20,8 @@ Description:
 
     Tasks: open a community's top or newest post, or a post's author; count comments or
     members, find a join or post date, the author of the top post, a listing's asking price,
-    the cheapest of three listings, the titles or total score of one's posts in a community;
+    the cheapest of three listings, the titles or total score of one's own or another user's
+    posts in a community, the members of two communities together;
     vote, comment, create a post (with a flair), edit a post's text without touching its title,
     join and leave several communities, delete a post (and leave its community) after logging
     in; and one infeasible task about a community or user that does not exist.
