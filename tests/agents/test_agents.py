@@ -228,8 +228,8 @@ def test_match_features_name_the_rows_that_write_a_slot_value(corpora) -> None: 
 
     env = DiscreteActions(VeriwebEnv(sites=corpora["train"][1]))
     checked = 0
-    for task in corpora["train"][1][0].tasks[:6]:
-        obs, _ = env.reset(options={"site": 0, "task": task.id})
+    for index, task in ((i, t) for i, site in enumerate(corpora["train"][1]) for t in site.tasks):
+        obs, _ = env.reset(options={"site": index, "task": task.id})
         strings = env.task_strings()
         values = {str(v) for v in task.slots.values()}
         match, slot = element_match(obs["elements"], obs["goal_tokens"], env)

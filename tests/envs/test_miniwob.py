@@ -167,3 +167,12 @@ def test_miniwob_task_strings_are_allowed_arguments_and_solve_login_user():
         assert terminated and info["success"]
     finally:
         env.close()
+
+
+def test_eval_takes_exactly_one_of_corpus_and_miniwob(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from veriweb.cli import main
+
+    assert main(["eval", "--policy", str(tmp_path / "policy.pt")]) != 0
+    assert "exactly one of --corpus DIR and --miniwob TASKS" in capsys.readouterr().err
+    assert main(["eval", "--policy", str(tmp_path / "p.pt"), "--corpus", str(tmp_path), "--miniwob", "all"]) != 0

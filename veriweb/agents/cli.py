@@ -47,7 +47,11 @@ def add_parsers(sub: Any) -> None:
     ev = sub.add_parser("eval", help="evaluate a policy on a corpus, beside the random, no-op, infeasible "
                                      "and nearest-certificate floors")
     ev.add_argument("--policy", required=True, help="a checkpoint written by veriweb train (policy.pt)")
-    ev.add_argument("--corpus", required=True, help="the test corpus")
+    ev.add_argument("--corpus", help="the test corpus")
+    ev.add_argument("--miniwob", metavar="TASKS",
+                    help="instead of a corpus, real MiniWoB++ tasks in Chromium (comma-separated names, or 'all' "
+                         "for veriweb.envs.miniwob.TASKS): zero-shot transfer beside the random and no-op floors")
+    ev.add_argument("--episodes", type=int, default=20, help="episodes per MiniWoB++ task (default 20)")
     ev.add_argument("--train-corpus", help="the corpus the nearest-certificate floor replays "
                                            "(default: the one recorded in the checkpoint)")
     ev.add_argument("--no-floors", dest="floors", action="store_false", help="evaluate the policy alone")
@@ -96,7 +100,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from veriweb.agents.policy import load_policy
 
     torch.set_num_threads(1)  # more threads spin against other jobs on a shared machine
+    if (args.corpus is None) == (args.miniwob is None):
+        raise VeriwebError("veriweb eval needs exactly one of --corpus DIR and --miniwob TASKS")
     policy, meta = load_policy(args.policy)
+    if args.miniwob is not None:
+        return _eval_miniwob(args, PolicyAgent(policy, greedy=not args.sample, seed=args.seed), meta)
     sites = _sites(args.corpus, "--corpus")
     agents: list[Any] = [PolicyAgent(policy, greedy=not args.sample, seed=args.seed)]
     train_corpus = args.train_corpus or meta.get("corpus")
@@ -120,6 +128,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         write_results(args.json, summary, results, {"policy": str(args.policy), "corpus": str(args.corpus),
                                                    "checkpoint": meta, "seed": args.seed})
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _eval_miniwob(args: argparse.Namespace, policy_agent: Any, meta: dict[str, Any]) -> int:
+    """``veriweb eval --miniwob``: the policy and the random and no-op floors on the same MiniWoB++ episodes."""
+    from veriweb.agents.evaluate import format_table, write_results
+    from veriweb.agents.floors import NoopAgent, RandomAgent
+    from veriweb.agents.transfer import evaluate_miniwob
+    from veriweb.envs.miniwob import TASKS
+
+    tasks = list(TASKS) if args.miniwob.strip() == "all" else [t.strip() for t in args.miniwob.split(",") if t.strip()]
+    if not tasks:
+        raise VeriwebError("--miniwob: no task names given")
+    agents: list[Any] = [policy_agent] + ([RandomAgent(args.seed), NoopAgent()] if args.floors else [])
+    summary, results = evaluate_miniwob(agents, tasks, episodes=args.episodes, seed=args.seed,
+                                        max_steps=args.max_steps or 10)
+    print(format_table(summary, groups=("all", "family")))
+    if args.json:
+        write_results(args.json, summary, results, {"policy": str(args.policy), "miniwob": tasks,
+                                                   "episodes": args.episodes, "checkpoint": meta, "seed": args.seed})
         print(f"wrote {args.json}")
     return 0
 

@@ -31,6 +31,7 @@ from gymnasium import spaces
 
 from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
 from veriweb.envs.arguments import other_forms, slot_order
+from veriweb.envs.miniwob import MiniWoBEnv
 from veriweb.envs.observation import FLAGS, ROLE_IDS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode
 
@@ -150,12 +151,16 @@ class _TaskMatch:
 
     def __init__(self, env: DiscreteActions, strings: list[str], goal: np.ndarray, value_tokens: int) -> None:
         self.strings = strings
-        task = env.base.task
-        today = env.base.site.clock.today
-        values = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
-        primary = set(values)
-        for value in values:
-            primary.update(other_forms(value, dt.date.fromisoformat(today.isoformat())))
+        if isinstance(env.base, MiniWoBEnv):  # an outside benchmark: its own parse of the goal is the slots
+            values = list(strings)
+            primary = set(values)
+        else:
+            task = env.base.task
+            today = env.base.site.clock.today
+            values = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
+            primary = set(values)
+            for value in values:
+                primary.update(other_forms(value, dt.date.fromisoformat(today.isoformat())))
         goal_ids = goal[goal > 0]
         self.goal_set = np.unique(goal_ids)
         A = env.n_args
