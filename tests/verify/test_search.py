@@ -153,9 +153,10 @@ def test_oracle_leaves_the_session_as_it_was(shop: Site) -> None:
 
 
 # Generated tasks the search used to run out of budget on, each for a different reason: a confirm
-# dialog after a refund form, a coupon form, a "Respond" link and a traveller's name field.
-FORMERLY_UNDECIDED = (("admin", 2, "refund_line"), ("admin", 1, "create_coupon"), ("mail", 0, "reply"),
-                      ("travel", 1, "book_for_someone"))
+# dialog after a refund form, a coupon form, a "Respond" link and a traveller's name field (found
+# by id on the first seed that has them, so a generator change keeps testing the task).
+FORMERLY_UNDECIDED = (("admin", "refund_line"), ("admin", "create_coupon"), ("mail", "reply"),
+                      ("travel", "book_for_someone"))
 # Task classes the search used to run out of budget on, found by id on the first two seeds that
 # have them (so a generator change keeps testing the class): a refund whose amount is a line's
 # total shown in another tab and whose reason no slot gives; a write to every row matching a
@@ -183,13 +184,12 @@ def test_search_solves_task_classes_it_used_to_miss(domain: str, task_id: str) -
         assert replays(site, task, result.actions), result.actions
 
 
-@pytest.mark.parametrize(("domain", "seed", "task_id"), FORMERLY_UNDECIDED)
-def test_search_solves_generated_tasks_that_need_forms_filled_from_slots_and_pages(domain: str, seed: int,
-                                                                                    task_id: str) -> None:
-    site = generate_site(domain, seed)
+@pytest.mark.parametrize(("domain", "task_id"), FORMERLY_UNDECIDED)
+def test_search_solves_generated_tasks_that_need_forms_filled_from_slots_and_pages(domain: str, task_id: str) -> None:
+    site = first_sites_with(domain, task_id, count=1)[0]
     task = site.task(task_id)
     result = solve(site, blind(task), budget=2_000)
-    assert result.status == "solved", (domain, seed, task_id, result.reason)
+    assert result.status == "solved", (domain, site.name, task_id, result.reason)
     assert replays(site, task, result.actions), result.actions
 
 
@@ -204,7 +204,8 @@ def test_search_restores_the_cycle_collectors_thresholds(shop: Site) -> None:
 
 
 def test_good_markers_are_those_whose_writes_the_footprint_allows() -> None:
-    site = generate_site("mail", 3)
+    site = next(site for site in (generate_site("mail", seed) for seed in range(12))
+                if {"reply", "contact_edit"} <= {t.family for t in site.tasks})
     session = Session(site)
     reply = next(t for t in site.tasks if t.family == "reply")  # footprint: insert into emails
     hints = Hints.build(site, reply, session)
