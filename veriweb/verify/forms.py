@@ -355,9 +355,11 @@ class FormFilling:
             if not ranked and not current and _required(form, name):
                 # A required field nothing names (a free-text reason): the least unlikely slot
                 # value, so the form can be submitted at all.
+                address = node.input_type == "email" or bool(words(f"{name} {node.name}") & EMAIL_WORDS)
                 guesses = [(self._fill_cost(node, form, name, index, shown), index, value)
                            for index, value in enumerate(self.values) if self.slot_names[index]
-                           and not (node.input_type == "date" and not ISO.fullmatch(value))]
+                           and not (node.input_type == "date" and not ISO.fullmatch(value))
+                           and not (address and "@" not in value)]  # an address field takes addresses
                 ranked = sorted(g for g in guesses if g[0] <= 4)[:1]
             return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
