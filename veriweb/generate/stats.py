@@ -86,16 +86,16 @@ def skeletons(site: Site) -> dict[str, list[tuple[tuple[str, str], ...]]]:
     session = Session(site)
     out: dict[str, list[tuple[tuple[str, str], ...]]] = defaultdict(list)
     for task in site.tasks:
-        page = session.reset(task.start_url, user=task.user if task.start_logged_in else None)
+        session.reset(task.start_url, user=task.user if task.start_logged_in else None)
         shape = []
         for step, action in enumerate(task.certificate, 1):
             parsed = parse_action(action)
-            node = page.by_bid.get(parsed.bid) if parsed.bid is not None else None
+            # the page is built only for an action that names an element (a goto or a message needs none)
+            node = session.page().by_bid.get(parsed.bid) if parsed.bid is not None else None
             shape.append((node.role if node is not None else "-", parsed.name))
             result = session.step(parsed)
             if result.message is not None or result.infeasible is not None or step >= task.max_steps:
                 break
-            page = session.page()
         out[task.family].append(tuple(shape))
     session.close()
     return out
