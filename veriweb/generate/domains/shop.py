@@ -437,7 +437,13 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
     for number in range(2):
         cat_index = rng.randrange(len(ctx.categories))
         in_cat = [p for p in ctx.products if p["category_id"] == cat_index + 1]
-        colour = rng.choice(sorted({p["color"] for p in in_cat}))
+        lowest: dict[str, list[int]] = {}
+        for p in in_cat:
+            lowest.setdefault(p["color"], []).append(p["price"])
+        unique = sorted(c for c, prices in lowest.items() if prices.count(min(prices)) == 1)
+        if not unique:  # every colour's cheapest ties: "the cheapest" would name no single product
+            continue
+        colour = rng.choice(unique)
         cheapest = min((p for p in in_cat if p["color"] == colour), key=lambda p: (p["price"], p["id"]))
         target = kit.scalar("products", "id", cond("category_id", cat_index + 1), cond("color", colour),
                             order=[("price", "asc"), ("id", "asc")])
