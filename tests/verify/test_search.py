@@ -163,9 +163,11 @@ FORMERLY_UNDECIDED = (("admin", "refund_line"), ("admin", "create_coupon"), ("ma
 # filter across pages (restock); an update of two rows named by SKU only; a round trip (the return
 # leg swaps the slots the search form wants); moving a sender's messages to a folder (a message
 # moved already is no longer one to move); a new issue in a project found on the project list
-# (other projects' pages are about rivals).
+# (other projects' pages are about rivals); a rebooking (the new flight's date is the next
+# subgoal's, not the cancelled one's, and the trip's city is its destination, not its origin).
 FORMERLY_UNDECIDED_CLASSES = (("admin", "refund_line"), ("admin", "restock_low"), ("admin", "disable_products"),
-                              ("travel", "round_trip"), ("mail", "move_sender"), ("code", "create_issue"))
+                              ("travel", "round_trip"), ("mail", "move_sender"), ("code", "create_issue"),
+                              ("travel", "rebook"))
 
 
 def first_sites_with(domain: str, task_id: str, *, count: int = 2, seeds: int = 12) -> list[Site]:

@@ -43,6 +43,7 @@ class FormFilling:
     frozen: dict[str, set[str]]
     focus: dict[str, set[str]]
     level: int
+    levels: list[dict[str, set[str]]]
     computed: dict[str, set[str]]
     _named: dict[tuple[str, str, str], bool]
     _fill_costs: dict[tuple[Any, ...], int]
@@ -98,7 +99,7 @@ class FormFilling:
         column = fold(field_name)
         if form is not None and column in self.frozen.get(getattr(action, "marker", None) or "", ()):
             return 4  # a column the task may not change
-        wanted = self.goal_slots.get(column) or self._focused(field_name, node.name)
+        wanted = self._focused(field_name, node.name) or self.goal_slots.get(column)
         if wanted:  # the goal sets this column to that slot's value (another slot may hold the same)
             return 0 if value in self._slot_texts(wanted) else 3
         if column in self.computed:
@@ -145,12 +146,21 @@ class FormFilling:
         label_words = words(f"{field_name} {label}")
         out: set[str] = set()
         for column, slots in self.focus.items():
-            column_words = words(column.replace("_", " "))
-            if column_words & label_words or any(
-                    len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a))
-                    for a in column_words for b in label_words):
+            if _fits(column, label_words):
                 out |= slots
         return out
+
+    def _claimed_elsewhere(self, slot: str, field: Node | None) -> bool:
+        """Does the goal or a subgoal want this slot's value in some column, none of which the
+        field is named like (a trip's city, wanted as the destination, offered in the origin's
+        drop-down)?"""
+        if field is None or len(field.behaviour or ()) < 3:
+            return False
+        columns = {column for level in self.levels for column, slots in level.items() if slot in slots}
+        if not columns:
+            return False
+        label_words = words(f"{field.behaviour[2]} {field.name}")
+        return not any(_fits(column, label_words) for column in columns)
 
     def _names(self, slot: str, field_name: str, label: str) -> bool:
         """Is a form field named like a slot?"""
@@ -245,7 +255,7 @@ class FormFilling:
             v = fold(value)
             if v and (v in (label, raw) or (len(v) >= 3 and v in label)
                       or (label and len(label) >= 3 and label in v)):
-                if not named or value in named_values:
+                if (not named and not self._claimed_elsewhere(name, field)) or value in named_values:
                     return 0
                 matched = True  # another slot's value: look on for the slot named like the field
         if matched:
@@ -388,6 +398,14 @@ class FormFilling:
         if node.role == "checkbox" and not node.checked and words(node.name) & self.instruction:
             return [f"click('{node.bid}')"]
         return []
+
+
+def _fits(column: str, label_words: frozenset[str] | set[str]) -> bool:
+    """Is a field (its name's and label's words) named like a column (origin_city: Flying from /
+    origin; dest_city: Destination)?"""
+    column_words = words(column.replace("_", " "))
+    return bool(column_words & label_words) or any(
+        len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a)) for a in column_words for b in label_words)
 
 
 def _required(form: Any, name: str) -> bool:
