@@ -1216,9 +1216,9 @@ def _lookup(ctx: _Ctx) -> TaskDraft | None:
         if contact is None:
             return None
         table = ctx.ui.contacts_kind == "table"
-        field = rng.choice(["email", "email", "phone", "company"])
-        listed = table or (field == "company" and not ctx.ui.contacts_show_email)
-        if field != "email" and contact[field] and listed:  # the contact's page shows them only in its edit form
+        listed = ["phone", "company"] if table else [] if ctx.ui.contacts_show_email else ["company"]
+        field = rng.choice(["email", *listed])  # asked only where the list shows it: a contact's page has it in a form
+        if field != "email" and contact[field]:
             plan = ctx.contact_steps(user, contact, open_it=False)
             word = {"phone": "phone number", "company": "company"}[field]
             return _make(ctx, f"contact_{field}", "retrieve_contact", "retrieve", user,
