@@ -86,6 +86,24 @@ class EpisodeResult:
     """``seen`` / ``unseen``: whether the task's template occurs in the training corpus (when known)."""
 
 
+def run_episode(agent: Agent, env: DiscreteActions, **reset: Any) -> tuple[dict[str, Any], float, int]:
+    """One episode of ``agent`` in ``env`` (reset with ``reset``): the last info, the return and the length."""
+    obs, info = env.reset(**reset)
+    agent.begin(env)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        action = agent.act(obs, env)
+        if isinstance(action, str):
+            obs, reward, terminated, truncated, info = env.env.step(action)
+            obs = {**obs, "action_mask": env.masks()}
+        else:
+            obs, reward, terminated, truncated, info = env.step(action)
+        total += float(reward)
+        steps += 1
+        done = terminated or truncated
+    return info, total, steps
+
+
 def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None = None,
                  seen_templates: set[str] | None = None) -> list[EpisodeResult]:
     """One episode of ``agent`` per (site, task), in order.
@@ -106,19 +124,7 @@ def run_episodes(agent: Agent, sites: Sequence[Site], *, max_steps: int | None =
     results: list[EpisodeResult] = []
     for index, site in enumerate(sites):
         for task in site.tasks:
-            obs, info = env.reset(options={"site": index, "task": task.id})
-            agent.begin(env)
-            total, steps, done = 0.0, 0, False
-            while not done:
-                action = agent.act(obs, env)
-                if isinstance(action, str):
-                    obs, reward, terminated, truncated, info = env.env.step(action)
-                    obs = {**obs, "action_mask": env.masks()}
-                else:
-                    obs, reward, terminated, truncated, info = env.step(action)
-                total += float(reward)
-                steps += 1
-                done = terminated or truncated
+            info, total, steps = run_episode(agent, env, options={"site": index, "task": task.id})
             results.append(EpisodeResult(agent.name, site.id, task.id, site.domain, task.family, task.kind,
                                          task.difficulty, bool(info.get("success")), total, steps,
                                          bool(info.get("infra_error")),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from veriweb.agents.evaluate import EpisodeResult, summarise
+from veriweb.agents.evaluate import EpisodeResult, run_episode, summarise
 from veriweb.agents.floors import Agent
 from veriweb.envs.actions import DiscreteActions
 from veriweb.envs.miniwob import TASKS, MiniWoBEnv
@@ -51,19 +51,7 @@ def run_miniwob(agent: Agent, tasks: Sequence[str] = TASKS, *, episodes: int = 2
         env = _discrete(agent, MiniWoBEnv(task, max_steps=max_steps))
         try:
             for episode in range(episodes):
-                obs, info = env.reset(seed=seed + episode)
-                agent.begin(env)
-                total, steps, done = 0.0, 0, False
-                while not done:
-                    action = agent.act(obs, env)
-                    if isinstance(action, str):
-                        obs, reward, terminated, truncated, info = env.env.step(action)
-                        obs = {**obs, "action_mask": env.masks()}
-                    else:
-                        obs, reward, terminated, truncated, info = env.step(action)
-                    total += float(reward)
-                    steps += 1
-                    done = terminated or truncated
+                info, total, steps = run_episode(agent, env, seed=seed + episode)
                 results.append(EpisodeResult(agent.name, f"{task}#{seed + episode}", task, "miniwob", task, "mutate",
                                              "easy", bool(info.get("success")), total, steps,
                                              bool(info.get("infra_error"))))
