@@ -388,3 +388,37 @@ def test_a_name_with_a_word_added_is_rewritten_to_the_name_it_contains() -> None
     assert fixed.task("open_flight").slots["origin"] == travel.task("open_flight").slots["origin"]
     assert travel.task("open_flight").instruction == fixed.task("open_flight").instruction
     assert any(r.operator == "rewrite_slot" for r in log)
+
+
+def _mend_cases(d: dict[str, Any], how: str) -> tuple[str, str]:
+    """Break the checkout form the two ways a form loses a parameter: its field renamed, or its argument dropped."""
+    form = _checkout_form(d)
+    arg, value = next((a, v) for a, v in form["action"]["args"].items()
+                      if isinstance(v, dict) and v.get("ref", "").startswith("field."))
+    field = value["ref"][6:]
+    if how == "renamed":
+        next(f for f in form["fields"] if f["name"] == field)["name"] = f"{field}_input"
+    else:
+        del form["action"]["args"][arg]
+    return arg, field
+
+
+@pytest.mark.parametrize("how", ["renamed", "dropped"])
+def test_add_field_mends_the_field_that_is_there(shop: Site, how: str) -> None:
+    """A form whose field was renamed, or whose argument was dropped, gets that field back in use,
+    not a second field with the same label beside it (which M011 would then flag as ambiguous)."""
+    seen: dict[str, str] = {}
+
+    def edit(d: dict[str, Any]) -> None:
+        seen["arg"], seen["field"] = _mend_cases(d, how)
+
+    site = broken(shop, edit)
+    before = len(_checkout_form(to_data(site))["fields"])
+    fixed, log, _, left, _ = repair_static(site)
+    form = _checkout_form(to_data(fixed))
+    assert left == []
+    assert len(form["fields"]) == before
+    assert [f["name"] for f in form["fields"]].count(seen["field"]) == 1
+    assert form["action"]["args"][seen["arg"]] == {"ref": f"field.{seen['field']}"}
+    assert any(r.operator == "add_field" and "mends" in r.change for r in log), log
+    assert form == _checkout_form(to_data(shop))

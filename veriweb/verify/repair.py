@@ -440,7 +440,7 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     args = action.setdefault("args", {})
     fields = form.setdefault("fields", [])
     names = {f["name"] for f in fields}
-    added = []
+    added, mended = [], []
     for param in marker.get("params", []):
         name = param["name"]
         sent = args.get(name)
@@ -451,7 +451,18 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         if param.get("required", True) is False or (param.get("type") == "boolean" and name not in args):
             continue
         field_name = ref[6:] if missing_field else name
-        element: dict[str, Any] = {"name": field_name, "label": param.get("label") or _humanise(name)}
+        label = param.get("label") or _humanise(name)
+        spare = _unread_field(fields, args, field_name, label)
+        if spare is not None:  # the field is there under another name, or nothing sends it: mend, don't add
+            if missing_field:
+                mended.append(f"{spare['name']} -> {field_name}")
+                spare["name"] = field_name
+                names.add(field_name)
+            else:
+                mended.append(f"{name} <- field {spare['name']}")
+            args[name] = {"ref": f"field.{spare['name']}"}
+            continue
+        element: dict[str, Any] = {"name": field_name, "label": label}
         if param.get("choices"):
             element.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
         else:
@@ -466,10 +477,25 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             fields.append({"name": ref[6:], "label": _humanise(ref[6:]), "type": "textbox"})
             names.add(ref[6:])
             added.append(ref[6:])
-    if not added:
+    if not added and not mended:
         return None
-    return (f"form {form.get('submit', 'Submit')!r} gets field(s) {', '.join(added)} for {marker['name']}",
+    what = [f"gets field(s) {', '.join(added)}"] * bool(added) + [f"mends {', '.join(mended)}"] * bool(mended)
+    return (f"form {form.get('submit', 'Submit')!r} {' and '.join(what)} for {marker['name']}",
             Touch(pages=_page_of(tokens, data), markers={marker["name"]}))
+
+
+def _unread_field(fields: list[dict[str, Any]], args: dict[str, Any], name: str, label: str) -> dict[str, Any] | None:
+    """The form's field that should supply ``name``: one that no argument reads, named or labelled like it."""
+    read = {v["ref"][6:] for v in args.values() if isinstance(v, dict) and str(v.get("ref", "")).startswith("field.")}
+    spare = [f for f in fields if f.get("name") not in read]
+    for field in spare:
+        if field.get("name") == name:
+            return field
+    same_label = [f for f in spare if str(f.get("label", "")).strip().lower() == label.strip().lower()]
+    if len(same_label) == 1:
+        return same_label[0]
+    close = _closest(name, [str(f.get("name")) for f in spare], cutoff=0.7)
+    return next((f for f in spare if f.get("name") == close), None)
 
 
 def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
