@@ -12,6 +12,9 @@ timing):
   ``again``: the same walk a second time, on states the site's cache already holds (what a
   policy revisiting a fixed pool of sites meets once it has been there).
 - ``replay``: the tasks' certificates through the discrete actions (what a good policy does).
+- ``random``: the realistic mix: :meth:`DiscreteActions.sample` (uniform over the masked types, then
+  rows and arguments) with the final types (answer, infeasible) masked out, so every episode runs
+  to its 40-step horizon; resets included in the time; a fresh env (its first states are new).
 
 ``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
 database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
@@ -148,6 +151,26 @@ def replay(domain: str, rounds: int = 3) -> dict[str, float]:
     return {"all": steps / total if total else float("nan"), "engine": engine.total / total if total else 0.0}
 
 
+def random_mix(domain: str, steps: int) -> dict[str, float]:
+    """Steps/s of a uniform masked random policy with resets (episodes of at most 40 steps), resets timed."""
+    env = DiscreteActions(VeriwebEnv(domain, num_sites=8, max_steps=40))
+    for seed in range(8):  # generate (and cache) the pool's sites outside the timing
+        env.reset(seed=seed)
+    env.action_space.seed(0)
+    start = clock()
+    obs, _ = env.reset(seed=100)
+    episodes = 1
+    for _ in range(steps):
+        mask = dict(obs["action_mask"])
+        mask["type"] = mask["type"].copy()
+        mask["type"][[SEND, INFEASIBLE]] = 0
+        obs, _, terminated, truncated, _ = env.step(env.sample(mask))
+        if terminated or truncated:
+            obs, _ = env.reset()
+            episodes += 1
+    return {"all": steps / (clock() - start), "length": steps / episodes}
+
+
 def vector(domain: str, steps: int, num_envs: int = 8) -> float:
     """Steps/s of the batched in-process vector env under a seeded random clicker."""
     envs = VeriwebVectorEnv(num_envs, domain=domain, num_sites=8)
@@ -171,6 +194,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=4_000)
     parser.add_argument("--domains", default="all")
+    parser.add_argument("--quick", action="store_true", help="explore and random only (no replay, no vector env)")
     parser.add_argument("--no-cache", action="store_true",
                         help="sessions share no cache (veriweb.engine.cache.ENABLED = False): every page, query and "
                              "judge result is computed afresh, as a baseline")
@@ -182,14 +206,15 @@ def main() -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"site cache {'on' if caching.ENABLED else 'off'}")
     print(f"{'domain':<8}{'pages med/p95':>14}{'@median':>10}{'@p95':>9}{'explore':>10}{'engine':>8}{'again':>8}"
-          f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}   (steps per CPU-second)")
+          f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}{'random':>8}{'(len)':>6}   (steps per CPU-second)")
     for domain in domains:
         e = explore(domain, args.steps)
-        r = replay(domain)
-        vec = vector(domain, args.steps)
+        mix = random_mix(domain, args.steps)
+        r = replay(domain) if not args.quick else {"all": float("nan"), "engine": float("nan")}
+        vec = vector(domain, args.steps) if not args.quick else float("nan")
         print(f"{domain:<8}{e['median_size']:>7.0f}/{e['p95_size']:<6.0f}{e['at_median']:>10,.0f}{e['at_p95']:>9,.0f}"
               f"{e['all']:>10,.0f}{e['engine']:>8.0%}{e['again']:>8,.0f}{r['all']:>9,.0f}{r['engine']:>8.0%}{vec:>11,.0f}"
-              f"{e['reset'] * 1e3:>7.2f}ms   {e['all'] / AIM:.2f}x aim, {e['all'] / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
+              f"{e['reset'] * 1e3:>7.2f}ms{mix['all']:>8,.0f}{mix['length']:>6.1f}   {e['all'] / AIM:.2f}x aim, {e['all'] / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
