@@ -41,8 +41,6 @@ import contextlib
 import gc
 import heapq
 import itertools
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,11 +50,10 @@ from veriweb.engine.answers import Verdict, judge_answer
 from veriweb.engine.judge import Judge
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
-from veriweb.engine.templates import Url
 from veriweb.scaffold import Site, Task
+from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, sums_wanted
 from veriweb.verify.relevance import Hints
 
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SUBGOAL = 4
 """How many links one subgoal is worth in the heuristic."""
 _STEP = 0.25
@@ -156,110 +153,6 @@ def state_key(session: Session) -> tuple[Any, ...]:
             tuple(sorted(ui.widgets.items())), ui.confirm)
 
 
-def candidate_answers(page: PageModel, task: Task, remembered: _Carry | None = None) -> list[str]:
-    """Answers drawn from the page: texts, container contents, counts of what it shows, item titles and
-    sums over lists (with ``remembered``, items of the list's earlier pages: see :func:`carry`)."""
-    from veriweb.envs.actions import contents
-
-    texts: list[str] = []
-    counts: Counter[str] = Counter()
-    for node in page.nodes:
-        if not node.visible:
-            continue
-        label = node.name or node.text
-        if label and node.role in ("paragraph", "StaticText", "heading", "link", "cell", "option", "listitem",
-                                   "status", "columnheader"):
-            texts.append(label)
-            counts[label] += 1
-        if node.role in ("list", "table"):
-            rows = [c for c in node.children if c.role in ("listitem", "row")]
-            counts[f"#{len(rows) - (1 if node.role == 'table' else 0)}"] += 1
-            texts.append(contents(node))
-    texts += _list_answers(page, task, remembered)
-    numbers = {str(n) for n in counts.values()} | {key[1:] for key in counts if key.startswith("#")}
-    for text in texts:
-        numbers.update(_NUMBER.findall(text))
-    seen: set[str] = set()
-    out = []
-    for candidate in [*texts, *sorted(numbers, key=lambda x: (len(x), x)), *(str(v) for v in task.slots.values())]:
-        if candidate and candidate not in seen:
-            seen.add(candidate)
-            out.append(candidate)
-    return out
-
-
-def _first_label(node: Any) -> str:
-    stack = list(reversed(node.children))
-    fallback = ""
-    while stack:
-        child = stack.pop()
-        if not child.visible:
-            continue
-        if child.role == "link" and child.name:
-            return child.name
-        if not fallback and child.role in ("cell", "paragraph", "StaticText", "heading") and (child.name or child.text):
-            fallback = child.name or child.text
-        stack.extend(reversed(child.children))
-    return fallback
-
-
-_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
-_Items = tuple[tuple[str, str], ...]
-_Carry = tuple[tuple[Any, ...], str, _Items]
-
-
-def _items(page: PageModel) -> list[_Items]:
-    """Each visible list's or table's items as (title, folded text): title is the first link, else text."""
-    from veriweb.envs.actions import contents
-
-    out: list[_Items] = []
-    for node in page.nodes:
-        if not node.visible or node.role not in ("list", "table"):
-            continue
-        items = [c for c in node.children if c.visible and c.role in ("listitem", "row")
-                 and not any(g.role == "columnheader" for g in c.children)]
-        titled = tuple((_first_label(item), contents(item).casefold()) for item in items)
-        titled = tuple((title, text) for title, text in titled if title)
-        if titled:
-            out.append(titled)
-    return out
-
-
-def carry(previous: _Carry | None, page: PageModel) -> _Carry:
-    """What an agent remembers of a paginated list: the items of the earlier pages of the same list
-    (same address but for the ``*_page`` parameter) and of this one."""
-    url = Url.parse(page.url)
-    key = (url.path, tuple((k, v) for k, v in url.query if not k.endswith("_page")))
-    lists = _items(page)
-    here = lists[0] if lists else ()
-    if previous is not None and previous[0] == key and previous[1] != page.url:
-        seen = {title for title, _ in previous[2]}
-        return key, page.url, previous[2] + tuple(item for item in here if item[0] not in seen)
-    return key, page.url, here
-
-
-def _list_answers(page: PageModel, task: Task, remembered: _Carry | None = None) -> list[str]:
-    """List and sum answers: each list's item titles (all, and those of the items that mention a slot
-    value) joined with semicolons, and the sum of the first amount of money in each of those items.
-    The first list also counts the items remembered from earlier pages of it."""
-    values = [str(v).casefold() for v in task.slots.values() if v not in (None, "") and len(str(v)) >= 2]
-    lists = _items(page)
-    if remembered is not None and lists and len(remembered[2]) > len(lists[0]):
-        lists.insert(0, remembered[2])
-    out: list[str] = []
-    for titled in lists:
-        groups = [titled] + [tuple(item for item in titled if value in item[1]) for value in values]
-        for number, group in enumerate(groups):
-            if not group or (number and len(group) == len(titled)):
-                continue
-            out.append("; ".join(title for title, _ in group))
-            amounts = [_MONEY.search(text) for _, text in group]
-            if all(amounts):
-                total = sum(float(m.group(1).replace(",", "")) for m in amounts if m)
-                out.append(f"{total:.2f}")
-    return out
-
-
 class _Answers:
     """Judges candidate answers the way :meth:`Judge.judge_answer` does, with the expected answer
     computed once per database state and verdicts remembered."""
@@ -305,7 +198,7 @@ class _Node:
     depth: int
     cost: float
     done: int = 0
-    memory: _Carry | None = None
+    memory: Memory | None = None
 
 
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
@@ -371,6 +264,8 @@ class _Search:
         self.hints = Hints.build(site, task, session, judge.context())
         self.answers = _Answers(judge)
         self.answer_step = 1 if task.kind == "retrieve" else 0
+        self.reading = task.kind == "retrieve"
+        self.sums = sums_wanted(task)
         self.nodes: list[_Node] = []
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
@@ -383,8 +278,9 @@ class _Search:
     def run(self) -> Result:
         """Search from the session's current state."""
         session = self.session
-        self.nodes.append(_Node(self.snaps.capture(), -1, (), 0, 0.0))
-        seen: dict[tuple[Any, ...], int] = {state_key(session): 0}
+        self.nodes.append(_Node(self.snaps.capture(), -1, (), 0, 0.0,
+                                memory=carry(None, session.page()) if self.reading else None))
+        seen: dict[tuple[Any, ...], int] = {state_key(session) + ((None,) if self.sums else ()): 0}
         found = self._evaluate(0)
         if found is not None:
             return Result("solved", found, 0)
@@ -402,20 +298,27 @@ class _Search:
                 continue
             moves = (action,) if isinstance(action, str) else action
             failed = False
-            for move in moves:
+            memory = node.memory
+            for number, move in enumerate(moves, 1):
                 self.stepped += 1
                 result = session.step(move)
                 if result.error is not None or result.message is not None or result.infeasible is not None:
                     failed = True
                     break
+                if self.reading and number < len(moves) and move.startswith("goto("):
+                    memory = carry(memory, session.page())  # a page on the way of a collecting move
             if failed:
                 continue
             key = state_key(session)
+            if self.reading:
+                memory = carry(memory, session.page())
+                if self.sums:
+                    key = (*key, memory.run_key())  # remembering a run of pages is a different state
             depth = node.depth + len(moves)
             if seen.get(key, depth + 1) <= depth:
                 continue
             seen[key] = depth
-            self.nodes.append(_Node(self.snaps.capture(), parent, moves, depth, cost))
+            self.nodes.append(_Node(self.snaps.capture(), parent, moves, depth, cost, memory=memory))
             found = self._evaluate(len(self.nodes) - 1)
             if found is not None:
                 return Result("solved", found, self.stepped)
@@ -459,7 +362,6 @@ class _Search:
         page = session.page()
         self.hints.follow(session, progress.done)
         if task.kind == "retrieve":
-            node.memory = carry(self.nodes[node.parent].memory if node.parent >= 0 else None, page)
             if not task.goal or progress.goal:
                 for answer in candidate_answers(page, task, node.memory):
                     if self.answers.correct(answer):
@@ -513,6 +415,16 @@ class _Search:
                 total = base + _STEP * len(macro)
                 priority = total + self.weight * (_SUBGOAL * remaining + distance) - 0.5
                 heapq.heappush(self.frontier, (priority, next(self.counter), index, macro, total))
+        if self.sums:
+            # Visit a group of a list's items one after another: a sum over records on their own pages.
+            for moves in collect_moves(page, task):
+                sent = (session.version, session.ui.user_id, moves)
+                if sent in self.sent or node.depth + len(moves) + self.answer_step > self.max_depth:
+                    continue
+                self.sent.add(sent)
+                total = base + _STEP * len(moves)
+                priority = total + self.weight * (_SUBGOAL * remaining + here) - 0.5
+                heapq.heappush(self.frontier, (priority, next(self.counter), index, moves, total))
         for cost, action, dest in hints.actions(page, session):
             distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
             total = (node.cost if dest is not None else base) + _STEP + cost
