@@ -99,7 +99,7 @@ class FormFilling:
         column = fold(field_name)
         if form is not None and column in self.frozen.get(getattr(action, "marker", None) or "", ()):
             return 4  # a column the task may not change
-        wanted = self._focused(field_name, node.name) or self.goal_slots.get(column)
+        wanted = self._focused(field_name, node.name, form) or self.goal_slots.get(column)
         if wanted:  # the goal sets this column to that slot's value (another slot may hold the same)
             return 0 if value in self._slot_texts(wanted) else 3
         if column in self.computed:
@@ -108,6 +108,9 @@ class FormFilling:
         exact = [name for name in self.slot_names if name and fold(name) == fold(field_name)]
         if exact:  # a slot named exactly like the field: only its value (check_in, not check_out)
             mine = [name for name in mine if name in exact]
+        elif form is not None:  # a slot named exactly like another field is that field's (guests, not name)
+            others = {fold(f.name) for f in form.fields if f.name != field_name}
+            mine = [name for name in mine if fold(name) not in others]
         if any(self._names(name, field_name, node.name) for name in mine):
             return 0
         if words(f"{field_name} {node.name}") & TEXT_WORDS and NUMERIC.fullmatch(value.strip()):
@@ -139,14 +142,20 @@ class FormFilling:
         """The values (as typed) of the named slots."""
         return {str(self.task.slots[n]) for n in names if self.task.slots.get(n) not in (None, "")}
 
-    def _focused(self, field_name: str, label: str) -> set[str]:
-        """The slots the next subgoal wants in the columns a field is named like (empty: none)."""
+    def _focused(self, field_name: str, label: str, form: Any = None) -> set[str]:
+        """The slots the next subgoal wants in the columns a field is named like (empty: none); a
+        column another field of the same form is named exactly like is that field's, not this one's
+        (the guest count, not the guest's name)."""
         if not self.focus:
             return set()
+        exact = self.focus.get(fold(field_name))
+        if exact:  # a column named exactly like the field (check_out, not check_in, which shares "check")
+            return set(exact)
         label_words = words(f"{field_name} {label}")
+        taken = {fold(f.name) for f in getattr(form, "fields", ())} if form is not None else set()
         out: set[str] = set()
         for column, slots in self.focus.items():
-            if _fits(column, label_words):
+            if column not in taken and _fits(column, label_words):
                 out |= slots
         return out
 
@@ -360,6 +369,8 @@ class FormFilling:
             ranked.sort()
             if ranked and ranked[0][0] == 0:
                 ranked = ranked[:1]  # a slot named like the field: no need to try others
+            elif current:
+                return []  # filled in by the page (the user's name on a booking): no guess replaces it
             elif not ranked:
                 shown_values = self._page_values(node, form, name, shown)
                 if len(shown_values) == 1:  # the one address or amount the page shows

@@ -88,7 +88,7 @@ class Hints(FormFilling):
     _dest: dict[str, str | None] = field(default_factory=dict)
     _actions: dict[tuple[int, int], tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
-    _rival_heads: dict[tuple[str, ...], bool] = field(default_factory=dict)
+    _rival_heads: dict[tuple[str, ...], bool | None] = field(default_factory=dict)
     _site: Site | None = None
     _context: Context | None = None
     _version: str | None = None
@@ -198,7 +198,33 @@ class Hints(FormFilling):
             return 0
         if self.rivals and self._rival_headed(page):
             return _OFF_ENTITY  # headed by another thing of the same kind as the task's
+        if self.rivals:
+            # The heading names nothing of the task's (a hotel's name): what the page says of it does
+            # (a hotel in the task's city, or in another).
+            told = self._told(page)
+            if told is not None:
+                return 0 if told else _OFF_ENTITY
         return self.off_entity_cost
+
+    def _told(self, page: PageModel) -> bool | None:
+        """Do the page's paragraphs (outside lists) name one of the task's entities (``True``), or
+        only rivals of them (``False``), or neither (``None``)?"""
+        texts = tuple(fold(n.name or n.text) for n in page.nodes if n.visible and n.role == "paragraph"
+                      and "[" not in n.key and (n.name or n.text))
+        key = ("told", *texts)
+        found = self._rival_heads.get(key)  # type: ignore[arg-type]
+        if found is None:
+            if len(self._rival_heads) > 4096:
+                self._rival_heads.clear()
+            if any(name in text for name in self.entities for text in texts):
+                verdict: bool | None = True
+            elif any(rival in text for text in texts for rival in self.rivals if len(rival) <= len(text)):
+                verdict = False
+            else:
+                verdict = None
+            self._rival_heads[key] = verdict  # type: ignore[index]
+            return verdict
+        return found
 
     def _rival_headed(self, page: PageModel) -> bool:
         """Does the page's title or a heading name a rival (:func:`rival_names`) and none of the
@@ -285,6 +311,9 @@ class Hints(FormFilling):
                     continue
                 elif dest is not None and dest == self.login_page:
                     cost = 0 if (self.login is not None and not logged_in) else 5
+                elif dest == here and self.entities and _turns_page(page.url, href):
+                    # The next page of a list that names none of the task's entities: read on.
+                    cost = 3 if any(name in shown for name in self.entities) else 1
                 else:
                     cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
                 cost += 2 if session.ui.fields else 0  # leaving typed values behind
@@ -323,6 +352,8 @@ class Hints(FormFilling):
                 edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
                 typed = repr([v for k, v in session.ui.fields.items() if k != f"{behaviour[1]}:{behaviour[2]}"])
                 edited += 2 if self._out_of_order(form, behaviour[1], behaviour[2], session) else 0
+                if getattr(getattr(form, "action", None), "kind", "") == "navigate":
+                    edited += 2  # a search box: its form-filling moves (fill, then send) came first
                 for index, value in enumerate(self.values):
                     if value == current:
                         continue
@@ -397,6 +428,17 @@ class Hints(FormFilling):
         if self.task.kind != "mutate":
             return 5
         return 0 if filled and self._as_asked(page, behaviour[1], info) else 3
+
+
+def _turns_page(url: str, href: str) -> bool:
+    """Does ``href`` show another page of the same list (the same address but for a ``*_page``
+    parameter)?"""
+    here, there = Url.parse(url), Url.parse(href)
+    if here.path != there.path:
+        return False
+    mine = {(k, v) for k, v in here.query if not k.endswith("_page")}
+    theirs = {(k, v) for k, v in there.query if not k.endswith("_page")}
+    return mine == theirs and any(k.endswith("_page") for k, _ in there.query)
 
 
 def _reveals(node: Node, kind: str, hidden: list[str]) -> bool | None:

@@ -36,7 +36,7 @@ from veriweb.engine.query import Context, fetch_rows, scalar_value
 from veriweb.engine.session import Session
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
-from veriweb.scaffold.values import AllOf, AnyOf, Count, Exists, Query, QueryValue, Ref
+from veriweb.scaffold.values import AllOf, AnyOf, Cond, Count, Exists, Query, QueryValue, Ref, SqlPredicate
 
 MAX_TARGETS = 25
 """A footprint that allows more rows than this says nothing about which one matters."""
@@ -103,8 +103,42 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
     return sorted(names, key=lambda n: (-len(n), n))
 
 
+_SQL_FROM = re.compile(r"\bFROM\s+[\"`]?(\w+)", re.IGNORECASE)
+_SQL_EQUAL = re.compile(r"(?<![\w.:])(?:\w+\.)?[\"`]?(\w+)[\"`]?\s*=\s*(?::(\w+)|'([^']*)'|(-?\d+(?:\.\d+)?))(?![\w.])")
+_SQL_NEGATED = re.compile(r"\b(NOT|OR)\b", re.IGNORECASE)
+
+
+def sql_conditions(predicate: SqlPredicate) -> list[tuple[str, Cond]]:
+    """The equalities a SQL goal wants (``city = :city``, ``status = 'confirmed'``), as (table, condition)
+    pairs, the parameter resolved to what the predicate binds it to (a slot, a literal).
+
+    Only a plain conjunction is read (no ``NOT`` or ``OR``: an equality under one is no wish);
+    the table is the first one the SQL reads from.
+    """
+    sql = predicate.sql
+    table = _SQL_FROM.search(sql)
+    if table is None or _SQL_NEGATED.search(sql):
+        return []
+    out: list[tuple[str, Cond]] = []
+    for match in _SQL_EQUAL.finditer(sql):
+        column, param, text, number = match.groups()
+        if param is not None:
+            if param not in predicate.params:
+                continue
+            value: Any = predicate.params[param]
+        elif text is not None:
+            value = text
+        else:
+            value = float(number) if "." in number else int(number)
+        if isinstance(value, (Ref, str, int, float)) and not isinstance(value, bool):
+            out.append((table.group(1), Cond(column=column, value=value)))
+    return out
+
+
 def _conditions(predicate: Any) -> list[tuple[str, Any]]:
     """The (table, condition) pairs of the queries a predicate wants rows of (negated ones aside)."""
+    if isinstance(predicate, SqlPredicate):
+        return sql_conditions(predicate)
     if isinstance(predicate, Exists):
         return [] if predicate.negate else [(predicate.query.table, c) for c in predicate.query.where]
     if isinstance(predicate, Count):
@@ -164,7 +198,11 @@ def goal_values(task: Task) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 
 def _slot_columns(predicate: Any, out: dict[str, set[str]]) -> None:
     """Collect ``column -> slots`` from every equality with a slot in ``predicate``, at any depth."""
-    if isinstance(predicate, (Exists, Count)):
+    if isinstance(predicate, SqlPredicate):
+        for _, cond in sql_conditions(predicate):
+            if isinstance(cond.value, Ref) and cond.value.namespace == "slot":
+                out.setdefault(_fold(cond.column), set()).add(cond.value.name)
+    elif isinstance(predicate, (Exists, Count)):
         if isinstance(predicate, Exists) and predicate.negate:
             return
         _query_slots(predicate.query, out)
@@ -266,5 +304,5 @@ def frozen_columns(site: Site, task: Task) -> dict[str, set[str]]:
     return out
 
 
-__all__ = ["MAX_TARGETS", "effect_allowed", "frozen_columns", "goal_computed", "goal_values", "rival_names", "subgoal_slots",
-           "target_names"]
+__all__ = ["MAX_TARGETS", "effect_allowed", "frozen_columns", "goal_computed", "goal_values", "rival_names",
+           "sql_conditions", "subgoal_slots", "target_names"]
