@@ -422,3 +422,22 @@ def test_add_field_mends_the_field_that_is_there(shop: Site, how: str) -> None:
     assert form["action"]["args"][seen["arg"]] == {"ref": f"field.{seen['field']}"}
     assert any(r.operator == "add_field" and "mends" in r.change for r in log), log
     assert form == _checkout_form(to_data(shop))
+
+
+def test_add_field_mends_an_optional_field_renamed() -> None:
+    """An optional parameter's field renamed (a reply's body) is renamed back, not added twice."""
+    mail = generate_site("mail", 1)
+    data = copy.deepcopy(to_data(mail))
+    data.pop("id", None)
+    optional = {(m["name"], p["name"]) for m in data["markers"] for p in m.get("params", [])
+                if p.get("required", True) is False}
+    form, arg = next((e, a) for e in elements(data) if e["type"] == "form" and e["action"].get("kind") == "marker"
+                     for a, v in e["action"].get("args", {}).items()
+                     if (e["action"]["marker"], a) in optional and isinstance(v, dict)
+                     and v.get("ref", "").startswith("field."))
+    name = form["action"]["args"][arg]["ref"][6:]
+    next(f for f in form["fields"] if f["name"] == name)["name"] = f"{name}_input"
+    fixed, log, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == []
+    assert any(r.code == "S004" and f"{name}_input -> {name}" in r.change for r in log), log
+    assert to_data(fixed)["pages"] == to_data(mail)["pages"]

@@ -471,12 +471,19 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         names.add(field_name)
         args[name] = {"ref": f"field.{field_name}"}
         added.append(field_name)
+    params = {p["name"]: p for p in marker.get("params", [])}
     for name, value in list(args.items()):  # arguments reading fields that are still missing
         ref = value.get("ref", "") if isinstance(value, dict) else ""
         if ref.startswith("field.") and ref[6:] not in names:
-            fields.append({"name": ref[6:], "label": _humanise(ref[6:]), "type": "textbox"})
+            label = params.get(name, {}).get("label") or _humanise(ref[6:])
+            spare = _unread_field(fields, args, ref[6:], label)
+            if spare is not None:
+                mended.append(f"{spare['name']} -> {ref[6:]}")
+                spare["name"] = ref[6:]
+            else:
+                fields.append({"name": ref[6:], "label": label, "type": "textbox"})
+                added.append(ref[6:])
             names.add(ref[6:])
-            added.append(ref[6:])
     if not added and not mended:
         return None
     what = [f"gets field(s) {', '.join(added)}"] * bool(added) + [f"mends {', '.join(mended)}"] * bool(mended)
