@@ -32,6 +32,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify.checks import Issue, resolve_href, static_issues
+from veriweb.verify.repair_links import heading_columns, link_by_values
 
 MAX_ROUNDS = 6
 """How many check-repair rounds the loop runs before giving up on what is left."""
@@ -321,8 +322,10 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | N
     """Turn the plain text that names an orphan page into a link to it.
 
     A page of one record (``/product/{id}``) is linked from the rows of lists and tables of the
-    same table elsewhere (their ``{row.name}`` text becomes a link to ``/product/{row.id}``); a
-    page without parameters from a text that says its title.
+    same table elsewhere (their text that shows what the record is called, a column its heading
+    shows, becomes a link to ``/product/{row.id}``), else from rows of other tables that show its
+    key (:func:`veriweb.verify.repair_links.link_by_values`); a page without parameters from a
+    text that says its title.
     """
     slots = _placeholders(page["route"])
     touched: set[str] = set()
@@ -338,19 +341,24 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | N
         if column is None:
             return None
         href = page["route"].replace(slots[0], "{row." + column + "}")
+        names = heading_columns(page) | {column}
         for other in data["pages"]:
             if other is page:
                 continue
             for bound in _bound(other.get("elements", []), source):
                 for text in _texts_in(bound.get("item", []) + [c for col in bound.get("columns", [])
                                                                for c in col.get("cell", [])]):
-                    if "{row." in text["text"]:
+                    if set(re.findall(r"\{row\.(\w+)", text["text"])) & names:  # what the record is called
                         shown = text_value(text, bound)
                         text.clear()
                         text.update(type="link", text=shown, href=href)
                         touched.add(other["id"])
                         count += 1
                         break
+        if not count:  # rows of other tables that show the record's key, as the data tells
+
+            count, found = link_by_values(data, page, source, column, slots[0])
+            touched |= found
     else:
         title = (page.get("title") or "").strip().casefold()
         for other in data["pages"] + [{"id": None, "elements": data.get("layout", {}).get("header", [])
