@@ -246,16 +246,27 @@ class PageBuilder:
 
     def build(self, *, page_id: str, title: str, params: dict[str, Any], header: list[Any],
               body: list[Any], footer: list[Any], ctx: Context, status: int = 200) -> PageModel:
-        """Build the whole tree: layout header, ``main`` with the flash message and body, footer."""
+        """Build the whole tree: layout header, ``main`` with the flash message and body, footer.
+
+        The layout's header and footer are copied from a memo when what they read (see
+        :mod:`veriweb.engine.parts`) is the same as when the memo was made.
+        """
         root = Node(role="RootWebArea", name=title, key="root", tag="body")
-        self.elements(root, header, ctx, "h")
+        parts = part_memo(self)
+        if parts is None:
+            self.elements(root, header, ctx, "h")
+        else:
+            parts.add(root, header, ctx, "h")
         main = root.add(Node(role="main", key="m", tag="main"))
         if self.ui.flash:
             kind, message = self.ui.flash
             main.add(Node(role="alert" if kind == "error" else "status", text=message, key="flash",
                           tag="div"))
         self.elements(main, body, ctx, "m")
-        self.elements(root, footer, ctx, "f")
+        if parts is None:
+            self.elements(root, footer, ctx, "f")
+        else:
+            parts.add(root, footer, ctx, "f")
         if self.ui.confirm and self.ui.confirm in self.forms:
             self._confirm_dialog(root, self.forms[self.ui.confirm])
         model = PageModel(url=str(self.ui.url), title=title, page_id=page_id, params=params, root=root,
@@ -529,6 +540,8 @@ class PageBuilder:
                                     tag="div", visible=number == selected))
             self.elements(panel, tab.elements, ctx, f"{key}.panel{number}")
 
+
+from veriweb.engine.parts import part_memo  # noqa: E402  (it builds with PageBuilder and Node)
 
 _BIDS: list[str] = []
 

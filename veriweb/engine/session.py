@@ -583,12 +583,19 @@ class Session:
         return StepResult(None, marker=result)
 
 
-def _not_found_body() -> list[Any]:
-    from veriweb.scaffold.elements import Heading, Link, Text
+_NOT_FOUND: list[Any] = []
 
-    return [Heading(type="heading", text="Page not found", level=1),
-            Text(type="text", text="The page you asked for does not exist."),
-            Link(type="link", text="Go to the home page", href="/")]
+
+def _not_found_body() -> list[Any]:
+    """The body of the page shown for an address no route matches (made once: scaffold elements are
+    immutable values, and a random agent visits many such addresses)."""
+    if not _NOT_FOUND:
+        from veriweb.scaffold.elements import Heading, Link, Text
+
+        _NOT_FOUND.extend([Heading(type="heading", text="Page not found", level=1),
+                           Text(type="text", text="The page you asked for does not exist."),
+                           Link(type="link", text="Go to the home page", href="/")])
+    return _NOT_FOUND
 
 
 def _is_date(text: str) -> bool:

@@ -242,21 +242,25 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
 
 
 _ROWS: dict[tuple[int, int], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
-"""Encoded rows by token sizes, then by everything a row's encoding reads of its node: a node seen
-on an earlier page (the layout, a listed record) is not encoded again."""
+"""Encoded rows by token sizes, then by everything a row's encoding reads of its node but its bid and
+depth: a node seen on an earlier page (the layout, a listed record, at another position) is not
+encoded again."""
 _ROWS_LIMIT = 50_000
 
 
 def _row(node: Node, name_tokens: int, value_tokens: int) -> tuple[Any, ...]:
-    """What a node's row holds, apart from its parent and whether a modal dialog covers it: role id,
-    name and value token bytes, flag bits, its accessibility-tree line (``None``: hidden), and fact
-    bits (a link to an address on the site, has a name or text)."""
+    """What a node's row holds, apart from its bid, depth, parent and whether a modal dialog covers it:
+    role id, name and value token bytes, flag bits, its accessibility-tree line after ``[bid] ``
+    (``None``: hidden), and fact bits (a link to an address on the site, has a name or text)."""
     label = node.name or node.text
     href = node.href
     return (ROLE_IDS.get(node.role, 0), encode_row(label, name_tokens),
             encode_row(node.value, value_tokens) if node.value else encode_row("", value_tokens), _flags(node),
-            "\t" * node.depth + node_line(node) if node.visible else None,
+            node_line(node)[len(node.bid) + 3:] if node.visible else None,
             (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
+
+
+_TABS = tuple("\t" * depth for depth in range(64))
 
 
 def _encode(page: PageModel, config: ObservationConfig) -> PageView:
@@ -278,26 +282,28 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
     memo = _ROWS.get((name_tokens, value_tokens))
     if memo is None or len(memo) > _ROWS_LIMIT:
         memo = _ROWS[(name_tokens, value_tokens)] = {}
+    memo_get, tabs = memo.get, _TABS
     for node in nodes:
         key = (node.role, node.name, node.text, node.value, node.checked, node.selected, node.expanded,
-               node.disabled, node.required, node.focused, node.visible, node.level, node.bid, node.depth, node.href)
-        encoded = memo.get(key)
+               node.disabled, node.required, node.focused, node.visible, node.level, node.href)
+        encoded = memo_get(key)
         if encoded is None:
             encoded = memo[key] = _row(node, name_tokens, value_tokens)
-        role_id, name_bytes, value_bytes, flag_bits, line, fact_bits = encoded
+        role_id, name_bytes, value_bytes, flag_bits, tail, fact_bits = encoded
         roles.append(role_id)
         names += name_bytes
         values += value_bytes
         flags.append(flag_bits)
-        depths.append(node.depth if node.depth < 255 else 255)
+        depth = node.depth
+        depths.append(depth if depth < 255 else 255)
         up = node.parent
         while up is not None and id(up) not in row:
             up = up.parent
         parents.append(row[id(up)] if up is not None else -1)
         facts.append(fact_bits | (node.visible and (inside_modal is None or id(node) in inside_modal)))
-        if line is not None:
+        if tail is not None:
             line_of.append(len(lines))
-            lines.append(line)
+            lines.append(f"{tabs[depth] if depth < 64 else chr(9) * depth}[{node.bid}] {tail}")
         else:
             line_of.append(-1)
     arrays = {
