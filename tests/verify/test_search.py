@@ -165,9 +165,15 @@ FORMERLY_UNDECIDED = (("admin", "refund_line"), ("admin", "create_coupon"), ("ma
 # moved already is no longer one to move); a new issue in a project found on the project list
 # (other projects' pages are about rivals); a rebooking (the new flight's date is the next
 # subgoal's, not the cancelled one's, and the trip's city is its destination, not its origin).
+# Later: a month's top three (the first titles of a ranked table); sums over records, whether each
+# on its own page (bills) or in a list filtered by a column (upcoming flights) or by the slots
+# (two communities' members); a hotel within a budget whose goal is SQL (which slot each column
+# wants), whose booking form has a "Guest name" beside a guest count, and whose hotel pages name
+# their city only in a paragraph.
 FORMERLY_UNDECIDED_CLASSES = (("admin", "refund_line"), ("admin", "restock_low"), ("admin", "disable_products"),
                               ("travel", "round_trip"), ("mail", "move_sender"), ("code", "create_issue"),
-                              ("travel", "rebook"))
+                              ("travel", "rebook"), ("admin", "top_sellers"), ("mail", "bills_total"),
+                              ("travel", "flights_total"), ("forum", "members_together"), ("travel", "hotel_budget"))
 
 
 def first_sites_with(domain: str, task_id: str, *, count: int = 2, seeds: int = 12) -> list[Site]:

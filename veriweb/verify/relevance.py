@@ -311,9 +311,13 @@ class Hints(FormFilling):
                     continue
                 elif dest is not None and dest == self.login_page:
                     cost = 0 if (self.login is not None and not logged_in) else 5
-                elif dest == here and self.entities and _turns_page(page.url, href):
-                    # The next page of a list that names none of the task's entities: read on.
-                    cost = 3 if any(name in shown for name in self.entities) else 1
+                elif dest == here and self.rivals and _turns_page(page.url, href):
+                    # Another page of a list that names other things of the kind the task names,
+                    # but not the task's (another contact, not the one to write to): read on.
+                    if any(name in shown for name in self.entities):
+                        cost = 3
+                    else:
+                        cost = 1 if any(rival in shown for rival in self.rivals) else 3
                 else:
                     cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
                 cost += 2 if session.ui.fields else 0  # leaving typed values behind
@@ -352,8 +356,6 @@ class Hints(FormFilling):
                 edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
                 typed = repr([v for k, v in session.ui.fields.items() if k != f"{behaviour[1]}:{behaviour[2]}"])
                 edited += 2 if self._out_of_order(form, behaviour[1], behaviour[2], session) else 0
-                if getattr(getattr(form, "action", None), "kind", "") == "navigate":
-                    edited += 2  # a search box: its form-filling moves (fill, then send) came first
                 for index, value in enumerate(self.values):
                     if value == current:
                         continue

@@ -1,0 +1,60 @@
+"""What the search reads off pages (sums over records, ranked prefixes) and what SQL goals tell it."""
+
+from __future__ import annotations
+
+from veriweb.engine import Session
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.values import Ref, SqlPredicate
+from veriweb.verify.reading import carry, collect_moves, list_answers, run_answers
+from veriweb.verify.targets import sql_conditions
+
+
+def test_sql_goals_say_which_slot_each_column_wants() -> None:
+    pred = SqlPredicate(kind="sql", sql="SELECT EXISTS (SELECT 1 FROM stay_view WHERE user_id = :user_id AND "
+                        "city = :city AND stars >= :stars AND check_in = :ci AND status = 'confirmed' AND guests = 2)",
+                        params={"city": {"ref": "slot.city"}, "stars": {"ref": "slot.stars"},
+                                "ci": {"ref": "slot.in_day"}})
+    found = {cond.column: cond.value for _, cond in sql_conditions(pred)}
+    assert found == {"city": Ref(ref="slot.city"), "check_in": Ref(ref="slot.in_day"), "status": "confirmed",
+                     "guests": 2}
+    assert all(table == "stay_view" for table, _ in sql_conditions(pred))
+    # An equality under OR or NOT is no wish.
+    assert sql_conditions(pred.model_copy(update={"sql": pred.sql.replace(" AND city", " OR city")})) == []
+
+
+def test_a_run_of_pages_of_one_kind_adds_up_place_by_place() -> None:
+    site = next(s for s in (generate_site("mail", seed) for seed in range(6)) if s.task("bills_total"))
+    task = site.task("bills_total")
+    assert task is not None
+    session = Session(site)
+    session.reset("/", user=task.user)
+    session.step(f"goto('/search?q={str(task.slots['company']).replace(' ', '+')}')")
+    listing = session.page()
+    moves = collect_moves(listing, task)
+    assert moves and all(move.startswith("goto('/message/") for move in moves[0])
+    memory = carry(None, listing)
+    amounts = []
+    for move in moves[0]:
+        session.step(move)
+        page = session.page()
+        memory = carry(memory, page)
+        body = " ".join(n.name or n.text for n in page.nodes if "Amount due" in (n.name or n.text))
+        amounts.append(float(body.split("Amount due: $")[1].split()[0].rstrip(".").replace(",", "")))
+    assert len(memory.run) == len(moves[0]) >= 2 and memory.run_key() is not None
+    assert f"{sum(amounts):.2f}" in run_answers(memory)
+    # Leaving for another kind of page forgets the run.
+    session.step("goto('/')")
+    assert run_answers(carry(memory, session.page())) == []
+
+
+def test_list_answers_offer_ranked_prefixes_and_filtered_column_sums() -> None:
+    rows = (("Alpha", "alpha, upcoming, $10.00", ("Alpha", "Upcoming", "$10.00"), "/t/1"),
+            ("Beta", "beta, completed, $20.50", ("Beta", "Completed", "$20.50"), "/t/2"),
+            ("Gamma", "gamma, upcoming, $5.25", ("Gamma", "Upcoming", "$5.25"), "/t/3"),
+            ("Delta", "delta, completed, $1.00", ("Delta", "Completed", "$1.00"), "/t/4"))
+    site = generate_site("shop", 0)
+    task = site.tasks[0].model_copy(update={"slots": {}})
+    answers = list_answers([rows], task)
+    assert "Alpha; Beta" in answers and "Alpha; Beta; Gamma" in answers  # the top 2 and top 3
+    assert "36.75" in answers  # everything
+    assert "15.25" in answers and "21.50" in answers  # the upcoming ones, the completed ones
