@@ -1,7 +1,12 @@
 """Feasibility search: how many generated tasks it solves, at what cost, and how long its solutions are.
 
 Run: ``python bench/search_bench.py`` (``--sites N`` sites per domain, seeds 0..N-1; ``--budget``;
-``--exact`` for the shortest-solution A*; ``--verbose`` for one line per task). For each domain
+``--exact`` for the shortest-solution A*; ``--verbose`` for one line per task). With ``--corpus SEED``
+it instead verifies every task of the first ``--sites`` sites of a corpus with that seed (as
+``veriweb generate --seed SEED`` plans them) the way verification does (:func:`verify_task`:
+proofs, then the search to the whole step budget) and prints the verdicts, the CPU per site, and
+the false-infeasible tasks (a verdict of infeasible on a task whose generator certificate
+replays; the certificate is read only for this count). For each domain
 it prints the feasible tasks solved / undecided / unsolved, the mean and 95th-percentile CPU
 milliseconds per task, the mean number of actions stepped, and the mean ratio of the found
 solution's length to the generator's certificate (which the search never reads; the bench reads
@@ -43,6 +48,33 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] if ordered else 0.0
 
 
+def corpus(seed: int, sites: int, budget: int, verbose: bool) -> None:
+    """Verify every task of the first ``sites`` sites of a corpus with ``seed``; print the verdicts."""
+    from collections import Counter
+
+    from veriweb.generate.corpus import build_site, plan_corpus
+    from veriweb.verify.feasibility import replay, verify_task
+
+    counts: Counter[str] = Counter()
+    false_infeasible: list[str] = []
+    cpu = 0.0
+    for spec in plan_corpus(sites, [], seed).sites:
+        site, _ = build_site(spec)
+        session = Session(site)
+        started = time.process_time()
+        for task in site.tasks:
+            verdict = verify_task(site, task.model_copy(update={"certificate": []}), budget=budget, session=session)
+            counts[verdict.status] += 1
+            if verbose and verdict.status not in ("certified", "proven_infeasible"):
+                print(f"  {spec.number} {spec.domain} {task.id} {task.family}: {verdict.status} {verdict.proof[:80]}")
+            if verdict.status == "infeasible" and task.kind != "infeasible" and task.certificate \
+                    and replay(site, task, task.certificate)[0]:
+                false_infeasible.append(f"{spec.number}-{spec.domain}:{task.id}")
+        cpu += time.process_time() - started
+    print(f"corpus seed {seed}, {sites} sites, budget {budget}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+          + f"; false-infeasible {len(false_infeasible)} {false_infeasible}; CPU per site {cpu / sites:.2f} s")
+
+
 def main() -> None:
     """Run the benchmark and print one row per domain and a total."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,7 +83,12 @@ def main() -> None:
     parser.add_argument("--exact", action="store_true", help="shortest solutions (A*), slower")
     parser.add_argument("--domains", nargs="*", default=None, help="domains to run (default: all)")
     parser.add_argument("--verbose", action="store_true", help="one line per task")
+    parser.add_argument("--corpus", type=int, default=None, metavar="SEED",
+                        help="verify the first --sites sites of the corpus with this seed instead")
     args = parser.parse_args()
+    if args.corpus is not None:
+        corpus(args.corpus, args.sites, args.budget, args.verbose)
+        return
     domains = args.domains or list(available_domains())
     header = f"{'domain':8} {'tasks':>5} {'solved':>6} {'undec':>5} {'unsolv':>6} {'bad':>3} " \
              f"{'mean ms':>8} {'p95 ms':>7} {'steps':>6} {'len/cert':>8}"
