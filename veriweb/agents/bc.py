@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from veriweb.agents.features import featurize, stack
+from veriweb.agents.memory import remember
 from veriweb.agents.policy import Policy, PolicyConfig, config_for, to_tensors
 from veriweb.envs.actions import DiscreteActions
 from veriweb.envs.certificates import certificate_actions
@@ -66,16 +67,25 @@ def _allowed(obs: dict[str, Any], action: np.ndarray) -> bool:
     return bool(mask["type"][kind] and mask["element"][kind, row] and mask["argument"][kind, arg])
 
 
-def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None) -> Demonstrations:
+def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None, workers: int = 1) -> Demonstrations:
     """Replay every certificate of ``sites`` and record (features, discrete action) pairs.
 
     Args:
         sites: the training sites (e.g. :func:`veriweb.generate.corpus.load_sites`).
         env_kwargs: extra :class:`VeriwebEnv` arguments (observation config).
+        workers: processes to replay in; sites are cut into that many contiguous chunks and the
+            chunks' demonstrations concatenated in order, so the result is the same as with one.
     """
     sites = list(sites)
     if not sites:
         raise VeriwebError("no training sites: give a corpus with at least one site")
+    if workers > 1 and len(sites) > 1:
+        return _collect_parallel(sites, env_kwargs, workers)
+    return concatenate([_replay(sites, env_kwargs)])
+
+
+def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrations:
+    """:func:`collect` in this process; the result may hold no step."""
     env = DiscreteActions(VeriwebEnv(sites=sites, **(env_kwargs or {})))
     rows: list[dict[str, np.ndarray]] = []
     actions: list[np.ndarray] = []
@@ -97,6 +107,7 @@ def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None) 
                     break
                 steps.append((featurize(obs, env), action))
                 obs, _, terminated, truncated, info = env.step(action)
+                remember(env, action, obs)
                 if terminated or truncated:
                     break
             if reason is None and not info.get("success"):
@@ -111,11 +122,53 @@ def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None) 
                 actions.append(action)
                 episodes.append(demos.tasks - 1)
     if not rows:
-        raise VeriwebError(f"no certificate of the {len(sites)} sites maps into discrete actions: {demos.examples}")
+        return demos
     demos.features = stack(rows)
     demos.actions = np.stack(actions).astype(np.int64)
     demos.episode = np.array(episodes, np.int64)
     return demos
+
+
+def _collect_chunk(args: tuple[list[Site], dict[str, Any] | None]) -> Demonstrations:
+    torch.set_num_threads(1)
+    sites, env_kwargs = args
+    return _replay(sites, env_kwargs)
+
+
+def _collect_parallel(sites: list[Site], env_kwargs: dict[str, Any] | None, workers: int) -> Demonstrations:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    bounds = np.linspace(0, len(sites), min(workers, len(sites)) + 1).round().astype(int)
+    chunks = [(sites[a:b], env_kwargs) for a, b in zip(bounds[:-1], bounds[1:])]
+    with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
+        parts = list(pool.map(_collect_chunk, chunks))
+    return concatenate(parts)
+
+
+def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
+    """One demonstration set holding ``parts`` in order (episode indices shifted past the earlier parts').
+
+    Raises:
+        VeriwebError: no part holds a step.
+    """
+    full = [p for p in parts if len(p)]
+    if not full:
+        raise VeriwebError(f"no certificate of the {sum(p.tasks for p in parts)} tasks maps into discrete actions: "
+                           + str({k: v for p in parts for k, v in p.examples.items()}))
+    features = {k: np.concatenate([p.features[k] for p in full]) for k in full[0].features}
+    episodes, shift = [], 0
+    for part in parts:
+        if len(part):
+            episodes.append(part.episode + shift)
+        shift += part.tasks
+    out = Demonstrations(features, np.concatenate([p.actions for p in full]), np.concatenate(episodes),
+                         tasks=sum(p.tasks for p in parts), used=sum(p.used for p in parts), config=full[0].config)
+    for part in parts:
+        out.skipped.update(part.skipped)
+        for key, value in part.examples.items():
+            out.examples.setdefault(key, value)
+    return out
 
 
 def _take(features: dict[str, np.ndarray], index: np.ndarray) -> dict[str, np.ndarray]:

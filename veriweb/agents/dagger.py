@@ -27,6 +27,7 @@ import torch
 
 from veriweb.agents.bc import Demonstrations, _allowed
 from veriweb.agents.features import featurize, stack
+from veriweb.agents.memory import remember
 from veriweb.agents.policy import Policy, discrete_for, to_tensors
 from veriweb.engine import actions as A
 from veriweb.envs.env import VeriwebEnv
@@ -143,6 +144,7 @@ def dagger_round(policy: Policy, sites: Sequence[Site], *, beta: float = 0.0, se
                 break  # no way to the goal from here: nothing more to learn in this episode
             executed = label if label is not None and rng.random() < beta else own
             obs, _, terminated, truncated, info = env.step(executed)
+            remember(env, executed, obs)
             if terminated or truncated:
                 break
         stats.successes += int(bool(info.get("success")))

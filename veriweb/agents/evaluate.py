@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from veriweb.agents.features import featurize
+from veriweb.agents.memory import remember
 from veriweb.agents.floors import Agent
 from veriweb.agents.policy import Policy, discrete_for
 from veriweb.envs.actions import DiscreteActions
@@ -98,6 +99,7 @@ def run_episode(agent: Agent, env: DiscreteActions, **reset: Any) -> tuple[dict[
             obs = {**obs, "action_mask": env.masks()}
         else:
             obs, reward, terminated, truncated, info = env.step(action)
+            remember(env, action, obs)
         total += float(reward)
         steps += 1
         done = terminated or truncated

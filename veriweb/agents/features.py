@@ -4,7 +4,8 @@ The policy reads only what any browser-like source gives (the element table of
 :mod:`veriweb.envs.observation`), the goal's token ids, the texts of the discrete arguments
 (the task's slot values and the numbers), the action masks, and four scalars (progress,
 whether the task has subgoals, whether the last action failed, and the fraction of the step
-budget used). Strings are dropped, so a batch of observations stacks without copies of page
+budget used), and the agent's own memory of its last actions and the current address
+(:mod:`veriweb.agents.memory`). Strings are dropped, so a batch of observations stacks without copies of page
 text.
 
 Match features say outright what a pointer head would otherwise have to learn from hashed
@@ -29,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from veriweb.agents import memory
 from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
 from veriweb.envs.arguments import other_forms, slot_order
 from veriweb.envs.miniwob import MiniWoBEnv
@@ -71,6 +73,12 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "mask_element": box(0, 1, (T, E), np.int8),
         "mask_argument": box(0, 1, (T, A), np.int8),
         "extra": box(-1.0, 1_000.0, (N_EXTRA,), np.float32),
+        "mem_kind": box(0, T, (memory.MEMORY,), np.int32),
+        "mem_row": box(0, VOCAB_SIZE - 1, (memory.MEMORY, memory.MEMORY_TOKENS), np.int32),
+        "mem_arg": box(0, VOCAB_SIZE - 1, (memory.MEMORY, memory.MEMORY_ARG_TOKENS), np.int32),
+        "mem_flags": box(0.0, 1.0, (memory.MEMORY, memory.N_MEMORY_FLAGS), np.float32),
+        "url": box(0, VOCAB_SIZE - 1, (memory.URL_TOKENS,), np.int32),
+        "el_recent": box(0.0, 1.0, (E, memory.N_RECENT), np.float32),
     })
 
 
@@ -307,15 +315,16 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
                       steps / max(budget, 1)], np.float32)
     el_match, el_slot = element_match(elements, obs["goal_tokens"], env)
     arg_match, arg_context = argument_match(elements, obs["goal_tokens"], env)
+    arg_tokens = argument_tokens(env)
     return {
         "goal": obs["goal_tokens"].astype(np.int32),
         "el_tokens": elements["tokens"], "el_value": elements["value_tokens"], "el_role": elements["role"],
         "el_flags": elements["flags"], "el_depth": elements["depth"], "el_mask": elements["mask"],
         "el_overlap": _overlap(elements["tokens"], obs["goal_tokens"]),
         "el_match": el_match, "el_slot": el_slot, "el_group": element_groups(elements),
-        "arg_tokens": argument_tokens(env), "arg_match": arg_match, "arg_context": arg_context,
+        "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
-        "extra": extra,
+        "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),
     }
 
 
@@ -334,6 +343,11 @@ class PolicyObservation(gym.ObservationWrapper[dict[str, np.ndarray], np.ndarray
         config = env.base.config
         self.observation_space = feature_space(env.n_elements, env.n_args, config.name_tokens,
                                                config.value_tokens, config.goal_tokens)
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], Any, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        memory.remember(self.discrete, action, obs)  # the policy's own memory of what it just did
+        return self.observation(obs), reward, terminated, truncated, info
 
     def observation(self, observation: dict[str, Any]) -> dict[str, np.ndarray]:
         return featurize(observation, self.discrete)

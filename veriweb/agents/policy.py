@@ -11,6 +11,9 @@ Architecture (``PolicyConfig`` defaults: about 1.7M parameters, CPU):
   text's tokens plus an embedding of its index (so ``<element>``, ``<contents>`` and empty slots
   are still told apart); a task string also gets its match features and the goal words written
   just before it. A summary token carries progress, last-action error and budget used.
+- Memory (``memory``, :mod:`veriweb.agents.memory`): the agent's last actions (type, target row's
+  text, argument, error, moved) are items of the sequence too; the current address is added to the
+  summary; each element gets whether a recent action targeted a row with its text.
 - A pre-norm transformer encoder runs over [summary; goal; elements; arguments] with padding
   masked out.
 - Heads, autoregressive and masked by the env's action masks: the element by a pointer (query
@@ -38,6 +41,7 @@ import torch
 from torch import Tensor, nn
 
 from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA
+from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
 from veriweb.envs.observation import FLAGS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE
@@ -71,6 +75,10 @@ class PolicyConfig:
             table row, list item, card, form or dialog: ``el_group``).
         element_scorer: add to each type's pointer logits a score read off each element's own state
             (an MLP per element, one output per type), beside the summary's query.
+        memory: read the agent's own memory (:mod:`veriweb.agents.memory`): its last actions as
+            items of the sequence, the current address in the summary, and per element whether a
+            recent action targeted a row with its text (in its state and, per type, in its pointer
+            logit). Checkpoints from before it load with it off.
     """
 
     d_model: int = 64
@@ -86,6 +94,7 @@ class PolicyConfig:
     dropout: float = 0.0
     group_context: bool = True
     element_scorer: bool = True
+    memory: bool = True
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -215,6 +224,16 @@ class Policy(nn.Module):
         self.arg_query = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
         self.arg_key = nn.Linear(d, d)
         self.value_head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
+        if config.memory:
+            self.mem_kind = nn.Embedding(T + 1, d, padding_idx=0)
+            self.mem_arg = nn.Linear(d, d)
+            self.mem_flags = nn.Linear(N_MEMORY_FLAGS, d)
+            self.mem_pos = nn.Embedding(MEMORY, d)
+            self.mem_segment = nn.Parameter(torch.zeros(d))
+            self.url_proj = nn.Linear(d, d)
+            self.recent = nn.Linear(N_RECENT, d)
+            self.recent_bias = nn.Embedding(T, N_RECENT)
+            nn.init.zeros_(self.recent_bias.weight)
 
     # ------------------------------------------------------------------ encoding
 
@@ -260,8 +279,18 @@ class Policy(nn.Module):
         slot_words = task_words.gather(1, slot.clamp(0, K - 1).unsqueeze(-1).expand(-1, -1, task_words.shape[-1]))
         e = e + self.el_match(match) + weight * self.slot_proj(slot_words)
         s = (self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]).unsqueeze(1)
-        sequence, keep, places = _pack([(s, torch.ones(B, 1, dtype=torch.bool, device=device)), (g, goal > 0),
-                                        (e, batch["el_mask"][:, :R].bool()), (t, task_ids[:, :, 0] > 0)])
+        parts = [(s, torch.ones(B, 1, dtype=torch.bool, device=device)), (g, goal > 0),
+                 (e, batch["el_mask"][:, :R].bool()), (t, task_ids[:, :, 0] > 0)]
+        if c.memory:  # the agent's own last actions, where it is, and which rows it just acted on
+            kinds = batch["mem_kind"].long()
+            rows, margs, url = batch["mem_row"].long(), batch["mem_arg"].long(), batch["url"].long()
+            m = (self.mem_kind(kinds) + _mean_pool(self.tokens(rows), rows)
+                 + self.mem_arg(_mean_pool(self.tokens(margs), margs)) + self.mem_flags(batch["mem_flags"].float())
+                 + self.mem_pos.weight[:kinds.shape[1]] + self.mem_segment)
+            parts[0] = (s + self.url_proj(_mean_pool(self.tokens(url), url)).unsqueeze(1), parts[0][1])
+            parts[2] = (e + self.recent(batch["el_recent"][:, :R].float()), parts[2][1])
+            parts.append((m, kinds > 0))
+        sequence, keep, places = _pack(parts)
         hidden = self.norm(self.encoder(sequence, src_key_padding_mask=~keep))
         el_h = torch.zeros(B, E, hidden.shape[-1], dtype=hidden.dtype, device=device)
         el_h[:, :R] = _unpack(hidden, places[2])
@@ -280,6 +309,8 @@ class Policy(nn.Module):
         query = self.el_query(summary.unsqueeze(1) + self.type_embed.weight.unsqueeze(0))
         logits = torch.einsum("btd,bed->bte", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
         logits = logits + torch.einsum("tm,bem->bte", self.el_bias.weight, batch["el_match"].float())
+        if self.config.memory:
+            logits = logits + torch.einsum("tm,bem->bte", self.recent_bias.weight, batch["el_recent"].float())
         if self.el_score is not None:
             logits = logits + self.el_score(elements).transpose(1, 2)
         return _masked(logits, batch["mask_element"])
@@ -395,7 +426,7 @@ def load_policy(path: str | Path) -> tuple[Policy, dict[str, Any]]:
         raise VeriwebError(f"{path} is not a readable policy checkpoint: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != "veriweb-policy-1":
         raise VeriwebError(f"{path} is not a veriweb policy checkpoint (format veriweb-policy-1)")
-    policy = Policy(PolicyConfig(**data["config"]))
+    policy = Policy(PolicyConfig(**{"memory": False, **data["config"]}))  # older checkpoints: no memory
     policy.load_state_dict(data["state_dict"])
     policy.eval()
     return policy, dict(data.get("meta") or {})

@@ -55,6 +55,9 @@ class Preset:
         ppo: ``Args`` overrides; ``total_timesteps=0`` skips PPO.
         threads: torch threads. One: on a shared two-core machine more threads spin against other
             jobs and run many times slower.
+        workers: processes that replay the certificates (:func:`veriweb.agents.bc.collect`).
+        dagger_greedy: DAgger executes the policy's most likely action (as evaluation does) rather
+            than a sample.
     """
 
     name: str
@@ -72,6 +75,8 @@ class Preset:
     time_budget: float | None = None
     ppo: dict[str, Any] = field(default_factory=dict)
     threads: int = 1
+    workers: int = 1
+    dagger_greedy: bool = False
 
 
 PRESETS: dict[str, Preset] = {
@@ -135,8 +140,8 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
     timings: dict[str, float] = {}
 
     clock = time.perf_counter()
-    demos = collect(train_sites)
-    val = collect(held) if held else None
+    demos = collect(train_sites, workers=preset.workers)
+    val = collect(held, workers=preset.workers) if held else None
     timings["collect_s"] = time.perf_counter() - clock
     say(f"demonstrations: {demos.used}/{demos.tasks} certificates, {len(demos)} steps; "
         f"skipped {dict(demos.skipped) or 'none'}" + (f"; validation {len(val)} steps" if val else ""))
@@ -163,7 +168,8 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
             round_stop = lambda end=start + share / 2: time.perf_counter() - began > end  # noqa: E731
             train_stop = lambda end=start + share: time.perf_counter() - began > end  # noqa: E731
         new, stats = dagger_round(policy, train_sites, beta=beta, seed=seed * 1000 + number,
-                                  tasks_per_round=preset.dagger_tasks or None, stop=round_stop)
+                                  tasks_per_round=preset.dagger_tasks or None, greedy=preset.dagger_greedy,
+                                  stop=round_stop)
         demos = merge(demos, new)
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
             f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
