@@ -16,7 +16,8 @@ timing):
   rows and arguments) with the final types (answer, infeasible) masked out, so every episode runs
   to its 40-step horizon; resets included in the time; a fresh env (its first states are new).
 
-``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
+``--gc-freeze`` makes the envs with ``gc_freeze=True`` (``gc.freeze()`` once each site is loaded:
+see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
 database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
 
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
@@ -47,6 +48,8 @@ from veriweb.generate.domains import MODULES
 SEND, INFEASIBLE = ACTION_TYPES.index("send"), ACTION_TYPES.index("infeasible")
 MINIWOB_STEPS_PER_S = 36.0
 AIM = 10_000.0
+GC_FREEZE = False
+"""Make the envs with ``gc_freeze=True`` (``--gc-freeze``)."""
 clock = time.process_time
 
 
@@ -85,7 +88,7 @@ def explore_action(rng: np.random.Generator, mask: dict[str, np.ndarray]) -> np.
 
 
 def make_env(domain: str) -> DiscreteActions:
-    env = DiscreteActions(VeriwebEnv(domain, num_sites=8))
+    env = DiscreteActions(VeriwebEnv(domain, num_sites=8, gc_freeze=GC_FREEZE))
     for seed in range(8):  # generate (and cache) the pool's sites outside the timing
         env.reset(seed=seed)
     return env
@@ -153,7 +156,7 @@ def replay(domain: str, rounds: int = 3) -> dict[str, float]:
 
 def random_mix(domain: str, steps: int) -> dict[str, float]:
     """Steps/s of a uniform masked random policy with resets (episodes of at most 40 steps), resets timed."""
-    env = DiscreteActions(VeriwebEnv(domain, num_sites=8, max_steps=40))
+    env = DiscreteActions(VeriwebEnv(domain, num_sites=8, max_steps=40, gc_freeze=GC_FREEZE))
     for seed in range(8):  # generate (and cache) the pool's sites outside the timing
         env.reset(seed=seed)
     env.action_space.seed(0)
@@ -173,7 +176,7 @@ def random_mix(domain: str, steps: int) -> dict[str, float]:
 
 def vector(domain: str, steps: int, num_envs: int = 8) -> float:
     """Steps/s of the batched in-process vector env under a seeded random clicker."""
-    envs = VeriwebVectorEnv(num_envs, domain=domain, num_sites=8)
+    envs = VeriwebVectorEnv(num_envs, domain=domain, num_sites=8, gc_freeze=GC_FREEZE)
     rng = np.random.default_rng(1)
     for env in envs.envs:  # each sub-env builds its own database of each site once: outside the timing
         for seed in range(8):
@@ -194,6 +197,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=4_000)
     parser.add_argument("--domains", default="all")
+    parser.add_argument("--gc-freeze", action="store_true", help="envs made with gc_freeze=True")
     parser.add_argument("--quick", action="store_true", help="explore and random only (no replay, no vector env)")
     parser.add_argument("--no-cache", action="store_true",
                         help="sessions share no cache (veriweb.engine.cache.ENABLED = False): every page, query and "
@@ -201,10 +205,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.no_cache:
         caching.ENABLED = False
+    global GC_FREEZE
+    GC_FREEZE = args.gc_freeze
     domains = ([d for d in MODULES if importlib.util.find_spec(MODULES[d])] if args.domains == "all"
                else args.domains.split(","))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
-          f"site cache {'on' if caching.ENABLED else 'off'}")
+          f"site cache {'on' if caching.ENABLED else 'off'}; gc_freeze {GC_FREEZE}")
     print(f"{'domain':<8}{'pages med/p95':>14}{'@median':>10}{'@p95':>9}{'explore':>10}{'engine':>8}{'again':>8}"
           f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}{'random':>8}{'(len)':>6}   (steps per CPU-second)")
     for domain in domains:

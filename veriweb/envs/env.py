@@ -36,11 +36,20 @@ Arguments:
     domain / corpus / sites: where sites come from; split, num_sites; family, kind, difficulty,
     task_ids: task filters; reward, gamma, violation_penalty; end_on_success; max_steps
     (overrides the task's); oracle (put the oracle's next action in ``info``, when available);
-    observation sizes (``ObservationConfig``); render_mode ``"ansi"`` or ``"html"``.
+    observation sizes (``ObservationConfig``); render_mode ``"ansi"`` or ``"html"``; gc_freeze.
+
+Speed:
+    ``gc_freeze=True`` runs ``gc.collect()`` then ``gc.freeze()`` once per site, when its first
+    session (the site and its database snapshot) is built: those long-lived objects then leave
+    the collector's full passes, which otherwise take about a sixth of the CPU of a random walk
+    on new states (``bench/env_bench.py`` prints both). It is process-wide (whatever else is alive
+    then is frozen too, and a frozen cycle is never collected), so it is off by default; set it
+    in a process that exists to collect rollouts.
 """
 
 from __future__ import annotations
 
+import gc
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,7 +79,8 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
                  difficulty: str | Sequence[str] | None = None, task_ids: str | Sequence[str] | None = None,
                  reward: str = "sparse", gamma: float = 0.99, violation_penalty: float = 0.0,
                  end_on_success: bool = True, max_steps: int | None = None, oracle: bool = False,
-                 config: ObservationConfig | None = None, render_mode: str | None = None) -> None:
+                 config: ObservationConfig | None = None, render_mode: str | None = None,
+                 gc_freeze: bool = False) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise VeriwebError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.pool = SitePool(domain=domain, corpus=corpus, sites=sites, split=split, num_sites=num_sites,
@@ -91,6 +101,8 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         self._goal_tokens: np.ndarray | None = None
         self._on_track = True
         self._relatives: Relatives = {}
+        self.gc_freeze = gc_freeze
+        self._frozen: set[int] = set()
 
     # ------------------------------------------------------------------ episodes
 
@@ -130,6 +142,10 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         if session is None:
             session = Session(self.pool.site(index))
             self._sessions[index] = session
+            if self.gc_freeze and index not in self._frozen:  # see Speed in the module docstring
+                self._frozen.add(index)
+                gc.collect()
+                gc.freeze()
             if len(self._sessions) > 32:
                 self._sessions.popitem(last=False)
         else:
