@@ -18,7 +18,7 @@ from veriweb.scaffold.elements import Form
 from veriweb.scaffold.values import PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify.dataflow import _TABLE_NAMES, parse_effect
 from veriweb.verify.trajectories import (
-    DONE, Call, Probe, Run, as_action, completed, judge_trajectory, judge_writes, next_version, not_applicable,
+    DONE, Call, Completed, Prefixes, Probe, Run, as_action, judge_writes, next_version, not_applicable,
 )
 
 MAX_OTHER = 20
@@ -134,10 +134,14 @@ def _distinct_keys(site: Site, task: Task, session: Session, table: str, value: 
     return [keys[int(i * step)] for i in range(limit)]
 
 
-def other_entity(site: Site, task: Task, run: Run, certificate: list[str], session: Session) -> list[Probe]:
-    """The right action on up to :data:`MAX_OTHER` other rows (another page, for a navigate task)."""
+def other_entity(site: Site, task: Task, run: Run, certificate: list[str], session: Session, *,
+                 prefixes: Prefixes | None = None) -> list[Probe]:
+    """The right action on up to :data:`MAX_OTHER` other rows (another page, for a navigate task).
+
+    ``prefixes``, if given, holds the certificate's states (see :class:`Prefixes`).
+    """
     if task.kind == "navigate":
-        return _other_page(site, task, run, certificate, session)
+        return _other_page(site, task, run, certificate, session, prefixes)
     if task.kind != "mutate" or not run.calls:
         return [not_applicable("other_entity", "the certificate runs no marker")]
     targets = [(i, name, table) for i, call in enumerate(run.calls) for name, table in entity_args(site, call)]
@@ -158,7 +162,8 @@ def other_entity(site: Site, task: Task, run: Run, certificate: list[str], sessi
     return probes or [not_applicable("other_entity", "the site refuses the marker on every other row")]
 
 
-def _other_page(site: Site, task: Task, run: Run, certificate: list[str], session: Session) -> list[Probe]:
+def _other_page(site: Site, task: Task, run: Run, certificate: list[str], session: Session,
+                prefix: Prefixes | None) -> list[Probe]:
     final = run.final
     tables = {name: value.query.table for p in task.goal if isinstance(p, PageIs)
               for name, value in p.params.items() if isinstance(value, QueryValue)}
@@ -166,6 +171,9 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
         return [not_applicable("other_entity", "the goal page's parameters are not looked up in a table")]
     probes: list[Probe] = []
     path = final.url.split("?")[0]
+    cut = len(certificate[:-1])
+    if prefix is not None and not prefix.has(cut):
+        prefix = None
     for name, table in tables.items():
         value = final.params.get(name)
         if not isinstance(value, int) or not re.search(rf"/{value}(?=/|$)", path):
@@ -173,7 +181,8 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
         for other in _other_keys(session, table, value, MAX_OTHER // len(tables)):
             url = re.sub(rf"/{value}(?=/|$)", f"/{other}", path, count=1)
             actions = [*certificate[:-1], as_action(f"goto({url!r})")]
-            passed, at = judge_trajectory(site, task, actions, session)
+            prefix = prefix or Prefixes(site, task, list(certificate), session, [cut])  # stepped once for all
+            passed, at = prefix.judge(cut, actions[cut:])
             if passed and at is not None and at < len(actions) - 1:
                 continue  # the prefix alone passes: that is the partial probe's finding
             probes.append(Probe("other_entity", f"other_entity:{name}={other}", f"opened {url} instead", passed))
@@ -239,8 +248,9 @@ def undone(site: Site, task: Task, run: Run, certificate: list[str], session: Se
     """The certificate, then undone (through an inverse marker, and through the change log), then done."""
     if task.kind != "mutate" or not run.calls:
         return [not_applicable("undone", "the certificate writes nothing")]
-    probes = _undone_by_marker(site, task, run, certificate, session)
-    episode = completed(site, task, certificate, session)
+    after = Completed(site, task, certificate, session)  # the certificate stepped once for every undo tried
+    probes = _undone_by_marker(site, task, run, after, session)
+    episode = after.episode()
     if episode is None:
         return probes or [not_applicable("undone", "the certificate ends the episode before its last action")]
     changes = session.db.changes()
@@ -315,7 +325,7 @@ def _restored(session: Session, change: Any) -> bool:
     return all(found[0].get(c) == change.old.get(c) for c in moved)
 
 
-def _undone_by_marker(site: Site, task: Task, run: Run, certificate: list[str], session: Session) -> list[Probe]:
+def _undone_by_marker(site: Site, task: Task, run: Run, after: Completed, session: Session) -> list[Probe]:
     """The certificate, then its last write undone through another marker of the site (one whose
     effects invert it: a delete for an insert, an update of the same columns), then done."""
     from veriweb.verify.dataflow import posted_markers
@@ -326,7 +336,7 @@ def _undone_by_marker(site: Site, task: Task, run: Run, certificate: list[str], 
     for marker in site.markers:
         if marker.name == last.marker or marker.name not in runnable:
             continue
-        episode = completed(site, task, certificate, session)
+        episode = after.episode()
         if episode is None:
             return []
         written = [c for c in session.db.changes() if c.table in read]
@@ -359,14 +369,21 @@ def _undone_by_marker(site: Site, task: Task, run: Run, certificate: list[str], 
     return []
 
 
-def partial(site: Site, task: Task, run: Run, certificate: list[str], session: Session) -> list[Probe]:
-    """The certificate stopped before each of its (last five) writes, then done."""
+def partial(site: Site, task: Task, run: Run, certificate: list[str], session: Session, *,
+            prefixes: Prefixes | None = None) -> list[Probe]:
+    """The certificate stopped before each of its (last five) writes, then done.
+
+    ``prefixes``, if given, holds the certificate's states (see :class:`Prefixes`).
+    """
     if task.kind == "retrieve" or task.kind == "infeasible":
         return [not_applicable("partial", "a retrieve or infeasible task is finished by its answer")]
     cuts = [call.step for call in run.calls] or ([len(certificate) - 1] if certificate else [])
+    chosen = sorted(set(cuts))[-5:]
+    if chosen and (prefixes is None or not all(prefixes.has(cut) for cut in chosen)):
+        prefixes = Prefixes(site, task, list(certificate), session, chosen)  # stepped once for every cut
     probes = []
-    for cut in sorted(set(cuts))[-5:]:
-        passed, _ = judge_trajectory(site, task, certificate[:cut], session)
+    for cut in chosen:
+        passed, _ = prefixes.judge(cut, [])  # type: ignore[union-attr]
         probes.append(Probe("partial", f"partial:{cut}", f"the certificate stopped before step {cut} "
                             f"({certificate[cut]}), then done", passed))
     return probes or [not_applicable("partial", "the certificate is empty")]

@@ -42,7 +42,9 @@ from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import Exists, QueryValue, Ref
 from veriweb.verify.checks import CERTIFICATE_FAILS, CHECKS, JUDGE_FOOLED, Issue
 from veriweb.verify.decoys import MAX_OTHER, all_rows, entity_args, other_entity, partial, undone
-from veriweb.verify.trajectories import DONE, Probe, as_action, end_state, judge_trajectory, not_applicable, record
+from veriweb.verify.trajectories import (
+    DONE, Prefixes, Probe, as_action, end_state, judge_trajectory, not_applicable, record,
+)
 
 KINDS = ("sanity", "noop", "other_entity", "all_rows", "quantity", "budget", "undone", "partial", "enumerate",
          "wrong_answer")
@@ -62,7 +64,8 @@ def _numeric(value: Any) -> Decimal | None:
     return None
 
 
-def _quantity(site: Site, task: Task, certificate: list[str], session: Session) -> list[Probe]:
+def _quantity(site: Site, task: Task, certificate: list[str], session: Session,
+              prefixes: Prefixes | None = None) -> list[Probe]:
     if task.kind not in ("mutate", "navigate"):
         return [not_applicable("quantity", "only tasks that act on the site have quantities to get wrong")]
     probes: list[Probe] = []
@@ -86,7 +89,9 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session) 
                 changed = (f"fill({action.bid!r}, {wrong!r})" if isinstance(action, Fill)
                            else f"select_option({action.bid!r}, {wrong!r})")
                 actions = [*certificate[:index], as_action(changed), *certificate[index + 1:]]
-                passed, _ = judge_trajectory(site, task, actions, session)
+                if prefixes is None or not prefixes.has(index):  # the certificate stepped once for every decoy
+                    prefixes = Prefixes(site, task, certificate, session, _typed_steps(task, certificate))
+                passed, _ = prefixes.judge(index, actions[index:])
                 description = f"typed {wrong} for {slot} instead of {typed} at step {index}"
                 if passed:  # a value typed again later, or a filter that finds the same rows: the same work
                     if goal_state is None:
@@ -97,6 +102,22 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session) 
                         continue
                 probes.append(Probe("quantity", f"quantity:{slot}@{index}{delta:+}", description, passed))
     return probes or [not_applicable("quantity", "no numeric slot value is typed in the certificate")]
+
+
+def _typed_steps(task: Task, certificate: list[str]) -> list[int]:
+    """The steps of the certificate that type a numeric slot value (where quantity decoys change it)."""
+    numbers = {n for n in (_numeric(v) for v in task.slots.values()) if n is not None}
+    steps = []
+    for index, text in enumerate(certificate):
+        try:
+            action = parse_action(text)
+        except ActionSyntaxError:
+            continue
+        typed = action.value if isinstance(action, Fill) else (
+            action.options[0] if isinstance(action, SelectOption) and len(action.options) == 1 else None)
+        if typed is not None and _numeric(typed) in numbers:
+            steps.append(index)
+    return steps
 
 
 def _budget(site: Site, task: Task, certificate: list[str], session: Session) -> list[Probe]:
@@ -172,8 +193,15 @@ def _answers(site: Site, task: Task, certificate: list[str], session: Session) -
         wanted = [_shown(v) for v in expected] if isinstance(expected, list) else [shown]
         texts += [w for w in wanted if w not in texts]
         listing = ", ".join(texts) if set(texts) - set(wanted) else ""
+    after: list[Prefixes] = []  # the prefix stepped once for both answers
+
+    def answered(text: str) -> bool:
+        if not after:
+            after.append(Prefixes(site, task, prefix, session, [len(prefix)]))
+        return after[0].judge(len(prefix), [as_action(f"send_msg_to_user({text!r})")])[0]
+
     if listing:
-        passed, _ = judge_trajectory(site, task, [*prefix, as_action(f"send_msg_to_user({listing!r})")], session)
+        passed = answered(listing)
         probes.append(Probe("enumerate", "enumerate", f"answered with every candidate: {listing[:80]}...", passed))
     else:
         probes.append(not_applicable("enumerate", "fewer than two candidates to list"))
@@ -181,7 +209,7 @@ def _answers(site: Site, task: Task, certificate: list[str], session: Session) -
     if wrong is None:
         probes.append(not_applicable("wrong_answer", "no near miss could be built"))
     else:
-        passed, _ = judge_trajectory(site, task, [*prefix, as_action(f"send_msg_to_user({wrong!r})")], session)
+        passed = answered(wrong)
         probes.append(Probe("wrong_answer", "wrong_answer", f"answered {wrong!r} (expected {shown!r})", passed))
     return probes
 
@@ -244,7 +272,10 @@ def probe_task(site: Site, task: Task, certificate: list[str] | tuple[str, ...],
     """
     session = session or Session(site)
     certificate = list(certificate)
-    passed, _ = judge_trajectory(site, task, certificate, session)
+    # The certificate is stepped once, its state saved before every step: the decoys that share a
+    # prefix with it (partial, quantity, another page) start from there instead of replaying it.
+    prefixes = Prefixes(site, task, certificate, session, range(len(certificate) + 1))
+    passed, _ = prefixes.judge(len(certificate), [])
     probes = [Probe("sanity", "sanity", "the certificate itself", passed, expected=True)]
     noops = [("say done", DONE)] if task.kind == "infeasible" else [
         ("say done", DONE), ("give up", "report_infeasible('This cannot be done.')")]
@@ -254,12 +285,12 @@ def probe_task(site: Site, task: Task, certificate: list[str] | tuple[str, ...],
     if task.kind == "infeasible":
         return probes
     run = record(site, task, certificate, session)
-    probes += other_entity(site, task, run, certificate, session)
+    probes += other_entity(site, task, run, certificate, session, prefixes=prefixes)
     probes += all_rows(site, task, run, session)
-    probes += _quantity(site, task, certificate, session)
+    probes += _quantity(site, task, certificate, session, prefixes)
     probes += _budget(site, task, certificate, session)
     probes += undone(site, task, run, certificate, session)
-    probes += partial(site, task, run, certificate, session)
+    probes += partial(site, task, run, certificate, session, prefixes=prefixes)
     probes += _answers(site, task, certificate, session)
     return probes
 

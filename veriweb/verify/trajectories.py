@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +158,124 @@ def judge_writes(site: Site, task: Task, session: Session, calls: list[tuple[Cal
 
 
 
+# ----------------------------------------------------------------------------- shared prefixes
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """A session's and an episode's whole state at one point of a replay."""
+
+    ui: Any
+    version: str
+    steps: int
+    database: bytes | None
+    episode_steps: int
+    finished: bool
+
+
+def _save(episode: Episode, last: _Saved | None = None) -> _Saved:
+    session = episode.session
+    if session.version == "0":
+        data = None
+    elif last is not None and last.version == session.version:  # most steps write nothing
+        data = last.database
+    else:
+        data = session.db.conn.serialize()
+    return _Saved(_copy_ui(session.ui), session.version, session.steps, data, episode.steps, episode.finished)
+
+
+def _load(episode: Episode, saved: _Saved) -> None:
+    session = episode.session
+    if session.version != saved.version:  # a version names the database's content
+        if saved.database is None:
+            session.db.restore_snapshot()
+        else:
+            session.db.load(saved.database)
+        session.version = saved.version
+    session.ui = _copy_ui(saved.ui)
+    session.steps = saved.steps
+    episode.steps, episode.finished = saved.episode_steps, saved.finished
+
+
+def _copy_ui(ui: Any) -> Any:
+    return dataclasses.replace(ui, fields=dict(ui.fields), widgets=dict(ui.widgets), history=list(ui.history))
+
+
+class Prefixes:
+    """One episode stepped through ``actions`` once, its state saved at each cut, so that many
+    trajectories that start with ``actions[:cut]`` are judged without replaying that prefix.
+
+    ``judge(cut, rest)`` is what :func:`judge_trajectory` says of ``[*actions[:cut], *rest]``:
+    an episode is deterministic, so stepping ``rest`` from the saved state after the prefix is
+    stepping the whole trajectory from a fresh reset. A prefix that already passes (or ends the
+    episode) decides every trajectory that starts with it, as it does there.
+
+    Args:
+        site: the site.
+        task: the task.
+        actions: the common actions (usually the certificate).
+        session: the session to run in (its state is overwritten).
+        cuts: the prefix lengths to save (each at most ``len(actions)``).
+    """
+
+    def __init__(self, site: Site, task: Task, actions: list[str], session: Session, cuts: Iterable[int]) -> None:
+        self.episode = Episode(site, task, session=session, end_on_success=True)
+        self.marks: dict[int, _Saved | tuple[bool, int | None]] = {}
+        wanted = set(cuts)
+        episode = self.episode
+        episode.reset()
+        ended: tuple[bool, int | None] | None = None
+        last: _Saved | None = None
+        for number in range(max(wanted) + 1 if wanted else 0):
+            if number in wanted:
+                if ended is None:
+                    self.marks[number] = last = _save(episode, last)
+                else:
+                    self.marks[number] = ended
+            if number >= len(actions) or number == max(wanted):
+                break
+            if ended is None:
+                if episode.finished:
+                    ended = (False, None)
+                    continue
+                if episode.step(actions[number]).success:
+                    ended = (True, number)
+
+    def has(self, cut: int) -> bool:
+        """Whether the state after ``actions[:cut]`` was saved."""
+        return cut in self.marks
+
+    def judge(self, cut: int, rest: list[str]) -> tuple[bool, int | None]:
+        """Whether the judge passes ``[*actions[:cut], *rest]`` (then "done"), and at which step."""
+        mark = self.marks[cut]
+        if isinstance(mark, tuple):
+            return mark
+        episode = self.episode
+        _load(episode, mark)
+        for number, action in enumerate([*rest, DONE], start=cut):
+            if episode.finished:
+                break
+            if episode.step(action).success:
+                return True, number
+        return False, None
+
+
+class Completed:
+    """:func:`completed` for many continuations: the certificate is stepped once, and each call of
+    :meth:`episode` puts the session back where the certificate left it."""
+
+    def __init__(self, site: Site, task: Task, certificate: list[str], session: Session) -> None:
+        self._episode = completed(site, task, certificate, session)
+        self._saved = _save(self._episode) if self._episode is not None else None
+
+    def episode(self) -> Episode | None:
+        """The episode after the whole certificate (as :func:`completed` returns it), or ``None``."""
+        if self._episode is None or self._saved is None:
+            return None
+        _load(self._episode, self._saved)
+        return self._episode
+
+
 def completed(site: Site, task: Task, certificate: list[str], session: Session) -> Episode | None:
     """An episode (not ended on success) after the whole certificate, or ``None`` if it ended early."""
     episode = Episode(site, task, session=session, end_on_success=False)
@@ -167,5 +287,5 @@ def completed(site: Site, task: Task, certificate: list[str], session: Session) 
     return None if episode.finished else episode
 
 
-__all__ = ["DONE", "Call", "Probe", "Run", "as_action", "completed", "judge_trajectory", "judge_writes",
-           "next_version", "not_applicable", "record"]
+__all__ = ["DONE", "Call", "Completed", "Prefixes", "Probe", "Run", "as_action", "completed", "judge_trajectory",
+           "judge_writes", "next_version", "not_applicable", "record"]
