@@ -62,6 +62,12 @@ class Hints(FormFilling):
     login_page: str | None = None
     login_markers: set[str] = field(default_factory=set)
     entities: list[str] = field(default_factory=list)
+    """The task's entities (folded slot values that name things), less those of :attr:`spent` slots."""
+    named: list[tuple[str, str]] = field(default_factory=list)
+    """Every entity with the slot it comes from."""
+    spent: frozenset[str] = frozenset()
+    _holding: tuple[bool, ...] | None = None
+    """Slots that only progress subgoals already reached use."""
     aliases: dict[str, list[str]] = field(default_factory=dict)
     """Other slots that hold the same value written another way (an ISO date and "20 June")."""
     off_entity_cost: int = _OFF_ENTITY
@@ -131,9 +137,10 @@ class Hints(FormFilling):
         hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction) | kinds,
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
         hints.distance = distances(site, routes, targets(site, task, good))
-        hints.entities = [fold(v) for v, n in zip(values, names)
-                          if n and n not in ("username", "password") and (login is None or v not in login)
-                          and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not ISO.fullmatch(v)]
+        hints.named = [(fold(v), n) for v, n in zip(values, names)
+                       if n and n not in ("username", "password") and (login is None or v not in login)
+                       and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not ISO.fullmatch(v)]
+        hints.entities = [entity for entity, _ in hints.named]
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
             hints.rivals = rival_names(site, session, hints.entities)
@@ -153,12 +160,26 @@ class Hints(FormFilling):
             hints.login_page = hints.dest(site.auth.login_page)
         return hints
 
-    def follow(self, session: Session, done: int = 0) -> None:
+    def follow(self, session: Session, done: int = 0, holding: tuple[bool, ...] | None = None) -> None:
         """Bring what depends on the state (the rows still to write, the subgoal to reach next, of
-        which ``done`` hold) up to the session's."""
+        which ``done`` hold; ``holding``: which ones) up to the session's."""
         if self.levels:
-            self.level = min(done, len(self.levels) - 1)
-            self.focus = self.levels[self.level]
+            last = len(self.levels) - 1
+            if holding is not None and len(holding) == last:
+                level = next((i for i, holds in enumerate(holding) if not holds), last)
+            else:
+                level, holding = min(done, last), tuple(i < done for i in range(last))
+            if level != self.level or holding != self._holding or not self.focus:
+                self.level, self._holding = level, holding
+                self.focus = self.levels[level]
+                # Slots that only subgoals already reached use name things done with (the first
+                # issue, once it is labelled): what names them no longer points the way.
+                reached = {n for i, wanted in enumerate(self.levels[:last]) if holding[i]
+                           for names in wanted.values() for n in names}
+                ahead = {n for i, wanted in enumerate(self.levels[:last]) if not holding[i]
+                         for names in wanted.values() for n in names}
+                self.spent = frozenset(reached - ahead) if ahead else frozenset()
+                self.entities = [entity for entity, name in self.named if name not in self.spent]
         version = session.version
         if version == self._version or self._site is None or self._context is None:
             return
@@ -250,9 +271,10 @@ class Hints(FormFilling):
 
     def _text_cost(self, text: str) -> int:
         """0: names a slot value; 1: shares a word with the instruction; 2: neither."""
-        cost = self._texts.get(text)
+        key = f"{self.level}\x00{text}" if self.spent else text
+        cost = self._texts.get(key)
         if cost is None:
-            cost = self._texts[text] = self._text_cost_of(text)
+            cost = self._texts[key] = self._text_cost_of(text)
         return cost
 
     def _text_cost_of(self, text: str) -> int:
@@ -262,7 +284,7 @@ class Hints(FormFilling):
         if any(name in folded for name in self.targets):
             return 0
         for value, name in zip(self.values, self.slot_names):
-            if not name:
+            if not name or name in self.spent:
                 continue
             v = fold(value)
             if v and (v == folded or (len(v) >= 3 and (v in folded or (len(folded) >= 4 and folded in v)))):
@@ -338,7 +360,7 @@ class Hints(FormFilling):
                 for child in node.children:
                     if child.role != "option" or child.selected:
                         continue
-                    cost = self._option_cost(child, node, writes=runs_marker(form))
+                    cost = self._option_cost(child, node, writes=runs_marker(form)) + self._futile(form)
                     out.append((cost, format_action(SelectOption(node.bid, (child.name,))), None))
             elif role == "radio":
                 if not node.checked:
@@ -356,6 +378,7 @@ class Hints(FormFilling):
                 edited = 2 if f"{behaviour[1]}:{behaviour[2]}" in session.ui.fields else 0
                 typed = repr([v for k, v in session.ui.fields.items() if k != f"{behaviour[1]}:{behaviour[2]}"])
                 edited += 2 if self._out_of_order(form, behaviour[1], behaviour[2], session) else 0
+                edited += self._futile(form)
                 for index, value in enumerate(self.values):
                     if value == current:
                         continue
@@ -375,6 +398,11 @@ class Hints(FormFilling):
                     if value != current and value not in goal_shown:
                         out.append((2 + edited, self._fill(node.bid, value), None))
         return out
+
+    def _futile(self, form: Any) -> int:
+        """What filling in a field of ``form`` costs on top: 3 when the form runs a marker that writes
+        outside the task's footprint (submitting it can only break the task), else 0."""
+        return 3 if form is not None and getattr(form.action, "marker", None) in self.bad_markers else 0
 
     def _move_cost(self, here: str, dest: str | None) -> int:
         if not self.distance or dest is None:

@@ -270,7 +270,7 @@ class _Search:
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
         self.stepped = 0
-        self.visits: dict[tuple[str, int], int] = {}
+        self.visits: dict[tuple[str, tuple[bool, ...]], int] = {}
         self.sent: set[tuple[Any, ...]] = set()
 
     # ------------------------------------------------------------------ the loop
@@ -360,7 +360,7 @@ class _Search:
         if progress.violation is not None:
             return None
         page = session.page()
-        self.hints.follow(session, progress.done)
+        self.hints.follow(session, progress.done, progress.subgoals)
         if task.kind == "retrieve":
             if not task.goal or progress.goal:
                 for answer in candidate_answers(page, task, node.memory):
@@ -395,9 +395,10 @@ class _Search:
         logged_in = session.ui.user_id is not None
         here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
         if session.ui.confirm is None:
-            # Crowding counts per address and progress: after a subgoal, the pages visited on the
-            # way to it (a list, a search box) are fresh ground for the next one.
-            place = (page.url, progress.done)
+            # Crowding counts per address and the subgoals that hold: after a subgoal, the pages
+            # visited on the way to it (a list, a search box) are fresh ground for the next one, and
+            # so are they for a branch that reached another subgoal first.
+            place = (page.url, progress.subgoals)
             self.visits[place] = crowd = self.visits.get(place, 0) + 1
         else:
             crowd = 0  # a dialog asking to confirm a submission: answering it is no dithering
