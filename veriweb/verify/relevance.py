@@ -144,6 +144,8 @@ class Hints(FormFilling):
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
             hints.rivals = rival_names(site, session, hints.entities)
+        elif task.kind == "mutate" and good:
+            hints.rivals = rival_names(site, session, hints.entities)
         hints.aliases = date_aliases(task.slots)
         hints.iso_count = sum(1 for v in values if ISO.fullmatch(v))
         if context is None:
@@ -172,13 +174,15 @@ class Hints(FormFilling):
             if level != self.level or holding != self._holding or not self.focus:
                 self.level, self._holding = level, holding
                 self.focus = self.levels[level]
-                # Slots that only subgoals already reached use name things done with (the first
-                # issue, once it is labelled): what names them no longer points the way.
-                reached = {n for i, wanted in enumerate(self.levels[:last]) if holding[i]
-                           for names in wanted.values() for n in names}
-                ahead = {n for i, wanted in enumerate(self.levels[:last]) if not holding[i]
-                         for names in wanted.values() for n in names}
-                self.spent = frozenset(reached - ahead) if ahead else frozenset()
+                # A slot a subgoal already reached wants in a column that a subgoal still ahead wants
+                # another slot in names a thing done with (the first issue, once it is labelled, when
+                # the next wants the second; the old date, once cancelled): it no longer points the way.
+                pending = [wanted for i, wanted in enumerate(self.levels[:last]) if not holding[i]]
+                ahead = {n for wanted in pending for names in wanted.values() for n in names}
+                replaced = {n for i, wanted in enumerate(self.levels[:last]) if holding[i]
+                            for column, names in wanted.items()
+                            if any(other.get(column, names) - names for other in pending) for n in names}
+                self.spent = frozenset(replaced - ahead)
                 self.entities = [entity for entity, name in self.named if name not in self.spent]
         version = session.version
         if version == self._version or self._site is None or self._context is None:
