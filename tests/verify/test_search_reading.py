@@ -58,3 +58,28 @@ def test_list_answers_offer_ranked_prefixes_and_filtered_column_sums() -> None:
     assert "Alpha; Beta" in answers and "Alpha; Beta; Gamma" in answers  # the top 2 and top 3
     assert "36.75" in answers  # everything
     assert "15.25" in answers and "21.50" in answers  # the upcoming ones, the completed ones
+
+
+def test_a_reached_subgoals_slot_is_done_with_only_when_the_next_wants_another_in_its_column() -> None:
+    from veriweb.engine import Episode
+    from veriweb.verify.relevance import Hints
+
+    def hints(domain: str, task_id: str) -> tuple[Hints, Session]:
+        site = next(s for s in (generate_site(domain, seed) for seed in range(12)) if s.task(task_id))
+        task = site.task(task_id)
+        assert task is not None
+        session = Session(site)
+        episode = Episode(site, task, session=session, end_on_success=False)
+        episode.reset()
+        return Hints.build(site, task, session, episode.judge.context()), session
+
+    labels, session = hints("code", "label_several")  # label the first issue, then the second
+    labels.follow(session, 1, (True, False))
+    assert labels.spent == {"first"} and labels.level == 1
+    assert not any(labels.task.slots["first"].casefold() in entity for entity in labels.entities)
+    labels.follow(session, 1, (False, True))  # the second one first: the first is still to do
+    assert labels.spent == {"second"} and labels.level == 0
+    rebook, session = hints("travel", "rebook")  # cancel the old booking, then book the new flight
+    rebook.follow(session, 1, (True, False))
+    assert "city" not in rebook.spent  # the new flight goes to the same city
+    assert str(rebook.task.slots["city"]).casefold() in rebook.entities
