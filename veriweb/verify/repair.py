@@ -32,6 +32,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify.checks import Issue, resolve_href, static_issues
+from veriweb.verify.placement import place_form
 from veriweb.verify.repair_links import heading_columns, link_by_values
 
 MAX_ROUNDS = 6
@@ -282,7 +283,7 @@ def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     page = get_at(data, parse_path(issue.location))
     if not isinstance(page, dict):
         return None
-    named = _link_where_named(data, page)
+    named = _link_where_named(data, page, {i.location for i in ctx.issues if i.code == "S002"})
     if named is not None:
         return named
     href = page["route"]
@@ -318,9 +319,12 @@ def _texts_in(elements: list[Any]) -> Iterator[dict[str, Any]]:
             yield from _texts_in(column.get("cell", []))
 
 
-def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | None:
+def _link_where_named(data: dict[str, Any], page: dict[str, Any], orphans: set[str]) -> Outcome | None:
     """Turn the plain text that names an orphan page into a link to it.
 
+    A sub-page of a record (``/projects/{id}/issues/new``) is linked from the page of that record
+    (``/projects/{id}``), once a visitor can reach that (it is not in ``orphans``, the round's S002
+    locations: until then, nothing is done).
     A page of one record (``/product/{id}``) is linked from the rows of lists and tables of the
     same table elsewhere (their text that shows what the record is called, a column its heading
     shows, becomes a link to ``/product/{row.id}``), else from rows of other tables that show its
@@ -341,6 +345,15 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | N
         if column is None:
             return None
         href = page["route"].replace(slots[0], "{row." + column + "}")
+        parent = _parent_record_page(data, page, source, column, slots[0])
+        if parent is not None and f"$.pages[{data['pages'].index(parent)}]" in orphans:
+            return None  # the record's page is linked first; a later round links this one from it
+        if parent is not None:  # a sub-page of a record (/projects/{id}/issues/new): linked from the record's page
+            inner = next(e for e in parent.get("elements", []) if isinstance(e, dict) and e.get("type") == "record")
+            inner.setdefault("elements", []).append(
+                {"type": "link", "text": page.get("title") or _humanise(page["id"]), "href": href})
+            return (f"linked {page['id']!r} from the page of its record, {parent['id']!r}",
+                    Touch(pages={page["id"], parent["id"]}))
         names = heading_columns(page) | {column}
         for other in data["pages"]:
             if other is page:
@@ -373,6 +386,26 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any]) -> Outcome | N
     if not count:
         return None
     return f"linked {page['id']!r} from {count} place(s) that named it in plain text", Touch(pages=touched | {page["id"]})
+
+
+def _parent_record_page(data: dict[str, Any], page: dict[str, Any], source: str, column: str,
+                        slot: str) -> dict[str, Any] | None:
+    """The page of the same record whose route the page's route extends (``/projects/{id}`` for
+    ``/projects/{id}/issues/new``)."""
+    head = page["route"].split(slot)[0] + slot
+    if head == page["route"]:
+        return None
+    for number, other in enumerate(data["pages"]):
+        if other is page:
+            continue
+        slots = _placeholders(other["route"])
+        record = next((e for e in other.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
+        if (len(slots) == 1 and record is not None and record["query"].get("table") == source
+                and other["route"].replace(slots[0], slot) == head
+                and any(c.get("column") == column and c.get("value") == {"ref": f"param.{slots[0].strip('{}').split(':')[0]}"}
+                        for c in record["query"].get("where", []))):
+            return other
+    return None
 
 
 def text_value(text: dict[str, Any], bound: dict[str, Any]) -> str:
@@ -1135,7 +1168,9 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
                    and any(x["table"] == entry["table"] and x["op"] in ops for x in m["effects"])), None)
     if marker is None:
         return None
-    place, args = _form_place(data, marker, entry["table"])
+    task = get_at(data, tokens[:2]) if tokens and tokens[0] == "tasks" else None
+    instruction = task.get("instruction", "") if isinstance(task, dict) else ""
+    place, args = _form_place(data, marker, entry["table"], instruction)
     if place is None:
         return None
     record = next((e for e in place.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
@@ -1196,40 +1231,14 @@ def _all_dicts(node: Any) -> Iterator[dict[str, Any]]:
             yield from _all_dicts(value)
 
 
-def _form_place(data: dict[str, Any], marker: dict[str, Any], table: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The page a marker's new form goes on, and the arguments the page itself supplies."""
-    params = [p["name"] for p in marker.get("params", [])]
-    names = {w.casefold() for w in (marker.get("label", ""), _humanise(marker["name"])) if w}
-    views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
-    tables = [t["name"] for t in _tables(data)]
-    for page in data["pages"]:
-        slots = _placeholders(page["route"])
-        name = slots[0].strip("{}").split(":")[0] if len(slots) == 1 else None
-        record = next((e for e in page.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
-        bases: set[str] = set()
-        if record is not None and name is not None:
-            source = record["query"]["table"]
-            bases = {t for t in tables if re.search(rf"\b{t}\b", views[source])} if source in views else {source}
-        args = {}
-        for param in params:
-            key = param[:-3] if param.endswith("_id") else None
-            if key and any(b.rstrip("s").startswith(key) or key.startswith(b.rstrip("s")) for b in bases):
-                args[param] = {"ref": f"param.{name}"}
-        needs_key = any(p.endswith("_id") for p in params)
-        for text in _texts_in(page.get("elements", [])):
-            if text["text"].strip().casefold() in names and (args or not needs_key):
-                text["text"] = ""  # the words the site shows where the control belongs: the form replaces them
-                return page, args
-        if args:
-            return page, args
-    if not any(p.endswith("_id") for p in params):
-        for page in data["pages"]:
-            if any(e.get("type") in ("list", "table") and e.get("query", {}).get("table") == table
-                   for e in _all_dicts(page.get("elements", []))) and not _placeholders(page["route"]):
-                return page, {}
-        home = next((p for p in data["pages"] if p["route"] == "/"), None)
-        return home, {}
-    return None, {}
+def _form_place(data: dict[str, Any], marker: dict[str, Any], table: str,
+                instruction: str = "") -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The page a marker's new form goes on, and the arguments the page itself supplies
+    (:func:`veriweb.verify.placement.place_form`); the text it replaces is emptied."""
+    page, args, spot = place_form(data, marker, table, instruction)
+    if spot is not None:
+        spot["text"] = ""  # the words the site shows where the control belongs: the form replaces them
+    return page, args
 
 
 # ----------------------------------------------------------------------------- the table of operators
