@@ -114,6 +114,40 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
     return out
 
 
+def repairable_retention(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Task retention among the tasks the defect model says a repair can save.
+
+    The raw manifest marks some defects as having no repair (a goal already true at the start
+    cannot be made false again without knowing what the data was). Their tasks can only be
+    dropped, so retention over all raw tasks is capped below 100% by the defect model itself; this
+    figure leaves those tasks out of both counts. ``None`` without sidecars. Only the report reads
+    the sidecars; the verifier never does.
+    """
+    root = Path(raw_dir)
+    doomed = total = kept = 0
+    seen = False
+    for site in sites:
+        rel = site.get("file", "")
+        sidecar = root / (rel[: -len(".json")] + ".defects.json") if rel.endswith(".json") else None
+        if sidecar is None or not sidecar.is_file():
+            continue
+        seen = True
+        try:
+            defects = json.loads(sidecar.read_text(encoding="utf-8")).get("defects", [])
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        lost = {t for d in defects if d.get("repairable") is False for t in d.get("tasks", [])}
+        ids = _task_ids(root / rel)
+        dropped = set(site.get("dropped_tasks", {})) if not site.get("site_dropped") else set(ids)
+        doomed += len(lost & set(ids))
+        total += len(set(ids) - lost)
+        kept += len(set(ids) - lost - dropped)
+    if not seen:
+        return None
+    return {"unrepairable_tasks": doomed, "repairable_tasks": total,
+            "retention": round(kept / total, 4) if total else None}
+
+
 # ----------------------------------------------------------------------------- aggregation
 
 
@@ -154,6 +188,7 @@ def build_report(sites: list[dict[str, Any]], *, raw_dir: str | os.PathLike[str]
         verified["sites_dropped"] = n - len(kept)
         verified["tasks_dropped"] = raw["tasks"] - verified["tasks"]
         verified["retention"] = round(verified["tasks"] / raw["tasks"], 4) if raw["tasks"] else None
+        verified["repairable"] = repairable_retention(raw_dir, sites)
         verified["repairs"] = sum(len(s["repairs"]) for s in sites)
         verified["repairs_by_code"] = dict(sorted(Counter(r["code"] for s in sites for r in s["repairs"]).items()))
         verified["drop_reasons"] = dict(Counter(_reason(r) for s in sites for r in s["dropped_tasks"].values())
@@ -225,7 +260,11 @@ def summary_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
              ("undecided tasks", *both("undecided")), ("false-feasible tasks", *both("false_feasible")),
              ("judge probes run", *both("probes_run")), ("judge probes passed (wrong)", *both("probes_passed"))]
     if show:
-        rows += [("task retention", "", _pct(ver["retention"])), ("tasks dropped", "", str(ver["tasks_dropped"])),
+        rows += [("task retention", "", _pct(ver["retention"]))]
+        if ver.get("repairable"):
+            rows += [("  of repairable tasks", "", _pct(ver["repairable"]["retention"])),
+                     ("  unrepairable (defect model)", "", str(ver["repairable"]["unrepairable_tasks"]))]
+        rows += [("tasks dropped", "", str(ver["tasks_dropped"])),
                  ("sites dropped", "", str(ver["sites_dropped"])), ("repairs", "", str(ver["repairs"]))]
     return rows
 
