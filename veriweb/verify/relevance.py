@@ -144,7 +144,10 @@ class Hints(FormFilling):
         if any(effect.op == "insert" for marker in site.markers if marker.name in good for effect in marker.effects):
             hints.off_entity_cost = 1
             hints.rivals = rival_names(site, session, hints.entities)
-        elif task.kind == "mutate" and good:
+        elif task.kind != "mutate":
+            # What a retrieve or navigate task names is found among things of its kind (a project
+            # among projects, paged): their other names tell the way. (An update's do not: measured,
+            # admin restock_low then wanders among other categories.)
             hints.rivals = rival_names(site, session, hints.entities)
         hints.aliases = date_aliases(task.slots)
         hints.iso_count = sum(1 for v in values if ISO.fullmatch(v))
