@@ -51,13 +51,45 @@ STAGES = (
 )
 """(stage, module, function): each function's exclusive CPU time is charged to its stage."""
 
+PHASES = (
+    ("raw: checks, verdicts, probes", "veriweb.verify.pipeline", "_examine"),
+    ("repair rounds", "veriweb.verify.repair", "repair_static"),
+    ("re-verification", "veriweb.verify.pipeline", "_verdicts"),
+    ("retarget", "veriweb.verify.pipeline", "_retarget"),
+    ("probes of kept tasks", "veriweb.verify.pipeline", "_keep"),
+    ("visits", "veriweb.verify.pipeline", "_visits"),
+)
+"""(phase, module, function) of :func:`veriweb.verify.pipeline.repair_site`: inclusive CPU time (a
+``_verdicts`` call inside ``_examine`` belongs to the raw phase)."""
+
 
 class Clock:
-    """Exclusive CPU time per stage: a call's time minus the time of the stages it calls."""
+    """Exclusive CPU time per stage: a call's time minus the time of the stages it calls; and inclusive
+    CPU time per phase."""
 
     def __init__(self) -> None:
         self.spent: Counter[str] = Counter()
         self.stack: list[list[float]] = []
+        self.phases: Counter[str] = Counter()
+        self.open: list[str] = []
+
+    def phase(self, name: str, func: Any) -> Any:
+        """``func``, charging its whole CPU time to phase ``name`` unless a phase is open already."""
+        clock = self
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if clock.open:
+                return func(*args, **kwargs)
+            clock.open.append(name)
+            started = time.process_time()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                clock.open.pop()
+                clock.phases[name] += time.process_time() - started
+
+        timed.__wrapped__ = func  # type: ignore[attr-defined]
+        return timed
 
     def wrap(self, stage: str, func: Any) -> Any:
         """``func``, charging its own CPU time to ``stage``."""
@@ -83,7 +115,7 @@ def instrument(clock: Clock) -> None:
     """Replace each staged function, in every loaded veriweb module that holds it, by its timed wrapper."""
     import veriweb.verify.pipeline  # noqa: F401  (loads what the pipeline imports at the top)
 
-    for stage, module_name, name in STAGES:
+    for kind, stage, module_name, name in [("stage", *row) for row in STAGES] + [("phase", *row) for row in PHASES]:
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -91,7 +123,7 @@ def instrument(clock: Clock) -> None:
         original = getattr(module, name, None)
         if original is None:
             continue
-        timed = clock.wrap(stage, original)
+        timed = clock.wrap(stage, original) if kind == "stage" else clock.phase(stage, original)
         for loaded in list(sys.modules.values()):
             if getattr(loaded, "__name__", "").startswith("veriweb") and getattr(loaded, name, None) is original:
                 setattr(loaded, name, timed)
@@ -111,7 +143,10 @@ def run(mode: str, corpus: str, out: str) -> dict[str, Any]:
     total = time.process_time() - started
     stages = dict(clock.spent)
     stages["other"] = total - sum(stages.values())
-    return {"total": total, "stages": stages, "sites": data["raw"]["sites"]}
+    phases = dict(clock.phases)
+    if mode == "repair":
+        phases["rest (final replays, checks, files)"] = total - sum(phases.values())
+    return {"total": total, "stages": stages, "phases": phases, "sites": data["raw"]["sites"]}
 
 
 def measure(mode: str, corpus: Path, work: Path, label: str, pythonpath: str | None) -> dict[str, Any]:
@@ -142,20 +177,19 @@ def same_bytes(a: Path, b: Path) -> list[str]:
                   if not (a / n).exists() or not (b / n).exists() or (a / n).read_bytes() != (b / n).read_bytes())
 
 
-def table(mode: str, mine: dict[str, Any], ref: dict[str, Any] | None) -> None:
-    """Print CPU seconds per site by stage (and the reference's, and the ratio)."""
+def table(mode: str, mine: dict[str, Any], ref: dict[str, Any] | None, part: str = "stages") -> None:
+    """Print CPU seconds per site by stage or phase (and the reference's, and the ratio)."""
     sites = max(1, mine["sites"])
-    names = sorted(set(mine["stages"]) | set(ref["stages"] if ref else ()),
-                   key=lambda s: -(ref or mine)["stages"].get(s, 0.0))
-    head = f"{mode + ' stage':24}{'this CPU-s/site':>16}"
+    names = sorted(set(mine[part]) | set(ref[part] if ref else ()), key=lambda s: -(ref or mine)[part].get(s, 0.0))
+    head = f"{mode + ' ' + part[:-1]:38}{'this CPU-s/site':>16}"
     if ref:
         head += f"{'ref CPU-s/site':>16}{'ref/this':>10}"
     print(head)
     for name in [*names, "total"]:
-        here = (mine["total"] if name == "total" else mine["stages"].get(name, 0.0)) / sites
-        line = f"{name:24}{here:>16.3f}"
+        here = (mine["total"] if name == "total" else mine[part].get(name, 0.0)) / sites
+        line = f"{name:38}{here:>16.3f}"
         if ref:
-            there = (ref["total"] if name == "total" else ref["stages"].get(name, 0.0)) / sites
+            there = (ref["total"] if name == "total" else ref[part].get(name, 0.0)) / sites
             line += f"{there:>16.3f}{(there / here if here > 1e-9 else float('inf')):>10.2f}"
         print(line)
 
@@ -181,6 +215,9 @@ def main() -> None:
         ref = measure(mode, Path(corpus), work, "ref", str(Path(args.ref).resolve())) if args.ref else None
         print(f"\n{mode} {corpus}: {mine['sites']} sites, one process")
         table(mode, mine, ref)
+        if mode == "repair":
+            print()
+            table(mode, mine, ref, "phases")
         if ref:
             diff = same_bytes(Path(mine["dir"]), Path(ref["dir"]))
             print("outputs byte for byte the same as the reference" if not diff
