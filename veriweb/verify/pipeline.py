@@ -251,11 +251,13 @@ def _side(site: Site, issues: list[Issue], verdicts: dict[str, Any], probes: dic
     return side
 
 
-def _examine(site: Site, budget: int) -> tuple[list[Issue], dict[str, Any], dict[str, tuple[int, list[str]]], int]:
-    """Static issues, verdicts, probes of certified tasks, and stored certificates that fail."""
+def _examine(site: Site, budget: int, issues: list[Issue] | None = None
+             ) -> tuple[list[Issue], dict[str, Any], dict[str, tuple[int, list[str]]], int]:
+    """Issues (``issues``, the site's static issues if already known, then the dynamic ones), verdicts,
+    probes of certified tasks, and stored certificates that fail."""
     from veriweb.verify.checks import CERTIFICATE_FAILS
 
-    issues = static_issues(site)
+    issues = static_issues(site) if issues is None else list(issues)
     verdicts = _verdicts(site, site.tasks, budget)
     dynamic = [i for t in site.tasks for i in verdicts[t.id].issues]
     session = Session(site)  # one session for every probe: each probe resets the episode it runs
@@ -294,11 +296,14 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> 
     """
     started = time.perf_counter()
     report = SiteReport(name=name or site.name, domain=site.domain, raw_id=site.id)
-    issues, verdicts, probes, stale = _examine(site, budget)
+    static = static_issues(site)
+    issues, verdicts, probes, stale = _examine(site, budget, static)
     report.raw = _side(site, issues, verdicts, probes, stale)
     visits = _visits(site, {t.id: list(verdicts[t.id].certificate) or list(t.certificate) for t in site.tasks})
 
-    fixed, log, touched, remaining, ctx = repair_static(site)
+    # the checks are pure functions of the site: its first round checks the raw site, already checked
+    fixed, log, touched, remaining, ctx = repair_static(
+        site, check=lambda checked: list(static) if checked is site else static_issues(checked))
     repairs: list[Repair] = list(log)
     dropped = dict(ctx.dropped_tasks)
     again = invalidated(fixed, touched, visits)
