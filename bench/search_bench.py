@@ -71,8 +71,9 @@ def corpus(seed: int, sites: int, budget: int, verbose: bool) -> None:
                     and replay(site, task, task.certificate)[0]:
                 false_infeasible.append(f"{spec.number}-{spec.domain}:{task.id}")
         cpu += time.process_time() - started
-    print(f"corpus seed {seed}, {sites} sites, budget {budget}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-          + f"; false-infeasible {len(false_infeasible)} {false_infeasible}; CPU per site {cpu / sites:.2f} s")
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"corpus seed {seed}, {sites} sites, budget {budget}: {verdicts}; false-infeasible "
+          f"{len(false_infeasible)} {false_infeasible}; CPU per site {cpu / sites:.2f} s")
 
 
 def main() -> None:
