@@ -326,8 +326,8 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any], orphans: set[s
     (``/projects/{id}``), once a visitor can reach that (it is not in ``orphans``, the round's S002
     locations: until then, nothing is done).
     A page of one record (``/product/{id}``) is linked from the rows of lists and tables of the
-    same table elsewhere (their text that shows what the record is called, a column its heading
-    shows, becomes a link to ``/product/{row.id}``), else from rows of other tables that show its
+    same table elsewhere (a text of the row, see :func:`_row_link_text`, becomes a link to
+    ``/product/{row.id}``), else from rows of other tables that show its
     key (:func:`veriweb.verify.repair_links.link_by_values`); a page without parameters from a
     text that says its title.
     """
@@ -359,17 +359,16 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any], orphans: set[s
             if other is page:
                 continue
             for bound in _bound(other.get("elements", []), source):
-                for text in _texts_in(bound.get("item", []) + [c for col in bound.get("columns", [])
-                                                               for c in col.get("cell", [])]):
-                    if set(re.findall(r"\{row\.(\w+)", text["text"])) & names:  # what the record is called
-                        shown = text_value(text, bound)
-                        text.clear()
-                        text.update(type="link", text=shown, href=href)
-                        touched.add(other["id"])
-                        count += 1
-                        break
+                texts = list(_texts_in(bound.get("item", []) + [c for col in bound.get("columns", [])
+                                                                for c in col.get("cell", [])]))
+                text = _row_link_text(texts, names)
+                if text is not None:
+                    shown = text_value(text, bound)
+                    text.clear()
+                    text.update(type="link", text=shown, href=href)
+                    touched.add(other["id"])
+                    count += 1
         if not count:  # rows of other tables that show the record's key, as the data tells
-
             count, found = link_by_values(data, page, source, column, slots[0])
             touched |= found
     else:
@@ -386,6 +385,19 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any], orphans: set[s
     if not count:
         return None
     return f"linked {page['id']!r} from {count} place(s) that named it in plain text", Touch(pages=touched | {page["id"]})
+
+
+def _row_link_text(texts: list[dict[str, Any]], names: set[str]) -> dict[str, Any] | None:
+    """Which text of a row becomes its link to the record: one showing what the record is called
+    (``names``: the columns its page's heading shows, or its key), else a short fixed word of the
+    row ("Select", "View details": what a row's link usually says), else its first value."""
+    for text in texts:
+        if set(re.findall(r"\{row\.(\w+)", text["text"])) & names:
+            return text
+    for text in texts:
+        if text["text"].strip() and "{" not in text["text"] and len(text["text"].split()) <= 3:
+            return text
+    return next((t for t in texts if "{row." in t["text"]), None)
 
 
 def _parent_record_page(data: dict[str, Any], page: dict[str, Any], source: str, column: str,
