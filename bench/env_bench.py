@@ -17,8 +17,8 @@ timing):
   to its 40-step horizon; resets included in the time; a fresh env (its first states are new).
 
 ``--gc-freeze`` makes the envs with ``gc_freeze=True`` (``gc.freeze()`` once each site is loaded:
-see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
-database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
+see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages,
+query rows, judge results by database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
 
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
 shared machine; the load average is printed next to them. ``engine`` is the share of a step
@@ -220,7 +220,8 @@ def main() -> None:
         vec = vector(domain, args.steps) if not args.quick else float("nan")
         print(f"{domain:<8}{e['median_size']:>7.0f}/{e['p95_size']:<6.0f}{e['at_median']:>10,.0f}{e['at_p95']:>9,.0f}"
               f"{e['all']:>10,.0f}{e['engine']:>8.0%}{e['again']:>8,.0f}{r['all']:>9,.0f}{r['engine']:>8.0%}{vec:>11,.0f}"
-              f"{e['reset'] * 1e3:>7.2f}ms{mix['all']:>8,.0f}{mix['length']:>6.1f}   {e['all'] / AIM:.2f}x aim, {e['all'] / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
+              f"{e['reset'] * 1e3:>7.2f}ms{mix['all']:>8,.0f}{mix['length']:>6.1f}   {e['all'] / AIM:.2f}x aim, "
+              f"{e['all'] / MINIWOB_STEPS_PER_S:,.0f}x MiniWoB++")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
