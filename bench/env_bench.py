@@ -18,7 +18,8 @@ timing):
 
 ``--gc-freeze`` makes the envs with ``gc_freeze=True`` (``gc.freeze()`` once each site is loaded:
 see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages,
-query rows, judge results by database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
+query rows, judge results by database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes
+are the same either way.
 
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
 shared machine; the load average is printed next to them. ``engine`` is the share of a step
