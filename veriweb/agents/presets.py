@@ -92,6 +92,8 @@ PRESETS: dict[str, Preset] = {
     # and two epochs over certificates + DAgger labels at half the rate. On 120 sites: collection about 200 CPU s
     # (two workers), cloning about 180 CPU s an epoch, DAgger about 250 CPU s, its two epochs about 470 CPU s:
     # about 32 minutes on an idle two-core machine, inside the 55-minute budget.
+    # Measured on 12 held-out sites (151 tasks, greedy): cloning without memory 66% per step / 20.5% closed loop;
+    # with memory, 4 epochs, 69% / 23.8%; then DAgger (labels from the old policy's states) + 2 epochs 68% / 29.8%.
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=6, bc_batch=32,
                    bc_lr=5e-3, val_fraction=0.0, bc_share=0.6, dagger_rounds=1, dagger_tasks=500, dagger_epochs=2,
                    dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5, time_budget=3300.0, workers=2,
