@@ -251,6 +251,9 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
         if not ok:
             issues.append(_issue(CERTIFICATE_FAILS, f"{location}.certificate",
                                  f"task {task.id!r}: the stored certificate does not replay to success: {why}"))
+    if task.kind != "infeasible" and any(i.code == GOAL_AT_START for i in issues):
+        return TaskVerdict(task.id, "undecided", (), "the goal already holds before any action: the task asks for "
+                           "nothing, and no search can tell a solution from doing nothing", tuple(issues), 0)
     if task.kind == "infeasible":
         proof = prove_infeasible(site, task, session=session, budget=budget)
         if proof.status == "refuted":
