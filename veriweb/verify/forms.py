@@ -51,6 +51,7 @@ class FormFilling:
     _fills: dict[tuple[str, str], str]
     _options: dict[tuple[Any, ...], int]
     _macros: dict[tuple[int, int], tuple[PageModel, list[tuple[tuple[str, ...], str | None, Any]]]]
+    needed: dict[str, set[str]]
 
     _shown_text: dict[int, tuple[PageModel, str]]
 
@@ -203,6 +204,19 @@ class FormFilling:
         if label & EMAIL_WORDS:
             return sorted(set(EMAIL.findall(text)))[:6]
         return sorted({m.replace(",", "") for m in AMOUNT.findall(text)})[:8]
+
+    def _required(self, form: Any, name: str) -> bool:
+        """Is the form's field ``name`` required, by the form or by the marker parameter it fills?
+
+        A form added to a page by a repair may mark no field required while its marker refuses
+        a submission without them (an order's name): the marker decides.
+        """
+        if _required(form, name):
+            return True
+        if not runs_marker(form):
+            return False
+        needed = self.needed.get(form.action.marker, set())
+        return any(param in needed and _field_ref(arg) == name for param, arg in (form.action.args or {}).items())
 
     @staticmethod
     def _all_nodes(node: Node) -> list[Node]:
@@ -375,18 +389,20 @@ class FormFilling:
                 shown_values = self._page_values(node, form, name, shown)
                 if len(shown_values) == 1:  # the one address or amount the page shows
                     ranked = [(1, -1, shown_values[0])]
-            if not ranked and not current and _required(form, name):
+            if not ranked and not current and self._required(form, name):
                 # A required field nothing names (a free-text reason): the least unlikely slot
                 # value, so the form can be submitted at all.
                 address = node.input_type == "email" or bool(words(f"{name} {node.name}") & EMAIL_WORDS)
                 guesses = [(self._fill_cost(node, form, name, index, shown), index, value)
                            for index, value in enumerate(self.values) if self.slot_names[index]
                            and not (node.input_type == "date" and not ISO.fullmatch(value))
-                           and not (address and "@" not in value)]  # an address field takes addresses
+                           and not (address and "@" not in value)  # an address field takes addresses
+                           and not (self.login is not None and value == self.login[1])]  # nor a password
                 # Words before numbers: a free-text field (a reason) is no quantity, and a number
                 # typed there would look like one to the judge's probes.
+                # Two guesses: the best one may be typed into another field of the same move already.
                 ranked = sorted((g for g in guesses if g[0] <= 4),
-                                key=lambda g: (NUMERIC.fullmatch(g[2].strip()) is not None, g))[:1]
+                                key=lambda g: (NUMERIC.fullmatch(g[2].strip()) is not None, g))[:2]
             return [self._fill(node.bid, value) for _, _, value in ranked[:3] if value != current]
         if node.role in ("combobox", "radiogroup"):
             options = [c for c in node.children if c.role in ("option", "radio")]
@@ -422,6 +438,14 @@ def _fits(column: str, label_words: frozenset[str] | set[str]) -> bool:
 def _required(form: Any, name: str) -> bool:
     """Is the form's field ``name`` required?"""
     return form is not None and any(f.name == name and f.required for f in form.fields)
+
+
+def _field_ref(arg: Any) -> str | None:
+    """The form field a marker argument takes its value from (``field.name``), if it is one."""
+    ref = getattr(arg, "ref", None)
+    if ref is None and isinstance(arg, dict):
+        ref = arg.get("ref")
+    return ref[len("field."):] if isinstance(ref, str) and ref.startswith("field.") else None
 
 
 def runs_marker(form: Any) -> bool:

@@ -95,6 +95,8 @@ class Hints(FormFilling):
     _actions: dict[tuple[int, int], tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
     _rival_heads: dict[tuple[str, ...], bool | None] = field(default_factory=dict)
+    needed: dict[str, set[str]] = field(default_factory=dict)
+    """For each marker, the names of its required parameters."""
     _site: Site | None = None
     _context: Context | None = None
     _version: str | None = None
@@ -161,6 +163,8 @@ class Hints(FormFilling):
         hints.frozen = {marker.name: set().union(*(frozen.get(e.table, set()) for e in marker.effects))
                         for marker in site.markers if marker.name in good}
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
+        hints.needed = {marker.name: {param.name for param in marker.params if param.required}
+                        for marker in site.markers}
         if site.auth is not None:
             hints.login_page = hints.dest(site.auth.login_page)
         return hints
