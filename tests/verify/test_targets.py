@@ -76,3 +76,32 @@ def test_rivals_are_the_other_values_of_the_columns_the_task_names_things_in() -
     assert project in paths and project not in rivals
     assert paths - {project} <= rivals  # the other projects
     assert rival_names(site, session, []) == frozenset()
+
+
+def test_a_goal_that_keeps_a_value_under_the_task_s_bound_is_capped_from_above() -> None:
+    from veriweb.verify.targets import caps_from_above
+
+    travel = generate_site("travel", 1)
+    assert caps_from_above(travel.task("hotel_budget"))  # total <= :budget
+    assert not caps_from_above(travel.task("cancel_flight_login"))
+    # No row left under a bound (a negated query) is no wish for cheap things.
+    restock = _site_with("admin", "restock_low").task("restock_low")
+    assert restock is not None and not caps_from_above(restock)
+    hints, _ = _hints("travel", "hotel_budget")
+    assert hints.capped
+
+
+def test_an_option_that_starts_with_the_number_its_field_s_slot_holds_is_the_one() -> None:
+    """'3 stars or more' for a slot stars = 3, even when another slot (guests) holds 3 too."""
+    hints, episode = _hints("travel", "hotel_budget")
+    slots = {k: v for k, v in episode.task.slots.items() if k not in ("guests", "stars")}
+    hints.task = episode.task.model_copy(update={"slots": {**slots, "guests": 3, "stars": 3}})
+    hints.values = [str(v) for v in dict.fromkeys(hints.task.slots.values())]
+    hints.slot_names = [next(n for n, v in hints.task.slots.items() if str(v) == text) for text in hints.values]
+    assert "stars" not in hints.slot_names  # its value is guests' too: one name per value
+    from veriweb.engine.page import Node
+
+    field = Node(role="combobox", name="Minimum stars", behaviour=("field", "filters", "stars"))
+    costs = {label: hints._option_cost_of(Node(role="option", name=label, value=label[:1]), field, False)
+             for label in ("3 stars or more", "4 stars or more", "5 stars")}
+    assert costs["3 stars or more"] == 0 and min(costs["4 stars or more"], costs["5 stars"]) > 0, costs

@@ -268,7 +268,8 @@ class FormFilling:
         if writes and column in self.goal_literals:  # a form that writes: set the column as the goal wants
             return 0 if (label in self.goal_literals[column] or raw in self.goal_literals[column]) else 3
         named = list(self._focused(field.behaviour[2], field.name)) if column else []
-        named = named or [n for n in self.slot_names if n and field is not None and len(field.behaviour or ()) >= 3
+        # Every slot, those whose value another slot holds too (guests and stars both 3) included.
+        named = named or [n for n in self.task.slots if n and field is not None and len(field.behaviour or ()) >= 3
                           and self._names(n, field.behaviour[2], field.name)]
         named_values = self._slot_texts(named)
         matched = False
@@ -281,6 +282,9 @@ class FormFilling:
                 if (not named and not self._claimed_elsewhere(name, field)) or value in named_values:
                     return 0
                 matched = True  # another slot's value: look on for the slot named like the field
+            elif (v and len(v) < 3 and value in named_values
+                  and re.match(rf"{re.escape(v)}(?![\w.])", label)):
+                return 0  # a short number the field's slot holds, as the option starts ("3 stars or more")
         if matched:
             return 2
         return 1 if words(option.name) & self.instruction else 3

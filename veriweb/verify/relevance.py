@@ -29,9 +29,12 @@ from veriweb.verify.forms import FormFilling, field_values, runs_marker
 from veriweb.verify.pagegraph import FAR, distances, targets
 from veriweb.verify.wording import ISO, date_aliases, fold, words
 from veriweb.verify.targets import (
-    effect_allowed, frozen_columns, goal_computed, goal_values, rival_names, subgoal_slots, target_names,
+    caps_from_above, effect_allowed, frozen_columns, goal_computed, goal_values, rival_names, subgoal_slots,
+    target_names,
 )
 
+_CHEAP_WORDS = frozenset({"cheap", "low"})
+"""Words of a link that orders a list cheapest first ("Cheapest first", "Price: low to high")."""
 _OFF_ENTITY = 3
 """Links' worth of distance added to a page that matters but names none of the task's entities."""
 """The page distance given to pages from which no page that matters can be reached."""
@@ -97,6 +100,8 @@ class Hints(FormFilling):
     _rival_heads: dict[tuple[str, ...], bool | None] = field(default_factory=dict)
     needed: dict[str, set[str]] = field(default_factory=dict)
     """For each marker, the names of its required parameters."""
+    capped: bool = False
+    """Does the goal keep a value under a bound the task gives (:func:`caps_from_above`)?"""
     _site: Site | None = None
     _context: Context | None = None
     _version: str | None = None
@@ -163,6 +168,7 @@ class Hints(FormFilling):
         hints.frozen = {marker.name: set().union(*(frozen.get(e.table, set()) for e in marker.effects))
                         for marker in site.markers if marker.name in good}
         hints.login_markers = {marker.name for marker in site.markers if marker.requires_login}
+        hints.capped = task.kind == "mutate" and caps_from_above(task)
         hints.needed = {marker.name: {param.name for param in marker.params if param.required}
                         for marker in site.markers}
         if site.auth is not None:
@@ -353,6 +359,8 @@ class Hints(FormFilling):
                         cost = 1 if any(rival in shown for rival in self.rivals) else 3
                 else:
                     cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
+                    if self.capped and dest == here and words(node.name or "") & _CHEAP_WORDS:
+                        cost = 0  # a bound to stay under: the cheapest first
                 cost += 2 if session.ui.fields else 0  # leaving typed values behind
                 if node.visible:
                     out.append((cost, f"click('{node.bid}')", dest))

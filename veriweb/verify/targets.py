@@ -135,6 +135,27 @@ def sql_conditions(predicate: SqlPredicate) -> list[tuple[str, Cond]]:
     return out
 
 
+_SQL_CAP = re.compile(r"[\w\"`]\s*<=?\s*:(\w+)")
+
+
+def caps_from_above(task: Task) -> bool:
+    """Does the goal want a row whose value stays under a bound the task gives (``total <=
+    :budget``, a price ``<`` a slot)? Such a task is done most likely with the cheapest things
+    first. Only what the goal asks to exist counts (not a negated query: no row left under it)."""
+
+    def caps(predicate: Any) -> bool:
+        if isinstance(predicate, SqlPredicate):
+            return not _SQL_NEGATED.search(predicate.sql) and any(
+                m.group(1) in predicate.params for m in _SQL_CAP.finditer(predicate.sql))
+        if isinstance(predicate, Exists):
+            return not predicate.negate and any(c.op in ("<", "<=") for c in predicate.query.where)
+        if isinstance(predicate, (AllOf, AnyOf)):
+            return any(caps(item) for item in predicate.items)
+        return False
+
+    return any(caps(predicate) for predicate in task.goal)
+
+
 def _conditions(predicate: Any) -> list[tuple[str, Any]]:
     """The (table, condition) pairs of the queries a predicate wants rows of (negated ones aside)."""
     if isinstance(predicate, SqlPredicate):
