@@ -105,3 +105,26 @@ def test_an_option_that_starts_with_the_number_its_field_s_slot_holds_is_the_one
     costs = {label: hints._option_cost_of(Node(role="option", name=label, value=label[:1]), field, False)
              for label in ("3 stars or more", "4 stars or more", "5 stars")}
     assert costs["3 stars or more"] == 0 and min(costs["4 stars or more"], costs["5 stars"]) > 0, costs
+
+
+def test_a_list_page_that_shows_none_of_the_rows_still_to_write_is_read_on() -> None:
+    """restock_low: the catalog's next page is cheap while this page shows none of the targets, and
+    the same link costs what it did before once it does."""
+    hints, episode = _hints("admin", "restock_low")
+    session = episode.session
+    assert hints.targets
+    costs = {}
+    for number in range(1, 30):
+        result = session.step(f"goto('/products?products_page={number}')")
+        assert result.error is None
+        page = session.page()
+        nexts = [n for n in page.nodes if n.role == "link" and n.href and "products_page=" in n.href
+                 and f"products_page={number + 1}" in n.href]
+        if not nexts:
+            break
+        shows = any(name in hints._shown(page) for name in hints.targets)
+        cost = next(c for c, a, _ in hints.actions(page, session) if a == f"click('{nexts[0].bid}')")
+        costs[number] = (shows, cost)
+    assert any(not shows for shows, _ in costs.values()) and any(shows for shows, _ in costs.values()), costs
+    assert all(cost == 1 for shows, cost in costs.values() if not shows), costs
+    assert all(cost > 1 for shows, cost in costs.values() if shows), costs

@@ -357,6 +357,9 @@ class Hints(FormFilling):
                         cost = 3
                     else:
                         cost = 1 if any(rival in shown for rival in self.rivals) else 3
+                elif (dest == here and self.task.kind == "mutate" and self.targets and _turns_page(page.url, href)
+                      and not any(name in shown for name in self.targets)):
+                    cost = 1  # rows still to write that this page of the list does not show: read on
                 else:
                     cost = self._text_cost(node.name or node.text) + self._move_cost(here, dest)
                     if self.capped and dest == here and words(node.name or "") & _CHEAP_WORDS:
