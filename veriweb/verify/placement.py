@@ -53,7 +53,8 @@ def _key_match(key: str, table: str) -> bool:
 def record_args(data: dict[str, Any], page: dict[str, Any], params: list[str]) -> tuple[int, dict[str, Any]]:
     """The key parameter a record page supplies from its route (``issue_id`` on ``/issues/{id}``,
     whose record reads ``issues``: a view's top-level ``FROM``), and how much it matters (the
-    marker's first key counts most: a new issue's project before its milestone), else ``(0, {})``."""
+    marker's first key counts most: a new issue's project before its milestone), else ``(0, {})``.
+    A route that names the record by another column (a forum's slug) supplies ``row.id``."""
     slots = _SLOT.findall(page.get("route", ""))
     record = _record(page)
     if len(slots) != 1 or record is None:
@@ -69,10 +70,17 @@ def record_args(data: dict[str, Any], page: dict[str, Any], params: list[str]) -
         primary = found.group(1) if found else ""
     else:
         primary = source
+    tables = {t["name"]: t for t in data.get("database", {}).get("tables", [])}
+    key = tables[source].get("primary_key", "id") if source in tables else "id"
+    looked_up = next((c.get("column") for c in record["query"].get("where", [])
+                      if c.get("value") == {"ref": f"param.{name}"}), None)
+    # the route names the record by its key (/issues/{id}), else by another column (/f/{slug}):
+    # then the key comes from the row the record shows, and the form must sit inside the record
+    ref = f"param.{name}" if looked_up == key else f"row.{key}"
     keys = [p for p in params if p.endswith("_id")]
     for number, param in enumerate(keys):  # a record page supplies one key: its own record's
         if primary and _key_match(param[:-3], primary):
-            return len(keys) - number, {param: {"ref": f"param.{name}"}}
+            return len(keys) - number, {param: {"ref": ref}}
     return 0, {}
     return strength, args
 

@@ -1183,12 +1183,13 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     task = get_at(data, tokens[:2]) if tokens and tokens[0] == "tasks" else None
     instruction = task.get("instruction", "") if isinstance(task, dict) else ""
-    place, args = _form_place(data, marker, entry["table"], instruction)
+    place, args, spot = place_form(data, marker, entry["table"], instruction)
     if place is None:
         return None
     record = next((e for e in place.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
-    spot = next((t for t in _texts_in(place.get("elements", [])) if t["text"] == ""), None)
     inside = record is not None and (spot is None or any(t is spot for t in _texts_in(record.get("elements", []))))
+    if record is not None and not inside and any(str(v.get("ref", "")).startswith("row.") for v in args.values()):
+        spot, inside = None, True  # the key comes from the row the record shows: the form goes inside it
     shown = (_record_columns(data, place) if inside and any(e["op"] == "update" for e in marker["effects"])
              else set())
     fields = []
@@ -1242,16 +1243,6 @@ def _all_dicts(node: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for value in node:
             yield from _all_dicts(value)
-
-
-def _form_place(data: dict[str, Any], marker: dict[str, Any], table: str,
-                instruction: str = "") -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The page a marker's new form goes on, and the arguments the page itself supplies
-    (:func:`veriweb.verify.placement.place_form`); the text it replaces is emptied."""
-    page, args, spot = place_form(data, marker, table, instruction)
-    if spot is not None:
-        spot["text"] = ""  # the words the site shows where the control belongs: the form replaces them
-    return page, args
 
 
 # ----------------------------------------------------------------------------- the table of operators
