@@ -20,25 +20,13 @@ the form replaces it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
+from veriweb.verify.repair_links import json_dicts
 from veriweb.verify.wording import words
 
 _SLOT = re.compile(r"\{[^}]+\}")
 _FROM = re.compile(r"\bFROM\s+[\"`]?(\w+)", re.IGNORECASE)
-
-
-def _nodes(node: Any, skip_bound: bool = False) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        if skip_bound and node.get("type") in ("list", "table", "record") and node.get("query"):
-            return
-        for value in node.values():
-            yield from _nodes(value, skip_bound)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _nodes(value, skip_bound)
 
 
 def _record(page: dict[str, Any]) -> dict[str, Any] | None:
@@ -82,18 +70,17 @@ def record_args(data: dict[str, Any], page: dict[str, Any], params: list[str]) -
         if primary and _key_match(param[:-3], primary):
             return len(keys) - number, {param: {"ref": ref}}
     return 0, {}
-    return strength, args
 
 
 def page_words(data: dict[str, Any], page: dict[str, Any]) -> frozenset[str]:
     """What a page says it is for: id, route, title, headings, short texts, links that lead to it."""
     parts = [page.get("id", ""), _SLOT.sub(" ", page.get("route", "")), page.get("title") or ""]
-    for node in _nodes(page.get("elements", []), skip_bound=True):
+    for node in json_dicts(page.get("elements", []), skip_bound=True):
         text = str(node.get("text", "")) if node.get("type") in ("heading", "text") else ""
         if text and "{" not in text and len(text.split()) <= 5:
             parts.append(text)
     route = re.compile("[^/]+".join(re.escape(p) for p in _SLOT.split(page.get("route", ""))))
-    for node in _nodes([p.get("elements", []) for p in data.get("pages", [])] + [data.get("layout", {})]):
+    for node in json_dicts([p.get("elements", []) for p in data.get("pages", [])] + [data.get("layout", {})]):
         href = str(node.get("href", "")) if node.get("type") == "link" else ""
         if href and route.fullmatch(_SLOT.sub("x", href.split("?")[0])):
             parts.append(str(node.get("text", "")))
@@ -102,12 +89,12 @@ def page_words(data: dict[str, Any], page: dict[str, Any]) -> frozenset[str]:
 
 def _busy(page: dict[str, Any]) -> bool:
     return any(n.get("type") == "form" or (n.get("type") in ("list", "table", "record") and n.get("query"))
-               for n in _nodes(page.get("elements", [])))
+               for n in json_dicts(page.get("elements", [])))
 
 
 def _lists(page: dict[str, Any], table: str) -> bool:
     return any(n.get("type") in ("list", "table") and n.get("query", {}).get("table") == table
-               for n in _nodes(page.get("elements", [])))
+               for n in json_dicts(page.get("elements", [])))
 
 
 def place_form(data: dict[str, Any], marker: dict[str, Any], table: str,
@@ -134,7 +121,7 @@ def place_form(data: dict[str, Any], marker: dict[str, Any], table: str,
         strength, args = record_args(data, page, params)
         if keyed and not args:
             continue
-        spot = next((n for n in _nodes(page.get("elements", []), skip_bound=True) if n.get("type") == "text"
+        spot = next((n for n in json_dicts(page.get("elements", []), skip_bound=True) if n.get("type") == "text"
                      and str(n.get("text", "")).strip().casefold() in named), None)
         free = not _SLOT.search(page.get("route", ""))
         said = page_words(data, page)

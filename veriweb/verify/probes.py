@@ -76,12 +76,7 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session,
             continue
         step = Decimal(1) if number == number.to_integral_value() else Decimal("0.01")
         for index, text in enumerate(certificate):
-            try:
-                action = parse_action(text)
-            except ActionSyntaxError:
-                continue
-            typed = action.value if isinstance(action, Fill) else (
-                action.options[0] if isinstance(action, SelectOption) and len(action.options) == 1 else None)
+            action, typed = _typed(text)
             if typed is None or _numeric(typed) != number:
                 continue
             for delta in (step, -step):
@@ -107,17 +102,19 @@ def _quantity(site: Site, task: Task, certificate: list[str], session: Session,
 def _typed_steps(task: Task, certificate: list[str]) -> list[int]:
     """The steps of the certificate that type a numeric slot value (where quantity decoys change it)."""
     numbers = {n for n in (_numeric(v) for v in task.slots.values()) if n is not None}
-    steps = []
-    for index, text in enumerate(certificate):
-        try:
-            action = parse_action(text)
-        except ActionSyntaxError:
-            continue
-        typed = action.value if isinstance(action, Fill) else (
-            action.options[0] if isinstance(action, SelectOption) and len(action.options) == 1 else None)
-        if typed is not None and _numeric(typed) in numbers:
-            steps.append(index)
-    return steps
+    return [index for index, text in enumerate(certificate)
+            if (typed := _typed(text)[1]) is not None and _numeric(typed) in numbers]
+
+
+def _typed(text: str) -> tuple[Any, str | None]:
+    """A certificate step's action and the value it types (a fill, or a single option chosen), else None."""
+    try:
+        action = parse_action(text)
+    except ActionSyntaxError:
+        return None, None
+    typed = action.value if isinstance(action, Fill) else (
+        action.options[0] if isinstance(action, SelectOption) and len(action.options) == 1 else None)
+    return action, typed
 
 
 def _budget(site: Site, task: Task, certificate: list[str], session: Session) -> list[Probe]:

@@ -17,7 +17,6 @@ Operators never read a raw corpus's defect sidecar: they see only the scaffold a
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import difflib
 import pickle
@@ -34,7 +33,7 @@ from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify.checks import Issue, resolve_href, static_issues
 from veriweb.verify.placement import place_form
-from veriweb.verify.repair_links import heading_columns, link_by_values
+from veriweb.verify.repair_links import heading_columns, json_dicts, link_by_values
 
 MAX_ROUNDS = 6
 """How many check-repair rounds the loop runs before giving up on what is left."""
@@ -549,9 +548,9 @@ def _unread_field(fields: list[dict[str, Any]], args: dict[str, Any], name: str,
     """The form's field that should supply ``name``: one that no argument reads, named or labelled like it."""
     read = {v["ref"][6:] for v in args.values() if isinstance(v, dict) and str(v.get("ref", "")).startswith("field.")}
     spare = [f for f in fields if f.get("name") not in read]
-    for field in spare:
-        if field.get("name") == name:
-            return field
+    for candidate in spare:
+        if candidate.get("name") == name:
+            return candidate
     same_label = [f for f in spare if str(f.get("label", "")).strip().lower() == label.strip().lower()]
     if len(same_label) == 1:
         return same_label[0]
@@ -1175,7 +1174,7 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     if not isinstance(entry, dict) or "table" not in entry:
         return None
     ops = entry.get("ops", ["insert", "update", "delete"])
-    posted = {e["action"].get("marker") for e in _all_dicts(data) if e.get("type") == "form"
+    posted = {e["action"].get("marker") for e in json_dicts(data) if e.get("type") == "form"
               and isinstance(e.get("action"), dict) and e["action"].get("kind") == "marker"}
     marker = next((m for m in data.get("markers", []) if m["name"] not in posted
                    and any(x["table"] == entry["table"] and x["op"] in ops for x in m["effects"])), None)
@@ -1233,16 +1232,6 @@ def _record_columns(data: dict[str, Any], page: dict[str, Any]) -> set[str]:
         return {c["name"] for c in table.get("columns", [])} | {table.get("primary_key", "id")}
     views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
     return set(re.findall(r"\bAS\s+(\w+)", views.get(source, ""), flags=re.IGNORECASE))
-
-
-def _all_dicts(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _all_dicts(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _all_dicts(value)
 
 
 # ----------------------------------------------------------------------------- the table of operators

@@ -87,15 +87,23 @@ def _rows_texts(element: dict[str, Any]) -> Iterator[dict[str, Any]]:
             stack += tab.get("elements", [])
 
 
-def _bound_anywhere(node: Any) -> Iterator[dict[str, Any]]:
+def json_dicts(node: Any, skip_bound: bool = False) -> Iterator[dict[str, Any]]:
+    """Every dict in a site's JSON data under ``node``, depth first; with ``skip_bound``, a list,
+    table or record bound to a query is yielded but its insides (repeated per row) are not."""
     if isinstance(node, dict):
-        if node.get("type") in ("list", "table", "record") and isinstance(node.get("query"), dict):
-            yield node
+        yield node
+        if skip_bound and node.get("type") in ("list", "table", "record") and node.get("query"):
+            return
         for value in node.values():
-            yield from _bound_anywhere(value)
+            yield from json_dicts(value, skip_bound)
     elif isinstance(node, list):
         for value in node:
-            yield from _bound_anywhere(value)
+            yield from json_dicts(value, skip_bound)
+
+
+def _bound_anywhere(node: Any) -> Iterator[dict[str, Any]]:
+    return (n for n in json_dicts(node) if n.get("type") in ("list", "table", "record")
+            and isinstance(n.get("query"), dict))
 
 
 def _columns(conn: sqlite3.Connection, source: str) -> list[str]:

@@ -62,17 +62,13 @@ def _task_ids(path: Path) -> list[str]:
         return []
 
 
-def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Recall and precision of each check code against the raw corpus's defect sidecars.
-
-    A defect counts as found when an issue of the same code is reported where it was injected
-    (or at one of its related paths, or inside or around it). An issue is a true positive when
-    it matches a defect that way, is one of a defect's recorded knock-on effects, or is a
-    feasibility finding on a task a defect breaks (see :func:`_explains`). Returns ``None`` when
-    the corpus has no sidecars.
-    """
+def _sidecars(raw_dir: str | os.PathLike[str],
+              sites: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[dict[str, Any]], list[str]]] | None:
+    """(site report, its injected defects, its raw task ids) for every site with a readable
+    sidecar; ``None`` when the corpus has no sidecar at all (a sidecar that does not parse still
+    says the corpus is raw, and its site is left out)."""
     root = Path(raw_dir)
-    per_code: dict[str, Counter[str]] = {}
+    found: list[tuple[dict[str, Any], list[dict[str, Any]], list[str]]] = []
     any_sidecar = False
     for site in sites:
         rel = site.get("file", "")
@@ -84,8 +80,25 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
             defects = json.loads(sidecar.read_text(encoding="utf-8")).get("defects", [])
         except (json.JSONDecodeError, AttributeError):
             continue
+        found.append((site, defects, _task_ids(root / rel)))
+    return found if any_sidecar else None
+
+
+def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Recall and precision of each check code against the raw corpus's defect sidecars.
+
+    A defect counts as found when an issue of the same code is reported where it was injected
+    (or at one of its related paths, or inside or around it). An issue is a true positive when
+    it matches a defect that way, is one of a defect's recorded knock-on effects, or is a
+    feasibility finding on a task a defect breaks (see :func:`_explains`). Returns ``None`` when
+    the corpus has no sidecars.
+    """
+    loaded = _sidecars(raw_dir, sites)
+    if loaded is None:
+        return None
+    per_code: dict[str, Counter[str]] = {}
+    for site, defects, task_ids in loaded:
         issues = site["raw"]["issues"]
-        task_ids = _task_ids(root / rel)
         for defect in defects:
             code = defect.get("code", "?")
             places = [defect.get("location", "")] + list(defect.get("related", []))
@@ -97,8 +110,6 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
             counter = per_code.setdefault(issue["code"], Counter())
             counter["issues"] += 1
             counter["true"] += any(_explains(d, issue, task_ids) for d in defects)
-    if not any_sidecar:
-        return None
     out: dict[str, Any] = {}
     totals: Counter[str] = Counter()
     for code in sorted(per_code):
@@ -123,27 +134,17 @@ def repairable_retention(raw_dir: str | os.PathLike[str], sites: list[dict[str, 
     figure leaves those tasks out of both counts. ``None`` without sidecars. Only the report reads
     the sidecars; the verifier never does.
     """
-    root = Path(raw_dir)
-    doomed = total = kept = 0
-    seen = False
-    for site in sites:
-        rel = site.get("file", "")
-        sidecar = root / (rel[: -len(".json")] + ".defects.json") if rel.endswith(".json") else None
-        if sidecar is None or not sidecar.is_file():
-            continue
-        seen = True
-        try:
-            defects = json.loads(sidecar.read_text(encoding="utf-8")).get("defects", [])
-        except (json.JSONDecodeError, AttributeError):
-            continue
-        lost = {t for d in defects if d.get("repairable") is False for t in d.get("tasks", [])}
-        ids = _task_ids(root / rel)
-        dropped = set(site.get("dropped_tasks", {})) if not site.get("site_dropped") else set(ids)
-        doomed += len(lost & set(ids))
-        total += len(set(ids) - lost)
-        kept += len(set(ids) - lost - dropped)
-    if not seen:
+    loaded = _sidecars(raw_dir, sites)
+    if loaded is None:
         return None
+    doomed = total = kept = 0
+    for site, defects, task_ids in loaded:
+        ids = set(task_ids)
+        lost = {t for d in defects if d.get("repairable") is False for t in d.get("tasks", [])} & ids
+        dropped = ids if site.get("site_dropped") else set(site.get("dropped_tasks", {}))
+        doomed += len(lost)
+        total += len(ids - lost)
+        kept += len(ids - lost - dropped)
     return {"unrepairable_tasks": doomed, "repairable_tasks": total,
             "retention": round(kept / total, 4) if total else None}
 
