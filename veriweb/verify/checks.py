@@ -91,9 +91,16 @@ LIST_DETAIL = _code("C008", "consistency", "a list and the detail page of the sa
 VACUOUS_GUARD = _code("C009", "consistency", "a precondition or invariant that can never block what it guards")
 STALE_DATE = _code("C010", "consistency", "a seed row's date is on the wrong side of today for its status")
 BUDGET_TOO_LOW = _code("C011", "consistency", "a task's budget is below the price of the item it names")
+KEY_NAMES_NOTHING = _code("S015", "structural", "a form posts a key, or offers a choice, that names no row its marker accepts")
+HIDDEN_ANSWER = _code("M013", "semantic", "a task's answer reads a column no page shows")
+LINK_NAMES_OTHER_PAGE = _code("M014", "semantic", "a link's text names another page than the one it opens")
+EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no record has or can get")
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
-                               r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]", re.IGNORECASE)
+                               r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\buntitled\b|"
+                           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
+                           r"\bsample (?:text|title|heading|content)\b|%s\b", re.IGNORECASE)
+_BARE_TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:\|[a-z_]+)?\}|\$\{[^}]*\}|\{%|%\}")
 _REF_TEXT = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
 _DESTRUCTIVE = re.compile(r"\b(delete|remove|cancel|trash|discard|refund|revoke|close|archive|unsubscribe)\b", re.I)
 _CONSTRUCTIVE = re.compile(r"\b(save|add|create|post|publish|submit|update|apply|send|buy|book|place|confirm|"
@@ -399,7 +406,7 @@ def check_content(site: Site) -> list[Issue]:
     for element, path, _ in all_elements(site):
         for attr, value in _texts(element):
             shown = _REF_TEXT.sub(lambda m: "x" if m.group(1) in namespaces else m.group(0), value)
-            if _PLACEHOLDER_TEXT.search(shown):
+            if _PLACEHOLDER_TEXT.search(shown) or (attr != "href" and _BARE_TEMPLATE.search(shown)):
                 issues.append(Issue("semantic", PLACEHOLDER, f"{path}.{attr}", f"placeholder text shown: {value!r}"))
         if element.type in ("link", "heading", "button") and not element.text.strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.text", f"a {element.type} with no text"))
@@ -480,6 +487,10 @@ def check_values(site: Site) -> list[Issue]:
                 elif value is None and not column.nullable and column.name != table.primary_key:
                     issues.append(Issue("consistency", NULL_VALUE, where,
                                         f"{table.name}.{column.name} must have a value, row {r_index} has none"))
+            if row.get(table.primary_key) is None:  # the engine would number it, but no link can know how
+                issues.append(Issue("consistency", NULL_VALUE, f"$.database.tables[{t_index}].rows[{r_index}]."
+                                    f"{table.primary_key}", f"{table.name} row {r_index} has no key "
+                                    f"({table.primary_key}): nothing can point at it"))
     return issues
 
 
@@ -535,8 +546,17 @@ def check_entities(site: Site) -> list[Issue]:
             continue
         tables = _slot_tables(task)
         partial = _partial_slots(task)
+        lookups = _lookup_slots(task)
         for name, value in task.slots.items():
-            if not isinstance(value, str) or not value.strip() or not (tables.get(name, set()) - written):
+            if not isinstance(value, str) or not value.strip() or not tables.get(name):
+                continue
+            if not (tables[name] - written):  # a marker may create it: only a near miss of what exists is wrong
+                twin = None if (value.casefold() in corpus or name in partial or name not in lookups
+                                or any(ch.isdigit() for ch in value)) else near_miss(value, corpus)
+                if twin is not None:
+                    issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
+                                        f"task {task.id!r} names {value!r}, one slip from {twin!r}, which the "
+                                        f"site has: a misspelt name"))
                 continue
             if name in partial:  # a search term: it must occur in some value, not be one
                 if not any(value.casefold() in text for text in corpus):
@@ -548,6 +568,55 @@ def check_entities(site: Site) -> list[Issue]:
                 issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
                                     f"task {task.id!r} looks up {value!r}, which appears nowhere in the site's data"))
     return issues
+
+
+def near_miss(value: str, corpus: set[str]) -> str | None:
+    """A value of ``corpus`` (casefolded) one or two letters from ``value`` (a swap, a slip, a
+    letter dropped or added), for names of at least 8 letters; ``None`` if there is none."""
+    folded = value.casefold()
+    if len(folded) < 8:
+        return None
+    for other in sorted(corpus):
+        if abs(len(other) - len(folded)) <= 2 and other[:1] == folded[:1] and other != folded \
+                and _distance(folded, other, 2) <= 2:
+            return other
+    return None
+
+
+def _distance(a: str, b: str, bound: int) -> int:
+    """Edit distance of ``a`` and ``b`` (an adjacent swap counts one), stopping above ``bound``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > bound:
+            return bound + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _lookup_slots(task: Any) -> set[str]:
+    """Slots a scalar query looks a row up by (``product_id = (SELECT id FROM products WHERE
+    name = :product)``): names of rows that must exist, unlike values the agent writes."""
+    found: set[str] = set()
+
+    def scan(node: Any, inside: bool) -> None:
+        if isinstance(node, dict):
+            ref = node.get("ref")
+            if inside and isinstance(ref, str) and ref.startswith("slot."):
+                found.add(ref[5:])
+            for item in node.values():
+                scan(item, inside or set(node) == {"query"})
+        elif isinstance(node, list):
+            for item in node:
+                scan(item, inside)
+
+    scan(task.model_dump(mode="json", exclude_defaults=True), False)
+    return found
 
 
 def _partial_slots(task: Any) -> set[str]:
@@ -715,12 +784,15 @@ STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
 
 def static_issues(site: Site) -> list[Issue]:
     """Every issue the static checks find, in a fixed order (those of :mod:`veriweb.verify.intent`,
-    :mod:`veriweb.verify.checks_pages` and :mod:`veriweb.verify.checks_data` last)."""
+    :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`, :mod:`veriweb.verify.checks_keys`
+    and :mod:`veriweb.verify.checks_meaning` last)."""
     from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
+    from veriweb.verify.checks_keys import KEY_CHECKS
+    from veriweb.verify.checks_meaning import MEANING_CHECKS
     from veriweb.verify.checks_pages import PAGE_CHECKS
     from veriweb.verify.intent import INTENT_CHECKS
 
     issues = []
-    for check in [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS]:
+    for check in [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS]:
         issues.extend(check(site))
     return issues

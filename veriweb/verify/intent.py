@@ -57,17 +57,58 @@ def guarded_writes(site: Site) -> list[GuardedWrite]:
                 guards = {(kind, n) for kind, n, c in checks if _mentions(c, word)}
                 out.append(GuardedWrite(m_index, f"$.markers[{m_index}].effects[{e_index}]",
                                         f"{effect.table}.{column} from going below zero", guards))
+        dated = _dated_guards(marker, checks)
         for p_index, param in enumerate(marker.params):
             if param.type not in ("date", "datetime"):
                 continue
             used = re.compile(rf":{re.escape(param.name)}\b")
             if not any(used.search(e.sql) for e in marker.effects):
                 continue
-            ref = re.compile(rf"param\.{re.escape(param.name)}\"|:{re.escape(param.name)}\b")
-            guards = {(kind, n) for kind, n, c in checks if _mentions(c, ref)}
             out.append(GuardedWrite(m_index, f"$.markers[{m_index}].params[{p_index}]",
-                                    f"{param.name} from being a date in the past", guards))
+                                    f"{param.name} from being a date in the past", dated.get(param.name, set())))
     return out
+
+
+_TODAY = re.compile(r":today\b|clock\.today|vw_today|date\('now'|'\d{4}-\d{2}-\d{2}'", re.I)
+"""Today, or a fixed day (how far back a fixed day lets dates through is C009's question)."""
+_LOOKUP = re.compile(r"\bFROM\b|\"kind\": \"(?:exists|count)\"", re.I)
+_ORDER = re.compile(r":(\w+)\s*(>=|>|<=|<)\s*:(\w+)")
+
+
+def _sql_of(check: Any) -> str:
+    """A check's SQL with its local parameter names replaced by the marker's (``:ci`` -> ``:check_in``)."""
+    predicate = check.predicate
+    sql = getattr(predicate, "sql", "") or ""
+    for local, value in getattr(predicate, "params", {}).items():
+        if isinstance(value, Ref) and value.namespace == "param":
+            sql = re.sub(rf":{re.escape(local)}\b", f":{value.name}", sql)
+    return sql
+
+
+def _dated_guards(marker: Any, checks: list[tuple[str, int, Any]]) -> dict[str, set[tuple[str, int]]]:
+    """For each date parameter, the checks that keep it off the past: one comparing it with
+    today (or a fixed day) or looking it up in a table (a calendar of bookable days), or one
+    ordering it after another date parameter that is kept off the past (check-out after a
+    check-in that is after today). Ordering two dates keeps only the later one."""
+    names = [p.name for p in marker.params if p.type in ("date", "datetime")]
+    refs = {n: re.compile(rf"param\.{re.escape(n)}\"|:{re.escape(n)}\b") for n in names}
+    guarded = {n: {(kind, i) for kind, i, c in checks if _mentions(c, refs[n])
+                   and (_mentions(c, _TODAY) or _mentions(c, _LOOKUP))} for n in names}
+    after: dict[str, set[tuple[str, tuple[str, int]]]] = {n: set() for n in names}  # P >= Q, by which check
+    for kind, i, check in checks:
+        for left, op, right in _ORDER.findall(_sql_of(check)):
+            later, earlier = (left, right) if op in (">", ">=") else (right, left)
+            if later in after and earlier in after:
+                after[later].add((earlier, (kind, i)))
+    changed = True
+    while changed:
+        changed = False
+        for name in names:
+            via = {g for earlier, g in after[name] if guarded[earlier]}
+            if not guarded[name] and via:
+                guarded[name] = via
+                changed = True
+    return guarded
 
 
 def check_guards(site: Site) -> list[C.Issue]:

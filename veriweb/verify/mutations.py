@@ -666,23 +666,18 @@ def counter_guard_constant(data: Data) -> str | None:
 
 
 def date_guard_wrong_param(data: Data) -> str | None:
-    """A booking marker whose only date guard orders its two dates (check-out after check-in) and
-    never compares them with today: a stay can start in the past."""
+    """A booking marker whose only check on its first date orders it before the second (check-out
+    after check-in) and never against today: a stay can start in the past."""
     for m_index, found in enumerate(data["markers"]):
         dates = [p["name"] for p in found.get("params", []) if p["type"] in ("date", "datetime")]
         if len(dates) < 2:
             continue
-        kept = []
+        first = dates[0]
         for kind in ("preconditions", "invariants"):
-            checks = found.get(kind, [])
-            for check in checks:
-                text = str(check)
-                if "today" in text and any(d in text for d in dates):
-                    continue
-                kept.append((kind, check))
-            found[kind] = [c for k, c in kept if k == kind]
+            found[kind] = [c for c in found.get(kind, []) if f"param.{first}" not in str(c)
+                           and f":{first}" not in str(c)]
         found.setdefault("preconditions", []).append({
-            "predicate": {"kind": "sql", "sql": f"SELECT :{dates[1]} > :{dates[0]}"},
+            "predicate": {"kind": "sql", "sql": f"SELECT :{dates[1]} > :{first}"},
             "message": "Check-out must be after check-in."})
         return f"$.markers[{m_index}]"
     return None

@@ -1,0 +1,270 @@
+"""Checks of keys, SQL and stored amounts that single-column checks miss (S005/S006, C001, C002, C004, C006).
+
+- S005/S006 in SQL: every view, SQL predicate (goal, progress, constraint, precondition,
+  invariant) and marker effect is compiled against the site's schema (an empty in-memory
+  SQLite database); one that names a missing table or column, or does not parse, is reported
+  at its ``sql``.
+- C001 undeclared: a ``NAME_id`` column no foreign key declares, whose values are (almost all)
+  keys of the one table ``NAME`` names; the rest point at nothing.
+- C002 natural keys: a column rows are looked up by must be unique even when nothing declares
+  it: the accounts' login name, a record page's route parameter (``/u/{username}``), and an
+  identifier column (sku, email, slug, path, reference) whose other values are all distinct.
+- C004 per unit: a stored ``total`` on a row pointing at a priced row and counting units
+  (passengers, nights) agrees with count x price plus the fees the other rows charge.
+- C006 lines: a line's price (an order item) disagrees with the priced row it points at, where
+  (nearly) every other line agrees.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.engine.templates import Route
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import SqlPredicate
+from veriweb.verify import checks as C
+
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+_SQL_TYPES = {"integer": "INTEGER", "money": "INTEGER", "real": "REAL", "boolean": "INTEGER"}
+_IDENTIFIERS = ("username", "sku", "email", "slug", "path", "reference", "handle", "login")
+
+
+# ----------------------------------------------------------------------------- SQL against the schema
+
+
+def _schema(site: Site) -> tuple[sqlite3.Connection, list[C.Issue]]:
+    conn = sqlite3.connect(":memory:")
+    conn.create_function("vw_today", 0, lambda: "2000-01-01", deterministic=True)
+    conn.create_function("vw_now", 0, lambda: "2000-01-01T00:00:00")
+    for table in site.database.tables:
+        names = dict.fromkeys([table.primary_key] + [c.name for c in table.columns])
+        types = {c.name: _SQL_TYPES.get(c.type, "TEXT") for c in table.columns}
+        defs = [f'"{table.primary_key}" INTEGER PRIMARY KEY'] + [
+            f'"{n}" {types.get(n, "TEXT")}' for n in names if n != table.primary_key]
+        try:
+            conn.execute(f'CREATE TABLE "{table.name}" ({", ".join(defs)})')
+        except sqlite3.Error:
+            continue  # a reserved or doubled name: the loader and the other checks report it
+    issues = []
+    pending: list[tuple[int, Any, Exception | None]] = [(n, v, None) for n, v in enumerate(site.database.views)]
+    while pending:  # views may read views declared after them: retry while any more gets created
+        left = []
+        for number, view, _ in pending:
+            try:
+                conn.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
+            except sqlite3.Error as exc:
+                left.append((number, view, exc))
+        progress, pending = len(left) < len(pending), left
+        if not progress:
+            break
+    for number, view, exc in pending:
+        if exc is not None:
+            issues.append(_sql_issue(f"$.database.views[{number}].sql", f"view {view.name!r}", exc))
+    return conn, issues
+
+
+def _sql_issue(where: str, what: str, exc: Exception) -> C.Issue:
+    text = str(exc)
+    code = C.UNKNOWN_TABLE if "no such table" in text else C.UNKNOWN_COLUMN
+    return C.Issue("structural", code, where, f"{what} does not run against the site's schema: {text}")
+
+
+def _sqls(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Every SQL text a task or marker runs: (sql, its JSON path, what it is)."""
+    for predicate, path, task in C._predicates(site):
+        if isinstance(predicate, SqlPredicate):
+            what = f"task {task.id!r}'s condition" if task is not None else "a marker's check"
+            yield predicate.sql, f"{path}.sql", what
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            yield effect.sql, f"$.markers[{m_index}].effects[{e_index}].sql", f"marker {marker.name!r}'s effect"
+
+
+def check_sql(site: Site) -> list[C.Issue]:
+    """S005/S006: views, SQL predicates and effects name only tables and columns the schema has."""
+    conn, issues = _schema(site)
+    try:
+        for number, view in enumerate(site.database.views):
+            try:  # SQLite checks a view's columns only when it is read
+                conn.execute(f'EXPLAIN SELECT * FROM "{view.name}"')
+            except sqlite3.Error as exc:
+                if not any(i.location == f"$.database.views[{number}].sql" for i in issues):
+                    issues.append(_sql_issue(f"$.database.views[{number}].sql", f"view {view.name!r}", exc))
+        for sql, where, what in _sqls(site):
+            params = dict.fromkeys(_PARAM.findall(sql))
+            try:
+                conn.execute(f"EXPLAIN {sql}", params)
+            except sqlite3.Error as exc:
+                issues.append(_sql_issue(where, what, exc))
+    finally:
+        conn.close()
+    return issues
+
+
+# ----------------------------------------------------------------------------- keys
+
+
+def named_table(site: Site, column: str) -> Any:
+    """The one table a ``NAME_id`` column names (``staff_id`` -> staff, ``category_id`` -> categories)."""
+    if not column.endswith("_id") or len(column) < 5:
+        return None
+    stem = column[:-3].rstrip("s")
+    found = [t for t in site.database.tables
+             if t.name.rstrip("s") == stem or t.name == stem + "es" or t.name == stem[:-1] + "ies"]
+    return found[0] if len(found) == 1 else None
+
+
+def check_undeclared_keys(site: Site) -> list[C.Issue]:
+    """C001: an undeclared ``NAME_id`` column whose values are keys of table NAME, but for a few."""
+    keys = {t.name: {row.get(t.primary_key) for row in t.rows} for t in site.database.tables}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        declared = {fk.column for fk in table.foreign_keys} | {table.primary_key}
+        for column in table.columns:
+            target = named_table(site, column.name) if column.name not in declared else None
+            if target is None or target.name == table.name or not target.rows:
+                continue
+            values = [(n, row.get(column.name)) for n, row in enumerate(table.rows) if row.get(column.name) is not None]
+            missing = [(n, v) for n, v in values if v not in keys[target.name]]
+            if len(values) < 5 or len(missing) * 10 > len(values):
+                continue  # too few to tell, or not keys of that table at all
+            for r_index, value in missing:
+                issues.append(C.Issue("consistency", C.DANGLING_KEY,
+                                      f"$.database.tables[{t_index}].rows[{r_index}].{column.name}",
+                                      f"{table.name}.{column.name} = {value!r} points at no row of {target.name}"))
+    return issues
+
+
+def _lookup_columns(site: Site) -> dict[str, set[str]]:
+    """Per table, the columns rows are found by: the login name, and a record page's one
+    non-number route parameter when the record is looked up by it alone."""
+    found: dict[str, set[str]] = defaultdict(set)
+    if site.auth is not None:
+        found[site.auth.table].add(site.auth.username_column)
+    for page in site.pages:
+        route = Route.compile(page.id, page.route)
+        if len(route.params) != 1 or route.params[0][1] == "int":
+            continue
+        for element, _ in C.walk(page.elements, "$"):
+            if element.type == "record" and len(element.query.where) == 1:
+                cond = element.query.where[0]
+                ref = getattr(cond.value, "ref", None)
+                if cond.op == "=" and ref == f"param.{route.params[0][0]}":
+                    found[element.query.table].add(cond.column)
+    return found
+
+
+def check_natural_keys(site: Site) -> list[C.Issue]:
+    """C002: columns rows are looked up by (or identifiers whose other values are all distinct)
+    hold no value twice, even where nothing declares them unique."""
+    lookups = _lookup_columns(site)
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        declared = {table.primary_key} | {c.name for c in table.columns if c.unique}
+        per_user = any(c.name == "user_id" for c in table.columns)
+        for column in table.columns:
+            if column.name in declared or column.type != "text":
+                continue
+            counts = Counter(row.get(column.name) for row in table.rows if row.get(column.name) not in (None, ""))
+            repeated = {v for v, n in counts.items() if n > 1}
+            if not repeated:
+                continue
+            looked_up = column.name in lookups.get(table.name, set())
+            identifier = (column.name in _IDENTIFIERS and not per_user and len(counts) >= 5
+                          and len(repeated) == 1 and counts.most_common(1)[0][1] == 2)
+            if not (looked_up or identifier):
+                continue
+            why = "rows are looked up by it" if looked_up else "it identifies a row (every other value is distinct)"
+            for r_index, row in enumerate(table.rows):
+                if row.get(column.name) in repeated:
+                    issues.append(C.Issue("consistency", C.DUPLICATE_KEY,
+                                          f"$.database.tables[{t_index}].rows[{r_index}].{column.name}",
+                                          f"{table.name}.{column.name} {row[column.name]!r} is used by "
+                                          f"{counts[row[column.name]]} rows, but {why}"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- amounts
+
+
+def _priced_parent(site: Site, table: Any) -> Iterator[tuple[Any, Any, str]]:
+    """(foreign key, parent table, money column) for each parent with a money column the row shares or prices by."""
+    for fk in table.foreign_keys:
+        parent = site.database.table(fk.ref_table)
+        if parent is None:
+            continue
+        for column in parent.columns:
+            if column.type == "money" and column.name in ("price", "unit_price", "rate", "fare", "cost"):
+                yield fk, parent, column.name
+
+
+def check_line_prices(site: Site) -> list[C.Issue]:
+    """C006: a line's price disagrees with the priced row it points at, where every other line agrees."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        own = {c.name for c in table.columns if c.type == "money"}
+        for fk, parent, column in _priced_parent(site, table):
+            if column not in own:
+                continue
+            prices = {row.get(parent.primary_key): row.get(column) for row in parent.rows}
+            pairs = [(n, row.get(column), prices.get(row.get(fk.column))) for n, row in enumerate(table.rows)
+                     if isinstance(row.get(column), int) and isinstance(prices.get(row.get(fk.column)), int)]
+            differ = [(n, own_price, theirs) for n, own_price, theirs in pairs if own_price != theirs]
+            if len(pairs) < 10 or len(differ) * 50 > len(pairs):
+                continue  # lines keep their own prices here (prices change): nothing to compare
+            for r_index, own_price, theirs in differ:
+                issues.append(C.Issue("consistency", C.VALUE_DISAGREES,
+                                      f"$.database.tables[{t_index}].rows[{r_index}].{column}",
+                                      f"{table.name} row {r_index} charges {own_price} for {parent.name} "
+                                      f"{table.rows[r_index].get(fk.column)}, whose page shows {theirs}"))
+    return issues
+
+
+def check_unit_totals(site: Site) -> list[C.Issue]:
+    """C004: a stored ``total`` of a row that counts units of a priced row is count x price plus
+    a fee (per row or per unit) other rows charge too."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        if table.column("total") is None or any(
+                fk.ref_table == table.name for other in site.database.tables for fk in other.foreign_keys):
+            continue  # no total, or one with lines (C004 proper compares those)
+        counts = [c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key
+                  and not c.name.endswith("_id")]
+        for fk, parent, column in _priced_parent(site, table):
+            prices = {row.get(parent.primary_key): row.get(column) for row in parent.rows}
+            best: tuple[int, str, list[tuple[int, int, int]]] | None = None
+            for count in counts:
+                rows = [(n, row["total"], row[count] * prices[row.get(fk.column)]) for n, row in enumerate(table.rows)
+                        if isinstance(row.get("total"), int) and isinstance(row.get(count), int)
+                        and isinstance(prices.get(row.get(fk.column)), int) and row[count] > 0]
+                fees = Counter(total - base for _, total, base in rows)
+                unit_fees = Counter((total - base) // table.rows[n][count] for n, total, base in rows
+                                    if (total - base) % table.rows[n][count] == 0)
+                usual = {f for f, k in fees.items() if k >= 2 and f >= 0} | {0}
+                usual_unit = {f for f, k in unit_fees.items() if k >= 2 and f >= 0}
+
+                def fits(n: int, total: int, base: int, count: str = count) -> bool:
+                    diff = total - base
+                    return diff in usual or (diff % table.rows[n][count] == 0 and diff // table.rows[n][count]
+                                             in usual_unit)
+
+                wrong = [(n, total, base) for n, total, base in rows if not fits(n, total, base)]
+                if len(rows) >= 10 and len(wrong) * 10 <= len(rows) and (best is None or len(wrong) < len(best[2])):
+                    best = (len(rows), count, wrong)
+            if best is None:
+                continue
+            for r_index, total, base in best[2]:
+                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
+                                      f"{table.name} row {r_index}: total {total} disagrees with {best[1]} x "
+                                      f"{parent.name}.{column} = {base} plus any fee the other rows charge"))
+    return issues
+
+
+KEY_CHECKS = [check_sql, check_undeclared_keys, check_natural_keys, check_line_prices, check_unit_totals]
+
+__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_sql", "check_undeclared_keys",
+           "check_unit_totals", "named_table"]

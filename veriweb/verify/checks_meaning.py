@@ -1,0 +1,236 @@
+"""Checks that a control, a link, a list or an answer means what it says (S011, S015, M003, M013-M015).
+
+- S015: a form posts a fixed key (a hidden input's stale id), or offers fixed choices, that
+  name no row of the table its marker looks the parameter up in.
+- S011 on forms: a form inside a record posts another table's key (``row.user_id``) where its
+  marker looks the parameter up in the record's own table.
+- M003 widened: a button reading "Delete" (or "Remove", "Trash", ...) whose marker neither
+  deletes nor marks anything deleted, cancelled, archived or closed; a button whose label undoes
+  ("Unfollow", "Empty Bin", "Leave") on a form whose marker only adds rows.
+- M013: a retrieve task's answer reads a column that no page shows: no agent can find it.
+- M014: a fixed link whose text is the name (title or main heading) of another page and shares
+  no word with the page it opens ("Order history" that opens the privacy page).
+- M015: a list or table filters on a fixed value that no seed row has and no marker can write:
+  it is always empty.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import QueryValue, Ref
+from veriweb.verify import checks as C
+from veriweb.verify import dataflow
+from veriweb.verify.checks_pages import _shown_columns, base_column
+from veriweb.verify.intent import passes_key
+
+_BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b", re.I)
+_WHERE_KEY = re.compile(r"^\s*(?:UPDATE|DELETE\s+FROM)\s+\"?(\w+)\"?.*?\bWHERE\s+\"?(\w+)\"?\s*=\s*:(\w+)\b", re.I | re.S)
+_DELETE_WORDS = re.compile(r"\b(delete|remove|trash|discard|purge|erase|destroy)\b", re.I)
+_UNDO_WORDS = re.compile(r"\b(un(?:follow|star|save|subscribe|favou?rite|watch|pin|like|block|mute|assign|link)|"
+                         r"leave|empty|clear|erase|withdraw|revoke|delete|remove|trash|discard|purge)\b", re.I)
+_GONE = re.compile(r"delet|remov|trash|cancel|archiv|clos|purg|discard|refund|revok|hidden|inactive|disabl|unsave|"
+                   r"unstar|leave|bin\b", re.I)
+
+
+# ----------------------------------------------------------------------------- S015, S011 on forms
+
+
+def key_tables(site: Site, marker: Any) -> dict[str, str]:
+    """For each parameter of ``marker``, the table whose primary key it is compared with
+    (a precondition's ``FROM T WHERE id = :p``, an effect's ``UPDATE T ... WHERE id = :p``)."""
+    out: dict[str, str] = {}
+
+    def add(table: str, column: str, param: str) -> None:
+        found = site.database.table(table)
+        if found is not None and column == found.primary_key and param in {p.name for p in marker.params}:
+            out.setdefault(param, table)
+
+    for check in marker.preconditions:
+        predicate = check.predicate
+        sql = getattr(predicate, "sql", None)
+        if not sql:
+            continue
+        local = {k: v.name for k, v in predicate.params.items() if isinstance(v, Ref) and v.namespace == "param"}
+        for table, alias, qualifier, column, name in _BY_KEY.findall(sql):
+            if not qualifier or qualifier in (alias, table):
+                add(table, column, local.get(name, name))
+    for effect in marker.effects:
+        match = _WHERE_KEY.match(effect.sql)
+        if match:
+            add(match.group(1), match.group(2), match.group(3))
+    return out
+
+
+def _marker_forms(site: Site) -> Iterator[tuple[Any, str, str | None, Any]]:
+    for number, page in enumerate(site.pages):
+        for element, path, bound in C.walk_bound(page.elements, f"$.pages[{number}].elements", None):
+            if element.type == "form" and element.action.kind == "marker":
+                marker = site.marker(element.action.marker)
+                if marker is not None:
+                    yield element, path, bound, marker
+
+
+def check_form_keys(site: Site) -> list[C.Issue]:
+    """S015 and S011: what a form posts as a row's key names an existing row of the right table."""
+    keys = {t.name: {str(row.get(t.primary_key)) for row in t.rows} for t in site.database.tables}
+    issues = []
+    for form, path, bound, marker in _marker_forms(site):
+        tables = key_tables(site, marker)
+        for arg, value in form.action.args.items():
+            table = tables.get(arg)
+            if table is None:
+                continue
+            if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value) not in keys[table]:
+                issues.append(C.Issue("structural", C.KEY_NAMES_NOTHING, f"{path}.action.args.{arg}",
+                                      f"form {form.submit!r} always posts {arg} = {value!r}, but {table} has no "
+                                      f"row {value!r}: {marker.name} can never succeed"))
+            elif isinstance(value, Ref) and value.namespace == "row" and bound is not None \
+                    and site.database.table(bound) is not None \
+                    and not passes_key(site, bound, value.name, table, site.database.table(table).primary_key):
+                issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.action.args.{arg}",
+                                      f"form {form.submit!r} posts {bound}.{value.name} as {arg}, which "
+                                      f"{marker.name} looks up in {table}: it acts on the wrong record"))
+            elif isinstance(value, Ref) and value.namespace == "field":
+                for number, field_el in enumerate(form.fields):
+                    if field_el.name != value.name or getattr(field_el, "options_query", None) is not None:
+                        continue
+                    options = getattr(field_el, "options", None) or []
+                    bad = [o.value for o in options if o.value not in keys[table] and o.value != ""]
+                    if options and bad:
+                        issues.append(C.Issue("structural", C.KEY_NAMES_NOTHING, f"{path}.fields[{number}].options",
+                                              f"field {field_el.label!r} offers {', '.join(bad[:3])}, which name no "
+                                              f"row of {table}: {marker.name} refuses them"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M003 widened
+
+
+def check_label_meaning(site: Site) -> list[C.Issue]:
+    """M003: a delete-sounding button whose marker removes nothing, an undoing label on a form
+    whose marker only adds (the labels :func:`veriweb.verify.checks.check_labels` does not know)."""
+    issues = []
+    for form, path, _, marker in _marker_forms(site):
+        ops = {e.op for e in marker.effects}
+        label = form.submit
+        meaning = marker.name + " " + " ".join(e.sql for e in marker.effects)
+        if _DELETE_WORDS.search(label) and "delete" not in ops and not _GONE.search(meaning):
+            issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                                  f"button {label!r} sounds like it removes something, but {marker.name} only "
+                                  f"changes or adds rows and marks nothing removed"))
+        elif ops == {"insert"} and _UNDO_WORDS.search(label) and not C._DESTRUCTIVE.search(label) \
+                and not _GONE.search(marker.name):
+            issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                                  f"button {label!r} sounds like it undoes something, but {marker.name} only adds rows"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M013
+
+
+def check_answer_shown(site: Site) -> list[C.Issue]:
+    """M013: the column a retrieve task's answer reads is shown (or filtered, sorted on) somewhere."""
+    shown = _shown_columns(site)
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind != "retrieve" or task.answer is None:
+            continue
+        reads = []
+        if isinstance(task.answer.value, QueryValue):
+            reads.append((task.answer.value.query, f"$.tasks[{number}].answer.value.query.select"))
+        if task.answer.list_query is not None:
+            reads.append((task.answer.list_query, f"$.tasks[{number}].answer.list_query.select"))
+        for query, where in reads:
+            select = query.select
+            if not select or select == "*" or getattr(query, "agg", None) or site.database.table(query.table) is None:
+                continue
+            if (query.table, select) in shown or base_column(site, query.table, select, {}) in shown:
+                continue
+            issues.append(C.Issue("semantic", C.HIDDEN_ANSWER, where,
+                                  f"task {task.id!r} expects {query.table}.{select} as its answer, but no page "
+                                  f"shows that column: no agent can find it"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M014
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.casefold()) if len(w) > 2 or w.isdigit()}
+
+
+def page_names(site: Site) -> dict[str, set[str]]:
+    """Each page's names: its title and its first top-level heading, where they are plain text."""
+    out: dict[str, set[str]] = {}
+    for page in site.pages:
+        names = {page.title} if page.title and "{" not in page.title else set()
+        heading = next((e for e in page.elements if e.type == "heading"), None)
+        if heading is not None and "{" not in heading.text:
+            names.add(heading.text)
+        out[page.id] = {n.strip().casefold() for n in names if n.strip()}
+    return out
+
+
+def check_link_names(site: Site) -> list[C.Issue]:
+    """M014: a fixed link whose text names another page and has nothing in common with its own."""
+    routes = C._routes(site)
+    names = page_names(site)
+    owner = {}
+    for page_id, found in names.items():
+        for name in found:
+            owner.setdefault(name, set()).add(page_id)
+    issues = []
+    for element, path, _ in C.all_elements(site):
+        if element.type != "link" or "{" in element.href or "{" in element.text or not element.href.startswith("/"):
+            continue
+        dest = C.resolve_href(routes, element.href)
+        text = element.text.strip().casefold()
+        others = owner.get(text, set()) - {dest}
+        if dest is None or not others or text in names.get(dest, set()):
+            continue
+        mine = set().union(*(_words(n) for n in names.get(dest, set()))) | _words(element.href.replace("-", " "))
+        if _words(text) & mine:
+            continue
+        issues.append(C.Issue("semantic", C.LINK_NAMES_OTHER_PAGE, f"{path}.text",
+                              f"link {element.text!r} opens {element.href!r} (page {dest!r}), but "
+                              f"{element.text!r} is the name of page {sorted(others)[0]!r}"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M015
+
+
+def check_empty_filters(site: Site) -> list[C.Issue]:
+    """M015: a list's fixed ``=`` condition matches no seed row and no marker can write its value."""
+    writes = dataflow.site_writes(site)
+    issues = []
+    for element, path, _ in C.all_elements(site):
+        if element.type not in ("list", "table"):
+            continue
+        table = site.database.table(element.query.table)
+        if table is None or not table.rows:
+            continue
+        for number, cond in enumerate(element.query.where):
+            value = cond.value
+            if cond.op != "=" or isinstance(value, (Ref, QueryValue, dict, list)) or value is None \
+                    or table.column(cond.column) is None:
+                continue
+            if any(str(row.get(cond.column)) == str(value) for row in table.rows):
+                continue
+            if any(w.table == table.name and w.op in ("insert", "update")
+                   and dataflow.can_produce(site, w, cond.column, value) for w in writes):
+                continue
+            issues.append(C.Issue("semantic", C.EMPTY_FILTER, f"{path}.query.where[{number}].value",
+                                  f"list shows {table.name} rows whose {cond.column} is {value!r}, but no row "
+                                  f"has that value and nothing can write it: the list is always empty"))
+    return issues
+
+
+MEANING_CHECKS = [check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters]
+
+__all__ = ["MEANING_CHECKS", "check_answer_shown", "check_empty_filters", "check_form_keys", "check_label_meaning",
+           "check_link_names", "key_tables", "page_names"]
