@@ -8,9 +8,9 @@ it goes on is read from the site, never from the generator:
   one whose view merely mentions it (a project page counting its issues);
 - among those (or among all pages, for a marker that takes no key), on the page whose words (id,
   route, title, headings, short texts, and the texts of links that lead to it) share the most
-  words with the instruction of the task that needs it, then with the marker (its name and its
-  parameters), with the common thesaurus of :mod:`veriweb.verify.wording` (``send``/``post``,
-  ``email``/``message``); then a page without route parameters, a page with neither a form nor a
+  words with the instruction of the task that needs it (a forward's page, not the reply page that
+  shares more words with the marker), then with the marker (its name and its parameters), with
+  the common thesaurus of :mod:`veriweb.verify.wording` (``send``/``post``, ``email``/``message``); then a page without route parameters, a page with neither a form nor a
   list of its own (a bare ``/compose``), a page that lists the marker's table; the home page last.
 
 A short text equal to what the control would be called (the marker's name) marks the very spot:
@@ -38,6 +38,23 @@ def _key_match(key: str, table: str) -> bool:
     return base.startswith(key) or key.startswith(base)
 
 
+def record_source(data: dict[str, Any], page: dict[str, Any]) -> str | None:
+    """The table the page's record reads: its table, or a view's top-level ``FROM`` (``None``
+    when the page shows no record)."""
+    record = _record(page)
+    if record is None:
+        return None
+    source = record["query"]["table"]
+    views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
+    if source not in views:
+        return source
+    sql = views[source]
+    while re.search(r"\([^()]*\)", sql):  # subqueries out: the view reads its top-level FROM
+        sql = re.sub(r"\([^()]*\)", " ", sql)
+    found = _FROM.search(sql)
+    return found.group(1) if found else None
+
+
 def record_args(data: dict[str, Any], page: dict[str, Any], params: list[str]) -> tuple[int, dict[str, Any]]:
     """The key parameter a record page supplies from its route (``issue_id`` on ``/issues/{id}``,
     whose record reads ``issues``: a view's top-level ``FROM``), and how much it matters (the
@@ -49,15 +66,7 @@ def record_args(data: dict[str, Any], page: dict[str, Any], params: list[str]) -
         return 0, {}
     name = slots[0].strip("{}").split(":")[0]
     source = record["query"]["table"]
-    views = {v["name"]: v["sql"] for v in data.get("database", {}).get("views", [])}
-    if source in views:
-        sql = views[source]
-        while re.search(r"\([^()]*\)", sql):  # subqueries out: the view reads its top-level FROM
-            sql = re.sub(r"\([^()]*\)", " ", sql)
-        found = _FROM.search(sql)
-        primary = found.group(1) if found else ""
-    else:
-        primary = source
+    primary = record_source(data, page) or ""
     tables = {t["name"]: t for t in data.get("database", {}).get("tables", [])}
     key = tables[source].get("primary_key", "id") if source in tables else "id"
     looked_up = next((c.get("column") for c in record["query"].get("where", [])
@@ -125,7 +134,7 @@ def place_form(data: dict[str, Any], marker: dict[str, Any], table: str,
                      and str(n.get("text", "")).strip().casefold() in named), None)
         free = not _SLOT.search(page.get("route", ""))
         said = page_words(data, page)
-        score = (spot is not None, strength, len(said & asked) + len(said & want), keyed or free,
+        score = (spot is not None, strength, len(said & asked), len(said & want), keyed or free,
                  not _busy(page), _lists(page, table), page.get("route") == "/",
                  -page.get("route", "").count("/"), -index)
         if best is None or score > best:

@@ -1165,10 +1165,12 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
 def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """M007: a task must change a table that no form can change, but a marker can: the marker gets
     a form. It goes on the page of one record whose key the marker takes (``product_id`` from
-    ``/products/{id}``), else on the page that lists the table, else on the home page; every
-    other parameter becomes a field. On a record's page the form goes inside the record, and for a
-    marker that updates, each field starts from the record's value (``row.price_input`` when the
-    record offers an input form of a money column), so saving it changes only what is typed."""
+    ``/products/{id}``), else on the page that says what the task asks (see
+    :func:`veriweb.verify.placement.place_form`); on a record's page the form goes inside the
+    record. Every task of the round that lacks the same marker gets its form on the page its own
+    instruction points at (a reply and a forward need the same "send" form on two pages). The
+    fields are what :func:`veriweb.verify.form_fields.build_fields` makes of each parameter: a
+    drop-down of the rows a key names, values the record, the address or the account holds."""
     tokens = parse_path(issue.location)
     entry = get_at(data, tokens)
     if not isinstance(entry, dict) or "table" not in entry:
@@ -1180,35 +1182,45 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
                    and any(x["table"] == entry["table"] and x["op"] in ops for x in m["effects"])), None)
     if marker is None:
         return None
-    task = get_at(data, tokens[:2]) if tokens and tokens[0] == "tasks" else None
-    instruction = task.get("instruction", "") if isinstance(task, dict) else ""
-    place, args, spot = place_form(data, marker, entry["table"], instruction)
-    if place is None:
+    instructions = [_instruction(data, tokens)]
+    for other in ctx.issues:  # the other tasks that lack this marker's form, this round
+        other_tokens = parse_path(other.location) if other.code == issue.code else []
+        other_entry = get_at(data, other_tokens) if other_tokens else None
+        if (other_tokens[:1] == ["tasks"] and isinstance(other_entry, dict)
+                and any(x["table"] == other_entry.get("table") and x["op"] in other_entry.get("ops", [x["op"]])
+                        for x in marker["effects"])):
+            instructions.append(_instruction(data, other_tokens))
+    placed: list[str] = []
+    for instruction in dict.fromkeys(instructions):
+        place, args, spot = place_form(data, marker, entry["table"], instruction)
+        if place is None or place["id"] in placed:
+            continue
+        _put_form(data, marker, place, args, spot)
+        placed.append(place["id"])
+    if not placed:
         return None
+    return (f"added a form for {marker['name']!r} " + " and ".join(f"on page {p!r}" for p in placed),
+            Touch(pages=set(placed), markers={marker["name"]}))
+
+
+def _instruction(data: dict[str, Any], tokens: list[str | int]) -> str:
+    task = get_at(data, tokens[:2]) if tokens and tokens[0] == "tasks" else None
+    return str(task.get("instruction", "")) if isinstance(task, dict) else ""
+
+
+def _put_form(data: dict[str, Any], marker: dict[str, Any], place: dict[str, Any], args: dict[str, Any],
+              spot: dict[str, Any] | None) -> None:
+    """Build the marker's form on ``place`` (in ``spot``, else inside the record, else at the end)."""
+    from veriweb.verify.form_fields import build_fields
+    from veriweb.verify.placement import record_source
+
     record = next((e for e in place.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
     inside = record is not None and (spot is None or any(t is spot for t in _texts_in(record.get("elements", []))))
     if record is not None and not inside and any(str(v.get("ref", "")).startswith("row.") for v in args.values()):
         spot, inside = None, True  # the key comes from the row the record shows: the form goes inside it
-    shown = (_record_columns(data, place) if inside and any(e["op"] == "update" for e in marker["effects"])
-             else set())
-    fields = []
-    for param in marker.get("params", []):
-        if param["name"] in args:
-            continue
-        field_el: dict[str, Any] = {"name": param["name"], "label": param.get("label") or _humanise(param["name"])}
-        if param.get("choices"):
-            field_el.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
-        elif param.get("type") == "boolean":
-            field_el["type"] = "checkbox"
-        else:
-            field_el["type"] = _FIELD_TYPE.get(param.get("type", "text"), "textbox")
-        # An edit form starts from the record's values, so saving it changes only what is typed.
-        if f"{param['name']}_input" in shown:
-            field_el["value"] = {"ref": f"row.{param['name']}_input"}
-        elif param["name"] in shown and param.get("type") != "money":
-            field_el["value"] = {"ref": f"row.{param['name']}"}
-        fields.append(field_el)
-        args[param["name"]] = {"ref": f"field.{param['name']}"}
+    editing = any(e["op"] == "update" for e in marker["effects"])
+    fields = build_fields(data, place, marker, args, _record_columns(data, place) if inside else set(),
+                          editing=editing, record_table=record_source(data, place) if inside else None)
     label = marker.get("label") or _humanise(marker["name"])
     form = {"type": "form", "label": label, "fields": fields, "submit": label,
             "action": {"kind": "marker", "marker": marker["name"], "args": args}}
@@ -1217,8 +1229,6 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         spot.update(form)
     else:  # inside the record, the form can start from the record's values
         (record if record is not None else place).setdefault("elements", []).append(form)
-    return (f"added a form for {marker['name']!r} on page {place['id']!r}",
-            Touch(pages={place["id"]}, markers={marker["name"]}))
 
 
 def _record_columns(data: dict[str, Any], page: dict[str, Any]) -> set[str]:
