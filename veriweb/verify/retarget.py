@@ -10,22 +10,30 @@ predicates cannot drift apart; the caller then certifies the rewritten task from
 search, exactly like any other repaired task.
 
 :func:`candidates` proposes rewrites in a fixed order and keeps only those whose start state is
-right: the goal false and no constraint broken at the start; a value naming exactly one row is
-preferred (an ambiguous one is caught when the task is certified again: F004). It reads the
-site's data and the task's predicates, never the generator's plan.
+right: the goal false and no constraint broken at the start, and the entity the task is about
+there (:func:`entity_found`: a row for each change the task may make to existing rows, a row for
+each lookup its goal and footprint make in tables it does not insert into: a booking to move is
+one the user has). A value naming exactly one row is preferred (an ambiguous one is caught when
+the task is certified again: F004), then one of the same family as the entities the task's
+other slots name (an issue of the same project as the other issue to tag), then the closest to
+the old value. It reads the site's data and the task's predicates, never the generator's plan.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+
+from pydantic import BaseModel
 
 from veriweb.engine import Episode, Session
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
 from veriweb.scaffold.site import render_instruction
-from veriweb.scaffold.values import Scalar
+from veriweb.scaffold.values import Exists, Query, QueryValue, Scalar
+from veriweb.verify.wording import date_aliases
 
 MAX_VALUES = 40
 """How many other values of a slot's column are looked at (closest to the old value first)."""
@@ -73,20 +81,60 @@ def candidates(site: Site, task: Task, session: Session) -> Iterator[tuple[Task,
                 yield moved, f"start_url {task.start_url!r} -> {start!r}"
     for name, values in list(_slot_values(site, task, session)):  # read from the start state
         old = task.slots.get(name)
+        if str(old) in date_aliases(task.slots):
+            continue  # the day is also written in words elsewhere: a rewrite would leave it behind
+        # a slot holding the same value (the day the instruction says, the day the goal compares)
+        # is the same thing: it is rewritten with it
+        same = [other for other, v in task.slots.items() if v == old and type(v) is type(old)]
         for value in values:
-            slots: dict[str, Scalar] = {**task.slots, name: value}
+            slots: dict[str, Scalar] = {**task.slots, **{other: value for other in same}}
             try:
                 instruction = render_instruction(task.template, slots)
             except (KeyError, ValueError, IndexError):
                 break
             moved = task.model_copy(update={"slots": slots, "instruction": instruction, "certificate": []})
-            if start_is_right(site, moved, session):
+            if start_is_right(site, moved, session) and entity_found(site, moved, session):
                 yield moved, f"slot {name}: {old!r} -> {value!r}"
+
+
+def _lookups(node: object) -> Iterator[QueryValue]:
+    """Every scalar query nested in a predicate or condition (depth first)."""
+    if isinstance(node, QueryValue):
+        yield node
+        yield from _lookups(node.query.where)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _lookups(item)
+    elif isinstance(node, BaseModel):
+        for name in type(node).model_fields:
+            yield from _lookups(getattr(node, name))
+
+
+def entity_found(site: Site, task: Task, session: Session) -> bool:
+    """Whether what ``task`` is about exists at the start: each footprint entry that changes
+    existing rows (update, delete) matches a row, and each lookup its goal and footprint make
+    (``the flight numbered :number on :day``) finds one, except in tables the task inserts into
+    (the issue it creates is looked up only once it exists)."""
+    inserted = {e.table for e in task.footprint if "insert" in e.ops}
+    checks = [Exists(kind="exists", query=Query(table=e.table, where=e.where)) for e in task.footprint
+              if set(e.ops) & {"update", "delete"} and e.where]
+    for lookup in _lookups([task.goal, [e.where for e in task.footprint]]):
+        if lookup.query.table not in inserted and lookup.query.agg is None:
+            checks.append(Exists(kind="exists", query=Query(table=lookup.query.table, where=lookup.query.where)))
+    if not checks:
+        return True
+    try:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        return all(episode.judge.holds(check) for check in checks)
+    except VeriwebError:
+        return False
 
 
 def _slot_values(site: Site, task: Task, session: Session) -> Iterator[tuple[str, list[Scalar]]]:
     """For each slot the goal matches against a column (those the footprint selects rows by first):
-    the other values of that column, those naming one row first, then the closest to the old value."""
+    the other values of that column, those naming one row first, then the closest to the old value;
+    for a slot naming the row the task inserts, one new value (see :func:`_fresh`)."""
     from veriweb.verify.checks import _slot_tables
     from veriweb.verify.repair import _slot_columns
 
@@ -94,12 +142,14 @@ def _slot_values(site: Site, task: Task, session: Session) -> Iterator[tuple[str
     conn = session.db.conn
     tables = _slot_tables(task)
     footprint = json.dumps([entry.where for entry in task.footprint], default=str)
+    inserted = {entry.table for entry in task.footprint if "insert" in entry.ops}
     # Slots that pick the rows the task may change (the entity) come before the values it writes.
     for name in sorted(task.slots, key=lambda n: f"slot.{n}'" not in footprint):
         old = task.slots[name]
         if old is None or isinstance(old, bool) or name not in tables:
             continue
         found: dict[Scalar, int] = {}
+        taken: set[Scalar] = {old}
         for table in sorted(tables[name]):
             for column in sorted(_slot_columns(data_task, name)):
                 try:
@@ -108,12 +158,69 @@ def _slot_values(site: Site, task: Task, session: Session) -> Iterator[tuple[str
                 except Exception:  # noqa: BLE001 - a column the table does not have: not this pair
                     continue
                 for value, count in rows:
+                    taken.add(value)
                     if type(value) is type(old) and value != old:
                         found[value] = found.get(value, 0) + count
-        ranked = sorted(found, key=lambda v: (found[v] != 1, -difflib.SequenceMatcher(None, str(old), str(v)).ratio(),
-                                              str(v)))
+        if tables[name] & inserted:
+            # The value of the row the task creates (a coupon's code): an existing one would
+            # collide with its row, so the task creates a new one, numbered on from the old.
+            fresh = _fresh(old, taken)
+            if fresh is not None:
+                yield name, [fresh]
+            continue
+        family = _family(site, conn, task, name, tables[name], _slot_columns(data_task, name))
+        ranked = sorted(found, key=lambda v: (found[v] != 1, -family(v),
+                                              -difflib.SequenceMatcher(None, str(old), str(v)).ratio(), str(v)))
         if ranked:
             yield name, ranked[:MAX_VALUES]
 
 
-__all__ = ["MAX_VALUES", "candidates", "start_is_right"]
+def _family(site: Site, conn: object, task: Task, name: str, tables: set[str], columns: set[str]) -> Callable[[Scalar], int]:
+    """How many foreign-key values the row a value names shares with the rows the task's other
+    slots name in the same table (an issue of the same project as the other issue to tag)."""
+    def keys(table: str, column: str, value: Scalar) -> set[tuple[str, Scalar]]:
+        fks = _fk_columns(site, table)
+        if not fks:
+            return set()
+        try:
+            rows = conn.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in fks)} FROM "{table}" '  # type: ignore[attr-defined]
+                                f'WHERE "{column}" = ?', (value,)).fetchall()
+        except Exception:  # noqa: BLE001 - a column the table does not have: not this pair
+            return set()
+        return {(c, v) for row in rows for c, v in zip(fks, row) if v is not None}
+
+    pairs = [(t, c) for t in sorted(tables) for c in sorted(columns)]
+    others: set[tuple[str, Scalar]] = set()
+    for other, value in task.slots.items():
+        if other != name and value is not None and not isinstance(value, bool):
+            for table, column in pairs:
+                others |= keys(table, column, value)
+
+    def score(value: Scalar) -> int:
+        if not others:
+            return 0
+        return len(others & {k for t, c in pairs for k in keys(t, c, value)})
+
+    return score
+
+
+def _fresh(old: Scalar, taken: set[Scalar]) -> Scalar | None:
+    """A value no row holds, numbered on from ``old`` (``RAPID35`` -> ``RAPID36``), or ``None`` when
+    ``old`` does not end in a number."""
+    match = re.fullmatch(r"(.*?)(\d+)", str(old)) if isinstance(old, str) else None
+    if match is None:
+        return None
+    head, digits = match.groups()
+    for number in range(int(digits) + 1, int(digits) + 100):
+        value = f"{head}{number:0{len(digits)}d}"
+        if value not in taken:
+            return value
+    return None
+
+
+def _fk_columns(site: Site, table: str) -> list[str]:
+    found = site.database.table(table)
+    return sorted({fk.column for fk in found.foreign_keys}) if found is not None else []
+
+
+__all__ = ["MAX_VALUES", "candidates", "entity_found", "start_is_right"]
