@@ -101,3 +101,86 @@ def test_a_sound_task_is_left_alone(admin: Site) -> None:
         assert start_is_right(admin, admin.task("set_price"), session)
     finally:
         session.close()
+
+
+def already_done(site: Site, task_id: str) -> Site:
+    """The site with only ``task_id``, whose generator certificate's writes are already in the data
+    (the tables it changes are copied back from the database after replaying it)."""
+    task = site.task(task_id)
+    session = Session(site)
+    try:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        for action in task.certificate:
+            episode.step(action)
+        assert episode.judge.progress().goal
+        tables = {entry.table for entry in task.footprint}
+        dumped = {}
+        for name in tables:
+            cursor = session.db.conn.execute(f'SELECT * FROM "{name}"')
+            columns = [d[0] for d in cursor.description]
+            dumped[name] = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    finally:
+        session.close()
+    data = copy.deepcopy(to_data(site))
+    data.pop("id", None)
+    data["tasks"] = [t for t in data["tasks"] if t["id"] == task_id]
+    for table in data["database"]["tables"]:
+        if table["name"] in dumped:
+            known = {c["name"] for c in table["columns"]} | {table.get("primary_key", "id")}
+            types = {c["name"]: c["type"] for c in table["columns"]}
+            table["rows"] = [{k: (bool(v) if types.get(k) == "boolean" and v is not None else v)
+                              for k, v in row.items() if k in known} for row in dumped[table["name"]]]
+    return from_data(data, check_id=False)
+
+
+def test_a_created_row_already_there_gets_a_new_name() -> None:
+    """create_coupon whose coupon is already in the data: the task creates a new code, numbered on,
+    that no coupon has (an existing code would collide with its row)."""
+    admin = first_site_with("admin", "create_coupon")
+    site = already_done(admin, "create_coupon")
+    task = site.task("create_coupon")
+    session = Session(site)
+    try:
+        assert not start_is_right(site, task, session)
+        moved, change = next(iter(candidates(site, task, session)))
+    finally:
+        session.close()
+    old, new = task.slots["code"], moved.slots["code"]
+    assert change == f"slot code: {old!r} -> {new!r}"
+    assert new != old and new.rstrip("0123456789") == old.rstrip("0123456789")
+    assert new in moved.instruction and old not in moved.instruction
+    coupons = next(t for t in to_data(site)["database"]["tables"] if t["name"] == "coupons")
+    assert old in {r["code"] for r in coupons["rows"]} and new not in {r["code"] for r in coupons["rows"]}
+
+
+def test_a_rewrite_keeps_the_tasks_entity() -> None:
+    """A rewrite whose entity is gone (no booking of the user to that city on that day to move) is
+    not proposed; slots holding the same value move together."""
+    from veriweb.verify.retarget import entity_found
+
+    travel = first_site_with("travel", "rebook")
+    site = already_done(travel, "rebook")
+    task = site.task("rebook")
+    session = Session(site)
+    try:
+        assert entity_found(site, travel.task("rebook"), session)
+        nowhere = task.model_copy(update={"slots": {**task.slots, "city": "Atlantis"}})
+        assert not entity_found(site, nowhere, session)
+        found = list(candidates(site, task, session))
+        assert found
+        for moved, _ in found:
+            assert entity_found(site, moved, session)
+            for a, b in (("date", "day"), ("old_date", "old_day")):
+                if task.slots.get(a) == task.slots.get(b):
+                    assert moved.slots.get(a) == moved.slots.get(b)
+    finally:
+        session.close()
+
+
+def test_fresh_values() -> None:
+    from veriweb.verify.retarget import _fresh
+
+    assert _fresh("RAPID35", {"RAPID35", "RAPID36"}) == "RAPID37"
+    assert _fresh("TICKET-007", {"TICKET-007"}) == "TICKET-008"
+    assert _fresh("Summer sale", {"Summer sale"}) is None
