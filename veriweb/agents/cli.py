@@ -64,14 +64,24 @@ def add_parsers(sub: Any) -> None:
     ev.set_defaults(func=cmd_eval)
 
     ablation = sub.add_parser("ablation", help="train the same preset on raw, raw-filtered, verified and "
-                                               "verified-subsampled corpora; evaluate on held-out verified sites")
+                                               "verified-subsampled corpora at several defect rates; evaluate on "
+                                               "held-out verified sites; write report.md and plots")
+    ablation.add_argument("--sites", type=int, help="make the corpora: training sites per defect rate")
+    ablation.add_argument("--test-sites", type=int, default=12, help="held-out test sites (default 12)")
+    ablation.add_argument("--defect-rates", default="6,12,18",
+                          help="comma-separated mean defects per raw site (default 6,12,18)")
+    ablation.add_argument("--budget", type=int, help="the verifier's search budget per task (default: verify's)")
+    ablation.add_argument("--workers", type=int, default=2,
+                          help="processes for generate/verify/repair and arms trained side by side (default 2)")
+    ablation.add_argument("--max-steps", type=int, help="override every test task's step budget (quick runs)")
     for name in ("raw", "filtered", "verified", "subsampled"):
-        ablation.add_argument(f"--{name}", required=True, help=f"the {name} training corpus")
-    ablation.add_argument("--eval", required=True, help="the held-out verified test corpus")
-    ablation.add_argument("--preset", default="smoke", help="the training preset (default smoke)")
-    ablation.add_argument("--out", required=True, help="the output directory (report.md, report.png, runs)")
+        ablation.add_argument(f"--{name}", help=f"instead of --sites: the {name} training corpus")
+    ablation.add_argument("--eval", help="with the four corpora: the held-out verified test corpus")
+    ablation.add_argument("--preset", default="ablation", help="the cloning preset (default ablation)")
+    ablation.add_argument("--out", required=True, help="the output directory (report.md, plots, runs, cached corpora)")
     ablation.add_argument("--seed", type=int, default=0, help="the root seed (default 0)")
-    ablation.add_argument("--defect-config", help="a JSON file describing the defect model (hashed into the report)")
+    ablation.add_argument("--defect-config", help="with the four corpora: a JSON file describing the defect model "
+                                                  "(hashed into the report)")
     ablation.set_defaults(func=cmd_ablation)
 
 
@@ -153,12 +163,35 @@ def _eval_miniwob(args: argparse.Namespace, policy_agent: Any, meta: dict[str, A
     return 0
 
 
+def _rates(text: str) -> list[float]:
+    try:
+        rates = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise VeriwebError(f"--defect-rates: expected numbers separated by commas (6,12,18), got {text!r}") from None
+    if not rates or any(not 0 <= r <= 200 for r in rates) or len(set(rates)) != len(rates):
+        raise VeriwebError(f"--defect-rates: give distinct rates between 0 and 200, got {text!r}")
+    return rates
+
+
 def cmd_ablation(args: argparse.Namespace) -> int:
-    """Run the four-arm ablation and write its report."""
+    """Run the four-arm ablation (making the corpora with ``--sites``, or on four given ones) and write its report."""
     _need_torch()
-    from veriweb.agents.ablation import run_ablation
+    from veriweb.agents.ablation import run_ablation, run_rates
     from veriweb.agents.presets import get_preset
 
+    given = [name for name in ("raw", "filtered", "verified", "subsampled", "eval") if getattr(args, name)]
+    say = lambda line: print(line, flush=True)  # noqa: E731
+    if args.sites is not None:
+        if given:
+            raise VeriwebError(f"veriweb ablation: --sites makes the corpora; drop --{', --'.join(given)}")
+        report = run_rates(args.out, sites=args.sites, test_sites=args.test_sites, seed=args.seed,
+                           rates=_rates(args.defect_rates), preset=get_preset(args.preset), budget=args.budget,
+                           workers=args.workers, max_steps=args.max_steps, log=say)
+        print(f"wrote {report}")
+        return 0
+    if len(given) != 5:
+        raise VeriwebError("veriweb ablation needs --sites N (make the corpora) or all of --raw, --filtered, "
+                           "--verified, --subsampled and --eval")
     defect = None
     if args.defect_config:
         try:
@@ -167,6 +200,6 @@ def cmd_ablation(args: argparse.Namespace) -> int:
             raise VeriwebError(f"--defect-config {args.defect_config}: {exc}") from None
     report = run_ablation({"raw": args.raw, "filtered": args.filtered, "verified": args.verified,
                            "subsampled": args.subsampled}, args.eval, args.out, preset=get_preset(args.preset),
-                          seed=args.seed, defect_config=defect, log=lambda line: print(line, flush=True))
+                          seed=args.seed, defect_config=defect, max_steps=args.max_steps, log=say)
     print(f"wrote {report}")
     return 0

@@ -98,6 +98,11 @@ PRESETS: dict[str, Preset] = {
                    bc_lr=5e-3, val_fraction=0.0, bc_share=0.6, dagger_rounds=1, dagger_tasks=500, dagger_epochs=2,
                    dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5, time_budget=3300.0, workers=2,
                    ppo={"total_timesteps": 0}),
+    # ablation: cloning only (the ablation runs neither DAgger, labelled by the verifier's oracle, nor PPO), a policy
+    # between smoke's and full's, full's batch and learning rate, four epochs; each of the ablation's twelve arms
+    # (four arms at three defect rates) clones a few minutes on a shared two-core machine.
+    "ablation": Preset("ablation", policy={"d_model": 48, "layers": 2, "heads": 4, "ff": 96}, bc_epochs=4,
+                       bc_batch=32, bc_lr=5e-3, val_fraction=0.0, workers=2, ppo={"total_timesteps": 0}),
 }
 """Every preset by name."""
 

@@ -1,0 +1,222 @@
+"""The ablation's corpora, made from one seed and one defect rate, cached under the output directory.
+
+For a defect rate ``R`` (:func:`rate_corpora`), under ``DIR/corpora/rate-R/``:
+
+- ``raw-sites``: ``veriweb generate --raw --defect-rate R``: clean sites of the train split with
+  the defect model's defects injected; raw sites ship without certificates;
+- ``raw``: the same raw sites, each task carrying the certificate its author planned for it (the
+  generator's plan, made on the clean site before the defects went in): the author's claimed
+  solution, unchecked;
+- ``filtered``: the raw sites, unrepaired, keeping only the tasks the verifier ships (certified
+  by search and every judge decoy rejected, or proven infeasible), with the verifier's
+  certificates; a site left with no task is dropped;
+- ``verified``: ``veriweb repair`` of the raw sites (repaired, re-verified, certified);
+- ``subsampled``: the verified corpus cut, by a seeded draw over all its tasks, to as many tasks
+  as ``filtered`` has.
+
+The held-out test corpus (:func:`heldout_corpus`, ``DIR/corpora/test``) is generated from another
+seed on the test split and certified by ``veriweb repair``: no training arm ever sees its sites.
+
+Every corpus is built in a ``.partial`` directory and renamed into place when complete, with a
+``ablation.json`` stamp of what made it; a complete corpus with the same stamp is reused, a
+``.partial`` one is thrown away and made again, and one with another stamp is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veriweb.errors import VeriwebError
+from veriweb.generate.corpus import _write_json, build_site, plan_corpus, read_corpus, run_jobs, write_corpus
+from veriweb.scaffold import load, save
+from veriweb.scaffold.io import with_id
+
+STAMP = "ablation.json"
+"""The file that marks a corpus complete, holding what made it."""
+
+ARM_CORPORA = ("raw", "filtered", "verified", "subsampled")
+
+
+def rate_label(rate: float) -> str:
+    """The directory name of a defect rate (``rate-06``, ``rate-12.5``)."""
+    return f"rate-{int(rate):02d}" if float(rate).is_integer() else f"rate-{rate:g}"
+
+
+def cached(directory: Path, stamp: dict[str, Any], make: Callable[[Path], None], say: Callable[[str], None]) -> Path:
+    """``directory``, made by ``make(partial_dir)`` unless a complete copy with the same ``stamp`` exists.
+
+    Raises:
+        VeriwebError: ``directory`` is complete but was made with another stamp.
+    """
+    marker = directory / STAMP
+    if marker.is_file():
+        found = json.loads(marker.read_text(encoding="utf-8"))
+        if found != stamp:
+            raise VeriwebError(f"{directory} was made with other settings ({found}); give another --out or "
+                               "remove it")
+        say(f"  cached {directory}")
+        return directory
+    partial = directory.with_name(directory.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)  # half-written by a run that stopped: never counts
+    shutil.rmtree(directory, ignore_errors=True)  # no stamp: not complete either
+    partial.mkdir(parents=True)
+    say(f"  making {directory}")
+    make(partial)
+    _write_json(partial / STAMP, stamp)
+    os.replace(partial, directory)
+    return directory
+
+
+def _derived(source: Path, out: Path, sites: list[tuple[dict[str, Any], Any]], note: str) -> None:
+    """Write ``sites`` (manifest entry, and the site or ``None`` to drop it) as a corpus at ``out``, with
+    ``source``'s manifest fields."""
+    manifest, _ = read_corpus(source)
+    entries = []
+    for entry, site in sites:
+        if site is None or not site.tasks:
+            continue
+        (out / entry["file"]).parent.mkdir(parents=True, exist_ok=True)
+        save(site, out / entry["file"])
+        entries.append({k: v for k, v in entry.items() if k not in ("truth",)} | {"id": site.id,
+                                                                                   "tasks": len(site.tasks)})
+    if not entries:
+        raise VeriwebError(f"{out}: no site kept a task ({note}); try more sites")
+    _write_json(out / "manifest.json", {k: v for k, v in manifest.items() if k != "sites"}
+                | {"sites": entries, "derived": note})
+
+
+# ----------------------------------------------------------------------------- raw arm: the author's plans
+
+
+def _with_plans(path: str, seed: int, split: str, number: int, domain: str) -> Any:
+    """The raw site at ``path``, each task carrying the certificate its clean original was generated with."""
+    from veriweb.generate.corpus import SiteSpec
+
+    raw = load(path)
+    clean, _ = build_site(SiteSpec(number, domain, seed, split))
+    plans = {t.id: list(t.certificate) for t in clean.tasks}
+    tasks = [t.model_copy(update={"certificate": plans.get(t.id, [])}) for t in raw.tasks]
+    return with_id(raw.model_copy(update={"tasks": tasks}))
+
+
+def author_corpus(raw_sites: Path, out: Path, *, workers: int | None) -> None:
+    """The raw corpus with each task's author certificate restored (see the module docstring)."""
+    manifest, files = read_corpus(raw_sites)
+    jobs = [(str(path), int(entry["seed"]), manifest["split"], number, entry["domain"])
+            for number, (path, entry) in enumerate(zip(files, manifest["sites"]))]
+    sites = run_jobs(jobs, _with_plans, workers=workers, progress=False, label="author plans")
+    _derived(raw_sites, out, list(zip(manifest["sites"], sites)), "raw sites with their author's certificates")
+
+
+# ----------------------------------------------------------------------------- filtered arm: verify, no repair
+
+
+def _filter_file(path: str, budget: int) -> tuple[Any, dict[str, Any]]:
+    """The raw site at ``path`` keeping only the tasks the verifier ships, and the verdict per task."""
+    from veriweb.verify.pipeline import _keep, _verdicts
+
+    site = load(path)
+    verdicts = _verdicts(site, site.tasks, budget)
+    dropped: dict[str, str] = {}
+    kept, _ = _keep(site, verdicts, dropped, reuse={})
+    statuses = {t.id: verdicts[t.id].status for t in site.tasks}
+    site = with_id(site.model_copy(update={"tasks": kept})) if kept else None
+    return site, {"statuses": statuses, "dropped": dropped}
+
+
+def filtered_corpus(raw_sites: Path, out: Path, *, budget: int, workers: int | None) -> None:
+    """The raw sites keeping their verifier-shipped tasks, no repair; ``verdicts.json`` lists every task's verdict."""
+    manifest, files = read_corpus(raw_sites)
+    done = run_jobs([(str(p), budget) for p in files], _filter_file, workers=workers, progress=True,
+                    label="verifying (no repair)")
+    _derived(raw_sites, out, [(entry, site) for entry, (site, _) in zip(manifest["sites"], done)],
+             "raw sites filtered to the tasks the verifier ships, unrepaired")
+    _write_json(out / "verdicts.json", {entry["file"]: verdicts for entry, (_, verdicts) in
+                                        zip(manifest["sites"], done)})
+
+
+# ----------------------------------------------------------------------------- verified and subsampled arms
+
+
+def verified_corpus(raw_sites: Path, out: Path, *, budget: int, workers: int | None) -> None:
+    """``veriweb repair`` of the raw sites into ``out``."""
+    from veriweb.verify.pipeline import repair_corpus
+
+    repair_corpus(raw_sites, out, budget=budget, workers=workers, progress=True)
+
+
+def count_tasks(corpus: Path) -> int:
+    """Tasks in a corpus (from its manifest)."""
+    manifest, _ = read_corpus(corpus)
+    return sum(int(entry["tasks"]) for entry in manifest["sites"])
+
+
+def subsampled_corpus(verified: Path, out: Path, *, tasks: int, seed: int) -> None:
+    """``verified`` cut to ``tasks`` tasks by a seeded draw over all its tasks (all of them if it has fewer)."""
+    manifest, files = read_corpus(verified)
+    sites = [load(path) for path in files]
+    pairs = [(i, t.id) for i, site in enumerate(sites) for t in site.tasks]
+    rng = np.random.default_rng([seed, 0xAB1A])
+    chosen = set(pairs) if tasks >= len(pairs) else {pairs[int(k)] for k in rng.choice(len(pairs), tasks,
+                                                                                       replace=False)}
+    kept = []
+    for i, (entry, site) in enumerate(zip(manifest["sites"], sites)):
+        tasks_here = [t for t in site.tasks if (i, t.id) in chosen]
+        kept.append((entry, with_id(site.model_copy(update={"tasks": tasks_here})) if tasks_here else None))
+    _derived(verified, out, kept, f"verified sites subsampled to {min(tasks, len(pairs))} tasks (seed {seed})")
+
+
+# ----------------------------------------------------------------------------- per rate, and the test corpus
+
+
+def rate_corpora(root: Path, *, sites: int, seed: int, rate: float, budget: int, workers: int | None,
+                 say: Callable[[str], None]) -> dict[str, Path]:
+    """Every arm's corpus at one defect rate (cached; see the module docstring)."""
+    from veriweb.verify.defects import DefectModel
+
+    model = DefectModel.with_rate(rate)
+    base = root / "corpora" / rate_label(rate)
+    stamp = {"sites": sites, "seed": seed, "split": "train", "defect_model_sha256": model.config_hash(),
+             "budget": budget}
+    raw_sites = cached(base / "raw-sites", stamp | {"what": "raw-sites"},
+                       lambda d: write_corpus(plan_corpus(sites, ["all"], seed), d, workers=workers, progress=True,
+                                              raw=model), say)
+    out = {"raw": cached(base / "raw", stamp | {"what": "raw"},
+                         lambda d: author_corpus(raw_sites, d, workers=workers), say),
+           "filtered": cached(base / "filtered", stamp | {"what": "filtered"},
+                              lambda d: filtered_corpus(raw_sites, d, budget=budget, workers=workers), say),
+           "verified": cached(base / "verified", stamp | {"what": "verified"},
+                              lambda d: verified_corpus(raw_sites, d, budget=budget, workers=workers), say)}
+    target = count_tasks(out["filtered"])
+    out["subsampled"] = cached(base / "subsampled", stamp | {"what": "subsampled", "tasks": target},
+                               lambda d: subsampled_corpus(out["verified"], d, tasks=target, seed=seed), say)
+    return out
+
+
+def heldout_seed(seed: int) -> int:
+    """The held-out test corpus's seed: another stream than any training corpus of ``seed``."""
+    return seed + 7919
+
+
+def heldout_corpus(root: Path, *, sites: int, seed: int, budget: int, workers: int | None,
+                say: Callable[[str], None]) -> Path:
+    """The held-out verified test corpus: clean test-split sites from :func:`heldout_seed`, certified by repair."""
+    from veriweb.verify.pipeline import repair_corpus
+
+    stamp = {"sites": sites, "seed": heldout_seed(seed), "split": "test", "budget": budget}
+    clean = cached(root / "corpora" / "test-generated", stamp | {"what": "generated"},
+                   lambda d: write_corpus(plan_corpus(sites, ["all"], heldout_seed(seed), split="test"), d,
+                                          workers=workers, progress=True), say)
+    return cached(root / "corpora" / "test", stamp | {"what": "certified"},
+                  lambda d: repair_corpus(clean, d, budget=budget, workers=workers, progress=True), say)
+
+
+__all__ = ["ARM_CORPORA", "STAMP", "author_corpus", "cached", "count_tasks", "filtered_corpus", "rate_corpora",
+           "rate_label", "subsampled_corpus", "heldout_corpus", "heldout_seed", "verified_corpus"]
