@@ -859,9 +859,11 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
 
 
 def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """M005: a task naming a missing entity is rewritten to the closest existing one (a name with one
-    word added, "Quantum Paris", to the stored name it contains); its instruction is re-rendered
-    from its template (the task is then re-certified)."""
+    """M005: a task naming a missing entity is rewritten to the closest existing one whose entity the
+    task finds at the start (the product to remove is one in the user's cart: see
+    :func:`_with_entity`), else the closest (a name with one word added, "Quantum Paris", to the
+    stored name it contains); its instruction is re-rendered from its template (the task is then
+    re-certified)."""
     tokens = parse_path(issue.location)
     index = _task_index(data, tokens)
     if index is None or tokens[2:3] != ["slots"]:
@@ -878,6 +880,10 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
               for c in columns if isinstance(row.get(c), str)]
     taken = {v for k, v in task["slots"].items() if k != name}
     new = _closest(str(old), [v for v in values if v not in taken], cutoff=0.0)
+    if new is not None:  # the closest name whose entity is there for the task (a product in the cart)
+        ranked = difflib.get_close_matches(str(old), sorted({v for v in values if v not in taken}), n=_ENTITY_TRIES,
+                                           cutoff=0.0)
+        new = _with_entity(data, index, name, ranked) or new
     if new is None:  # the lookup goes through a view or SQL: any stored text close enough
         values = [v for t in _tables(data) for row in t.get("rows", []) for v in row.values() if isinstance(v, str)]
         values = [v for v in values if v not in taken and len(v) <= 80]
@@ -892,6 +898,34 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     task["instruction"] = render_instruction(task["template"], task["slots"])
     task.pop("certificate", None)
     return f"task {task['id']!r} slot {name}: {old!r} -> {new!r}", Touch(tasks={task["id"]})
+
+
+_ENTITY_TRIES = 12
+"""How many of the closest names M005 checks for one whose entity the task finds."""
+
+
+def _with_entity(data: dict[str, Any], index: int, name: str, ranked: list[str]) -> str | None:
+    """The first of ``ranked`` that, put in slot ``name`` of task ``index``, leaves the task's entity
+    there at the start (:func:`veriweb.verify.retarget.entity_found`: the cart row to remove, the
+    booking to move), or ``None``."""
+    from veriweb.engine import Session
+    from veriweb.verify.retarget import entity_found
+
+    if len(ranked) < 2:
+        return None
+    try:
+        site = from_data(data, check_id=False)
+        task = site.tasks[index]
+        session = Session(site)
+    except (VeriwebError, ValueError):
+        return None
+    try:
+        for value in ranked:
+            if entity_found(site, task.model_copy(update={"slots": {**task.slots, name: value}}), session):
+                return value
+    finally:
+        session.close()
+    return None
 
 
 def _slot_columns(task: dict[str, Any], slot: str) -> set[str]:
