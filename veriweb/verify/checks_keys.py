@@ -12,7 +12,8 @@
 - C004 per unit: a stored ``total`` on a row pointing at a priced row and counting units
   (passengers, nights) agrees with count x price plus the fees the other rows charge.
 - C006 lines: a line's price (an order item) disagrees with the priced row it points at, where
-  (nearly) every other line agrees.
+  (nearly) every other line agrees and another line of the same row is charged the price shown
+  (when none is, the price may have changed after they were charged).
 """
 
 from __future__ import annotations
@@ -158,6 +159,15 @@ def _lookup_columns(site: Site) -> dict[str, set[str]]:
     return found
 
 
+def identifier_columns(site: Site, table: Any) -> set[str]:
+    """Text columns of ``table`` that name one row each though nothing declares them unique: the
+    ones rows are looked up by, and identifiers (sku, email, ...) of a table not kept per user."""
+    lookups = _lookup_columns(site).get(table.name, set())
+    per_user = any(c.name == "user_id" for c in table.columns)
+    return {c.name for c in table.columns if c.type == "text" and not c.unique
+            and (c.name in lookups or (c.name in _IDENTIFIERS and not per_user))}
+
+
 def check_natural_keys(site: Site) -> list[C.Issue]:
     """C002: columns rows are looked up by (or identifiers whose other values are all distinct)
     hold no value twice, even where nothing declares them unique."""
@@ -216,7 +226,13 @@ def check_line_prices(site: Site) -> list[C.Issue]:
             differ = [(n, own_price, theirs) for n, own_price, theirs in pairs if own_price != theirs]
             if len(pairs) < 10 or len(differ) * 50 > len(pairs):
                 continue  # lines keep their own prices here (prices change): nothing to compare
+            charged: dict[Any, Counter[Any]] = defaultdict(Counter)
+            for n, own_price, _ in pairs:
+                charged[table.rows[n].get(fk.column)][own_price] += 1
             for r_index, own_price, theirs in differ:
+                same = charged[table.rows[r_index].get(fk.column)]
+                if not same.get(theirs):
+                    continue  # no line of it is charged the price shown: it may have changed since
                 issues.append(C.Issue("consistency", C.VALUE_DISAGREES,
                                       f"$.database.tables[{t_index}].rows[{r_index}].{column}",
                                       f"{table.name} row {r_index} charges {own_price} for {parent.name} "

@@ -528,6 +528,8 @@ def goal_at_start(wb: Workbench, rng: random.Random) -> Hit | None:
     if task.kind == "navigate":
         wb.set(f"$.tasks[{number}].start_url", recorded.final_url)
     else:
+        if _overwrites_taken(wb, recorded.changes):
+            return None
         for table_name, op, old, new in recorded.changes:
             t_index = next(n for n, t in enumerate(wb.site.database.tables) if t.name == table_name)
             table = wb.site.database.tables[t_index]
@@ -553,6 +555,21 @@ def goal_at_start(wb: Workbench, rng: random.Random) -> Hit | None:
                scope, tasks=(task.id,))
 
 
+def _overwrites_taken(wb: Workbench, changes: list[Any]) -> bool:
+    """Whether writing these recorded row updates would overwrite a value another defect set."""
+    for table_name, op, old, new in changes:
+        if op == "insert":
+            continue
+        t_index = next(n for n, t in enumerate(wb.site.database.tables) if t.name == table_name)
+        table = wb.site.database.tables[t_index]
+        rows = get(wb.data, f"$.database.tables[{t_index}].rows")
+        index = next((i for i, r in enumerate(rows) if r.get(table.primary_key) == old.get(table.primary_key)), None)
+        if index is not None and any(f"$.database.tables[{t_index}].rows[{index}].{column}" in wb.taken
+                                     for column in (new or {})):
+            return True
+    return False
+
+
 def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
     """A lookup that matches two records with different answers (two products of the same name)."""
     options = []
@@ -569,6 +586,10 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
             continue
         if any(table.column(c.column) is not None and table.column(c.column).unique for c in conds):
             continue
+        from veriweb.verify.checks_keys import identifier_columns
+
+        if any(c.column in identifier_columns(wb.site, table) for c in conds):
+            continue  # two rows sharing a login name or a sku: a duplicate key (C002), not this defect
         options.append((number, task, table, column))
     found = _pick(rng, options)
     if found is None:
@@ -593,7 +614,9 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
         twin[column.name] = "2025-01-0" + str(rng.randrange(1, 9)) if old != "2025-01-01" else "2025-02-02"
     else:
         twin[column.name] = f"{old} (copy)"
-    for unique in (c for c in table.columns if c.unique):
+    from veriweb.verify.checks_keys import identifier_columns
+
+    for unique in (c for c in table.columns if c.unique or c.name in identifier_columns(wb.site, table)):
         if isinstance(twin.get(unique.name), str):
             twin[unique.name] = f"{twin[unique.name]}-2"
         elif isinstance(twin.get(unique.name), int):

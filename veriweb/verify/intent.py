@@ -100,15 +100,16 @@ def _dated_guards(marker: Any, checks: list[tuple[str, int, Any]]) -> dict[str, 
             later, earlier = (left, right) if op in (">", ">=") else (right, left)
             if later in after and earlier in after:
                 after[later].add((earlier, (kind, i)))
+    direct = {n: set(g) for n, g in guarded.items()}
     changed = True
-    while changed:
+    while changed:  # the checks that keep it off the past: its own, and each ordering after a kept date
         changed = False
         for name in names:
             via = {g for earlier, g in after[name] if guarded[earlier]}
-            if not guarded[name] and via:
-                guarded[name] = via
+            if not via <= guarded[name]:
+                guarded[name] |= via
                 changed = True
-    return guarded
+    return {n: g if g else direct[n] for n, g in guarded.items()}
 
 
 def check_guards(site: Site) -> list[C.Issue]:
