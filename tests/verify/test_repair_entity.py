@@ -1,4 +1,6 @@
-"""M005's rewrite picks a name whose entity the task finds: the product to remove is in the cart."""
+"""Repairs that read what the site still says: M005's rewrite picks a name whose entity the task finds
+(the product to remove is in the cart); C003 restores a missing code from the options that pair it
+with the row."""
 
 from __future__ import annotations
 
@@ -39,3 +41,19 @@ def test_a_misnamed_product_to_remove_becomes_one_in_the_cart() -> None:
     assert moved.slots["product"] in in_cart, (moved.slots["product"], sorted(in_cart))
     verdict = verify_task(fixed, moved, budget=2_000)
     assert verdict.status == "certified", verdict.proof
+
+
+def test_a_missing_code_is_restored_from_the_options_that_show_it() -> None:
+    travel = generate_site("travel", 1)
+    data = copy.deepcopy(to_data(travel))
+    data.pop("id", None)
+    cities = next(t for t in data["database"]["tables"] if t["name"] == "cities")
+    row = cities["rows"][3]
+    code = row["code"]
+    row["code"] = None
+    site = from_data(data, check_id=False)
+    assert any(i.code == "C003" and i.location.endswith(".code") for i in static_issues(site))
+    fixed, log, _, left, _ = repair_static(site)
+    assert [i for i in left if i.code == "C003"] == []
+    restored = next(t for t in to_data(fixed)["database"]["tables"] if t["name"] == "cities")["rows"][3]
+    assert restored["code"] == code, [r.change for r in log if r.code == "C003"]

@@ -832,13 +832,21 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
 
 
 def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C003: a missing required value takes the column's most common value (or a typed default)."""
+    """C003: a missing required value is what the site's pages still pair with the row (a drop-down
+    whose options are this column's values labelled by another of its columns: Porto's city code
+    from the "City" options, see :func:`_value_from_options`), else the column's most common value
+    (or a typed default); per-row text with nothing to restore it from gets a name made from the
+    row's key."""
     tokens = parse_path(issue.location)
     found = _table_row(data, tokens)
     if found is None:
         return None
     table, row = found
     column = tokens[-1]
+    shown = _value_from_options(data, table, row, column)
+    if shown is not None:
+        row[column] = shown
+        return f"{table['name']}.{column} None -> {shown!r} (as the pages' options pair it)", Touch(tables={table["name"]})
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
         return None
@@ -856,6 +864,29 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         value = next(p for p in peers if repr(p) == counts.most_common(1)[0][0])
     row[column] = value
     return f"{table['name']}.{column} None -> {value!r}", Touch(tables={table["name"]})
+
+
+def _value_from_options(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any], column: str) -> Any:
+    """The value of ``row[column]`` that a drop-down of the site still shows: a list of options whose
+    values are ``column``'s values and whose labels are another column's (at least two other rows
+    agree), with one option labelled like ``row`` whose value no other row holds; else ``None``."""
+    rows = [r for r in table.get("rows", []) if r is not row]
+    held = {r.get(column) for r in rows}
+    labels = [c["name"] for c in table["columns"] if c["type"] == "text" and c["name"] != column]
+    for node in json_dicts([data.get("pages", []), data.get("layout", {})]):
+        options = node.get("options") if isinstance(node.get("options"), list) else None
+        if not options or len(options) < 3:
+            continue
+        pairs = [(o.get("value"), o.get("label")) for o in options if isinstance(o, dict)]
+        for label in labels:
+            agree = sum(1 for value, shown in pairs for r in rows
+                        if r.get(label) == shown and r.get(column) == value and value is not None)
+            if agree < 2:
+                continue
+            value = next((v for v, shown in pairs if shown == row.get(label) and v not in held and v), None)
+            if value is not None:
+                return value
+    return None
 
 
 def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
