@@ -1119,20 +1119,23 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 
 
 def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C006: an amount shown in raw cents (``{row.price}``) is shown as money (``{row.price|money}``)."""
+    """C006: an amount shown in raw cents (``{row.price}``) is shown as money (``{row.price|money}``);
+    other values of the same text (``{row.items}`` items) keep their format."""
     tokens = parse_path(issue.location)
     parent = get_at(data, tokens[:-1])
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
-    from veriweb.verify.intent import money_references
+    from veriweb.verify.intent import _money_columns, money_references
 
     site = from_data(data, check_id=False)
     element = ".".join(str(t) for t in tokens[:-1])
+    money = set().union(*_money_columns(site).values())  # a count beside an amount stays a count
     columns = set()
     for path, ref_attr, text, _, formatted in money_references(site):
         if ref_attr == attr and not formatted and ".".join(str(t) for t in parse_path(path)) == element:
-            columns.update(re.findall(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}", text))
+            columns.update(c for c in re.findall(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}", text)
+                           if c in money)
     old = parent[attr]
     new = old
     for column in columns:
