@@ -28,3 +28,20 @@ def test_unrepairable_tasks_leave_both_counts(tmp_path: Path) -> None:
 def test_no_sidecars_no_figure(tmp_path: Path) -> None:
     (tmp_path / "sites").mkdir()
     assert repairable_retention(tmp_path, [{"file": "sites/00000-shop.json", "dropped_tasks": {}}]) is None
+
+
+def test_the_current_defect_model_says_which_kinds_have_a_repair(tmp_path: Path) -> None:
+    """A sidecar written before a repair existed (goal_at_start marked unrepairable) counts by the
+    model as it is now: the kind has a repair, so its task counts among the repairable ones; a
+    kind the model does not know keeps the sidecar's word."""
+    from veriweb.verify.injectors import INJECTORS
+
+    assert INJECTORS["goal_at_start"][2] and INJECTORS["missing_control"][2] and INJECTORS["missing_value"][2]
+    (tmp_path / "sites").mkdir()
+    (tmp_path / "sites" / "00000-shop.json").write_text(json.dumps({"tasks": [{"id": t} for t in "abc"]}))
+    (tmp_path / "sites" / "00000-shop.defects.json").write_text(json.dumps({"defects": [
+        {"kind": "goal_at_start", "code": "F001", "repairable": False, "tasks": ["a"]},
+        {"kind": "from_elsewhere", "code": "X001", "repairable": False, "tasks": ["b"]}]}))
+    sites = [{"file": "sites/00000-shop.json", "dropped_tasks": {"a": "undecided"}, "site_dropped": ""}]
+    assert repairable_retention(tmp_path, sites) == {"unrepairable_tasks": 1, "repairable_tasks": 2,
+                                                     "retention": 0.5}

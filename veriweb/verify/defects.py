@@ -29,6 +29,17 @@ the site-level defects that touch what its certificate went through. That is an 
 infeasibility: an agent might still find another way round a broken link.
 
 Raw sites ship without certificates (an author does not ship proofs) and with a new content-hash id.
+
+Which kinds have a repair (the third field of each :data:`~veriweb.verify.injectors.INJECTORS`
+entry, which the report reads by kind for its retention over repairable tasks): every kind now.
+A goal already true at the start is retargeted (:mod:`veriweb.verify.retarget`: a navigate task
+starts from the home page, a mutate task is re-pointed at another entity of the same table for
+which the goal is false, with its slots rewritten and its instruction re-rendered); a missing
+control gets a form (:func:`veriweb.verify.repair.add_control`, its fields from
+:mod:`veriweb.verify.form_fields`); a missing value is restored from the options that still pair
+it with its row, else the column's usual value. Each can still fail on a given task (a goal
+written as SQL names no entity to re-point; a frozen count in a constraint forbids any other
+write), and then the task is dropped and counted.
 """
 
 from __future__ import annotations

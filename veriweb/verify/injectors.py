@@ -688,16 +688,16 @@ INJECTORS: dict[str, tuple[str, str, bool, Injector]] = {
     "contradictory_label": ("M003", "semantic", True, contradictory_label),
     "wrong_type": ("M004", "semantic", True, wrong_type),
     "missing_entity": ("M005", "semantic", True, missing_entity),
-    "missing_control": ("M007", "semantic", False, missing_control),
+    "missing_control": ("M007", "semantic", True, missing_control),
     "dangling_key": ("C001", "consistency", True, dangling_key),
     "duplicate_key": ("C002", "consistency", True, duplicate_key),
-    "missing_value": ("C003", "consistency", False, missing_value),
+    "missing_value": ("C003", "consistency", True, missing_value),
     "total_mismatch": ("C004", "consistency", True, total_mismatch),
     "invariant_break": ("C005", "consistency", True, invariant_break),
     "price_display": ("C006", "consistency", True, price_display),
     "contradictory_constraint": ("C007", "consistency", True, contradictory_constraint),
     "answer_not_unique": ("M008", "semantic", True, answer_not_unique),
-    "goal_at_start": ("F001", "feasibility", False, goal_at_start),
+    "goal_at_start": ("F001", "feasibility", True, goal_at_start),
 }
 """Every defect kind: the check code that should report it, its class, whether a repair should
 exist, and its injector."""

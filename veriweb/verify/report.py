@@ -125,11 +125,20 @@ def score_checks(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -
     return out
 
 
+def _repairable(defect: dict[str, Any]) -> bool | None:
+    """Whether a repair exists for a recorded defect: the current defect model's word for its kind
+    (repairs are added after a corpus is written), else what the sidecar recorded."""
+    from veriweb.verify.injectors import INJECTORS
+
+    known = INJECTORS.get(str(defect.get("kind")))
+    return known[2] if known is not None else defect.get("repairable")
+
+
 def repairable_retention(raw_dir: str | os.PathLike[str], sites: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Task retention among the tasks the defect model says a repair can save.
 
-    The raw manifest marks some defects as having no repair (a goal already true at the start
-    cannot be made false again without knowing what the data was). Their tasks can only be
+    The defect model marks some kinds as having no repair (by kind, as the model says now, not as
+    the sidecar recorded when the corpus was written: see :func:`_repairable`). Their tasks can only be
     dropped, so retention over all raw tasks is capped below 100% by the defect model itself; this
     figure leaves those tasks out of both counts. ``None`` without sidecars. Only the report reads
     the sidecars; the verifier never does.
@@ -140,7 +149,7 @@ def repairable_retention(raw_dir: str | os.PathLike[str], sites: list[dict[str, 
     doomed = total = kept = 0
     for site, defects, task_ids in loaded:
         ids = set(task_ids)
-        lost = {t for d in defects if d.get("repairable") is False for t in d.get("tasks", [])} & ids
+        lost = {t for d in defects if _repairable(d) is False for t in d.get("tasks", [])} & ids
         dropped = ids if site.get("site_dropped") else set(site.get("dropped_tasks", {}))
         doomed += len(lost)
         total += len(ids - lost)
