@@ -12,6 +12,7 @@ price of what must be bought (C007, C009, C010, C011, M012).
   its column, or of its status (one upcoming booking dated last year).
 - C011: a task that must buy a named item (a slot naming a record with a price) under a budget
   (a constraint on a money column, or a goal's ``total <= :budget``) lower than that price.
+- C007 (by page): a constraint forbids the one page whose forms can write what the goal needs.
 - M012: a retrieve task whose answer is the first row of an ordering (the cheapest, the newest)
   where the first two rows tie on the ordering but have different answers.
 
@@ -287,6 +288,41 @@ def check_constraint_meaning(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _form_pages(site: Site) -> dict[str, set[str | None]]:
+    """For each marker, the pages with a form posting to it (``None``: the layout, every page)."""
+    out: dict[str, set[str | None]] = defaultdict(set)
+    for element, _, page_id in C.all_elements(site):
+        if element.type == "form" and element.action.kind == "marker":
+            out[element.action.marker].add(page_id)
+    return out
+
+
+def check_constraint_pages(site: Site) -> list[C.Issue]:
+    """C007 (by page): a constraint forbids being on the page every form that could write the
+    goal's records is on, so the goal can only be reached by failing the task."""
+    forms = _form_pages(site)
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible":
+            continue
+        forbidden = {c.predicate.page: index for index, c in enumerate(task.constraints)
+                     if isinstance(c.predicate, PageIs) and not c.predicate.params}
+        if not forbidden:
+            continue
+        for goal in task.goal:
+            if not isinstance(goal, Exists) or goal.negate:
+                continue
+            pages = {page for marker in site.markers for page in forms.get(marker.name, set())
+                     if any(e.table == goal.query.table and e.op in ("insert", "update") for e in marker.effects)}
+            if pages and None not in pages and pages <= set(forbidden):
+                index = min(forbidden[p] for p in pages if p is not None)
+                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",
+                                      f"task {task.id!r}: a constraint forbids page {sorted(pages)[0]!r}, the only "
+                                      f"place with a form that can write the {goal.query.table} row its goal needs"))
+                break
+    return issues
+
+
 # ----------------------------------------------------------------------------- C010
 
 
@@ -503,7 +539,9 @@ def check_budgets(site: Site) -> list[C.Issue]:
     return issues
 
 
-DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_seed_dates, check_tied_answers, check_budgets]
+DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
+               check_tied_answers, check_budgets]
 
-__all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_seed_dates", "check_tied_answers",
+__all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_constraint_pages",
+           "check_seed_dates", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -160,7 +160,7 @@ def check_answer_shown(site: Site) -> list[C.Issue]:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.casefold()) if len(w) > 2 or w.isdigit()}
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.casefold()) if len(w) > 2 or w.isdigit()}
 
 
 def page_names(site: Site) -> dict[str, set[str]]:

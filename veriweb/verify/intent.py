@@ -57,6 +57,12 @@ def guarded_writes(site: Site) -> list[GuardedWrite]:
                 guards = {(kind, n) for kind, n, c in checks if _mentions(c, word)}
                 out.append(GuardedWrite(m_index, f"$.markers[{m_index}].effects[{e_index}]",
                                         f"{effect.table}.{column} from going below zero", guards))
+        for p_index, column, table in _param_counts(site, marker):
+            param = marker.params[p_index].name
+            word = re.compile(rf"\b{re.escape(column)}\b|param\.{re.escape(param)}\"|:{re.escape(param)}\b")
+            guards = {(kind, n) for kind, n, c in checks if _mentions(c, word)}
+            out.append(GuardedWrite(m_index, f"$.markers[{m_index}].params[{p_index}]",
+                                    f"{table}.{column} from being set below zero", guards))
         dated = _dated_guards(marker, checks)
         for p_index, param in enumerate(marker.params):
             if param.type not in ("date", "datetime"):
@@ -67,6 +73,32 @@ def guarded_writes(site: Site) -> list[GuardedWrite]:
             out.append(GuardedWrite(m_index, f"$.markers[{m_index}].params[{p_index}]",
                                     f"{param.name} from being a date in the past", dated.get(param.name, set())))
     return out
+
+
+def _param_counts(site: Site, marker: Any) -> Iterator[tuple[int, str, str]]:
+    """(parameter index, column, table) for each count column (integer or money, never negative
+    in the seed data) a marker sets straight from a parameter with no lower bound of 0 or more
+    and no fixed choices: what is typed is stored, ``-5`` included."""
+    from veriweb.verify.dataflow import parse_effect
+
+    names = {p.name: n for n, p in enumerate(marker.params)}
+    for effect in marker.effects:
+        if effect.op not in ("insert", "update"):
+            continue
+        table = site.database.table(effect.table)
+        write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+        for column, source in write.sources.items():
+            spec = table.column(column) if table is not None else None
+            index = names.get(source.value) if source.kind == "param" else None
+            if spec is None or index is None or spec.type not in ("integer", "money") or column == table.primary_key \
+                    or column.endswith("_id") or any(fk.column == column for fk in table.foreign_keys):
+                continue
+            param = marker.params[index]
+            if param.choices or (param.min is not None and param.min >= 0) or param.type not in ("integer", "money"):
+                continue
+            values = [row.get(column) for row in table.rows]
+            if values and all(isinstance(v, int) and v >= 0 for v in values):
+                yield index, column, table.name
 
 
 _TODAY = re.compile(r":today\b|clock\.today|vw_today|date\('now'|'\d{4}-\d{2}-\d{2}'", re.I)

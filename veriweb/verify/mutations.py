@@ -196,17 +196,22 @@ def link_param_other_table(data: Data) -> str | None:
 def nav_label_other_page(data: Data) -> str | None:
     """A layout link named like another page (a link reading "Privacy" that opens the cart)."""
     titles = {p["id"]: p.get("title", "") for p in data["pages"]}
-    texts = {n.get("text") for n, _, _, _ in elements(data) if n.get("type") == "link"}
+    layout_texts = {n.get("text") for n, _, page, _ in elements(data) if page is None and n.get("type") == "link"}
+
+    def words(text: str) -> set[str]:
+        return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.casefold()) if len(w) > 2}
+
     for node, path, page, _ in elements(data):
         if page is not None or node.get("type") != "link" or "{" in node.get("href", "{"):
             continue
         dest = resolve(data, node["href"])
-        if dest is None or dest == "home":
+        if dest is None or node["href"] == "/":
             continue
-        for other in data["pages"]:
+        mine = words(titles.get(dest, "")) | words(node["href"]) | words(node.get("text", ""))
+        for other in sorted(data["pages"], key=lambda p: p.get("title", "") in layout_texts):
             title = titles[other["id"]]
-            if (other["id"] != dest and "{" not in other["route"] and "{" not in title and title
-                    and title not in texts and title != titles.get(dest) and other["route"] != "/"):
+            if other["id"] != dest and title and "{" not in title and other["route"] != "/" \
+                    and not words(title) & mine:
                 node["text"] = title
                 return f"{path}.text"
     return None
@@ -395,18 +400,28 @@ def heading_stub(data: Data) -> str | None:
 
 
 def empty_list_filter(data: Data) -> str | None:
-    """A list filtered on a fixed value no row has (a status misspelt: ``'actve'``)."""
+    """A list filtered on a fixed value no row has (a status or colour misspelt: ``'actve'``)."""
     for node, path, _, _ in elements(data):
         if node.get("type") not in ("list", "table"):
             continue
         tbl = table(data, node["query"]["table"])[0]
-        for number, cond in enumerate(node["query"].get("where", [])):
+        if tbl is None or len(tbl.get("rows", [])) < 5:
+            continue
+        where = node["query"].setdefault("where", [])
+        for number, cond in enumerate(where):
             value = cond.get("value")
-            if tbl is not None and isinstance(value, str) and cond.get("op", "=") == "=":
+            if isinstance(value, str) and cond.get("op", "=") == "=":
                 cond["value"] = typo(value)
-                if all(r.get(cond["column"]) != cond["value"] for r in tbl.get("rows", [])):
+                if all(r.get(cond["column"]) != cond["value"] for r in tbl["rows"]):
                     return f"{path}.query.where[{number}].value"
                 cond["value"] = value
+        for column in tbl["columns"]:
+            values = sorted({r.get(column["name"]) for r in tbl["rows"] if isinstance(r.get(column["name"]), str)})
+            if column["type"] == "text" and 2 <= len(values) <= 8 and len(values[0]) >= 4:
+                where.append({"column": column["name"], "value": typo(values[0])})
+                return f"{path}.query.where[{len(where) - 1}].value"
+        if not where:
+            node["query"].pop("where")
     return None
 
 
@@ -447,6 +462,8 @@ def answer_unshown_column(data: Data) -> str | None:
     for node, _, _, _ in elements(data):
         for key in ("text", "label", "title", "href"):
             shown.update(re.findall(r"\{row\.(\w+)", str(node.get(key, ""))))
+    for view in data["database"].get("views", []):
+        shown.update(re.findall(r"\b\w+\.(\w+)", view["sql"]))  # a view may show it under its name
     for number, task in enumerate(data["tasks"]):
         answer = task.get("answer") or {}
         query = (answer.get("value") or {}).get("query") if isinstance(answer.get("value"), dict) else None
@@ -456,7 +473,8 @@ def answer_unshown_column(data: Data) -> str | None:
         if tbl is None:
             continue
         hidden = [c["name"] for c in tbl["columns"] if c["name"] not in shown and c["name"] != query.get("select")
-                  and c["type"] in ("text", "integer", "money")]
+                  and c["type"] in ("text", "integer", "money") and not c["name"].endswith("_id")
+                  and c["name"] != pk(tbl) and c["name"] != "password"]
         if hidden:
             query["select"] = hidden[0]
             return f"$.tasks[{number}].answer.value.query.select"
@@ -644,24 +662,52 @@ def total_ignores_quantity(data: Data) -> str | None:
     return None
 
 
-def counter_guard_constant(data: Data) -> str | None:
-    """A marker decrementing a counter by a parameter, its guard weakened to "at least one left"."""
+def counter_guard_other_column(data: Data) -> str | None:
+    """A marker decrementing a counter whose check guards another column of the table (``price < 0``
+    where ``seats`` is what goes down)."""
     for m_index, found in enumerate(data["markers"]):
         for effect in found.get("effects", []):
-            match = re.search(r"\b(\w+)\s*=\s*\1\s*-\s*:(\w+)", effect["sql"])
-            if not match:
+            match = re.search(r"\b(\w+)\s*=\s*\1\s*-", effect["sql"])
+            tbl = table(data, effect["table"])[0]
+            if not match or tbl is None:
                 continue
             column = match.group(1)
+            others = [c["name"] for c in tbl["columns"] if c["type"] in ("integer", "money", "real")
+                      and c["name"] not in (column, pk(tbl)) and not c["name"].endswith("_id")]
             for kind in ("preconditions", "invariants"):
                 for number, check in enumerate(found.get(kind, [])):
                     pred = check.get("predicate", {})
                     sql = pred.get("sql", "")
-                    new = re.sub(rf"\b{column}\s*>=\s*:\w+", f"{column} >= 1", sql)
-                    if new != sql:
-                        pred["sql"] = new
+                    if others and re.search(rf"\b{column}\b", sql):
+                        pred["sql"] = re.sub(rf"\b{column}\b", others[0], sql)
                         return f"$.markers[{m_index}].{kind}[{number}]"
-            if found.get("invariants") or found.get("preconditions"):
-                continue
+    return None
+
+
+def param_set_unbounded(data: Data) -> str | None:
+    """A marker setting a count from a parameter with no lower bound and no check on it (stock
+    set to whatever is typed, ``-5`` included)."""
+    for m_index, found in enumerate(data["markers"]):
+        for effect in found.get("effects", []):
+            for column, param in re.findall(r"\b(\w+)\s*=\s*:(\w+)", effect["sql"]):
+                tbl = table(data, effect["table"])[0]
+                spec = next((p for p in found.get("params", []) if p["name"] == param), None)
+                col = next((c for c in (tbl or {"columns": []})["columns"] if c["name"] == column), None)
+                if spec is None or col is None or col["type"] not in ("integer", "money") or column == pk(tbl) \
+                        or column.endswith("_id") or spec.get("choices"):
+                    continue
+                if not all(isinstance(r.get(column), int) and r[column] >= 0 for r in tbl.get("rows", [])):
+                    continue
+                spec.pop("min", None)
+                for kind in ("preconditions", "invariants"):
+                    for check in found.get(kind, []):
+                        pred = check.get("predicate", {})
+                        if "sql" in pred:
+                            pred["sql"] = re.sub(rf"\b{column}\s*<\s*0\s*OR\s*|\s*OR\s*{column}\s*<\s*0", "",
+                                                 pred["sql"])
+                    found[kind] = [c for c in found.get(kind, []) if not re.search(
+                        rf"\b{column}\b|:{param}\b|param\.{param}\b", str(c))]
+                return f"$.markers[{m_index}].params[{found['params'].index(spec)}]"
     return None
 
 
@@ -717,8 +763,6 @@ def constraint_weaker_goal(data: Data) -> str | None:
 def constraint_forbids_page(data: Data) -> str | None:
     """A mutate task forbidding the only page whose form can make its goal true."""
     forms: dict[str, set[int]] = {}
-    for form, _, _, found in marker_forms(data):
-        pass
     for node, path, page, _ in elements(data):
         if node.get("type") == "form" and node.get("action", {}).get("kind") == "marker" and page is not None:
             forms.setdefault(node["action"]["marker"], set()).add(page)
@@ -726,7 +770,8 @@ def constraint_forbids_page(data: Data) -> str | None:
         if task.get("kind") != "mutate":
             continue
         tables = {g.get("query", {}).get("table") for g in task.get("goal", []) if g.get("kind") == "exists"}
-        writers = [m["name"] for m in data["markers"] if any(e["table"] in tables for e in m.get("effects", []))]
+        writers = [m["name"] for m in data["markers"]
+                   if any(e["table"] in tables and e["op"] == "insert" for e in m.get("effects", []))]
         pages = {p for name in writers for p in forms.get(name, set())}
         if len(pages) == 1:
             (page,) = pages
@@ -784,8 +829,10 @@ VARIANTS: list[Variant] = [
             line_price_differs),
     Variant("total_ignores_quantity", "consistency", "booking total = one unit's price for several",
             total_ignores_quantity),
-    Variant("counter_guard_constant", "consistency", "decrement by a parameter guarded by '>= 1'",
-            counter_guard_constant),
+    Variant("counter_guard_other_column", "consistency", "decrement guarded by a check on another column",
+            counter_guard_other_column),
+    Variant("param_set_unbounded", "consistency", "count set from a parameter with no lower bound or check",
+            param_set_unbounded),
     Variant("date_guard_wrong_param", "consistency", "date guard orders the dates, never compares with today",
             date_guard_wrong_param),
     Variant("no_date_guard", "consistency", "booking marker with no date guard", no_date_guard),
