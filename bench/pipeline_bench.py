@@ -129,7 +129,7 @@ def instrument(clock: Clock) -> None:
                 setattr(loaded, name, timed)
 
 
-def run(mode: str, corpus: str, out: str) -> dict[str, Any]:
+def run(mode: str, corpus: str, out: str, search_raw: bool = False) -> dict[str, Any]:
     """Verify (``mode="verify"``) or repair one corpus in this process; CPU seconds by stage."""
     from veriweb.verify.pipeline import repair_corpus, verify_corpus
 
@@ -138,6 +138,8 @@ def run(mode: str, corpus: str, out: str) -> dict[str, Any]:
     started = time.process_time()
     if mode == "verify":
         data = verify_corpus(corpus, workers=1, progress=False)
+    elif search_raw:  # a checkout whose repair_corpus has no such switch searches every raw task anyway
+        data = repair_corpus(corpus, out, workers=1, progress=False, search_raw=True)
     else:
         data = repair_corpus(corpus, out, workers=1, progress=False)
     total = time.process_time() - started
@@ -149,7 +151,8 @@ def run(mode: str, corpus: str, out: str) -> dict[str, Any]:
     return {"total": total, "stages": stages, "phases": phases, "sites": data["raw"]["sites"]}
 
 
-def measure(mode: str, corpus: Path, work: Path, label: str, pythonpath: str | None) -> dict[str, Any]:
+def measure(mode: str, corpus: Path, work: Path, label: str, pythonpath: str | None,
+            search_raw: bool = False) -> dict[str, Any]:
     """Copy ``corpus`` into ``work`` and run ``mode`` on it, here or (with ``pythonpath``) in a subprocess."""
     source = work / f"{label}-{mode}-in"
     out = work / f"{label}-{mode}-out"
@@ -158,10 +161,11 @@ def measure(mode: str, corpus: Path, work: Path, label: str, pythonpath: str | N
     shutil.copytree(corpus, source)
     target = source if mode == "verify" else out
     if pythonpath is None:
-        figures = run(mode, str(source), str(out))
+        figures = run(mode, str(source), str(out), search_raw)
     else:
         env = dict(os.environ, PYTHONPATH=pythonpath)
-        done = subprocess.run([sys.executable, __file__, "--child", mode, str(source), str(out)], env=env,
+        done = subprocess.run([sys.executable, __file__, "--child", mode, str(source), str(out)]
+                              + (["--search-raw"] if search_raw else []), env=env,
                               check=True, capture_output=True, text=True)
         figures = json.loads(done.stdout.strip().splitlines()[-1])
     figures["dir"] = str(target)
@@ -175,6 +179,18 @@ def same_bytes(a: Path, b: Path) -> list[str]:
         names |= {f"sites/{p.name}" for p in (root / "sites").glob("*.json")} if (root / "sites").exists() else set()
     return sorted(n for n in names
                   if not (a / n).exists() or not (b / n).exists() or (a / n).read_bytes() != (b / n).read_bytes())
+
+
+def report_changes(a: Path, b: Path) -> str:
+    """Which summary figures of two ``report.json`` differ (raw and verified side), this against the reference."""
+    mine, ref = (json.loads((root / "report.json").read_text()) for root in (a, b))
+    lines = []
+    for side in ("raw", "verified"):
+        for key in sorted(set(mine.get(side) or {}) | set(ref.get(side) or {})):
+            here, there = (mine.get(side) or {}).get(key), (ref.get(side) or {}).get(key)
+            if here != there:
+                lines.append(f"  {side}.{key}: {there} -> {here}")
+    return "report.json figures that differ (reference -> this):\n" + ("\n".join(lines) or "  none")
 
 
 def table(mode: str, mine: dict[str, Any], ref: dict[str, Any] | None, part: str = "stages") -> None:
@@ -197,13 +213,15 @@ def table(mode: str, mine: dict[str, Any], ref: dict[str, Any] | None, part: str
 def main() -> None:
     """Run the benchmark."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        print(json.dumps(run(sys.argv[2], sys.argv[3], sys.argv[4])))
+        print(json.dumps(run(sys.argv[2], sys.argv[3], sys.argv[4], "--search-raw" in sys.argv[5:])))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clean", default=None, help="a corpus to verify")
     parser.add_argument("--raw", default=None, help="a raw corpus to repair")
     parser.add_argument("--ref", default=None, help="a reference checkout (the directory holding veriweb/)")
     parser.add_argument("--work", default=None, help="where the copies and outputs go (default: a temporary dir)")
+    parser.add_argument("--search-raw", action="store_true",
+                        help="this checkout searches every raw task on the raw site too (repair_site(search_raw=True))")
     args = parser.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="veriweb-pipeline-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -211,7 +229,7 @@ def main() -> None:
     for mode, corpus in (("verify", args.clean), ("repair", args.raw)):
         if corpus is None:
             continue
-        mine = measure(mode, Path(corpus), work, "this", here)
+        mine = measure(mode, Path(corpus), work, "this", here, args.search_raw)
         ref = measure(mode, Path(corpus), work, "ref", str(Path(args.ref).resolve())) if args.ref else None
         print(f"\n{mode} {corpus}: {mine['sites']} sites, one process")
         table(mode, mine, ref)
@@ -222,6 +240,8 @@ def main() -> None:
             diff = same_bytes(Path(mine["dir"]), Path(ref["dir"]))
             print("outputs byte for byte the same as the reference" if not diff
                   else f"outputs DIFFER from the reference: {', '.join(diff[:8])}")
+            if "report.json" in diff:
+                print(report_changes(Path(mine["dir"]), Path(ref["dir"])))
 
 
 if __name__ == "__main__":

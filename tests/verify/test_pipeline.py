@@ -91,6 +91,42 @@ def test_touched_tasks_get_the_searchs_certificate(small: Site, repaired: tuple[
         assert task.certificate == solve(fixed, task, budget=BUDGET).actions
 
 
+def test_tasks_a_repair_changes_are_searched_once(small: Site, repaired: tuple[Site | None, Any]) -> None:
+    """By default a task that reads what a static repair changed is searched on the repaired site only;
+    searching it on the raw site as well (``search_raw``) ships the same site with the same report of it."""
+    from veriweb.verify import feasibility
+
+    calls: list[tuple[str, bool]] = []
+    original = feasibility.verify_task
+
+    def spy(site: Site, task: Any, **kwargs: Any) -> Any:
+        calls.append((task.id, kwargs.get("search", True)))
+        return original(site, task, **kwargs)
+
+    feasibility.verify_task = spy
+    try:
+        thorough, full = repair_site(defective(small), budget=BUDGET, search_raw=True)
+        searched = list(calls)
+        calls.clear()
+        fast, report = repair_site(defective(small), budget=BUDGET)
+    finally:
+        feasibility.verify_task = original
+    fixed, _ = repaired
+    assert fast is not None and thorough is not None
+    assert to_data(fast) == to_data(thorough) == to_data(fixed)
+    assert report.verified == full.verified and report.repairs == full.repairs
+    assert report.dropped_tasks == full.dropped_tasks
+    # cheapest_0 goes through the repaired home page and price_lookup's slot is rewritten: the raw
+    # site never searches them, the thorough run does
+    assert ("cheapest_0", False) in calls and ("price_lookup", False) in calls
+    assert ("cheapest_0", True) in searched and ("price_lookup", True) in searched
+    assert sum(1 for _, search in calls if search) < sum(1 for _, search in searched if search)
+    # the raw side names the same tasks and issues, but no raw status claims more than the raw site shows
+    assert report.raw.tasks == full.raw.tasks
+    assert sum(report.raw.statuses.values()) == sum(full.raw.statuses.values())
+    assert {i["code"] for i in report.raw.issues} >= {"S006", "M005", "F001"}
+
+
 def _corpus(root: Path, sites: list[tuple[str, Site]], truth: dict[str, list[dict[str, Any]]]) -> None:
     (root / "sites").mkdir(parents=True)
     entries = []

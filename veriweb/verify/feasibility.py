@@ -223,7 +223,13 @@ def noop_issues(site: Site, task: Task, session: Session, location: str) -> list
 # ----------------------------------------------------------------------------- verdicts
 
 
-def verify_task(site: Site, task: Task, *, budget: int, session: Session | None = None) -> TaskVerdict:
+NOT_SEARCHED = ("not searched on this site: a repair changes what the task reads, so it is searched on the "
+                "repaired site instead")
+"""The reason of an ``undecided`` verdict made with ``search=False``."""
+
+
+def verify_task(site: Site, task: Task, *, budget: int, session: Session | None = None,
+                search: bool = True) -> TaskVerdict:
     """Check one task dynamically and certify it (or prove it infeasible) by search.
 
     Args:
@@ -231,17 +237,19 @@ def verify_task(site: Site, task: Task, *, budget: int, session: Session | None 
         task: one of its tasks.
         budget: how many states the search may expand.
         session: a session of the site to reuse (its state is reset).
+        search: ``False`` runs every check but the search itself: a feasible-kind task that no
+            start-state check or proof decides comes back ``undecided`` (:data:`NOT_SEARCHED`).
     """
     session = session or Session(site)
     location = _location(site, task)
     try:
-        return _verify(site, task, budget, session, location)
+        return _verify(site, task, budget, session, location, search)
     except VeriwebError as exc:  # the task cannot even be run: a missing user, a predicate that fails
         issue = _issue(NO_SOLUTION, location, f"task {task.id!r} cannot be run in the engine: {exc}")
         return TaskVerdict(task.id, "infeasible", (), f"the task cannot be run: {exc}", (issue,))
 
 
-def _verify(site: Site, task: Task, budget: int, session: Session, location: str) -> TaskVerdict:
+def _verify(site: Site, task: Task, budget: int, session: Session, location: str, search: bool = True) -> TaskVerdict:
     from veriweb.verify.proofs import prove_infeasible
 
     issues = start_issues(site, task, session, location) + noop_issues(site, task, session, location)
@@ -266,6 +274,8 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
         issues.append(_issue(NO_SOLUTION, f"{location}.goal", f"task {task.id!r}: no action sequence reaches the "
                              f"goal: {argument.splitlines()[0]}"))
         return TaskVerdict(task.id, "infeasible", (), argument, tuple(issues), 0)
+    if not search:
+        return TaskVerdict(task.id, "undecided", (), NOT_SEARCHED, tuple(issues), 0)
     result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps)
     if result.status == "unsolved":
         issues.append(_issue(NO_SOLUTION, f"{location}.goal",
@@ -279,11 +289,19 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
     if not ok:
         return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
                            result.expanded)
-    if len(result.actions) * 2 > task.max_steps:
+    return certified(task, result.actions, issues, location, result.expanded)
+
+
+def certified(task: Task, actions: list[str] | tuple[str, ...], issues: list[Issue], location: str,
+              expanded: int = 0) -> TaskVerdict:
+    """The verdict of a task that ``actions`` solve (they replayed to success in a fresh episode), with
+    the issues found before, and F005 when the solution is longer than half the step budget."""
+    issues = list(issues)
+    if len(actions) * 2 > task.max_steps:
         issues.append(_issue(CERTIFICATE_LONG, f"{location}.max_steps",
-                             f"task {task.id!r}: the solution found takes {len(result.actions)} steps, more "
+                             f"task {task.id!r}: the solution found takes {len(actions)} steps, more "
                              f"than half the step budget of {task.max_steps}"))
-    return TaskVerdict(task.id, "certified", tuple(result.actions), "", tuple(issues), result.expanded)
+    return TaskVerdict(task.id, "certified", tuple(actions), "", tuple(issues), expanded)
 
 
 def _unreachable(site: Site, task: Task, session: Session) -> str | None:
@@ -314,5 +332,6 @@ def feasibility_issues(site: Site, *, budget: int) -> tuple[list[Issue], dict[st
     return [issue for verdict in verdicts.values() for issue in verdict.issues], verdicts
 
 
-__all__ = ["STATUSES", "TaskVerdict", "ambiguity", "feasibility_issues", "replay", "verify_task"]
+__all__ = ["NOT_SEARCHED", "STATUSES", "TaskVerdict", "ambiguity", "certified", "feasibility_issues", "replay",
+           "verify_task"]
 
