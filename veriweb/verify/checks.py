@@ -552,7 +552,7 @@ def check_entities(site: Site) -> list[Issue]:
                 continue
             if not (tables[name] - written):  # a marker may create it: only a near miss of what exists is wrong
                 twin = None if (value.casefold() in corpus or name in partial or name not in lookups
-                                or any(ch.isdigit() for ch in value)) else near_miss(value, corpus)
+                                or value[:1].isdigit()) else near_miss(value, corpus)  # no addresses, dates
                 if twin is not None:
                     issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
                                         f"task {task.id!r} names {value!r}, one slip from {twin!r}, which the "

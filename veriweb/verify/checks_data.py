@@ -297,6 +297,17 @@ def _form_pages(site: Site) -> dict[str, set[str | None]]:
     return out
 
 
+def _may_make(marker: Any, effect: Any, query: Any) -> bool:
+    """Whether ``effect`` could make a row match ``query``: an insert into its table, or an update
+    of a column the query's conditions name (or of columns the SQL does not show)."""
+    if effect.table != query.table or effect.op not in ("insert", "update"):
+        return False
+    if effect.op == "insert":
+        return True
+    write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+    return write.columns is None or bool(write.columns & {cond.column for cond in query.where})
+
+
 def check_constraint_pages(site: Site) -> list[C.Issue]:
     """C007 (by page): a constraint forbids being on the page every form that could write the
     goal's records is on, so the goal can only be reached by failing the task."""
@@ -313,7 +324,7 @@ def check_constraint_pages(site: Site) -> list[C.Issue]:
             if not isinstance(goal, Exists) or goal.negate:
                 continue
             pages = {page for marker in site.markers for page in forms.get(marker.name, set())
-                     if any(e.table == goal.query.table and e.op in ("insert", "update") for e in marker.effects)}
+                     if any(_may_make(marker, e, goal.query) for e in marker.effects)}
             if pages and None not in pages and pages <= set(forbidden):
                 index = min(forbidden[p] for p in pages if p is not None)
                 issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",

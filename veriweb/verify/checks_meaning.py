@@ -40,8 +40,9 @@ _GONE = re.compile(r"delet|remov|trash|cancel|archiv|clos|purg|discard|refund|re
 
 
 def key_tables(site: Site, marker: Any) -> dict[str, str]:
-    """For each parameter of ``marker``, the table whose primary key it is compared with
-    (a precondition's ``FROM T WHERE id = :p``, an effect's ``UPDATE T ... WHERE id = :p``)."""
+    """For each parameter of ``marker``, the table whose primary key it is compared with (a
+    precondition's ``FROM T WHERE id = :p``, an effect's ``UPDATE T ... WHERE id = :p``) or
+    stored as (an inserted foreign key column)."""
     out: dict[str, str] = {}
 
     def add(table: str, column: str, param: str) -> None:
@@ -62,6 +63,16 @@ def key_tables(site: Site, marker: Any) -> dict[str, str]:
         match = _WHERE_KEY.match(effect.sql)
         if match:
             add(match.group(1), match.group(2), match.group(3))
+        table = site.database.table(effect.table)
+        if effect.op != "insert" or table is None:
+            continue
+        write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+        for fk in table.foreign_keys:  # a parameter stored in a foreign key names a row of its table
+            source = write.sources.get(fk.column)
+            target = site.database.table(fk.ref_table)
+            if source is not None and source.kind == "param" and target is not None and fk.ref_column in (
+                    None, target.primary_key):
+                add(fk.ref_table, target.primary_key, source.value)
     return out
 
 
@@ -103,7 +114,8 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                     if options and bad:
                         issues.append(C.Issue("structural", C.KEY_NAMES_NOTHING, f"{path}.fields[{number}].options",
                                               f"field {field_el.label!r} offers {', '.join(bad[:3])}, which name no "
-                                              f"row of {table}: {marker.name} refuses them"))
+                                              f"row of {table}: {marker.name} refuses them or stores a "
+                                              f"key that points at nothing"))
     return issues
 
 

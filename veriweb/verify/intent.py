@@ -300,9 +300,10 @@ def check_ambiguous(site: Site) -> list[C.Issue]:
 _HREF_ROW = re.compile(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
 
 
-def _page_keys(site: Site) -> dict[str, tuple[str, str, str]]:
+def _page_keys(site: Site, *, through_views: bool = False) -> dict[str, tuple[str, str, str]]:
     """For each page with one integer route parameter: the table and column its records look up
-    by that parameter (``param.P`` compared with ``=``), when that is one real table's column."""
+    by that parameter (``param.P`` compared with ``=``), when that is one real table's column
+    (or, with ``through_views``, a view's column that shows one unchanged)."""
     out: dict[str, tuple[str, str, str]] = {}
     for page in site.pages:
         route = Route.compile(page.id, page.route)
@@ -318,6 +319,10 @@ def _page_keys(site: Site) -> dict[str, tuple[str, str, str]]:
                     found.add((element.query.table, cond.column))
         if len(found) == 1:
             table, column = found.pop()
+            if site.database.table(table) is None and through_views:
+                from veriweb.verify.checks_pages import base_column
+
+                table, column = base_column(site, table, column) or (table, column)
             if site.database.table(table) is not None:
                 out[page.id] = (name, table, column)
     return out
@@ -349,13 +354,29 @@ def passes_key(site: Site, table: str, column: str, target_table: str, target_co
                 and target_table.rstrip("s").startswith(stem.rstrip("s")))
 
 
+def _view_links(site: Site) -> Iterator[tuple[Any, str, str | None, str, str]]:
+    """Like :func:`bound_links`, for links in a list over a view: the table and column the view's
+    column shows unchanged (links whose column the view computes are left out)."""
+    from veriweb.verify.checks_pages import base_column
+
+    cache: dict[Any, Any] = {}
+    for number, page in enumerate(site.pages):
+        for element, here, bound in C.walk_bound(page.elements, f"$.pages[{number}].elements", None):
+            if element.type != "link" or bound is None or site.database.table(bound) is not None:
+                continue
+            refs = _HREF_ROW.findall(element.href)
+            base = base_column(site, bound, refs[0], cache) if len(refs) == 1 else None
+            if base is not None:
+                yield element, here, page.id, base[0], base[1]
+
+
 def check_link_keys(site: Site) -> list[C.Issue]:
     """S011: a link passes its target page a value that is not the key the page looks up (the
     category id where the page wants a product id): it leads to the wrong record."""
     routes = C._routes(site)
-    keys = _page_keys(site)
+    keys = _page_keys(site, through_views=True)
     issues = []
-    for element, path, _, table, column in bound_links(site):
+    for element, path, _, table, column in [*bound_links(site), *_view_links(site)]:
         dest = C.resolve_href(routes, element.href)
         if dest not in keys:
             continue

@@ -769,9 +769,13 @@ def constraint_forbids_page(data: Data) -> str | None:
     for number, task in enumerate(data["tasks"]):
         if task.get("kind") != "mutate":
             continue
-        tables = {g.get("query", {}).get("table") for g in task.get("goal", []) if g.get("kind") == "exists"}
-        writers = [m["name"] for m in data["markers"]
-                   if any(e["table"] in tables and e["op"] == "insert" for e in m.get("effects", []))]
+        goals = [g["query"] for g in task.get("goal", []) if g.get("kind") == "exists" and not g.get("negate")]
+
+        def may_make(effect: Data) -> bool:  # an insert into a goal's table, or an update of a column it names
+            return any(effect["table"] == q["table"] and (effect["op"] == "insert" or effect["op"] == "update" and any(
+                re.search(rf"\b{c['column']}\s*=", effect["sql"].split("WHERE")[0]) for c in q.get("where", [])))
+                for q in goals)
+        writers = [m["name"] for m in data["markers"] if any(may_make(e) for e in m.get("effects", []))]
         pages = {p for name in writers for p in forms.get(name, set())}
         if len(pages) == 1:
             (page,) = pages
