@@ -2,8 +2,9 @@
 
 Applies every variant of :mod:`veriweb.verify.mutations` to clean generated sites of every
 domain (seeded, several sites each) and prints, per variant: on how many sites it applied, on
-how many the static checks reported a new issue (and on how many at the edited JSON location),
-by which codes, and one example location. A variant that only the engine can find (``dynamic``)
+how many the static checks reported a new issue (on how many at the edited JSON location, and
+on how many with the code of the variant's class, ``own``), by which codes, and one example
+location. A variant that only the engine can find (``dynamic``)
 is also put to :func:`veriweb.verify.feasibility.verify_task` for the task it edits. The clean
 sites' own issues are printed first: they must be 0.
 
@@ -23,7 +24,7 @@ from veriweb.errors import VeriwebError
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import static_issues
-from veriweb.verify.mutations import VARIANTS
+from veriweb.verify.mutations import EXPECTED, VARIANTS
 
 DOMAINS = ("shop", "admin", "forum", "code", "travel", "mail")
 
@@ -44,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
 
     variants = [v for v in VARIANTS if args.only is None or v.name in args.only]
-    stats: dict[str, dict[str, object]] = defaultdict(lambda: {"applied": 0, "found": 0, "located": 0,
+    stats: dict[str, dict[str, object]] = defaultdict(lambda: {"applied": 0, "found": 0, "located": 0, "own": 0,
                                                                "dyn": 0, "codes": Counter(), "example": ""})
     clean_issues = 0
     sites = 0
@@ -83,6 +84,8 @@ def main() -> None:
                     located = [i for i in new if _near(i.location, where)]
                     if located:
                         row["located"] += 1  # type: ignore[operator]
+                    if any(i.code == EXPECTED.get(variant.name) for i in new):
+                        row["own"] += 1  # type: ignore[operator]
                     for code in sorted({i.code for i in new}):
                         row["codes"][code] += 1  # type: ignore[index]
                     row["example"] = row["example"] or f"{(located or new)[0].code} {(located or new)[0].location}"
@@ -96,7 +99,7 @@ def main() -> None:
                             row["codes"][f"dyn:{code}"] += 1  # type: ignore[index]
 
     print(f"\nclean sites: {sites}, static issues on them: {clean_issues}\n")
-    print(f"{'variant':26} {'applied':>7} {'found':>5} {'at':>4} {'dyn':>4}  codes / example")
+    print(f"{'variant':26} {'code':>4} {'applied':>7} {'found':>5} {'at':>4} {'own':>4} {'dyn':>4}  codes / example")
     total_applied = total_found = 0
     missed = []
     for variant in variants:
@@ -110,7 +113,8 @@ def main() -> None:
         if found < applied:
             missed.append(variant.name)
         codes = ", ".join(f"{c}x{n}" for c, n in sorted(row["codes"].items()))  # type: ignore[union-attr]
-        print(f"{variant.name:26} {applied:>7} {row['found']:>5} {row['located']:>4} {row['dyn']:>4}  "
+        print(f"{variant.name:26} {EXPECTED.get(variant.name, ''):>4} {applied:>7} {row['found']:>5} "
+              f"{row['located']:>4} {row['own']:>4} {row['dyn']:>4}  "
               f"{codes}  e.g. {row['example']}")
     print(f"\nvariants: {len(variants)}, applications: {total_applied}, found: {total_found} "
           f"({100 * total_found / max(1, total_applied):.1f}%); variants with a miss: {', '.join(missed) or 'none'}")

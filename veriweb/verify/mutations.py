@@ -847,5 +847,21 @@ VARIANTS: list[Variant] = [
 ]
 """Every variant, in report order."""
 
+EXPECTED: dict[str, str] = {
+    "route_typo_fixed": "S001", "route_typo_row": "S001", "link_param_other_table": "S011",
+    "nav_label_other_page": "M014", "self_linked_orphan": "S002", "field_renamed": "S004",
+    "select_missing_rows": "S015", "hidden_stale_id": "S015", "form_arg_other_table": "S011",
+    "money_with_unit": "M004", "number_as_text": "M004", "date_other_format": "M004", "heading_lorem": "M001",
+    "heading_todo": "M001", "heading_mustache": "M001", "heading_bare_template": "M001", "heading_stub": "M001",
+    "empty_list_filter": "M015", "slot_near_miss": "M005", "answer_unshown_column": "M013",
+    "goal_unknown_column": "S006", "goal_sql_unknown_column": "S006", "delete_label_on_update": "M003",
+    "opposite_label": "M003", "delete_parent_row": "C001", "undeclared_dangling": "C001",
+    "duplicate_natural_key": "C002", "missing_primary_key": "C003", "line_changed_not_total": "C004",
+    "line_price_differs": "C006", "total_ignores_quantity": "C004", "counter_guard_other_column": "C005",
+    "param_set_unbounded": "C005", "date_guard_wrong_param": "C005", "no_date_guard": "C005",
+    "constraint_weaker_goal": "C007", "constraint_forbids_page": "C007",
+}
+"""The check code each variant belongs to (the one that should report it)."""
 
-__all__ = ["VARIANTS", "Variant", "elements", "typo"]
+
+__all__ = ["EXPECTED", "VARIANTS", "Variant", "elements", "typo"]
