@@ -67,6 +67,7 @@ def test_one_command_writes_the_report(one_command: tuple[Path, str]) -> None:
         assert f"\n| {arm} | " in report
     for a, b, meaning in CONTRASTS:
         assert f"| {a} - {b} | {meaning} | " in report
+    assert report.count("Held-out per-step accuracy (teacher-forced)") == 2  # under both label sets
     for name in ("report.png", "gap.png", "rate-12/results.json"):
         assert (out / name).stat().st_size > 0
     results = json.loads((out / "rate-12" / "results.json").read_text(encoding="utf-8"))

@@ -216,9 +216,19 @@ def _all_arms(jobs: list[tuple[str, str, Path, Path]], preset: Preset, test_corp
 
 
 def _rate_section(corpora: Mapping[str, Path], test_corpus: Path, out: Path, preset: Preset, seed: int,
-                  say: Callable[[str], None], arms: Mapping[str, tuple[dict[str, Any], list[EpisodeResult]]]
-                  ) -> dict[str, Any]:
-    """Every arm at one rate (trained and evaluated in ``arms``): the success table and the contrasts."""
+                  say: Callable[[str], None], arms: Mapping[str, tuple[dict[str, Any], list[EpisodeResult]]],
+                  steps: Mapping[str, tuple[Any, np.ndarray]] | None = None) -> dict[str, Any]:
+    """Every arm at one rate (trained and evaluated in ``arms``): the success table and the contrasts, and with
+    ``steps`` (label set -> held-out demonstrations and their sites) each arm's held-out per-step accuracy."""
+    from veriweb.agents.ablation_steps import accuracies, step_correct
+    from veriweb.agents.policy import load_policy
+
+    per_step = {}
+    for name, (demos, sites) in (steps or {}).items():
+        correct = {arm: step_correct(load_policy(out / arm / "policy.pt")[0], demos) for arm in ARMS}
+        per_step[name] = accuracies(correct, sites, CONTRASTS, seed=seed)
+        say(f"held-out per-step accuracy ({name}): " + ", ".join(
+            f"{arm} {100 * per_step[name]['arms'][arm][0]:.1f}%" for arm in ARMS))
     trained = {arm: arms[arm][0] for arm in ARMS}
     results = {arm: arms[arm][1] for arm in ARMS}
     every = [r for arm in ARMS for r in results[arm]]
@@ -236,7 +246,7 @@ def _rate_section(corpora: Mapping[str, Path], test_corpus: Path, out: Path, pre
     for a, b, _ in CONTRASTS:
         mean, low, high = gaps[f"{a}-{b}"]
         say(f"{a} - {b}: {100 * mean:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] points")
-    return {"trained": trained, "table": table, "gaps": gaps, "corpora": corpus_rows}
+    return {"trained": trained, "table": table, "gaps": gaps, "corpora": corpus_rows, "per_step": per_step}
 
 
 # ----------------------------------------------------------------------------- the two modes
@@ -274,7 +284,11 @@ def run_ablation(corpora: Mapping[str, str | Path], eval_corpus: str | Path, out
     paths = {k: Path(v) for k, v in corpora.items()}
     arms = _all_arms([("", arm, paths[arm], out / arm) for arm in ARMS], preset, Path(eval_corpus), seed, 1, say,
                      max_steps)
-    section = _rate_section(paths, Path(eval_corpus), out, preset, seed, say, {a: arms[("", a)] for a in ARMS})
+    from veriweb.agents.ablation_steps import heldout_steps
+
+    steps = {"the eval corpus's certificates": heldout_steps(eval_corpus)}
+    section = _rate_section(paths, Path(eval_corpus), out, preset, seed, say, {a: arms[("", a)] for a in ARMS},
+                            steps)
     test_sites = list(load_sites(eval_corpus))
     sections = {"given corpora": section}
     settings = {"preset": preset.name, "seed": seed, "eval": str(eval_corpus), "test_tasks": sum(
@@ -335,11 +349,16 @@ def run_rates(out: str | Path, *, sites: int, test_sites: int, seed: int = 0, ra
     say(f"== training and evaluating {len(ARMS)} arms at {len(rates)} defect rate(s), {workers or 1} at a time")
     jobs = [(label, arm, corpora[label][arm], out / label / arm) for label in corpora for arm in ARMS]
     arms = _all_arms(jobs, preset, test_dir, seed, workers or 1, say, max_steps)
+    from veriweb.agents.ablation_steps import heldout_steps
+
+    say("== held-out steps for per-step accuracy (certified test corpus; the same sites as generated)")
+    steps = {"search certificates (the certified test corpus)": heldout_steps(test_dir),
+             "generator plans (the test sites as generated)": heldout_steps(out / "corpora" / "test-generated")}
     sections = {}
     for label in corpora:
         say(f"== {label}")
         sections[label] = _rate_section(corpora[label], test_dir, out / label, preset, seed, say,
-                                        {arm: arms[(label, arm)] for arm in ARMS})
+                                        {arm: arms[(label, arm)] for arm in ARMS}, steps)
     settings = {"preset": preset.name, "seed": seed, "sites": sites, "eval": str(test_dir), "test_sites": len(held),
                 "test_tasks": sum(len(s.tasks) for s in held), "budget": budget, "rates": list(rates),
                 "wall_s": time.perf_counter() - began}

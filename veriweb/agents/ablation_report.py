@@ -82,7 +82,10 @@ def write_report(path: Path, *, settings: Mapping[str, Any], defects: Mapping[st
                                                      for a, b, _ in contrasts) + " |")
         lines.append("")
     lines += ["Success is the mean over test episodes; intervals are 95% percentile bootstraps that resample test "
-              "sites (contrasts: paired, both arms on the same episodes).", "", "![arms](report.png)", ""]
+              "sites (contrasts: paired, both arms on the same episodes). Per-step accuracy: each test certificate "
+              "replayed, the policy's choice at each step against the certificate's (every head that matters right); "
+              "the raw arm clones generator plans and the others search certificates, so it is given under both "
+              "labels.", "", "![arms](report.png)", ""]
     if gap_plot:
         lines += [f"![gap against defect rate]({gap_plot})", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -108,6 +111,12 @@ def _section(name: str, section: Mapping[str, Any], arms: Sequence[str],
     for a, b, meaning in contrasts:
         lines.append(f"| {a} - {b} | {meaning} | {_ci(*section['gaps'][f'{a}-{b}'], signed=True)} |")
     lines.append("")
+    for labels, found in section.get("per_step", {}).items():
+        lines += [f"Held-out per-step accuracy (teacher-forced), labels: {labels}, {found['steps']} steps:", "",
+                  "| " + " | ".join(arms) + " | " + " | ".join(f"{a} - {b}" for a, b, _ in contrasts) + " |",
+                  "|" + "---|" * (len(arms) + len(contrasts)),
+                  "| " + " | ".join(_ci(*found["arms"][arm]) for arm in arms) + " | "
+                  + " | ".join(_ci(*found["gaps"][f"{a}-{b}"], signed=True) for a, b, _ in contrasts) + " |", ""]
     return lines
 
 
