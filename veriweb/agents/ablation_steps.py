@@ -35,7 +35,8 @@ def heldout_steps(corpus: str | Path) -> tuple[Demonstrations, np.ndarray]:
 
 
 def step_correct(policy: Any, demos: Demonstrations, batch_size: int = 256) -> np.ndarray:
-    """Whether ``policy`` (teacher-forced) picks each step's action: type, and element and argument where they matter."""
+    """Whether ``policy`` (teacher-forced) picks each step's action: its type, and its element and argument
+    where they matter."""
     import torch
 
     from veriweb.agents.policy import to_tensors
