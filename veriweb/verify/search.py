@@ -450,14 +450,23 @@ class _Search:
         return None
 
 
-def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
-    """Do ``actions`` solve the task from ``start``, ending exactly when an episode would end?"""
+def _replays(search: _Search, start: _State, actions: list[str], *,
+             resume: tuple[int, _State, Memory] | None = None) -> bool:
+    """Do ``actions`` solve the task from ``start``, ending exactly when an episode would end?
+
+    ``resume`` is ``(k, state, memory)``: the first ``k`` actions are known to lead from ``start`` to
+    ``state`` (having read ``memory``) without ending the replay, so it goes on from there.
+    """
     session, judge, task = search.session, search.judge, search.task
-    search.snaps.restore(start)
-    if task.kind != "retrieve" and judge.progress().goal:
-        return not actions
-    memory = carry(None, session.page())
-    for number, action in enumerate(actions, 1):
+    done = 0
+    if resume is not None and resume[0] > 0 and search.snaps.restore(resume[1]):
+        done, memory = resume[0], resume[2]
+    else:
+        search.snaps.restore(start)
+        if task.kind != "retrieve" and judge.progress().goal:
+            return not actions
+        memory = carry(None, session.page())
+    for number, action in enumerate(actions[done:], done + 1):
         if number == len(actions) and task.kind == "retrieve":
             # An answer must be read off the pages on the way, not remembered from a page that a
             # shorter replay no longer visits.
@@ -480,15 +489,35 @@ def _replays(search: _Search, start: _State, actions: list[str]) -> bool:
 
 
 def _shorten(search: _Search, start: _State, actions: list[str]) -> list[str]:
-    """Drop actions, last to first, while the rest still replays to success."""
+    """Drop actions, last to first, while the rest still replays to success.
+
+    ``actions`` has just replayed to success, so each of its proper prefixes leads from ``start``
+    to a state where the replay goes on; and while action ``i`` is tried, the actions before it
+    are still those of ``actions``. So the states after each prefix are saved in one replay, and a
+    candidate without action ``i`` is replayed from the state after the first ``i`` actions.
+    """
     best = list(actions)
     index = len(best) - 2 if search.task.kind == "retrieve" else len(best) - 1
+    prefixes = _prefixes(search, start, actions[:max(0, index)])
     while index >= 0:
         candidate = best[:index] + best[index + 1:]
-        if candidate and _replays(search, start, candidate):
+        if candidate and _replays(search, start, candidate, resume=(index, *prefixes[index])):
             best = candidate
         index -= 1
     return best
+
+
+def _prefixes(search: _Search, start: _State, actions: list[str]) -> list[tuple[_State, Memory]]:
+    """The state after each prefix of ``actions`` (the empty one first), and what had been read there."""
+    session = search.session
+    search.snaps.restore(start)
+    memory = carry(None, session.page())
+    out = [(start, memory)]
+    for action in actions:
+        session.step(action)
+        memory = carry(memory, session.page())
+        out.append((search.snaps.capture(), memory))
+    return out
 
 
 def oracle(site: Site, task: Task, session: Session, *, budget: int = 2_000) -> str | None:
