@@ -265,6 +265,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from veriweb.generate.corpus import gather_corpus
+
+    manifest = gather_corpus(args.paths, args.out)
+    tasks = sum(entry["tasks"] for entry in manifest["sites"])
+    print(f"wrote {len(manifest['sites'])} site(s), {tasks} task(s), to {args.out}; "
+          f"next: veriweb verify {args.out}  (or veriweb repair {args.out} --out DIR)")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from veriweb.verify.pipeline import verify_corpus
     from veriweb.verify.report import format_table
@@ -391,6 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("file")
     fmt.add_argument("--check", action="store_true", help="only report whether the file is canonical")
     fmt.set_defaults(func=cmd_fmt)
+
+    corpus = sub.add_parser("corpus", help="gather hand-written site files into a corpus (manifest and "
+                                           "sites/) for verify, repair, serve and the envs")
+    corpus.add_argument("paths", nargs="+", help="site files, or directories of *.json site files")
+    corpus.add_argument("--out", required=True, help="the corpus directory to write")
+    corpus.set_defaults(func=cmd_corpus)
     return parser
 
 

@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from veriweb.errors import VeriwebError
+from veriweb.errors import ScaffoldError, VeriwebError
 from veriweb.generate.domains import BLUEPRINTS
 from veriweb.generate.site import available_domains as known_domains
 from veriweb.generate.site import draft_site
 from veriweb.generate.streams import GENERATOR_VERSION, derive
 from veriweb.scaffold import Site, load, save
-from veriweb.scaffold.io import identify, save_text, with_id
+from veriweb.scaffold.io import from_data, identify, save_text, with_id
 
 T = TypeVar("T")
 
@@ -312,6 +312,70 @@ def _write_json(path: Path, data: Any) -> None:
         raise
 
 
+HAND_WRITTEN = "hand-written"
+"""The ``generator`` of a corpus gathered from site files by :func:`gather_corpus`."""
+
+
+def _site_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The site files named by ``paths``: files as given, directories by their ``*.json`` files
+    (sorted; manifests, reports and defect sidecars left out)."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found += sorted(p for p in path.glob("*.json") if p.name not in ("manifest.json", "report.json")
+                            and not p.name.endswith(".defects.json"))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise VeriwebError(f"no such file or directory: {path}")
+    if not found:
+        raise VeriwebError(f"no site files (*.json) in {', '.join(str(p) for p in paths)}")
+    return found
+
+
+def gather_corpus(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Make a corpus of site files written by hand (or by another tool), so that ``veriweb verify``,
+    ``repair``, ``serve`` and the envs take them like a generated corpus.
+
+    Every file is validated first (the first bad one raises, naming the file and the JSON path,
+    and nothing is written); ids are recomputed from the content, as ``veriweb fmt`` does. Sites
+    go to ``OUT/sites/NNNNN-DOMAIN.json`` in the order given and the manifest is written last.
+
+    Args:
+        paths: site files, or directories whose ``*.json`` files are sites.
+        out: the corpus directory to write (new, or an earlier corpus to replace).
+
+    Returns:
+        The manifest.
+    """
+    files = _site_files(paths)
+    sites = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise VeriwebError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        try:
+            sites.append(from_data(data, source=str(path), check_id=False))
+        except ScaffoldError as exc:
+            raise ScaffoldError(exc.detail, path=exc.path, source=str(path)) from None
+    directory = Path(out)
+    _check_writable(directory)
+    (directory / "sites").mkdir(parents=True, exist_ok=True)
+    entries = []
+    for number, (path, site) in enumerate(zip(files, sites)):
+        name = f"sites/{number:05d}-{site.domain}.json"
+        save(site, directory / name)
+        entries.append({"file": name, "id": site.id, "domain": site.domain, "name": site.name, "source": str(path),
+                        "pages": len(site.pages), "records": sum(len(t.rows) for t in site.database.tables),
+                        "markers": len(site.markers), "tasks": len(site.tasks)})
+    manifest = {"generator": HAND_WRITTEN, "seed": None, "split": None, "holdouts": [],
+                "domains": sorted({site.domain for site in sites}), "sites": entries}
+    _write_json(directory / "manifest.json", manifest)
+    return manifest
+
+
 def read_corpus(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Path]]:
     """The manifest of a corpus and the paths of its site files, in order.
 
@@ -321,6 +385,9 @@ def read_corpus(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], list
     root = Path(directory)
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
+        if root.is_file() or (root.is_dir() and any(root.glob("*.json"))):
+            raise VeriwebError(f"{root} holds site files but is not a corpus (it has no manifest.json): "
+                               f"make one with `veriweb corpus {root} --out DIR`, then use DIR")
         raise VeriwebError(f"{root} is not a corpus: it has no manifest.json (make one with veriweb generate)")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))

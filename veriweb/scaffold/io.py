@@ -203,6 +203,9 @@ def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> 
     if not isinstance(data, dict):
         raise ScaffoldError(f"{source} must be a JSON object holding a site, got {type(data).__name__}")
     version = data.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and str(version) == SCHEMA_VERSION:
+        data = {**data, "schema_version": SCHEMA_VERSION}  # a hand-written 1 means "1"
+        version = SCHEMA_VERSION
     if version != SCHEMA_VERSION:
         raise ScaffoldError(
             f"schema_version {version!r} is not supported by this veriweb (it reads {SCHEMA_VERSION!r})",
