@@ -203,9 +203,9 @@ def from_data(data: Any, *, source: str = "scaffold", check_id: bool = True) -> 
     if not isinstance(data, dict):
         raise ScaffoldError(f"{source} must be a JSON object holding a site, got {type(data).__name__}")
     version = data.get("schema_version", SCHEMA_VERSION)
-    if isinstance(version, int) and not isinstance(version, bool) and str(version) == SCHEMA_VERSION:
-        data = {**data, "schema_version": SCHEMA_VERSION}  # a hand-written 1 means "1"
-        version = SCHEMA_VERSION
+    if isinstance(version, (int, float)) and str(version) == SCHEMA_VERSION:
+        raise ScaffoldError(f"schema_version {version!r} (a number) is not supported: write it as the string "
+                            f"\"{SCHEMA_VERSION}\"", path="$.schema_version")
     if version != SCHEMA_VERSION:
         raise ScaffoldError(
             f"schema_version {version!r} is not supported by this veriweb (it reads {SCHEMA_VERSION!r})",
