@@ -67,7 +67,8 @@ def replay_task(site: Site, task: Task, out: TextIO, *, verbose: bool = True) ->
             break
     success = bool(outcome and outcome.success)
     if verbose:
-        reason = outcome.info.get("reason") if outcome else "no certificate"
+        reason = outcome.info.get("reason") if outcome else (
+            "no certificate; veriweb corpus FILE --out DIR && veriweb repair DIR --out DIR2 finds one by search")
         answer = outcome.info.get("answer") if outcome else None
         detail = f"{reason}" + (f"; {answer}" if answer else "")
         print(f"  => {'SUCCESS' if success else 'FAILED'} ({detail})\n", file=out)
