@@ -759,6 +759,9 @@ def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
         if isinstance(value, float) and kind == "integer":
             return True, int(round(value))
         number = re.sub(r"[,$€£\s]", "", text)
+        numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?", text)
+        if len(numbers) == 1 and re.fullmatch(r"[$€£#№]?\s*" + re.escape(numbers[0]) + r"\s*[A-Za-z.]{0,12}", text):
+            number = numbers[0].replace(",", "")  # a number with its unit or currency: '7 units', '91.99 USD'
         try:
             amount = float(number)
         except ValueError:
@@ -987,7 +990,10 @@ def drop_task(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
 
 
 def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C001: a dangling foreign key is re-pointed at the nearest existing row (cleared if nullable)."""
+    """C001: a dangling foreign key is re-pointed at the row that agrees most with what the record
+    copied from it (:func:`_agreement`: an order line's price is its product's, a booking's total is
+    its passengers times its flight's price plus the usual fee), then the nearest key; cleared if
+    nullable."""
     tokens = parse_path(issue.location)
     found = _table_row(data, tokens)
     if found is None:
@@ -1004,13 +1010,52 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     if spec.get("nullable"):
         new = None
     elif keys:
-        new = min(keys, key=lambda k: (abs(k - old), k) if isinstance(k, (int, float)) and isinstance(old, (int, float))
-                  else (float("inf"), str(k)))
+        agree = _agreement(table, row, column, target, fk.get("ref_column", "id"))
+        new = min(keys, key=lambda k: (-agree.get(k, 0),) + ((abs(k - old), k) if isinstance(k, (int, float))
+                                                               and isinstance(old, (int, float)) else (float("inf"), str(k))))
     else:
         table["rows"].pop(tokens[4])
         return f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r}", Touch(tables={table["name"]})
     row[column] = new
     return f"{table['name']}.{column} {old!r} -> {new!r}", Touch(tables={table["name"], fk["ref_table"]})
+
+
+def _agreement(table: dict[str, Any], row: dict[str, Any], column: str, target: dict[str, Any],
+               key: str) -> dict[Any, int]:
+    """For each row of ``target`` (by ``key``): how many of ``row``'s values agree with it, were
+    ``row[column]`` to point at it. A column of the same name with the same value counts; so does
+    an amount of ``row`` that is a count of ``row`` times an amount of the target plus the fee the
+    table's other rows charge that way (``total = passengers x price + fee``)."""
+    by_key = {r.get(key): r for r in target.get("rows", [])}
+    money = [c["name"] for c in table["columns"] if c["type"] == "money"]
+    counts = [c["name"] for c in table["columns"] if c["type"] == "integer" and c["name"] != column]
+    prices = [c["name"] for c in target["columns"] if c["type"] == "money"]
+    fees: dict[tuple[str, str, str | None], Counter[int]] = {}
+    for other in table.get("rows", []):
+        linked = by_key.get(other.get(column)) if other is not row else None
+        if linked is None:
+            continue
+        for m in money:
+            for p in prices:
+                for n in [None, *counts]:
+                    times = 1 if n is None else other.get(n)
+                    if isinstance(other.get(m), int) and isinstance(linked.get(p), int) and isinstance(times, int):
+                        fees.setdefault((m, p, n), Counter())[other[m] - times * linked[p]] += 1
+    usual = {combo: counter.most_common(1)[0][0] for combo, counter in fees.items()
+             if counter.most_common(1)[0][1] >= max(2, sum(counter.values()) // 2)}
+    shared = [c["name"] for c in table["columns"] if c["name"] not in (column, key, table.get("primary_key", "id"))
+              and any(t["name"] == c["name"] for t in target["columns"])]
+    out: dict[Any, int] = {}
+    for value, candidate in by_key.items():
+        score = sum(1 for name in shared if row.get(name) is not None and row.get(name) == candidate.get(name))
+        for (m, p, n), fee in usual.items():
+            times = 1 if n is None else row.get(n)
+            if isinstance(row.get(m), int) and isinstance(candidate.get(p), int) and isinstance(times, int) \
+                    and row[m] - times * candidate[p] == fee:
+                score += 1
+        if score:
+            out[value] = score
+    return out
 
 
 def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:

@@ -111,13 +111,13 @@ def _lookups(node: object) -> Iterator[QueryValue]:
 
 
 def entity_found(site: Site, task: Task, session: Session) -> bool:
-    """Whether what ``task`` is about exists at the start: each footprint entry that changes
-    existing rows (update, delete) matches a row, and each lookup its goal and footprint make
+    """Whether what ``task`` is about exists at the start: each footprint entry that only changes
+    existing rows (update, delete; an entry that may also insert, a cart line, need not) matches a row, and each lookup its goal and footprint make
     (``the flight numbered :number on :day``) finds one, except in tables the task inserts into
     (the issue it creates is looked up only once it exists)."""
     inserted = {e.table for e in task.footprint if "insert" in e.ops}
     checks = [Exists(kind="exists", query=Query(table=e.table, where=e.where)) for e in task.footprint
-              if set(e.ops) & {"update", "delete"} and e.where]
+              if set(e.ops) & {"update", "delete"} and "insert" not in e.ops and e.where]
     for lookup in _lookups([task.goal, [e.where for e in task.footprint]]):
         if lookup.query.table not in inserted and lookup.query.agg is None:
             checks.append(Exists(kind="exists", query=Query(table=lookup.query.table, where=lookup.query.where)))
