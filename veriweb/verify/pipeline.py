@@ -239,11 +239,14 @@ def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
     return kept, probes
 
 
-def _raw_statuses(site: Site, verdicts: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
-    """The raw verdicts to report: a task not searched on the raw site (a repair changed what it reads)
-    is certified there when the certificate the repaired site's search found also solves it on the
-    raw site (replayed in a fresh episode, F005 added if it is long); otherwise it stays undecided."""
-    from veriweb.verify.feasibility import NOT_SEARCHED, certified
+def _raw_statuses(site: Site, verdicts: dict[str, Any], fresh: dict[str, Any], budget: int) -> dict[str, Any]:
+    """The raw verdicts to report. A task not searched on the raw site (a repair changed what it
+    reads) whose search on the repaired site certified it is certified on the raw site too when
+    that certificate solves it there (replayed in a fresh episode, F005 added if it is long);
+    when it does not (a repair moved the element it clicks), the task is searched on the raw site
+    after all. The others (undecided or infeasible after repair, which the raw site's defects
+    rarely make easier) stay undecided on the raw side."""
+    from veriweb.verify.feasibility import NOT_SEARCHED, certified, verify_task
 
     out = dict(verdicts)
     session: Session | None = None
@@ -255,6 +258,8 @@ def _raw_statuses(site: Site, verdicts: dict[str, Any], fresh: dict[str, Any]) -
             session = session or Session(site)
             if replays(site, task, found.certificate, session=session):
                 out[task.id] = certified(task, found.certificate, list(verdict.issues), f"$.tasks[{index}]")
+            else:
+                out[task.id] = verify_task(site, task, budget=budget, session=session)
     finally:
         if session is not None:
             session.close()
@@ -316,11 +321,13 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
                 ) -> tuple[Site | None, SiteReport]:
     """Verify, repair and certify a site.
 
-    A task that reads something a static repair changes is searched only on the repaired site;
-    its raw status is ``certified`` if that certificate also solves it on the raw site, else
-    ``undecided``, and its judge is probed on the repaired site only. With ``search_raw`` it is
-    searched (and probed) on the raw site as well, so the raw figures are the search's own on
-    every task (about twice the CPU on a raw corpus); what is shipped is the same either way.
+    A task that reads something a static repair changes is searched first on the repaired site.
+    If that certifies it, its raw status is ``certified`` when the certificate also solves it on
+    the raw site, and otherwise comes from a search on the raw site; if not, it is reported
+    ``undecided`` on the raw side without a raw search (the search that runs out of budget is
+    the costly one). Its judge is probed on the repaired site only. With ``search_raw`` every
+    task is searched (and probed) on the raw site as well, so the raw figures are the raw
+    search's own (about twice the CPU on a raw corpus); what is shipped is the same either way.
 
     Returns:
         The certified site (every kept task certified by the search and replayed in a fresh
@@ -348,7 +355,7 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
         again |= {t.id for t in fixed.tasks if not raw_verdicts[t.id].shipped}  # a repair may have freed them
     fresh = _verdicts(fixed, [t for t in fixed.tasks if t.id in again], budget)
     verdicts = {t.id: fresh.get(t.id, raw_verdicts[t.id]) for t in fixed.tasks}
-    shown = _raw_statuses(site, raw_verdicts, fresh)
+    shown = _raw_statuses(site, raw_verdicts, fresh, budget)
     report.raw = _side(site, list(static) + [i for t in site.tasks for i in shown[t.id].issues], shown, probes, stale)
     fixed, moved = _retarget(fixed, verdicts, budget)
     repairs += moved
