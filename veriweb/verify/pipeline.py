@@ -3,8 +3,10 @@
 Verifying a site runs the static checks, then certifies every task by search
 (:func:`veriweb.verify.feasibility.verify_task`) and puts each certified task's judge to its
 decoys (:func:`veriweb.verify.probes.probe_task`). Repairing a site runs the static repairs to a
-fixed point (:func:`veriweb.verify.repair.repair_static`); every task that reads something a
-repair touched is verified again (the search re-run, its trace the new certificate); a task that
+fixed point first (:func:`veriweb.verify.repair.repair_static`, which needs no verdict), so a task
+that reads something a repair touched is searched on the repaired site, not on the raw site too
+(its raw status is derived: see :func:`repair_site`); every task that reads something a repair
+touched is verified again (the search re-run, its trace the new certificate); a task that
 is not certified or proven infeasible, or whose judge passes a decoy, is dropped; then every kept
 certificate is replayed once more in a fresh session. A site left with detectable defects or no
 tasks is dropped. Everything dropped is counted, and every repair is logged in the site's report.
