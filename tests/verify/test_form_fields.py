@@ -33,7 +33,8 @@ def without_forms(site: Site, marker: str) -> Site:
     data = copy.deepcopy(to_data(site))
     data.pop("id", None)
     for node in json_dicts(data):
-        if node.get("type") == "form" and isinstance(node.get("action"), dict) and node["action"].get("marker") == marker:
+        action = node.get("action")
+        if node.get("type") == "form" and isinstance(action, dict) and action.get("marker") == marker:
             words = node.get("label") or node.get("submit") or "Form"
             node.clear()
             node.update(type="text", text=words)

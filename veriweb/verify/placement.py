@@ -10,7 +10,8 @@ it goes on is read from the site, never from the generator:
   route, title, headings, short texts, and the texts of links that lead to it) share the most
   words with the instruction of the task that needs it (a forward's page, not the reply page that
   shares more words with the marker), then with the marker (its name and its parameters), with
-  the common thesaurus of :mod:`veriweb.verify.wording` (``send``/``post``, ``email``/``message``); then a page without route parameters, a page with neither a form nor a
+  the common thesaurus of :mod:`veriweb.verify.wording` (``send``/``post``, ``email``/``message``);
+  then a page without route parameters, a page with neither a form nor a
   list of its own (a bare ``/compose``), a page that lists the marker's table; the home page last.
 
 A short text equal to what the control would be called (the marker's name) marks the very spot:

@@ -760,7 +760,8 @@ def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
             return True, int(round(value))
         number = re.sub(r"[,$€£\s]", "", text)
         numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?", text)
-        if len(numbers) == 1 and re.fullmatch(r"[$€£#№]?\s*" + re.escape(numbers[0]) + r"\s*[A-Za-z.]{0,12}", text):
+        unit = r"[$€£#№]?\s*" + re.escape(numbers[0]) + r"\s*[A-Za-z.]{0,12}" if len(numbers) == 1 else ""
+        if unit and re.fullmatch(unit, text):
             number = numbers[0].replace(",", "")  # a number with its unit or currency: '7 units', '91.99 USD'
         try:
             amount = float(number)
@@ -849,7 +850,8 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     shown = _value_from_options(data, table, row, column)
     if shown is not None:
         row[column] = shown
-        return f"{table['name']}.{column} None -> {shown!r} (as the pages' options pair it)", Touch(tables={table["name"]})
+        return (f"{table['name']}.{column} None -> {shown!r} (as the pages' options pair it)",
+                Touch(tables={table["name"]}))
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
         return None
@@ -1011,8 +1013,11 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         new = None
     elif keys:
         agree = _agreement(table, row, column, target, fk.get("ref_column", "id"))
-        new = min(keys, key=lambda k: (-agree.get(k, 0),) + ((abs(k - old), k) if isinstance(k, (int, float))
-                                                               and isinstance(old, (int, float)) else (float("inf"), str(k))))
+        def nearest(k: Any) -> tuple[Any, ...]:
+            numeric = isinstance(k, (int, float)) and isinstance(old, (int, float))
+            return (-agree.get(k, 0),) + ((abs(k - old), k) if numeric else (float("inf"), str(k)))
+
+        new = min(keys, key=nearest)
     else:
         table["rows"].pop(tokens[4])
         return f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r}", Touch(tables={table["name"]})

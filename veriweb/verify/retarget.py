@@ -112,9 +112,10 @@ def _lookups(node: object) -> Iterator[QueryValue]:
 
 def entity_found(site: Site, task: Task, session: Session) -> bool:
     """Whether what ``task`` is about exists at the start: each footprint entry that only changes
-    existing rows (update, delete; an entry that may also insert, a cart line, need not) matches a row, and each lookup its goal and footprint make
-    (``the flight numbered :number on :day``) finds one, except in tables the task inserts into
-    (the issue it creates is looked up only once it exists)."""
+    existing rows (update, delete; an entry that may also insert, a cart line, need not) matches a
+    row, and each lookup its goal and footprint make (``the flight numbered :number on :day``)
+    finds one, except in tables the task inserts into (the issue it creates is looked up only once
+    it exists)."""
     inserted = {e.table for e in task.footprint if "insert" in e.ops}
     checks = [Exists(kind="exists", query=Query(table=e.table, where=e.where)) for e in task.footprint
               if set(e.ops) & {"update", "delete"} and "insert" not in e.ops and e.where]
@@ -175,7 +176,8 @@ def _slot_values(site: Site, task: Task, session: Session) -> Iterator[tuple[str
             yield name, ranked[:MAX_VALUES]
 
 
-def _family(site: Site, conn: object, task: Task, name: str, tables: set[str], columns: set[str]) -> Callable[[Scalar], int]:
+def _family(site: Site, conn: object, task: Task, name: str, tables: set[str],
+            columns: set[str]) -> Callable[[Scalar], int]:
     """How many foreign-key values the row a value names shares with the rows the task's other
     slots name in the same table (an issue of the same project as the other issue to tag)."""
     def keys(table: str, column: str, value: Scalar) -> set[tuple[str, Scalar]]:
@@ -183,7 +185,8 @@ def _family(site: Site, conn: object, task: Task, name: str, tables: set[str], c
         if not fks:
             return set()
         try:
-            rows = conn.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in fks)} FROM "{table}" '  # type: ignore[attr-defined]
+            names = ", ".join(f'"{c}"' for c in fks)
+            rows = conn.execute(f'SELECT {names} FROM "{table}" '  # type: ignore[attr-defined]
                                 f'WHERE "{column}" = ?', (value,)).fetchall()
         except Exception:  # noqa: BLE001 - a column the table does not have: not this pair
             return set()
