@@ -349,11 +349,13 @@ def run_rates(out: str | Path, *, sites: int, test_sites: int, seed: int = 0, ra
     say(f"== training and evaluating {len(ARMS)} arms at {len(rates)} defect rate(s), {workers or 1} at a time")
     jobs = [(label, arm, corpora[label][arm], out / label / arm) for label in corpora for arm in ARMS]
     arms = _all_arms(jobs, preset, test_dir, seed, workers or 1, say, max_steps)
-    from veriweb.agents.ablation_steps import heldout_steps
+    from veriweb.agents.ablation_steps import cached_heldout_steps
 
     say("== held-out steps for per-step accuracy (certified test corpus; the same sites as generated)")
-    steps = {"search certificates (the certified test corpus)": heldout_steps(test_dir),
-             "generator plans (the test sites as generated)": heldout_steps(out / "corpora" / "test-generated")}
+    steps = {"search certificates (the certified test corpus)": cached_heldout_steps(
+                 test_dir, out / "corpora" / "steps-test.npz"),
+             "generator plans (the test sites as generated)": cached_heldout_steps(
+                 out / "corpora" / "test-generated", out / "corpora" / "steps-test-generated.npz")}
     sections = {}
     for label in corpora:
         say(f"== {label}")

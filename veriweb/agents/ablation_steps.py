@@ -34,6 +34,27 @@ def heldout_steps(corpus: str | Path) -> tuple[Demonstrations, np.ndarray]:
     return demos, owner[demos.episode]
 
 
+def cached_heldout_steps(corpus: str | Path, cache: str | Path) -> tuple[Demonstrations, np.ndarray]:
+    """:func:`heldout_steps`, kept in ``cache`` (an ``.npz`` file stamped with the corpus manifest's SHA-256) so a
+    rerun does not replay the test corpus again."""
+    import hashlib
+
+    digest = hashlib.sha256((Path(corpus) / "manifest.json").read_bytes()).hexdigest()
+    cache = Path(cache)
+    if cache.is_file():
+        data = np.load(cache, allow_pickle=False)
+        if str(data["digest"]) == digest:
+            features = {key[2:]: data[key] for key in data.files if key.startswith("f_")}
+            return Demonstrations(features, data["actions"], data["episode"]), data["sites"]
+    demos, sites = heldout_steps(corpus)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_name(cache.name + ".partial.npz")
+    np.savez(partial, digest=np.array(digest), actions=demos.actions, episode=demos.episode, sites=sites,
+             **{f"f_{key}": value for key, value in demos.features.items()})
+    partial.replace(cache)
+    return demos, sites
+
+
 def step_correct(policy: Any, demos: Demonstrations, batch_size: int = 256) -> np.ndarray:
     """Whether ``policy`` (teacher-forced) picks each step's action: its type, and its element and argument
     where they matter."""
@@ -65,4 +86,4 @@ def accuracies(correct: dict[str, np.ndarray], sites: np.ndarray, contrasts: Any
     return {"arms": arms, "gaps": gaps, "steps": int(len(sites))}
 
 
-__all__ = ["accuracies", "step_correct", "heldout_steps"]
+__all__ = ["accuracies", "cached_heldout_steps", "heldout_steps", "step_correct"]
