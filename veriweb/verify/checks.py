@@ -95,6 +95,10 @@ KEY_NAMES_NOTHING = _code("S015", "structural", "a form posts a key, or offers a
 HIDDEN_ANSWER = _code("M013", "semantic", "a task's answer reads a column no page shows")
 LINK_NAMES_OTHER_PAGE = _code("M014", "semantic", "a link's text names another page than the one it opens")
 EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no record has or can get")
+START_NOWHERE = _code("S016", "structural", "a task starts at an address no page serves, waits for a missing page, "
+                                         "or acts as a user with no account")
+SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
+SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\buntitled\b|"
@@ -784,15 +788,17 @@ STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
 
 def static_issues(site: Site) -> list[Issue]:
     """Every issue the static checks find, in a fixed order (those of :mod:`veriweb.verify.intent`,
-    :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`, :mod:`veriweb.verify.checks_keys`
-    and :mod:`veriweb.verify.checks_meaning` last)."""
+    :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`, :mod:`veriweb.verify.checks_keys`,
+    :mod:`veriweb.verify.checks_meaning` and :mod:`veriweb.verify.checks_tasks` last)."""
     from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
     from veriweb.verify.checks_keys import KEY_CHECKS
     from veriweb.verify.checks_meaning import MEANING_CHECKS
     from veriweb.verify.checks_pages import PAGE_CHECKS
+    from veriweb.verify.checks_tasks import TASK_CHECKS
     from veriweb.verify.intent import INTENT_CHECKS
 
     issues = []
-    for check in [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS]:
+    for check in [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS,
+                  *TASK_CHECKS]:
         issues.extend(check(site))
     return issues

@@ -1,0 +1,111 @@
+"""S016, M016 and C012 (:mod:`veriweb.verify.checks_tasks`): each with a scaffold that has the
+defect and one that does not, and silence on clean generated sites of every domain."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import CHECKS, static_issues
+from veriweb.verify.checks_tasks import TASK_CHECKS, check_seed_invariants, check_slot_agreement, check_task_addresses
+
+DOMAINS = ("shop", "admin", "forum", "code", "travel", "mail")
+
+
+@pytest.fixture(scope="module")
+def shop() -> dict[str, Any]:
+    return to_data(generate_site("shop", 1))
+
+
+def _site(data: dict[str, Any]) -> Any:
+    return from_data(data, check_id=False)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_clean_sites_are_silent(domain: str) -> None:
+    for seed in (0, 6):
+        site = generate_site(domain, seed)
+        assert [i for check in TASK_CHECKS for i in check(site)] == []
+
+
+def test_codes_are_registered_and_run_with_the_static_checks(shop: dict[str, Any]) -> None:
+    assert {"S016", "M016", "C012"} <= set(CHECKS)
+    data = copy.deepcopy(shop)
+    data["tasks"][0]["start_url"] = "/wlecome"
+    assert any(i.code == "S016" for i in static_issues(_site(data)))
+
+
+def test_start_address_no_page_serves(shop: dict[str, Any]) -> None:
+    data = copy.deepcopy(shop)
+    data["tasks"][2]["start_url"] = "/cart-page"
+    found = check_task_addresses(_site(data))
+    assert [(i.code, i.location) for i in found] == [("S016", "$.tasks[2].start_url")]
+    ok = copy.deepcopy(shop)
+    ok["tasks"][2]["start_url"] = "/cart?from=mail"  # a query string does not change the page
+    assert check_task_addresses(_site(ok)) == []
+
+
+def test_goal_waits_for_a_missing_page(shop: dict[str, Any]) -> None:
+    data = copy.deepcopy(shop)
+    number, index = next((n, i) for n, t in enumerate(data["tasks"]) for i, g in enumerate(t["goal"])
+                         if g.get("kind") == "page")
+    data["tasks"][number]["goal"][index]["page"] = "product_view"
+    found = check_task_addresses(_site(data))
+    assert [i.location for i in found] == [f"$.tasks[{number}].goal[{index}].page"]
+    assert "product_view" in found[0].message
+
+
+def test_task_user_with_no_account(shop: dict[str, Any]) -> None:
+    data = copy.deepcopy(shop)
+    number = next(n for n, t in enumerate(data["tasks"]) if t.get("user"))
+    data["tasks"][number]["user"] += "_old"
+    found = check_task_addresses(_site(data))
+    assert [(i.code, i.location) for i in found] == [("S016", f"$.tasks[{number}].user")]
+
+
+def _sized_task(data: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    return next((n, t) for n, t in enumerate(data["tasks"])
+                if "size" in t["slots"] and any("size = '" in g.get("sql", "") for g in t["goal"]))
+
+
+def test_instruction_and_goal_disagree(shop: dict[str, Any]) -> None:
+    data = copy.deepcopy(shop)
+    number, task = _sized_task(data)
+    old = task["slots"]["size"]
+    task["slots"]["size"] = "XS" if old != "XS" else "XL"
+    task["instruction"] = task["template"].format(**task["slots"])
+    found = check_slot_agreement(_site(data))
+    assert [(i.code, i.location) for i in found] == [("M016", f"$.tasks[{number}].slots.size")]
+    assert repr(old) in found[0].message
+    # the same task with the goal following the instruction is fine
+    fixed = copy.deepcopy(data)
+    for goal in fixed["tasks"][number]["goal"]:
+        if "sql" in goal:
+            goal["sql"] = goal["sql"].replace(f"size = '{old}'", f"size = '{task['slots']['size']}'")
+    assert check_slot_agreement(_site(fixed)) == []
+
+
+def test_seed_row_breaks_a_marker_invariant(shop: dict[str, Any]) -> None:
+    data = copy.deepcopy(shop)
+    t_index = next(i for i, t in enumerate(data["database"]["tables"]) if t["name"] == "products")
+    data["database"]["tables"][t_index]["rows"][7]["stock"] = -4
+    found = check_seed_invariants(_site(data))
+    assert found and {i.code for i in found} == {"C012"}
+    assert f"$.database.tables[{t_index}].rows[7]" in {i.location for i in found}
+    ok = copy.deepcopy(shop)
+    ok["database"]["tables"][t_index]["rows"][7]["stock"] = 0  # empty, not impossible
+    assert check_seed_invariants(_site(ok)) == []
+
+
+def test_invariant_per_account_names_the_user() -> None:
+    data = to_data(generate_site("shop", 1))
+    cart = next(i for i, t in enumerate(data["database"]["tables"]) if t["name"] == "cart_items")
+    rows = data["database"]["tables"][cart]["rows"]
+    assert rows, "the shop's seed carts are not empty"
+    rows[0]["qty"] = 11  # add_to_cart keeps every line at 10 or fewer for the user who adds
+    found = check_seed_invariants(_site(data))
+    assert any(i.code == "C012" and f"user {rows[0]['user_id']!r}" in i.message for i in found)

@@ -1,0 +1,248 @@
+"""Checks that a task starts somewhere real, says what its goal checks, and that the seed data
+keeps the rules the site's own markers enforce (S016, M016, C012).
+
+- S016: a task's start address is served by no page (the episode would open on "not found"),
+  a goal or progress predicate waits for a page id the site does not have, or the task acts as
+  a user who has no account.
+- M016: the instruction names a value for something (``size``: "MX") and the goal compares the
+  column of that name with a different fixed value (``i.size = 'M'``): instruction and
+  predicates drifted apart, so an agent that follows the words fails and one that ignores
+  them passes.
+- C012: a seed row already breaks an invariant that a marker checks after every write
+  (``NOT EXISTS (SELECT 1 FROM products WHERE stock < 0)`` while a product has stock -4):
+  every use of that marker fails, and the site shows values its own rules forbid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from veriweb.engine.templates import Route
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, Ref, SqlPredicate
+from veriweb.verify import checks as C
+
+START_NOWHERE = C.START_NOWHERE
+SLOT_CONTRADICTS_GOAL = C.SLOT_CONTRADICTS_GOAL
+SEED_BREAKS_INVARIANT = C.SEED_BREAKS_INVARIANT
+
+_SQL_PARAM = re.compile(r":(\w+)")
+_SQL_LITERAL_EQ = re.compile(r"(?<![\w.])(?:\w+\.)?\"?(\w+)\"?\s*=\s*'((?:[^']|'')*)'")
+_NOT_EXISTS_ROWS = re.compile(r"^\s*SELECT\s+NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+(.+)\)\s*$",
+                              re.I | re.S)
+_GROUPING = re.compile(r"\b(GROUP\s+BY|HAVING|JOIN|SELECT)\b", re.I)
+
+
+def _leaves(predicate: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every predicate that is not a combination, with its JSON path."""
+    if isinstance(predicate, (AllOf, AnyOf)):
+        for number, item in enumerate(predicate.items):
+            yield from _leaves(item, f"{path}.items[{number}]")
+    elif isinstance(predicate, Not):
+        yield from _leaves(predicate.item, f"{path}.item")
+    else:
+        yield predicate, path
+
+
+def _task_predicates(task: Any, number: int) -> Iterator[tuple[Any, str]]:
+    """The goal's and the progress subgoals' leaf predicates of task ``number``, with paths."""
+    for index, predicate in enumerate(task.goal):
+        yield from _leaves(predicate, f"$.tasks[{number}].goal[{index}]")
+    for index, subgoal in enumerate(task.progress):
+        yield from _leaves(subgoal.predicate, f"$.tasks[{number}].progress[{index}].predicate")
+
+
+# ----------------------------------------------------------------------------- S016
+
+
+def _usernames(site: Site) -> set[str] | None:
+    """The usernames of the accounts table, or ``None`` when the site has no accounts to check against."""
+    auth = site.auth
+    table = site.database.table(auth.table) if auth is not None else None
+    if table is None or auth is None:
+        return None
+    return {str(row[auth.username_column]) for row in table.rows if row.get(auth.username_column) is not None}
+
+
+def check_task_addresses(site: Site) -> list[C.Issue]:
+    """S016: start addresses no route serves, page predicates naming no page, and a task's user
+    that is no account."""
+    routes = [Route.compile(page.id, page.route) for page in site.pages]
+    page_ids = {page.id for page in site.pages}
+    accounts = _usernames(site)
+    issues = []
+    for number, task in enumerate(site.tasks):
+        path = task.start_url.split("?")[0].split("#")[0] or "/"
+        if not any(route.match(path) is not None for route in routes):
+            issues.append(C.Issue("structural", START_NOWHERE, f"$.tasks[{number}].start_url",
+                                  f"task {task.id!r} starts at {task.start_url!r}, which no page's route serves: "
+                                  f"the episode would open on a 'not found' page"))
+        if task.user is not None and accounts is not None and task.user not in accounts:
+            issues.append(C.Issue("structural", START_NOWHERE, f"$.tasks[{number}].user",
+                                  f"task {task.id!r} acts as user {task.user!r}, but no row of "
+                                  f"{site.auth.table if site.auth else 'users'!r} has that "
+                                  f"{site.auth.username_column if site.auth else 'username'}"))
+        for predicate, where in _task_predicates(task, number):
+            if isinstance(predicate, PageIs) and predicate.page not in page_ids:
+                issues.append(C.Issue("structural", START_NOWHERE, f"{where}.page",
+                                      f"task {task.id!r} waits for page {predicate.page!r}, which the site does not "
+                                      f"have (pages: {', '.join(sorted(page_ids))})"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- M016
+
+
+def _reads_slot(predicate: Any, name: str) -> bool:
+    """Whether ``predicate`` reads slot ``name`` anywhere (a ``slot.NAME`` reference)."""
+    found = False
+
+    def walk(value: Any) -> None:
+        nonlocal found
+        if found:
+            return
+        if isinstance(value, Ref):
+            found = value.namespace == "slot" and value.name == name
+        elif isinstance(value, BaseModel):
+            for key in type(value).model_fields:
+                walk(getattr(value, key))
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+
+    walk(predicate)
+    return found
+
+
+def _fixed_comparisons(predicate: Any) -> Iterator[tuple[str, str]]:
+    """(column, fixed text) pairs a predicate compares for equality: ``col = 'text'`` in SQL, or a
+    structured query's ``where`` condition with a literal text value."""
+    if isinstance(predicate, SqlPredicate):
+        for column, literal in _SQL_LITERAL_EQ.findall(predicate.sql):
+            yield column, literal.replace("''", "'")
+        return
+    query = getattr(predicate, "query", None)
+    for cond in getattr(query, "where", None) or []:
+        if getattr(cond, "op", "=") in ("=", "eq") and isinstance(cond.value, str):
+            yield cond.column, cond.value
+
+
+def check_slot_agreement(site: Site) -> list[C.Issue]:
+    """M016: a slot named like a column whose value the goal fixes to something else."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        leaves = list(_task_predicates(task, number))
+        for name, value in task.slots.items():
+            if not isinstance(value, str) or not value.strip():
+                continue
+            if any(_reads_slot(predicate, name) for predicate, _ in leaves):
+                continue
+            for predicate, where in leaves:
+                clashes = [literal for column, literal in _fixed_comparisons(predicate)
+                           if column.lower() == name.lower() and literal.strip().lower() != value.strip().lower()]
+                if clashes and not any(literal.strip().lower() == value.strip().lower()
+                                       for _, literal in _fixed_comparisons(predicate)):
+                    issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
+                                          f"task {task.id!r} asks for {name} {value!r}, but its goal ({where}) checks "
+                                          f"{name} = {clashes[0]!r}: the instruction and the judge disagree"))
+                    break
+    return issues
+
+
+# ----------------------------------------------------------------------------- C012
+
+
+def _session(site: Site) -> Any:
+    from veriweb.engine.session import Session
+
+    return Session(site)
+
+
+def _bindings(site: Site, db: Any) -> list[dict[str, Any]]:
+    """One binding of ``user_id`` per account (a single empty one when the site has none)."""
+    table = site.database.table(site.auth.table) if site.auth is not None else None
+    if table is None or site.auth is None:
+        return [{}]
+    column = site.auth.id_column
+    rows = [row.get(column) for row in table.rows if row.get(column) is not None]
+    return [{"user_id": value} for value in rows] or [{}]
+
+
+def _offending_rows(site: Site, db: Any, sql: str, bind: dict[str, Any]) -> list[str]:
+    """JSON paths of the seed rows an ``SELECT NOT EXISTS (SELECT 1 FROM T WHERE cond)`` invariant
+    finds (empty when the invariant has another shape)."""
+    match = _NOT_EXISTS_ROWS.match(sql)
+    if match is None or _GROUPING.search(match.group(2)):
+        return []
+    name, condition = match.groups()
+    table = site.database.table(name)
+    if table is None:
+        return []
+    key = table.primary_key
+    try:
+        found = {row[0] for row in db.guard.read(f'SELECT "{key}" FROM "{name}" WHERE {condition}', bind)}
+    except Exception:  # noqa: BLE001 - the invariant's own SQL ran; its WHERE alone may not
+        return []
+    index = next(i for i, t in enumerate(site.database.tables) if t.name == name)
+    return [f"$.database.tables[{index}].rows[{r}]" for r, row in enumerate(table.rows) if row.get(key) in found]
+
+
+def check_seed_invariants(site: Site) -> list[C.Issue]:
+    """C012: seed rows that break a marker's invariant about single rows.
+
+    Only invariants of the shape ``SELECT NOT EXISTS (SELECT 1 FROM T WHERE cond)`` that read no
+    form parameter (``:user_id`` is bound to every account in turn): the issue then points at
+    the rows ``cond`` finds. Rules about groups of rows (unique titles per forum) are left to the
+    duplicate checks, which say which rows clash."""
+    candidates = []
+    for m_index, marker in enumerate(site.markers):
+        params = {p.name for p in marker.params}
+        for i_index, check in enumerate(marker.invariants):
+            predicate = check.predicate
+            if not isinstance(predicate, SqlPredicate) or predicate.params:
+                continue
+            used = set(_SQL_PARAM.findall(predicate.sql))
+            if used - {"user_id", "today"} or used & params:
+                continue
+            shape = _NOT_EXISTS_ROWS.match(predicate.sql)
+            if shape is None or _GROUPING.search(shape.group(2)):
+                continue  # only rules about single rows: a group rule (unique titles) is C002's and M008's
+            candidates.append((m_index, i_index, marker, predicate, check.message))
+    if not candidates:
+        return []
+    session = _session(site)
+    db = session.db
+    today = site.clock.today.isoformat()
+    users = _bindings(site, db)
+    issues = []
+    for m_index, i_index, marker, predicate, message in candidates:
+        needs_user = "user_id" in _SQL_PARAM.findall(predicate.sql)
+        for bind in (users if needs_user else [{}]):
+            bind = {**bind, "today": today}
+            try:
+                rows = db.guard.read(predicate.sql, bind)
+            except Exception:  # noqa: BLE001 - SQL that does not run is S005/S006's business
+                break
+            if rows and rows[0] and rows[0][0]:
+                continue
+            where = f"$.markers[{m_index}].invariants[{i_index}]"
+            offending = _offending_rows(site, db, predicate.sql, bind)
+            who = f" for user {bind['user_id']!r}" if "user_id" in bind and needs_user else ""
+            for location in offending or [where]:
+                issues.append(C.Issue("consistency", SEED_BREAKS_INVARIANT, location,
+                                      f"the seed data already breaks marker {marker.name!r}'s invariant{who} "
+                                      f"({predicate.sql.strip()[:120]!r}; its message: {message!r}): every use of "
+                                      f"the marker will fail"))
+            break
+    return issues
+
+
+TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants]
+"""The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""
