@@ -1393,6 +1393,10 @@ def operator_for(issue: Issue) -> Operator | None:
 
     if issue.code in PAGE_OPERATORS:
         return PAGE_OPERATORS[issue.code]
+    from veriweb.verify.repair_tasks import OPERATORS as TASK_OPERATORS
+
+    if issue.code in TASK_OPERATORS:
+        return TASK_OPERATORS[issue.code]
     try:
         tokens = parse_path(issue.location)
     except VeriwebError:

@@ -1,0 +1,92 @@
+"""Repair operators for the checks of :mod:`veriweb.verify.checks_tasks` (S016, C012).
+
+- S016 at a task's ``start_url``: the task starts from the home page instead (the episode used
+  to open on "not found"); the task is re-certified like every task a repair touches. A page
+  predicate naming no page, or a user with no account, has no safe fix: the task is dropped.
+- C012: a seed row that breaks a marker's invariant ``NOT EXISTS (SELECT 1 FROM T WHERE cond)``
+  gets the nearest value that keeps it: a column compared with a number (``stock < 0``) takes
+  that bound, a column compared with another column of the row (``refunded > total``) takes that
+  column's value. A condition of any other shape is left alone (the site is then dropped, as
+  before, rather than guessed at).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from veriweb.verify import repair as R
+from veriweb.verify.checks import Issue
+
+_COMPARISON = re.compile(r"^\s*\(?\s*\"?(\w+)\"?\s*(<=|>=|<|>)\s*(?:(-?\d+(?:\.\d+)?)|\"?([A-Za-z_]\w*)\"?)\s*\)?\s*$")
+_NOT_EXISTS = re.compile(r"^\s*SELECT\s+NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+(.+)\)\s*$",
+                         re.I | re.S)
+
+
+def restart_task(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S016: a start address no page serves becomes ``/``; other S016 issues drop the task."""
+    tokens = R.parse_path(issue.location)
+    index = R._task_index(data, tokens)
+    if index is None:
+        return None
+    task = data["tasks"][index]
+    served = any(page.get("route") == "/" for page in data.get("pages", []))
+    if tokens[-1] == "start_url" and served and task.get("start_url") != "/":
+        old, task["start_url"] = task.get("start_url"), "/"
+        return f"task {task['id']!r} starts at / instead of {old!r}, which no page serves", R.Touch(tasks={task["id"]})
+    return R._drop_task(data, index, ctx, issue.message)
+
+
+def _fixes(condition: str) -> list[tuple[str, str, Any]]:
+    """(column, operator, bound) for each comparison the condition ORs together, or [] when any
+    part has another shape. ``bound`` is a number, or ``("column", name)``."""
+    parts = re.split(r"\s+OR\s+", condition.strip(), flags=re.I)
+    out = []
+    for part in parts:
+        match = _COMPARISON.match(part)
+        if match is None:
+            return []
+        column, op, number, other = match.groups()
+        out.append((column, op, float(number) if number is not None else ("column", other)))
+    return out
+
+
+def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """C012: move a seed row's values back inside the invariant it breaks (see the module doc)."""
+    tokens = R.parse_path(issue.location)
+    found = R._table_row(data, tokens)
+    if found is None:
+        return None
+    table, row = found
+    for marker in data.get("markers", []):
+        for check in marker.get("invariants", []):
+            predicate = check.get("predicate", {})
+            match = _NOT_EXISTS.match(predicate.get("sql", "")) if predicate.get("kind") == "sql" else None
+            if match is None or match.group(1) != table.get("name"):
+                continue
+            fixes = _fixes(match.group(2))
+            changed = []
+            for column, op, bound in fixes:
+                value = row.get(column)
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    continue
+                target = row.get(bound[1]) if isinstance(bound, tuple) else bound
+                if not isinstance(target, (int, float)) or isinstance(target, bool):
+                    continue
+                broken = {"<": value < target, "<=": value <= target, ">": value > target, ">=": value >= target}[op]
+                if not broken or op in ("<=", ">="):  # a strict bound is kept by the bound itself
+                    continue
+                new = int(target) if isinstance(value, int) and float(target).is_integer() else target
+                row[column] = new
+                changed.append(f"{column} {value!r} -> {new!r}")
+            if changed:
+                return (f"{table['name']} row {row.get(table.get('primary_key', 'id'))!r}: {', '.join(changed)} "
+                        f"(marker {marker['name']!r} keeps {match.group(2).strip()!r} false)",
+                        R.Touch(tables={table["name"]}))
+    return None
+
+
+OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": R.drop_task, "C012": keep_invariant}
+"""The operators of this module, by code."""
+
+__all__ = ["OPERATORS", "keep_invariant", "restart_task"]
