@@ -73,3 +73,19 @@ def test_column_bound_takes_the_other_column() -> None:
     assert keep_invariant(data, issues[0], Context()) is not None
     assert row["refunded"] == row["total"]
     assert check_seed_invariants(_site(data)) == []
+
+
+def test_repair_site_keeps_the_task_and_ships_no_defect(shop: dict[str, Any]) -> None:
+    from veriweb.verify.pipeline import repair_site
+
+    data = copy.deepcopy(shop)
+    number = next(n for n, t in enumerate(data["tasks"]) if t["kind"] == "navigate")
+    data["tasks"][number]["start_url"] = "/wlecome"
+    t_index = next(i for i, t in enumerate(data["database"]["tables"]) if t["name"] == "products")
+    data["database"]["tables"][t_index]["rows"][4]["stock"] = -3
+    fixed, report = repair_site(_site(data))
+    assert fixed is not None, report.site_dropped
+    kept = {t.id: t for t in fixed.tasks}
+    assert data["tasks"][number]["id"] in kept and kept[data["tasks"][number]["id"]].start_url == "/"
+    assert {r["code"] for r in report.repairs} >= {"S016", "C012"}
+    assert report.verified is not None and report.verified.as_dict()["defects"] == 0
