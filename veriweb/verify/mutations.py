@@ -462,6 +462,7 @@ def answer_unshown_column(data: Data) -> str | None:
     for node, _, _, _ in elements(data):
         for key in ("text", "label", "title", "href"):
             shown.update(re.findall(r"\{row\.(\w+)", str(node.get(key, ""))))
+        shown.update(re.findall(r"'ref': 'row\.(\w+)'", str(node)))  # a field filled from the row shows it
     for view in data["database"].get("views", []):
         shown.update(re.findall(r"\b\w+\.(\w+)", view["sql"]))  # a view may show it under its name
     for number, task in enumerate(data["tasks"]):
