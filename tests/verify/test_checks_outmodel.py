@@ -193,7 +193,8 @@ def test_undo_label_on_an_adding_form_is_reported(clean: dict[str, Data]) -> Non
         if found["name"] == "star":
             form["submit"] = "Unstar"
             break
-    assert any(i.code == "M003" and i.location == f"{path}.submit" for i in static_issues(from_data(data, check_id=False)))
+    issues = static_issues(from_data(data, check_id=False))
+    assert any(i.code == "M003" and i.location == f"{path}.submit" for i in issues)
 
 
 def test_example_site_reports_nothing() -> None:

@@ -91,7 +91,8 @@ LIST_DETAIL = _code("C008", "consistency", "a list and the detail page of the sa
 VACUOUS_GUARD = _code("C009", "consistency", "a precondition or invariant that can never block what it guards")
 STALE_DATE = _code("C010", "consistency", "a seed row's date is on the wrong side of today for its status")
 BUDGET_TOO_LOW = _code("C011", "consistency", "a task's budget is below the price of the item it names")
-KEY_NAMES_NOTHING = _code("S015", "structural", "a form posts a key, or offers a choice, that names no row its marker accepts")
+KEY_NAMES_NOTHING = _code("S015", "structural",
+                          "a form posts a key, or offers a choice, that names no row its marker accepts")
 HIDDEN_ANSWER = _code("M013", "semantic", "a task's answer reads a column no page shows")
 LINK_NAMES_OTHER_PAGE = _code("M014", "semantic", "a link's text names another page than the one it opens")
 EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no record has or can get")
@@ -102,7 +103,8 @@ SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already brea
 
 _PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\buntitled\b|"
-                           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
+                           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|"
+                           r"\binsert \w+(?: \w+)? here\b|"
                            r"\bsample (?:text|title|heading|content)\b|%s\b", re.IGNORECASE)
 _BARE_TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:\|[a-z_]+)?\}|\$\{[^}]*\}|\{%|%\}")
 _REF_TEXT = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")

@@ -327,7 +327,8 @@ def check_constraint_pages(site: Site) -> list[C.Issue]:
                      if any(_may_make(marker, e, goal.query) for e in marker.effects)}
             if pages and None not in pages and pages <= set(forbidden):
                 index = min(forbidden[p] for p in pages if p is not None)
-                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, f"$.tasks[{number}].constraints[{index}]",
+                where = f"$.tasks[{number}].constraints[{index}]"
+                issues.append(C.Issue("consistency", C.CONSTRAINT_FORBIDS_GOAL, where,
                                       f"task {task.id!r}: a constraint forbids page {sorted(pages)[0]!r}, the only "
                                       f"place with a form that can write the {goal.query.table} row its goal needs"))
                 break

@@ -274,7 +274,8 @@ def check_unit_totals(site: Site) -> list[C.Issue]:
             if best is None:
                 continue
             for r_index, total, base in best[2]:
-                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
+                where = f"$.database.tables[{t_index}].rows[{r_index}].total"
+                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, where,
                                       f"{table.name} row {r_index}: total {total} disagrees with {best[1]} x "
                                       f"{parent.name}.{column} = {base} plus any fee the other rows charge"))
     return issues

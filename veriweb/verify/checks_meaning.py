@@ -27,8 +27,10 @@ from veriweb.verify import dataflow
 from veriweb.verify.checks_pages import _shown_columns, base_column
 from veriweb.verify.intent import passes_key
 
-_BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b", re.I)
-_WHERE_KEY = re.compile(r"^\s*(?:UPDATE|DELETE\s+FROM)\s+\"?(\w+)\"?.*?\bWHERE\s+\"?(\w+)\"?\s*=\s*:(\w+)\b", re.I | re.S)
+_BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b",
+                     re.I)
+_WHERE_KEY = re.compile(r"^\s*(?:UPDATE|DELETE\s+FROM)\s+\"?(\w+)\"?.*?\bWHERE\s+\"?(\w+)\"?\s*=\s*:(\w+)\b",
+                        re.I | re.S)
 _DELETE_WORDS = re.compile(r"\b(delete|remove|trash|discard|purge|erase|destroy)\b", re.I)
 _UNDO_WORDS = re.compile(r"\b(un(?:follow|star|save|subscribe|favou?rite|watch|pin|like|block|mute|assign|link)|"
                          r"leave|empty|clear|erase|withdraw|revoke|delete|remove|trash|discard|purge)\b", re.I)
@@ -139,7 +141,8 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
         elif ops == {"insert"} and _UNDO_WORDS.search(label) and not C._DESTRUCTIVE.search(label) \
                 and not _GONE.search(marker.name):
             issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
-                                  f"button {label!r} sounds like it undoes something, but {marker.name} only adds rows"))
+                                  f"button {label!r} sounds like it undoes something, but {marker.name} only "
+                                  f"adds rows"))
     return issues
 
 

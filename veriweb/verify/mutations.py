@@ -626,8 +626,8 @@ def line_price_differs(data: Data) -> str | None:
     for l_index, lines in enumerate(data["database"]["tables"]):
         price = next((c["name"] for c in lines["columns"] if c["type"] == "money"), None)
         qty = next((c["name"] for c in lines["columns"] if c["name"] in ("qty", "quantity")), None)
-        item_fk = next((f for f in lines.get("foreign_keys", [])
-                        if any(c["name"] == price for c in (table(data, f["ref_table"])[0] or {"columns": []})["columns"])), None)
+        item_fk = next((f for f in lines.get("foreign_keys", []) if any(
+            c["name"] == price for c in (table(data, f["ref_table"])[0] or {"columns": []})["columns"])), None)
         order_fk = next((f for f in lines.get("foreign_keys", []) if f is not item_fk), None)
         if not (price and qty and item_fk and order_fk and lines.get("rows")):
             continue
