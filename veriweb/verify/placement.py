@@ -7,15 +7,17 @@ it goes on is read from the site, never from the generator:
   (``/issues/{id}``): a page whose record *reads* that table (a view's top-level ``FROM``), not
   one whose view merely mentions it (a project page counting its issues);
 - among those (or among all pages, for a marker that takes no key), on the page whose words (id,
-  route, title, headings, short texts, and the texts of links that lead to it) share the most
-  words with the instruction of the task that needs it (a forward's page, not the reply page that
+  route, title, headings, short texts, and the texts of links that lead to it; its id and route
+  first: ``/message/{id}/reply`` for "send a reply", not ``/compose`` whose link says "send")
+  share the most words with the instruction of the task that needs it (a forward's page, not the reply page that
   shares more words with the marker), then with the marker (its name and its parameters), with
   the common thesaurus of :mod:`veriweb.verify.wording` (``send``/``post``, ``email``/``message``);
   then a page without route parameters, a page with neither a form nor a
   list of its own (a bare ``/compose``), a page that lists the marker's table; the home page last.
 
 A short text equal to what the control would be called (the marker's name) marks the very spot:
-the form replaces it.
+the form replaces it, unless the instruction shares more words with another page (the spot on
+``/compose`` is not where a reply to a message goes).
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ def place_form(data: dict[str, Any], marker: dict[str, Any], table: str,
                           + [str(p.get("label") or "") for p in marker.get("params", [])]))
     best: tuple[Any, ...] | None = None
     chosen: tuple[dict[str, Any] | None, dict[str, Any], dict[str, Any] | None] = (None, {}, None)
+    closest: tuple[Any, ...] | None = None
+    nearest = chosen
     for index, page in enumerate(data.get("pages", [])):
         strength, args = record_args(data, page, params)
         if keyed and not args:
@@ -135,9 +139,15 @@ def place_form(data: dict[str, Any], marker: dict[str, Any], table: str,
                      and str(n.get("text", "")).strip().casefold() in named), None)
         free = not _SLOT.search(page.get("route", ""))
         said = page_words(data, page)
-        score = (spot is not None, strength, len(said & asked), len(said & want), keyed or free,
+        named_by = words(" ".join([page.get("id", ""), _SLOT.sub(" ", page.get("route", ""))])
+                         .replace("_", " ").replace("/", " "))
+        score = (spot is not None, strength, len(named_by & asked), len(said & asked), len(said & want), keyed or free,
                  not _busy(page), _lists(page, table), page.get("route") == "/",
                  -page.get("route", "").count("/"), -index)
         if best is None or score > best:
             best, chosen = score, (page, args, spot)
+        if asked and (closest is None or score[1:] > closest):
+            closest, nearest = score[1:], (page, args, spot)
+    if best is not None and best[0] and closest is not None and closest[1:3] > best[2:4]:
+        return nearest  # the spot is another task's: this instruction says more about another page
     return chosen
