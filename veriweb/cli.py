@@ -292,7 +292,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     from veriweb.verify.report import format_table
 
     report = repair_corpus(args.dir, args.out, budget=args.budget, workers=args.workers, progress=not args.quiet,
-                           html=args.html)
+                           html=args.html, search_raw=args.search_raw)
     print(format_table(report))
     print(f"certified corpus ({len(report['manifest']['sites'])} sites) and its report written to {args.out}")
     return 0
@@ -371,6 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
         job.add_argument("dir", help="a corpus directory (with manifest.json)")
         if name == "repair":
             job.add_argument("--out", required=True, help="where the certified corpus goes (may be DIR itself)")
+            job.add_argument("--search-raw", action="store_true",
+                             help="also search, on the raw site, the tasks a static repair changes, so the report's "
+                                  "raw column is the search's own on every task (about twice the CPU; what is "
+                                  "shipped is the same)")
         job.add_argument("--budget", type=_positive, default=2000, help="states the search may expand per task")
         job.add_argument("--html", action="store_true", help="also write report.html")
         job.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
