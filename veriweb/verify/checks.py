@@ -288,6 +288,8 @@ def check_forms(site: Site) -> list[Issue]:
     """S003 and S004: forms post to existing markers and supply every parameter they need."""
     issues = []
     for element, path, _ in all_elements(site):
+        if element.type == "form" and element.action.kind in ("login", "logout"):
+            issues.extend(_session_label(element, path))
         if element.type != "form" or element.action.kind != "marker":
             continue
         marker = site.marker(element.action.marker)
@@ -437,6 +439,8 @@ def check_labels(site: Site) -> list[Issue]:
     """M003: a submit button's words agree with what its marker does (no "Save" that deletes)."""
     issues = []
     for element, path, _ in all_elements(site):
+        if element.type == "form" and element.action.kind in ("login", "logout"):
+            issues.extend(_session_label(element, path))
         if element.type != "form" or element.action.kind != "marker":
             continue
         marker = site.marker(element.action.marker)
@@ -453,6 +457,22 @@ def check_labels(site: Site) -> list[Issue]:
             issues.append(Issue("semantic", CONTRADICTORY_LABEL, f"{path}.submit",
                                 f"button {label!r} sounds destructive but {marker.name} only adds rows"))
     return issues
+
+
+_SIGN_IN = re.compile(r"\b(log\s*-?\s*in|sign\s*-?\s*in|signin)\b", re.I)
+_SIGN_OUT = re.compile(r"\b(log\s*-?\s*out|sign\s*-?\s*out|signout)\b", re.I)
+
+
+def _session_label(form: Any, path: str) -> list[Issue]:
+    """M003 on a login or logout form: "Sign in" on a button that signs out, and the reverse."""
+    says_in, says_out = bool(_SIGN_IN.search(form.submit)), bool(_SIGN_OUT.search(form.submit))
+    if form.action.kind == "logout" and says_in and not says_out:
+        return [Issue("semantic", CONTRADICTORY_LABEL, f"{path}.submit",
+                      f"button {form.submit!r} signs the user out: its form logs out, not in")]
+    if form.action.kind == "login" and says_out and not says_in:
+        return [Issue("semantic", CONTRADICTORY_LABEL, f"{path}.submit",
+                      f"button {form.submit!r} logs the user in: its form signs in, not out")]
+    return []
 
 
 def _type_ok(kind: str, value: Any) -> bool:

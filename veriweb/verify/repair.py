@@ -731,11 +731,16 @@ _VERBS = {"delete": "Delete", "insert": "Add", "update": "Save"}
 
 
 def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """M003: a submit label that contradicts its marker takes the marker's own label or verb."""
+    """M003: a submit label that contradicts its marker takes the marker's own label or verb (a login or
+    logout form's button says "Log in" or "Sign out")."""
     tokens = parse_path(issue.location)
     form = get_at(data, tokens[:-1])
     if not isinstance(form, dict):
         return None
+    kind = form.get("action", {}).get("kind")
+    if kind in ("login", "logout"):  # a session button says what its form does
+        old, form["submit"] = form.get("submit"), "Log in" if kind == "login" else "Sign out"
+        return f"button {old!r} -> {form['submit']!r}", Touch(pages=_page_of(tokens, data))
     marker = _marker(data, form.get("action", {}).get("marker", ""))
     if marker is None:
         return None

@@ -1,0 +1,52 @@
+"""M003 on login and logout forms: a button that says "Sign in" on a form that signs out (and the
+reverse) is reported, and repaired to say what the form does."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import check_labels
+from veriweb.verify.mutations import elements
+
+
+@pytest.fixture(scope="module")
+def forum() -> dict[str, Any]:
+    return to_data(generate_site("forum", 3))
+
+
+def _form(data: dict[str, Any], kind: str) -> tuple[dict[str, Any], str]:
+    return next((node, path) for node, path, _, _ in elements(data)
+                if node.get("type") == "form" and node.get("action", {}).get("kind") == kind)
+
+
+@pytest.mark.parametrize(("kind", "label"), [("logout", "Sign in"), ("login", "Log out")])
+def test_session_button_saying_the_opposite(forum: dict[str, Any], kind: str, label: str) -> None:
+    data = copy.deepcopy(forum)
+    form, path = _form(data, kind)
+    form["submit"] = label
+    found = [i for i in check_labels(from_data(data, check_id=False)) if i.code == "M003"]
+    assert [i.location for i in found] == [f"{path}.submit"]
+
+
+def test_session_buttons_saying_what_they_do_are_fine(forum: dict[str, Any]) -> None:
+    data = copy.deepcopy(forum)
+    _form(data, "logout")[0]["submit"] = "Sign out of the forum"
+    _form(data, "login")[0]["submit"] = "Log in"
+    assert [i for i in check_labels(from_data(data, check_id=False)) if i.code == "M003"] == []
+
+
+def test_repair_says_what_the_form_does(forum: dict[str, Any]) -> None:
+    from veriweb.verify.repair import Context, fix_label
+
+    data = copy.deepcopy(forum)
+    form, _ = _form(data, "logout")
+    form["submit"] = "Sign in"
+    [issue] = [i for i in check_labels(from_data(data, check_id=False)) if i.code == "M003"]
+    assert fix_label(data, issue, Context()) is not None
+    assert form["submit"] == "Sign out"
+    assert [i for i in check_labels(from_data(data, check_id=False)) if i.code == "M003"] == []
