@@ -50,3 +50,21 @@ def test_repair_says_what_the_form_does(forum: dict[str, Any]) -> None:
     assert fix_label(data, issue, Context()) is not None
     assert form["submit"] == "Sign out"
     assert [i for i in check_labels(from_data(data, check_id=False)) if i.code == "M003"] == []
+
+
+def test_page_without_a_title_is_reported_and_named_from_its_heading(forum: dict[str, Any]) -> None:
+    from veriweb.verify.checks import check_content
+    from veriweb.verify.repair import Context, restore_text
+
+    data = copy.deepcopy(forum)
+    number = next(n for n, p in enumerate(data["pages"]) if any(
+        e.get("type") == "heading" and "{" not in e.get("text", "") for e in p["elements"]))
+    heading = next(e["text"] for e in data["pages"][number]["elements"]
+                   if e.get("type") == "heading" and "{" not in e["text"])
+    data["pages"][number]["title"] = " "
+    [issue] = [i for i in check_content(from_data(data, check_id=False)) if i.code == "M002"]
+    assert issue.location == f"$.pages[{number}].title"
+    pages = len(data["pages"])
+    assert restore_text(data, issue, Context()) is not None
+    assert len(data["pages"]) == pages and data["pages"][number]["title"] == heading
+    assert [i for i in check_content(from_data(data, check_id=False)) if i.code == "M002"] == []

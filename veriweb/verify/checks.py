@@ -408,7 +408,7 @@ def _texts(element: Any) -> list[tuple[str, str]]:
 
 
 def check_content(site: Site) -> list[Issue]:
-    """M001 and M002: no placeholder text, no unlabelled links, buttons, headings or fields."""
+    """M001 and M002: no placeholder text, no unlabelled links, buttons, headings, fields or pages."""
     issues = []
     namespaces = {"param", "query", "field", "row", "user", "slot", "clock", "result"}
     for element, path, _ in all_elements(site):
@@ -424,6 +424,10 @@ def check_content(site: Site) -> list[Issue]:
             if not field_el.label.strip():
                 issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.fields[{number}].label",
                                     f"field {field_el.name!r} has no label"))
+    for p_index, page in enumerate(site.pages):
+        if not page.title.strip():
+            issues.append(Issue("semantic", EMPTY_LABEL, f"$.pages[{p_index}].title",
+                                f"page {page.id!r} has no title (the tab and the page's root say nothing)"))
     for t_index, table in enumerate(site.database.tables):
         texts = [c.name for c in table.columns if c.type == "text"]
         for r_index, row in enumerate(table.rows):

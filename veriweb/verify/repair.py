@@ -659,6 +659,10 @@ def add_home(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None
 
 
 def _label_for(data: dict[str, Any], element: dict[str, Any], tokens: list[str | int]) -> str | None:
+    if len(tokens) == 3 and tokens[0] == "pages" and tokens[2] == "title":  # a page: its first fixed heading
+        heading = next((e.get("text", "") for e in element.get("elements", []) if e.get("type") == "heading"
+                        and e.get("text", "").strip() and "{" not in e.get("text", "")), None)
+        return heading or _humanise(element.get("id", "page"))
     kind = element.get("type")
     if kind == "link":
         target = resolve_href(_routes(data), element.get("href", "/"))
