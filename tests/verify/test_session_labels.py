@@ -68,3 +68,20 @@ def test_page_without_a_title_is_reported_and_named_from_its_heading(forum: dict
     assert restore_text(data, issue, Context()) is not None
     assert len(data["pages"]) == pages and data["pages"][number]["title"] == heading
     assert [i for i in check_content(from_data(data, check_id=False)) if i.code == "M002"] == []
+
+
+def test_parameter_with_no_choices_is_reported_and_given_its_columns_values() -> None:
+    from veriweb.verify.checks_pages import check_field_types
+    from veriweb.verify.repair import Context
+    from veriweb.verify.repair_pages import fix_field_type
+
+    data = to_data(generate_site("code", 5))
+    m_index, p_index = next((m, p) for m, marker in enumerate(data["markers"])
+                            for p, param in enumerate(marker.get("params", [])) if param.get("choices"))
+    choices = data["markers"][m_index]["params"][p_index]["choices"]
+    data["markers"][m_index]["params"][p_index]["choices"] = []
+    found = [i for i in check_field_types(from_data(data, check_id=False)) if i.location.endswith(".choices")]
+    assert [i.location for i in found] == [f"$.markers[{m_index}].params[{p_index}].choices"]
+    assert fix_field_type(data, found[0], Context()) is not None
+    assert set(data["markers"][m_index]["params"][p_index]["choices"]) <= set(choices)
+    assert [i for i in check_field_types(from_data(data, check_id=False)) if i.location.endswith(".choices")] == []

@@ -428,6 +428,11 @@ def check_field_types(site: Site) -> list[C.Issue]:
                                               f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
     posted = dataflow.posted_markers(site)
     for m_index, marker in enumerate(site.markers):
+        for p_index, param in enumerate(marker.params):
+            if param.choices == []:  # not None: a list that admits nothing
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"$.markers[{m_index}].params[{p_index}].choices",
+                                      f"{marker.name}.{param.name} has an empty list of choices: the marker "
+                                      f"refuses every value"))
         if marker.name not in posted:
             continue
         params = {p.name: (n, p) for n, p in enumerate(marker.params)}

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from veriweb.scaffold.io import from_data
+from veriweb.verify import dataflow
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
 
@@ -151,10 +152,37 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     return f"{table['name']}.{tokens[5]} {old!r} -> {row[tokens[5]]!r}", R.Touch(tables={table["name"]})
 
 
+def _written_values(data: dict[str, Any], marker: dict[str, Any], name: str) -> list[str]:
+    """The distinct text values (at most 12) of the column a marker writes parameter ``name`` to, in
+    the seed data, sorted; empty when it writes the parameter nowhere or the column holds more."""
+    for effect in marker.get("effects", []):
+        write = dataflow.parse_effect(marker["name"], effect["op"], effect["table"], effect["sql"])
+        column = next((c for c, source in write.sources.items() if source.kind == "param" and source.value == name),
+                      None)
+        table = R._table(data, effect["table"])
+        if column is None or table is None:
+            continue
+        values = sorted({str(row[column]) for row in table.get("rows", []) if row.get(column) not in (None, "")})
+        return values if 0 < len(values) <= 12 else []
+    return []
+
+
 def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """S013: an option the marker refuses is removed; a date input or checkbox for another type
-    becomes a text box; a parameter written to a column of another type takes the column's type."""
+    becomes a text box; a parameter written to a column of another type takes the column's type;
+    an empty list of choices becomes the values the parameter's column holds (else any value)."""
     tokens = R.parse_path(issue.location)
+    if tokens[:1] == ["markers"] and tokens[-1] == "choices":  # an empty list: the values its column holds
+        param, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(param, dict) or not isinstance(marker, dict):
+            return None
+        values = _written_values(data, marker, param["name"])
+        if values:
+            param["choices"] = values
+        else:
+            param.pop("choices", None)
+        return (f"{marker['name']}.{param['name']}: choices [] -> {values or 'any value'}",
+                R.Touch(markers={marker["name"]}))
     if tokens[:1] == ["markers"] and tokens[-1] == "type":
         param = R.get_at(data, tokens[:-1])
         kind = re.search(r"which is (\w+)$", issue.message)
