@@ -1,5 +1,6 @@
-"""M003 on login and logout forms: a button that says "Sign in" on a form that signs out (and the
-reverse) is reported, and repaired to say what the form does."""
+"""Checks and repairs from the held-out edits (``bench/heldout_bench.py``): "Sign in" on a button
+that signs out (and the reverse), a page with no title, a marker parameter with an empty list of
+choices. Each is reported where it is, left alone when sound, and repaired."""
 
 from __future__ import annotations
 
