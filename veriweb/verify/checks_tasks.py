@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from veriweb.engine.templates import Route
+from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, Ref, SqlPredicate
 from veriweb.verify import checks as C
@@ -159,13 +160,7 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
 # ----------------------------------------------------------------------------- C012
 
 
-def _session(site: Site) -> Any:
-    from veriweb.engine.session import Session
-
-    return Session(site)
-
-
-def _bindings(site: Site, db: Any) -> list[dict[str, Any]]:
+def _bindings(site: Site) -> list[dict[str, Any]]:
     """One binding of ``user_id`` per account (a single empty one when the site has none)."""
     table = site.database.table(site.auth.table) if site.auth is not None else None
     if table is None or site.auth is None:
@@ -188,7 +183,7 @@ def _offending_rows(site: Site, db: Any, sql: str, bind: dict[str, Any]) -> list
     key = table.primary_key
     try:
         found = {row[0] for row in db.guard.read(f'SELECT "{key}" FROM "{name}" WHERE {condition}', bind)}
-    except Exception:  # noqa: BLE001 - the invariant's own SQL ran; its WHERE alone may not
+    except VeriwebError:  # the invariant's own SQL ran; its WHERE alone may not
         return []
     index = next(i for i, t in enumerate(site.database.tables) if t.name == name)
     return [f"$.database.tables[{index}].rows[{r}]" for r, row in enumerate(table.rows) if row.get(key) in found]
@@ -217,10 +212,20 @@ def check_seed_invariants(site: Site) -> list[C.Issue]:
             candidates.append((m_index, i_index, marker, predicate, check.message))
     if not candidates:
         return []
-    session = _session(site)
-    db = session.db
+    from veriweb.engine.session import Session
+
+    session = Session(site)
+    try:
+        return _broken_invariants(site, session.db, candidates)
+    finally:
+        session.close()
+
+
+def _broken_invariants(site: Site, db: Any, candidates: list[tuple[int, int, Any, SqlPredicate, str]]
+                       ) -> list[C.Issue]:
+    """C012 issues for the candidate invariants that a binding of the seed data breaks."""
     today = site.clock.today.isoformat()
-    users = _bindings(site, db)
+    users = _bindings(site)
     issues = []
     for m_index, i_index, marker, predicate, message in candidates:
         needs_user = "user_id" in _SQL_PARAM.findall(predicate.sql)
@@ -228,7 +233,7 @@ def check_seed_invariants(site: Site) -> list[C.Issue]:
             bind = {**bind, "today": today}
             try:
                 rows = db.guard.read(predicate.sql, bind)
-            except Exception:  # noqa: BLE001 - SQL that does not run is S005/S006's business
+            except VeriwebError:  # SQL that does not run is S005/S006's business
                 break
             if rows and rows[0] and rows[0][0]:
                 continue
