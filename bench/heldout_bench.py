@@ -114,18 +114,13 @@ def choice_not_offered(d):
 
 
 def _replace(obj, old, new):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if v == old:
-                obj[k] = new
-            else:
-                _replace(v, old, new)
-    elif isinstance(obj, list):
-        for n, v in enumerate(obj):
-            if v == old:
-                obj[n] = new
-            else:
-                _replace(v, old, new)
+    """Every value equal to ``old`` anywhere in ``obj`` becomes ``new``."""
+    pairs = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in list(pairs):
+        if value == old:
+            obj[key] = new
+        else:
+            _replace(value, old, new)
 
 
 def qty_over_max(d):
@@ -196,23 +191,17 @@ VARIANTS = [
 
 def option_removed(d):
     """A static select option the instruction names is removed (the control offers no such value)."""
-    for node, path, _, _ in elements(d):
-        if node.get("type") in ("select", "radio") and node.get("options"):
-            for t_i, t in enumerate(d["tasks"]):
-                vals = {str(v) for v in t.get("slots", {}).values()}
-                for o_i, o in enumerate(node["options"]):
-                    if str(o.get("value")) in vals or str(o.get("label")) in vals:
-                        del node["options"][o_i]
-                        return f"$.tasks[{t_i}]"
-    for node, path, _, _ in elements(d):
-        for f in node.get("fields", []) or []:
-            if f.get("type") in ("select", "radio") and f.get("options"):
-                for t_i, t in enumerate(d["tasks"]):
-                    vals = {str(v) for v in t.get("slots", {}).values()}
-                    for o_i, o in enumerate(f["options"]):
-                        if str(o.get("value")) in vals or str(o.get("label")) in vals:
-                            del f["options"][o_i]
-                            return f"$.tasks[{t_i}]"
+    nodes = [node for node, _, _, _ in elements(d)]
+    controls = nodes + [f for node in nodes for f in node.get("fields", []) or []]  # widgets first, then fields
+    for control in controls:
+        if control.get("type") not in ("select", "radio") or not control.get("options"):
+            continue
+        for t_i, t in enumerate(d["tasks"]):
+            vals = {str(v) for v in t.get("slots", {}).values()}
+            for o_i, o in enumerate(control["options"]):
+                if str(o.get("value")) in vals or str(o.get("label")) in vals:
+                    del control["options"][o_i]
+                    return f"$.tasks[{t_i}]"
 
 
 def answer_null(d):

@@ -33,8 +33,9 @@ SEED_BREAKS_INVARIANT = C.SEED_BREAKS_INVARIANT
 
 _SQL_PARAM = re.compile(r":(\w+)")
 _SQL_LITERAL_EQ = re.compile(r"(?<![\w.])(?:\w+\.)?\"?(\w+)\"?\s*=\s*'((?:[^']|'')*)'")
-_NOT_EXISTS_ROWS = re.compile(r"^\s*SELECT\s+NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+(.+)\)\s*$",
-                              re.I | re.S)
+ROW_INVARIANT = re.compile(r"^\s*SELECT\s+NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+(.+)\)\s*$",
+                           re.I | re.S)
+"""An invariant about single rows: ``SELECT NOT EXISTS (SELECT 1 FROM T WHERE cond)`` (table, cond)."""
 _GROUPING = re.compile(r"\b(GROUP\s+BY|HAVING|JOIN|SELECT)\b", re.I)
 
 
@@ -173,7 +174,7 @@ def _bindings(site: Site) -> list[dict[str, Any]]:
 def _offending_rows(site: Site, db: Any, sql: str, bind: dict[str, Any]) -> list[str]:
     """JSON paths of the seed rows an ``SELECT NOT EXISTS (SELECT 1 FROM T WHERE cond)`` invariant
     finds (empty when the invariant has another shape)."""
-    match = _NOT_EXISTS_ROWS.match(sql)
+    match = ROW_INVARIANT.match(sql)
     if match is None or _GROUPING.search(match.group(2)):
         return []
     name, condition = match.groups()
@@ -206,7 +207,7 @@ def check_seed_invariants(site: Site) -> list[C.Issue]:
             used = set(_SQL_PARAM.findall(predicate.sql))
             if used - {"user_id", "today"} or used & params:
                 continue
-            shape = _NOT_EXISTS_ROWS.match(predicate.sql)
+            shape = ROW_INVARIANT.match(predicate.sql)
             if shape is None or _GROUPING.search(shape.group(2)):
                 continue  # only rules about single rows: a group rule (unique titles) is C002's and M008's
             candidates.append((m_index, i_index, marker, predicate, check.message))

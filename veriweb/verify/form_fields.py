@@ -29,7 +29,8 @@ from urllib.parse import parse_qsl
 from veriweb.verify.repair_links import json_dicts
 from veriweb.verify.wording import EMAIL_WORDS, words
 
-_FIELD_TYPE = {"date": "date", "boolean": "checkbox"}
+FIELD_TYPES = {"date": "date", "boolean": "checkbox"}
+"""The input type of a field for a parameter type (every other type is a text box)."""
 _NAME_COLUMNS = ("name", "title", "label", "path", "username", "code", "number", "email")
 _SLOT = re.compile(r"\{[^}]+\}")
 _SENDER = re.compile(r"^(sender|from|author)(_email|_address)?$")
@@ -123,7 +124,7 @@ def build_fields(data: dict[str, Any], page: dict[str, Any], marker: dict[str, A
                 and words(name.replace("_", " ")) & purpose):
             args[name] = {"ref": f"row.{key}"}  # reply_to on a reply page: the record itself
             continue
-        field_el: dict[str, Any] = {"name": name, "label": param.get("label") or _humanise(name)}
+        field_el: dict[str, Any] = {"name": name, "label": param.get("label") or humanise(name)}
         target = key_table(data, marker, name)
         if param.get("choices"):
             field_el.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
@@ -139,7 +140,7 @@ def build_fields(data: dict[str, Any], page: dict[str, Any], marker: dict[str, A
             field_el.update(type="select", options=blank, options_query={
                 "query": query, "value": target.get("primary_key", "id"), "label": name_column(target)})
         else:
-            field_el["type"] = _FIELD_TYPE.get(kind, "textbox")
+            field_el["type"] = FIELD_TYPES.get(kind, "textbox")
         start = _start(name, kind, columns, purpose, replying, asked, account, editing)
         if start is not None:
             field_el["value"] = {"ref": start}
@@ -169,8 +170,9 @@ def _start(name: str, kind: str, columns: set[str], purpose: frozenset[str], rep
     return None
 
 
-def _humanise(name: str) -> str:
+def humanise(name: str) -> str:
+    """``reply_to`` -> ``Reply to``: a label for an identifier."""
     return name.replace("_", " ").strip().capitalize() or "Go"
 
 
-__all__ = ["build_fields", "key_table", "name_column", "query_params"]
+__all__ = ["FIELD_TYPES", "build_fields", "humanise", "key_table", "name_column", "query_params"]

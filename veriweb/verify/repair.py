@@ -32,6 +32,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify.checks import Issue, resolve_href, static_issues
+from veriweb.verify.form_fields import FIELD_TYPES, build_fields, humanise
 from veriweb.verify.placement import place_form
 from veriweb.verify.repair_links import heading_columns, json_dicts, link_by_values
 
@@ -180,10 +181,6 @@ def _marker(data: dict[str, Any], name: str) -> dict[str, Any] | None:
     return next((m for m in data.get("markers", []) if m["name"] == name), None)
 
 
-def _humanise(name: str) -> str:
-    return name.replace("_", " ").strip().capitalize() or "Go"
-
-
 def _closest(word: str, options: list[str], cutoff: float = 0.6) -> str | None:
     found = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=cutoff)
     return found[0] if found else None
@@ -291,7 +288,7 @@ def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         href = _example_href(data, page)
         if href is None:
             return None
-    link = {"type": "link", "text": page.get("title") or _humanise(page["id"]), "href": href}
+    link = {"type": "link", "text": page.get("title") or humanise(page["id"]), "href": href}
     header = data.setdefault("layout", {}).setdefault("header", [])
     nav = next(_navs(header), None)
     if nav is not None and page.get("layout", True) is not False:
@@ -351,7 +348,7 @@ def _link_where_named(data: dict[str, Any], page: dict[str, Any], orphans: set[s
         if parent is not None:  # a sub-page of a record (/projects/{id}/issues/new): linked from the record's page
             inner = next(e for e in parent.get("elements", []) if isinstance(e, dict) and e.get("type") == "record")
             inner.setdefault("elements", []).append(
-                {"type": "link", "text": page.get("title") or _humanise(page["id"]), "href": href})
+                {"type": "link", "text": page.get("title") or humanise(page["id"]), "href": href})
             return (f"linked {page['id']!r} from the page of its record, {parent['id']!r}",
                     Touch(pages={page["id"], parent["id"]}))
         names = heading_columns(page) | {column}
@@ -422,7 +419,7 @@ def _parent_record_page(data: dict[str, Any], page: dict[str, Any], source: str,
 
 def text_value(text: dict[str, Any], bound: dict[str, Any]) -> str:
     """The words a text element shows (kept as the link's label)."""
-    return str(text.get("text", "")) or _humanise(bound.get("name", "item"))
+    return str(text.get("text", "")) or humanise(bound.get("name", "item"))
 
 
 def _bound(elements: list[Any], table: str) -> Iterator[dict[str, Any]]:
@@ -476,9 +473,6 @@ def retarget_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
     return remove_element(data, issue, ctx)
 
 
-_FIELD_TYPE = {"date": "date", "boolean": "checkbox"}
-
-
 def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill."""
     tokens = parse_path(issue.location)
@@ -504,7 +498,7 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         if param.get("required", True) is False or (param.get("type") == "boolean" and name not in args):
             continue
         field_name = ref[6:] if missing_field else name
-        label = param.get("label") or _humanise(name)
+        label = param.get("label") or humanise(name)
         spare = _unread_field(fields, args, field_name, label)
         if spare is not None:  # the field is there under another name, or nothing sends it: mend, don't add
             if missing_field:
@@ -519,7 +513,7 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         if param.get("choices"):
             element.update(type="select", options=[{"value": c, "label": c} for c in param["choices"]])
         else:
-            element["type"] = _FIELD_TYPE.get(param.get("type", "text"), "textbox")
+            element["type"] = FIELD_TYPES.get(param.get("type", "text"), "textbox")
         fields.append(element)
         names.add(field_name)
         args[name] = {"ref": f"field.{field_name}"}
@@ -528,7 +522,7 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     for name, value in list(args.items()):  # arguments reading fields that are still missing
         ref = value.get("ref", "") if isinstance(value, dict) else ""
         if ref.startswith("field.") and ref[6:] not in names:
-            label = params.get(name, {}).get("label") or _humanise(ref[6:])
+            label = params.get(name, {}).get("label") or humanise(ref[6:])
             spare = _unread_field(fields, args, ref[6:], label)
             if spare is not None:
                 mended.append(f"{spare['name']} -> {ref[6:]}")
@@ -646,7 +640,7 @@ def add_home(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None
     if candidate is not None:
         old, candidate["route"] = candidate["route"], "/"
         return f"page {candidate['id']!r} moved from {old!r} to '/'", Touch(pages={candidate["id"]})
-    links = [{"type": "link", "text": p.get("title") or _humanise(p["id"]), "href": p["route"]}
+    links = [{"type": "link", "text": p.get("title") or humanise(p["id"]), "href": p["route"]}
              for p in pages if not _placeholders(p["route"])]
     taken = {p["id"] for p in pages}
     page_id = next(name for name in ("home", "home_page", "start_page") if name not in taken)
@@ -662,21 +656,21 @@ def _label_for(data: dict[str, Any], element: dict[str, Any], tokens: list[str |
     if len(tokens) == 3 and tokens[0] == "pages" and tokens[2] == "title":  # a page: its first fixed heading
         heading = next((e.get("text", "") for e in element.get("elements", []) if e.get("type") == "heading"
                         and e.get("text", "").strip() and "{" not in e.get("text", "")), None)
-        return heading or _humanise(element.get("id", "page"))
+        return heading or humanise(element.get("id", "page"))
     kind = element.get("type")
     if kind == "link":
         target = resolve_href(_routes(data), element.get("href", "/"))
         page = next((p for p in data["pages"] if p["id"] == target), None)
-        return (page.get("title") or _humanise(page["id"])) if page else None
+        return (page.get("title") or humanise(page["id"])) if page else None
     if kind == "form":
         marker = _marker(data, element.get("action", {}).get("marker", ""))
         if marker is not None:
-            return marker.get("label") or _humanise(marker["name"])
+            return marker.get("label") or humanise(marker["name"])
         return {"navigate": "Go", "login": "Sign in", "logout": "Sign out"}.get(element.get("action", {}).get("kind"))
     if kind == "heading" and tokens[0] == "pages":
         return get_at(data, tokens[:2]).get("title")
     if kind == "button":
-        return _humanise(element.get("target", "more"))
+        return humanise(element.get("target", "more"))
     return None
 
 
@@ -699,7 +693,7 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         form = get_at(data, tokens[:-3])
         marker = _marker(data, (form or {}).get("action", {}).get("marker", ""))
         param = next((p for p in (marker or {}).get("params", []) if p["name"] == parent.get("name")), None)
-        label = (param or {}).get("label") or _humanise(parent.get("name", "value"))
+        label = (param or {}).get("label") or humanise(parent.get("name", "value"))
         old, parent[attr] = parent.get(attr), label
         return f"field label {old!r} -> {label!r}", Touch(pages=pages)
     if attr in ("text", "submit", "label", "title"):
@@ -749,7 +743,7 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     if marker is None:
         return None
     ops = {e["op"] for e in marker["effects"]}
-    label = marker.get("label") or (_VERBS[ops.pop()] if len(ops) == 1 else _humanise(marker["name"]))
+    label = marker.get("label") or (_VERBS[ops.pop()] if len(ops) == 1 else humanise(marker["name"]))
     old, form["submit"] = form.get("submit"), label
     return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
 
@@ -1338,7 +1332,6 @@ def _instruction(data: dict[str, Any], tokens: list[str | int]) -> str:
 def _put_form(data: dict[str, Any], marker: dict[str, Any], place: dict[str, Any], args: dict[str, Any],
               spot: dict[str, Any] | None) -> None:
     """Build the marker's form on ``place`` (in ``spot``, else inside the record, else at the end)."""
-    from veriweb.verify.form_fields import build_fields
     from veriweb.verify.placement import record_source
 
     record = next((e for e in place.get("elements", []) if isinstance(e, dict) and e.get("type") == "record"), None)
@@ -1348,7 +1341,7 @@ def _put_form(data: dict[str, Any], marker: dict[str, Any], place: dict[str, Any
     editing = any(e["op"] == "update" for e in marker["effects"])
     fields = build_fields(data, place, marker, args, _record_columns(data, place) if inside else set(),
                           editing=editing, record_table=record_source(data, place) if inside else None)
-    label = marker.get("label") or _humanise(marker["name"])
+    label = marker.get("label") or humanise(marker["name"])
     form = {"type": "form", "label": label, "fields": fields, "submit": label,
             "action": {"kind": "marker", "marker": marker["name"], "args": args}}
     if spot is not None:

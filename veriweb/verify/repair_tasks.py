@@ -17,10 +17,9 @@ from typing import Any
 
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
+from veriweb.verify.checks_tasks import ROW_INVARIANT
 
 _COMPARISON = re.compile(r"^\s*\(?\s*\"?(\w+)\"?\s*(<=|>=|<|>)\s*(?:(-?\d+(?:\.\d+)?)|\"?([A-Za-z_]\w*)\"?)\s*\)?\s*$")
-_NOT_EXISTS = re.compile(r"^\s*SELECT\s+NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+(.+)\)\s*$",
-                         re.I | re.S)
 
 
 def restart_task(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
@@ -61,7 +60,7 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     for marker in data.get("markers", []):
         for check in marker.get("invariants", []):
             predicate = check.get("predicate", {})
-            match = _NOT_EXISTS.match(predicate.get("sql", "")) if predicate.get("kind") == "sql" else None
+            match = ROW_INVARIANT.match(predicate.get("sql", "")) if predicate.get("kind") == "sql" else None
             if match is None or match.group(1) != table.get("name"):
                 continue
             fixes = _fixes(match.group(2))
