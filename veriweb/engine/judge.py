@@ -233,11 +233,30 @@ class Judge:
         expected = self.expected_answer()
         if expected is None or expected == []:
             return Verdict(False, "the expected answer does not exist in the current state")
+        missing = _unstated(expected)
+        if missing:
+            return Verdict(False, f"the expected answer {missing}: no answer can name it")
         candidates: list[str] = []
         if spec.candidates is not None:
             candidates = [str(v) for v, _ in column_values(self.session.db.guard, spec.candidates, self.context())]
         return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(self.session.today),
                             order=spec.order, candidates=candidates, tolerance=spec.tolerance)
+
+
+def _unstated(expected: object) -> str:
+    """Why a value read from the database cannot be stated as an answer ("" if it can).
+
+    The expected answer is data, so a missing value (NULL) or blank text in it is a state of the
+    site (a defect for the verifier to find), not a fault of the grader: the judge says no.
+    """
+    items = expected if isinstance(expected, list | tuple) else [expected]
+    for index, item in enumerate(items):
+        for value in item if isinstance(item, list | tuple) else [item]:
+            if value is None:
+                return f"has a missing value (NULL) at item {index}"
+            if isinstance(value, str) and not value.strip():
+                return f"has blank text at item {index}"
+    return ""
 
 
 def _reads_page(predicate: Any) -> bool:
