@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from weakref import ref as _ref
 
 from veriweb.engine.query import Context
 from veriweb.engine.templates import Url, as_text, render
@@ -22,7 +23,7 @@ INTERACTIVE_ROLES = frozenset(
 )
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, weakref_slot=True)
 class Node:
     """One node of the page model.
 
@@ -44,13 +45,29 @@ class Node:
     level: int | None = None
     bid: str = ""
     depth: int = 0
-    parent: Node | None = None
-    children: list[Node] = field(default_factory=list)
     key: str = ""
     tag: str = "div"
     href: str | None = None
     input_type: str | None = None
     behaviour: tuple[Any, ...] | None = None
+    children: list[Node] = field(default_factory=list)
+    up: Any = field(default=None, repr=False)
+    """A weak reference to the parent (``None`` at the root): see :attr:`parent`."""
+
+    @property
+    def parent(self) -> Node | None:
+        """The node this one is inside (``None`` at the root).
+
+        Held weakly, so that a page's tree has no reference cycles and a dropped page is freed at
+        once rather than left to the cycle collector: a node's parent lives as long as its page
+        (the page model holds every node), or as long as someone holds the parent.
+        """
+        up = self.up
+        return None if up is None else up()
+
+    @parent.setter
+    def parent(self, node: Node | None) -> None:
+        self.up = None if node is None else _ref(node)
 
     @property
     def interactable(self) -> bool:
@@ -64,7 +81,7 @@ class Node:
 
     def add(self, child: Node) -> Node:
         """Append ``child`` and return it."""
-        child.parent = self
+        child.up = _ref(self)
         self.children.append(child)
         return child
 
@@ -139,9 +156,8 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
     append = nodes.append
     for attrs, parent_index in rows:
         clone = Node(*attrs)
-        clone.children = []
         parent = nodes[parent_index + 1]
-        clone.parent = parent
+        clone.up = _ref(parent)
         parent.children.append(clone)
         append(clone)
     del nodes[0]
@@ -173,16 +189,14 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
 
 
 def _attrs(node: Node) -> tuple[Any, ...]:
-    """A node's attributes in constructor order, with no parent and no children."""
+    """A node's attributes in constructor order, up to its children and parent (which come last)."""
     return (node.role, node.name, node.text, node.value, node.checked, node.selected, node.expanded, node.disabled,
-            node.required, node.focused, node.visible, node.level, node.bid, node.depth, None, None, node.key,
+            node.required, node.focused, node.visible, node.level, node.bid, node.depth, node.key,
             node.tag, node.href, node.input_type, node.behaviour)
 
 
 def _clone(node: Node) -> Node:
-    clone = Node(*_attrs(node))
-    clone.children = []
-    return clone
+    return Node(*_attrs(node))
 
 
 def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], dict[str, int], int | None,
@@ -277,19 +291,7 @@ class PageBuilder:
     def _number(self, model: PageModel) -> None:
         """Number the nodes in document order (bids ``"1"``, ``"2"``, ...), set depths, hide what is
         inside hidden nodes, mark the focused node, and index them by bid and key."""
-        nodes: list[Node] = []
-        append = nodes.append
-
-        def walk(children: list[Node], depth: int, visible: bool) -> None:
-            for node in children:
-                node.depth = depth
-                if not visible:
-                    node.visible = False
-                append(node)
-                if node.children:
-                    walk(node.children, depth + 1, node.visible)
-
-        walk(model.root.children, 1, True)
+        nodes = _document_order(model.root)
         bids = _bids(len(nodes))
         by_key: dict[str, Node] = {}
         for node, bid in zip(nodes, bids):
@@ -322,18 +324,18 @@ class PageBuilder:
     def _heading(self, parent: Node, item: el.Heading, ctx: Context, key: str) -> None:
         node = Node(role="heading", name=render(item.text, ctx), level=item.level, key=key,
                     tag=_HEADING_TAGS.get(item.level) or f"h{item.level}")
-        node.parent = parent
+        node.up = _ref(parent)
         parent.children.append(node)
 
     def _paragraph(self, parent: Node, item: el.Text, ctx: Context, key: str) -> None:
         node = Node(role="paragraph", text=render(item.text, ctx), key=key, tag="p")
-        node.parent = parent
+        node.up = _ref(parent)
         parent.children.append(node)
 
     def _link(self, parent: Node, item: el.Link, ctx: Context, key: str) -> None:
         href = render(item.href, ctx, url=True)
         node = Node(role="link", name=render(item.text, ctx), key=key, tag="a", href=href, behaviour=("nav", href))
-        node.parent = parent
+        node.up = _ref(parent)
         parent.children.append(node)
 
     def _record(self, parent: Node, item: el.Record, ctx: Context, key: str) -> None:
@@ -542,6 +544,29 @@ class PageBuilder:
 
 
 from veriweb.engine.parts import part_memo  # noqa: E402  (it builds with PageBuilder and Node)
+
+def _document_order(root: Node) -> list[Node]:
+    """The nodes under ``root`` in document order, with their depths set (1 for the root's children)
+    and every node inside a hidden one hidden too. (A loop, not a recursive closure: a closure that
+    calls itself is a reference cycle, left for the cycle collector on every build.)"""
+    nodes: list[Node] = []
+    append = nodes.append
+    stack: list[tuple[list[Node], int, int, bool]] = [(root.children, 0, 1, True)]
+    while stack:
+        children, index, depth, visible = stack.pop()
+        count = len(children)
+        while index < count:
+            node = children[index]
+            index += 1
+            node.depth = depth
+            if not visible:
+                node.visible = False
+            append(node)
+            if node.children:
+                stack.append((children, index, depth, visible))
+                children, index, count, depth, visible = node.children, 0, len(node.children), depth + 1, node.visible
+    return nodes
+
 
 _BIDS: list[str] = []
 

@@ -19,6 +19,7 @@ focus, and only with the site's cache on (the memo lives in it, so ``cache=False
 from __future__ import annotations
 
 from typing import Any
+from weakref import ref as _ref
 
 from veriweb.engine.page import FormInfo, Node, PageBuilder, _attrs
 from veriweb.engine.query import Context
@@ -227,9 +228,8 @@ class PartMemo:
         append = made.append
         for attrs, up in rows:
             node = Node(*attrs)
-            node.children = []
             owner = parent if up < 0 else made[up]
-            node.parent = owner
+            node.up = _ref(owner)
             owner.children.append(node)
             append(node)
         for form_key, form, row, fields, defaults, options in forms:
