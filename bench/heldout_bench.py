@@ -18,7 +18,7 @@ from veriweb.errors import VeriwebError
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import static_issues
-from veriweb.verify.mutations import elements, marker_forms, pk, record_pages, table
+from veriweb.verify.mutation_walk import elements, marker_forms, pk, record_pages, table
 
 
 def _page(data, pid):

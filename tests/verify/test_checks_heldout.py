@@ -12,7 +12,7 @@ import pytest
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import check_labels
-from veriweb.verify.mutations import elements
+from veriweb.verify.mutation_walk import elements
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import CHECKS, Issue, static_issues
-from veriweb.verify.mutations import EXPECTED, VARIANTS, elements, marker_forms, table
+from veriweb.verify.mutation_walk import elements, marker_forms, table
+from veriweb.verify.mutations import EXPECTED, VARIANTS
 
 Data = dict[str, Any]
 DOMAINS = ("shop", "admin", "forum", "code", "travel", "mail")
@@ -85,7 +86,7 @@ def existing_hidden_id(data: Data) -> str:
 
 def link_named_own_page(data: Data) -> str:
     """A layout link renamed to the title of the page it opens."""
-    from veriweb.verify.mutations import resolve
+    from veriweb.verify.mutation_walk import resolve
 
     titles = {p["id"]: p.get("title", "") for p in data["pages"]}
     for node, path, page, _ in elements(data):
