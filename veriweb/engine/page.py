@@ -117,6 +117,9 @@ class PageModel:
     """Renderings made from this (immutable once built) model, memoised by kind."""
     overlay_plan: Any = field(default=None, repr=False, compare=False)
     """What :func:`overlay` needs to copy this model fast (made on its first overlay)."""
+    parents: list[int] = field(default_factory=list, repr=False, compare=False)
+    """Per node of ``nodes``, the index in ``nodes`` of its parent (-1: the root). The builder fills it;
+    a model made some other way may leave it empty (then ask each node for its :attr:`Node.parent`)."""
 
     def find(self, role: str, name: str | None = None, *, nth: int = 0) -> Node:
         """The ``nth`` visible node with this role (and name or text), for scripts and tests.
@@ -164,7 +167,7 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
     modal = None if modal_index is None else (root if modal_index < 0 else nodes[modal_index])
     model = PageModel(url=base.url, title=base.title, page_id=base.page_id, params=base.params, root=root,
                       nodes=nodes, by_bid=dict(zip(bids, nodes)), forms=base.forms, modal=modal,
-                      status=base.status)
+                      status=base.status, parents=list(base.parents))
     model.by_key = {key: nodes[index] for key, index in key_index.items()}
     for key, value in fields.items():
         node = model.by_key.get(key)
@@ -291,7 +294,7 @@ class PageBuilder:
     def _number(self, model: PageModel) -> None:
         """Number the nodes in document order (bids ``"1"``, ``"2"``, ...), set depths, hide what is
         inside hidden nodes, mark the focused node, and index them by bid and key."""
-        nodes = _document_order(model.root)
+        nodes, parents = _document_order(model.root)
         bids = _bids(len(nodes))
         by_key: dict[str, Node] = {}
         for node, bid in zip(nodes, bids):
@@ -304,6 +307,7 @@ class PageBuilder:
                 if node.key == focus:
                     node.focused = True
         model.nodes.extend(nodes)
+        model.parents[:] = parents
         model.by_bid.update(zip(bids, nodes))
         for key, node in by_key.items():
             model.by_key.setdefault(key, node)
@@ -545,15 +549,17 @@ class PageBuilder:
 
 from veriweb.engine.parts import part_memo  # noqa: E402  (it builds with PageBuilder and Node)
 
-def _document_order(root: Node) -> list[Node]:
-    """The nodes under ``root`` in document order, with their depths set (1 for the root's children)
-    and every node inside a hidden one hidden too. (A loop, not a recursive closure: a closure that
-    calls itself is a reference cycle, left for the cycle collector on every build.)"""
+def _document_order(root: Node) -> tuple[list[Node], list[int]]:
+    """The nodes under ``root`` in document order and the index of each one's parent among them (-1:
+    ``root``), with their depths set (1 for the root's children) and every node inside a hidden one
+    hidden too. (A loop, not a recursive closure: a closure that calls itself is a reference cycle,
+    left for the cycle collector on every build.)"""
     nodes: list[Node] = []
-    append = nodes.append
-    stack: list[tuple[list[Node], int, int, bool]] = [(root.children, 0, 1, True)]
+    parents: list[int] = []
+    append, up = nodes.append, parents.append
+    stack: list[tuple[list[Node], int, int, bool, int]] = [(root.children, 0, 1, True, -1)]
     while stack:
-        children, index, depth, visible = stack.pop()
+        children, index, depth, visible, parent = stack.pop()
         count = len(children)
         while index < count:
             node = children[index]
@@ -562,10 +568,12 @@ def _document_order(root: Node) -> list[Node]:
             if not visible:
                 node.visible = False
             append(node)
+            up(parent)
             if node.children:
-                stack.append((children, index, depth, visible))
-                children, index, count, depth, visible = node.children, 0, len(node.children), depth + 1, node.visible
-    return nodes
+                stack.append((children, index, depth, visible, parent))
+                children, index, count = node.children, 0, len(node.children)
+                depth, visible, parent = depth + 1, node.visible, len(nodes) - 1
+    return nodes, parents
 
 
 _BIDS: list[str] = []

@@ -250,34 +250,78 @@ _ROWS_LIMIT = 50_000
 
 def _row(node: Node, name_tokens: int, value_tokens: int) -> tuple[Any, ...]:
     """What a node's row holds, apart from its bid, depth, parent and whether a modal dialog covers it:
-    role id, name and value token bytes, flag bits, its accessibility-tree line after ``[bid] ``
-    (``None``: hidden), and fact bits (a link to an address on the site, has a name or text)."""
+    role id (as int32 bytes), name and value token bytes, flag bits, its accessibility-tree line after ``[bid] ``
+    (``None``: hidden), fact bits (a link to an address on the site, has a name or text), those fact
+    bits with the visible bit (what they are when no modal dialog is open), and whether its line is
+    all in :data:`CHARSET` (so a text made of such lines needs no cleaning)."""
     label = node.name or node.text
     href = node.href
-    return (ROLE_IDS.get(node.role, 0), encode_row(label, name_tokens),
+    tail = node_line(node)[len(node.bid) + 3:] if node.visible else None
+    facts = (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2
+    return (_ROLE_BYTES[ROLE_IDS.get(node.role, 0)], encode_row(label, name_tokens),
             encode_row(node.value, value_tokens) if node.value else encode_row("", value_tokens), _flags(node),
-            node_line(node)[len(node.bid) + 3:] if node.visible else None,
-            (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2)
+            tail, facts, facts | node.visible, tail is None or _OUTSIDE.search(tail) is None)
 
 
+_ROLE_BYTES = tuple(np.array([role], np.int32).tobytes() for role in range(len(ROLES)))
+_BIT_BYTES = tuple(_BITS[bits].tobytes() for bits in range(256))
+"""Per flag byte, its eight bits as the int8 bytes of a row of the ``flags`` array."""
+_FACT_BYTES = tuple(_BITS[bits, :3].astype(bool).tobytes() for bits in range(8))
+"""Per fact bits (usable, linked, has text), the bool bytes of a row of the facts table."""
 _TABS = tuple("\t" * depth for depth in range(64))
+_RANGES: list[tuple[int, ...]] = []
+
+
+def _range(n: int) -> tuple[int, ...]:
+    """``tuple(range(n))``, made once."""
+    while len(_RANGES) <= n:
+        _RANGES.append(tuple(range(len(_RANGES))))
+    return _RANGES[n]
+
+
+def _parent_indices(page: PageModel) -> list[int]:
+    """Per node, its parent's index in ``page.nodes`` (-1: outside them): the builder's list when it
+    made one, else found from each node's parent."""
+    nodes = page.nodes
+    if len(page.parents) == len(nodes):
+        return page.parents
+    position = {id(node): index for index, node in enumerate(nodes)}
+    found = []
+    for node in nodes:
+        up = node.parent
+        while up is not None and id(up) not in position:
+            up = up.parent
+        found.append(-1 if up is None else position[id(up)])
+    return found
 
 
 def _encode(page: PageModel, config: ObservationConfig) -> PageView:
     """``page`` encoded from scratch."""
     E = config.max_elements
-    nodes = kept_nodes(page, E)
-    n = len(nodes)
-    row = {id(node): index for index, node in enumerate(nodes)}
-    if n == len(page.nodes):
-        kept = tuple(range(n))
+    all_nodes = page.nodes
+    up_all = _parent_indices(page)
+    if len(all_nodes) <= E:
+        nodes, n = all_nodes, len(all_nodes)
+        kept = _range(n)
+        parents = up_all
     else:
-        position = {id(node): index for index, node in enumerate(page.nodes)}
-        kept = tuple(position[id(v)] for v in nodes)
+        kept = tuple(sorted(sorted(range(len(all_nodes)), key=lambda i: (_rank(all_nodes[i]), i))[:E]))
+        nodes, n = [all_nodes[i] for i in kept], E
+        row_of = {index: row for row, index in enumerate(kept)}
+        parents = []
+        for index in kept:  # the nearest kept ancestor
+            up = up_all[index]
+            while up >= 0 and up not in row_of:
+                up = up_all[up]
+            parents.append(row_of[up] if up >= 0 else -1)
     inside_modal = _subtree(page.modal) if page.modal is not None else None
-    roles, flags, depths, parents, facts, line_of = [], [], [], [], [], []
-    lines = [_title_line(page)]
-    names, values = bytearray(), bytearray()
+    line_of: list[int] = []
+    depths: list[int] = []
+    title = _title_line(page)
+    lines = [title]
+    clean_text = _OUTSIDE.search(title) is None
+    roles, names, values, flags, facts = bytearray(), bytearray(), bytearray(), bytearray(), bytearray()
+    bit_bytes, fact_bytes = _BIT_BYTES, _FACT_BYTES
     name_tokens, value_tokens = config.name_tokens, config.value_tokens
     memo = _ROWS.get((name_tokens, value_tokens))
     if memo is None or len(memo) > _ROWS_LIMIT:
@@ -289,21 +333,21 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         encoded = memo_get(key)
         if encoded is None:
             encoded = memo[key] = _row(node, name_tokens, value_tokens)
-        role_id, name_bytes, value_bytes, flag_bits, tail, fact_bits = encoded
-        roles.append(role_id)
+        role_bytes, name_bytes, value_bytes, flag_bits, tail, fact_bits, open_facts, clean_line = encoded
+        roles += role_bytes
         names += name_bytes
         values += value_bytes
-        flags.append(flag_bits)
+        flags += bit_bytes[flag_bits]
         depth = node.depth
         depths.append(depth if depth < 255 else 255)
-        up = node.parent
-        while up is not None and id(up) not in row:
-            up = up.parent
-        parents.append(row[id(up)] if up is not None else -1)
-        facts.append(fact_bits | (node.visible and (inside_modal is None or id(node) in inside_modal)))
+        if inside_modal is None:
+            facts += fact_bytes[open_facts]
+        else:
+            facts += fact_bytes[fact_bits | (node.visible and id(node) in inside_modal)]
         if tail is not None:
             line_of.append(len(lines))
             lines.append(f"{tabs[depth] if depth < 64 else chr(9) * depth}[{node.bid}] {tail}")
+            clean_text = clean_text and clean_line
         else:
             line_of.append(-1)
     arrays = {
@@ -313,20 +357,24 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
     }
     facts_table = np.zeros((E, 3), bool)
     if n:
-        arrays["role"][:n] = roles
+        arrays["role"][:n] = np.frombuffer(roles, np.int32)
         arrays["tokens"][:n] = np.frombuffer(names, np.int32).reshape(n, name_tokens)
         arrays["value_tokens"][:n] = np.frombuffer(values, np.int32).reshape(n, value_tokens)
-        arrays["flags"][:n] = _BITS[flags]
+        arrays["flags"][:n] = np.frombuffer(flags, np.int8).reshape(n, len(FLAGS))
         arrays["depth"][:n] = depths
         arrays["parent"][:n] = parents
         arrays["mask"][:n] = 1
-        facts_table[:n] = _BITS[facts][:, :3]
+        facts_table[:n] = np.frombuffer(facts, bool).reshape(n, 3)
     for array in (*arrays.values(), facts_table):
         array.setflags(write=False)
-    return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=tuple(v.bid for v in nodes),
-                    truncated=len(page.nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
-                    has_text=facts_table[:, 2], kept=kept, lines=tuple(lines),
-                    line_of=tuple(line_of))
+    text = "\n".join(lines)
+    if clean_text:  # every line is in the charset: only the length limit applies (as clean() would)
+        axtree = text[:config.max_text] if len(text) > config.max_text else text
+    else:
+        axtree = clean(text, config.max_text)
+    return PageView(arrays=arrays, axtree=axtree, bids=tuple([v.bid for v in nodes]),
+                    truncated=len(all_nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
+                    has_text=facts_table[:, 2], kept=kept, lines=tuple(lines), line_of=tuple(line_of))
 
 
 def observation(page: PageModel, goal: str, error: str | None, progress: tuple[int, int],
