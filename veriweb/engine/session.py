@@ -86,6 +86,8 @@ class Session:
 
     def __init__(self, site: Site, *, cache_size: int = 512, cache: bool | None = None) -> None:
         self.site = site
+        self._now_for: tuple[Any, ...] | None = None
+        self._now = ""
         self.routes = [Route.compile(page.id, page.route) for page in site.pages]
         self.pages = {page.id: page for page in site.pages}
         self.markers = {marker.name: marker for marker in site.markers}
@@ -114,8 +116,13 @@ class Session:
     @property
     def now(self) -> str:
         """The virtual time: the episode's start time plus a fixed amount per step."""
-        start = dt.datetime.combine(self.site.clock.today, self.site.clock.start_time)
-        return (start + dt.timedelta(seconds=self.steps * self.site.clock.seconds_per_step)).isoformat()
+        clock = self.site.clock
+        key = (self.steps, clock.today, clock.start_time, clock.seconds_per_step)
+        if key != self._now_for:  # asked many times a step (contexts, markers, predicates): made once
+            start = dt.datetime.combine(clock.today, clock.start_time)
+            self._now = (start + dt.timedelta(seconds=self.steps * clock.seconds_per_step)).isoformat()
+            self._now_for = key
+        return self._now
 
     def close(self) -> None:
         """Free the session's database (it cannot be used afterwards; the site's cache stays for its other sessions)."""

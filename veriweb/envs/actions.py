@@ -94,6 +94,9 @@ _TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in T
 
 def _triple(action: Any) -> tuple[int, int, int]:
     """A discrete action's type, row and argument as Python ints."""
+    if action.__class__ is np.ndarray and action.ndim == 1 and action.dtype.kind in "iu":
+        kind, row, arg = action[:3].tolist()  # Python ints already (the usual case: a policy's array)
+        return kind, row, arg
     kind, row, arg = (int(x) for x in np.asarray(action).reshape(-1)[:3].tolist())
     return kind, row, arg
 
