@@ -38,6 +38,8 @@ from typing import Any
 
 STAGES = (
     ("static checks", "veriweb.verify.checks", "static_issues"),
+    ("static checks", "veriweb.verify.recheck", "check_site"),
+    ("static checks", "veriweb.verify.recheck", "recheck"),
     ("repair operators", "veriweb.verify.repair", "apply_repairs"),
     ("search", "veriweb.verify.search", "solve"),
     ("proofs", "veriweb.verify.proofs", "prove_infeasible"),

@@ -153,7 +153,7 @@ def _lookup_columns(site: Site) -> dict[str, set[str]]:
         for element, _ in C.walk(page.elements, "$"):
             if element.type == "record" and len(element.query.where) == 1:
                 cond = element.query.where[0]
-                ref = getattr(cond.value, "ref", None)
+                ref = C.field_of(cond.value, "ref")
                 if cond.op == "=" and ref == f"param.{route.params[0][0]}":
                     found[element.query.table].add(cond.column)
     return found

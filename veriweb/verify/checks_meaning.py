@@ -54,7 +54,7 @@ def key_tables(site: Site, marker: Any) -> dict[str, str]:
 
     for check in marker.preconditions:
         predicate = check.predicate
-        sql = getattr(predicate, "sql", None)
+        sql = C.field_of(predicate, "sql")
         if not sql:
             continue
         local = {k: v.name for k, v in predicate.params.items() if isinstance(v, Ref) and v.namespace == "param"}
@@ -109,9 +109,9 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                                       f"{marker.name} looks up in {table}: it acts on the wrong record"))
             elif isinstance(value, Ref) and value.namespace == "field":
                 for number, field_el in enumerate(form.fields):
-                    if field_el.name != value.name or getattr(field_el, "options_query", None) is not None:
+                    if field_el.name != value.name or C.field_of(field_el, "options_query") is not None:
                         continue
-                    options = getattr(field_el, "options", None) or []
+                    options = C.field_of(field_el, "options") or []
                     bad = [o.value for o in options if o.value not in keys[table] and o.value != ""]
                     if options and bad:
                         issues.append(C.Issue("structural", C.KEY_NAMES_NOTHING, f"{path}.fields[{number}].options",
@@ -163,7 +163,7 @@ def check_answer_shown(site: Site) -> list[C.Issue]:
             reads.append((task.answer.list_query, f"$.tasks[{number}].answer.list_query.select"))
         for query, where in reads:
             select = query.select
-            if not select or select == "*" or getattr(query, "agg", None) or site.database.table(query.table) is None:
+            if not select or select == "*" or C.field_of(query, "agg") or site.database.table(query.table) is None:
                 continue
             if (query.table, select) in shown or base_column(site, query.table, select, {}) in shown:
                 continue

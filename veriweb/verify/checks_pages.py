@@ -143,7 +143,7 @@ def bound_elements(site: Site) -> Iterator[tuple[Any, str, str | None, str | Non
 def _refs_of(element: Any) -> Iterator[tuple[str, str, str, str]]:
     """``(attr, namespace, name, shown)`` for every reference an element makes in its own context."""
     for attr in _TEXT_ATTRS:
-        text = getattr(element, attr, None)
+        text = C.field_of(element, attr)
         if isinstance(text, str):
             for match in _TEMPLATE.finditer(text):
                 yield attr, match.group(1), match.group(2), match.group(0)
@@ -153,10 +153,10 @@ def _refs_of(element: Any) -> Iterator[tuple[str, str, str, str]]:
                 if isinstance(value, Ref):
                     yield f"action.args.{arg}", value.namespace, value.name, value.ref
         for number, field_el in enumerate(element.fields):
-            value = getattr(field_el, "value", None)
+            value = C.field_of(field_el, "value")
             if isinstance(value, Ref):
                 yield f"fields[{number}].value", value.namespace, value.name, value.ref
-    query = getattr(element, "query", None)
+    query = C.field_of(element, "query")
     if query is not None and element.type in ("list", "table", "record"):
         for number, cond in enumerate(query.where):
             if isinstance(cond.value, Ref):
@@ -212,7 +212,7 @@ def literal_amounts(site: Site) -> Iterator[tuple[str, str, str, str, set[str]]]
         if not money:
             continue
         for attr in _SHOWN_ATTRS:
-            text = getattr(element, attr, None)
+            text = C.field_of(element, attr)
             if not isinstance(text, str):
                 continue
             bare = _TEMPLATE.sub(" ", text)
@@ -249,7 +249,7 @@ def _shown(site: Site, elements: list[Any], path: str, source: str, header: str 
         if element.type in ("list", "table", "record"):
             continue
         for attr in _SHOWN_ATTRS:
-            text = getattr(element, attr, None)
+            text = C.field_of(element, attr)
             if not isinstance(text, str):
                 continue
             for match in _TEMPLATE.finditer(text):
@@ -259,9 +259,9 @@ def _shown(site: Site, elements: list[Any], path: str, source: str, header: str 
                 if base is not None:
                     yield _label(text) or header, f"{base[0]}.{base[1]}", f"{here}.{attr}", text
         for attr in ("elements", "items"):
-            for n, child in enumerate(getattr(element, attr, None) or []):
+            for n, child in enumerate(C.field_of(element, attr) or []):
                 stack.append((child, f"{here}.{attr}[{n}]"))
-        for t, tab in enumerate(getattr(element, "tabs", None) or []):
+        for t, tab in enumerate(C.field_of(element, "tabs") or []):
             for n, child in enumerate(tab.elements):
                 stack.append((child, f"{here}.tabs[{t}].elements[{n}]"))
 
@@ -523,7 +523,7 @@ def _shown_columns(site: Site) -> set[tuple[str, str]]:
                 add_query(cond.value.query)
         for order in query.order_by:
             add(query.table, order.column)
-        select = getattr(query, "select", None)
+        select = C.field_of(query, "select")
         if select and select != "*":
             add(query.table, select)
         view = next((v for v in site.database.views if v.name == query.table), None)
@@ -546,10 +546,10 @@ def _shown_columns(site: Site) -> set[tuple[str, str]]:
                 add(site.auth.table, name)
         if element.type in ("list", "table", "record"):
             add_query(element.query)
-            for sort in getattr(element, "sorts", None) or []:
+            for sort in C.field_of(element, "sorts") or []:
                 add(element.query.table, sort.column)
-        for field_el in getattr(element, "fields", None) or []:
-            oq = getattr(field_el, "options_query", None)
+        for field_el in C.field_of(element, "fields") or []:
+            oq = C.field_of(field_el, "options_query")
             if oq is not None:
                 add_query(oq.query)
                 add(oq.query.table, oq.value)

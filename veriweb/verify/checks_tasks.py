@@ -130,8 +130,8 @@ def _fixed_comparisons(predicate: Any) -> Iterator[tuple[str, str]]:
         for column, literal in _SQL_LITERAL_EQ.findall(predicate.sql):
             yield column, literal.replace("''", "'")
         return
-    query = getattr(predicate, "query", None)
-    for cond in getattr(query, "where", None) or []:
+    query = C.field_of(predicate, "query")
+    for cond in C.field_of(query, "where") or []:
         if getattr(cond, "op", "=") in ("=", "eq") and isinstance(cond.value, str):
             yield cond.column, cond.value
 

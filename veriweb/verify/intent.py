@@ -173,7 +173,7 @@ def money_references(site: Site) -> Iterator[tuple[str, str, str, str | None, bo
             if bound is None:
                 continue
             for attr in ("text", "label", "submit", "title"):
-                text = getattr(element, attr, None)
+                text = C.field_of(element, attr)
                 if isinstance(text, str) and "{row." in text:
                     for column, filt in _TEMPLATE_REF.findall(text):
                         if column in money.get(bound, ()):

@@ -32,6 +32,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task, load, save
 from veriweb.scaffold.io import with_id
 from veriweb.verify.checks import CLASSES, Issue, resolve_href, static_issues
+from veriweb.verify.recheck import check_site, recheck
 from veriweb.verify.repair import Repair, invalidated, repair_static
 
 DEFAULT_BUDGET = 2_000
@@ -338,13 +339,13 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
     """
     started = time.perf_counter()
     report = SiteReport(name=name or site.name, domain=site.domain, raw_id=site.id)
-    static = static_issues(site)
+    checked = check_site(site)  # traced, so later checks re-run only what a change can alter
+    static = checked.issues
     # The static repairs need no verdict, so they come first: a task that reads something they
     # change is searched once, on the repaired site, not on the raw site too (its raw status is
     # then what that search's certificate does on the raw site: see _raw_statuses).
     # The checks are pure functions of the site: its first round checks the raw site, already checked.
-    fixed, log, touched, remaining, ctx = repair_static(
-        site, check=lambda checked: list(static) if checked is site else static_issues(checked))
+    fixed, log, touched, remaining, ctx = repair_static(site, checked=checked)
     stored = _visits(site, {t.id: list(t.certificate) for t in site.tasks})
     unsearched = set() if search_raw else invalidated(fixed, touched, stored) & {t.id for t in site.tasks}
     raw_verdicts, probes, stale = _examine(site, budget, static, unsearched=unsearched)[1:]
@@ -384,7 +385,7 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
                                        "were dropped")
         finally:
             session.close()
-    left = static_issues(final)
+    left = recheck(final, ctx.checked).issues if ctx.checked is not None else static_issues(final)
     report.repairs = [r.as_dict() for r in repairs]
     report.dropped_tasks = dropped
     if left:
