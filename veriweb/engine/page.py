@@ -50,7 +50,10 @@ class Node:
     href: str | None = None
     input_type: str | None = None
     behaviour: tuple[Any, ...] | None = None
-    children: list[Node] = field(default_factory=list)
+    children: list[Node] | tuple[()] = ()
+    """The nodes inside this one, in document order: a list once it has one (:meth:`add`). A leaf keeps
+    the shared empty tuple, not an empty list of its own: most nodes are leaves, and every object a
+    cached page holds is one more for the cycle collector to scan."""
     up: Any = field(default=None, repr=False)
     """A weak reference to the parent (``None`` at the root): see :attr:`parent`."""
 
@@ -82,7 +85,10 @@ class Node:
     def add(self, child: Node) -> Node:
         """Append ``child`` and return it."""
         child.up = _ref(self)
-        self.children.append(child)
+        if self.children:
+            self.children.append(child)  # type: ignore[union-attr]
+        else:
+            self.children = [child]
         return child
 
 
@@ -161,7 +167,10 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
         clone = Node(*attrs)
         parent = nodes[parent_index + 1]
         clone.up = _ref(parent)
-        parent.children.append(clone)
+        if parent.children:
+            parent.children.append(clone)  # type: ignore[union-attr]
+        else:
+            parent.children = [clone]
         append(clone)
     del nodes[0]
     modal = None if modal_index is None else (root if modal_index < 0 else nodes[modal_index])
@@ -329,18 +338,27 @@ class PageBuilder:
         node = Node(role="heading", name=render(item.text, ctx), level=item.level, key=key,
                     tag=_HEADING_TAGS.get(item.level) or f"h{item.level}")
         node.up = _ref(parent)
-        parent.children.append(node)
+        if parent.children:
+            parent.children.append(node)  # type: ignore[union-attr]
+        else:
+            parent.children = [node]
 
     def _paragraph(self, parent: Node, item: el.Text, ctx: Context, key: str) -> None:
         node = Node(role="paragraph", text=render(item.text, ctx), key=key, tag="p")
         node.up = _ref(parent)
-        parent.children.append(node)
+        if parent.children:
+            parent.children.append(node)  # type: ignore[union-attr]
+        else:
+            parent.children = [node]
 
     def _link(self, parent: Node, item: el.Link, ctx: Context, key: str) -> None:
         href = render(item.href, ctx, url=True)
         node = Node(role="link", name=render(item.text, ctx), key=key, tag="a", href=href, behaviour=("nav", href))
         node.up = _ref(parent)
-        parent.children.append(node)
+        if parent.children:
+            parent.children.append(node)  # type: ignore[union-attr]
+        else:
+            parent.children = [node]
 
     def _record(self, parent: Node, item: el.Record, ctx: Context, key: str) -> None:
         rows = self.data.rows(item.query, ctx, limit=1)
@@ -557,7 +575,7 @@ def _document_order(root: Node) -> tuple[list[Node], list[int]]:
     nodes: list[Node] = []
     parents: list[int] = []
     append, up = nodes.append, parents.append
-    stack: list[tuple[list[Node], int, int, bool, int]] = [(root.children, 0, 1, True, -1)]
+    stack: list[tuple[list[Node] | tuple[()], int, int, bool, int]] = [(root.children, 0, 1, True, -1)]
     while stack:
         children, index, depth, visible, parent = stack.pop()
         count = len(children)

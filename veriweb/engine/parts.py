@@ -230,7 +230,10 @@ class PartMemo:
             node = Node(*attrs)
             owner = parent if up < 0 else made[up]
             node.up = _ref(owner)
-            owner.children.append(node)
+            if owner.children:
+                owner.children.append(node)  # type: ignore[union-attr]
+            else:
+                owner.children = [node]
             append(node)
         for form_key, form, row, fields, defaults, options in forms:
             builder.forms[form_key] = FormInfo(key=form_key, form=form, ctx=ctx if row is None else ctx.with_row(row),
