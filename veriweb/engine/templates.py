@@ -29,11 +29,22 @@ def money(cents: Any) -> str:
 def nice_date(value: Any) -> str:
     """``2026-06-15`` as ``Jun 15, 2026``; anything else as it is."""
     text = "" if value is None else str(value)
-    try:
-        day = dt.date.fromisoformat(text[:10])
-    except ValueError:
-        return text
-    return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
+    shown = _DATES.get(text)
+    if shown is None:
+        try:
+            day = dt.date.fromisoformat(text[:10])
+        except ValueError:
+            shown = text
+        else:
+            shown = f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
+        if len(_DATES) >= 65_536:
+            _DATES.clear()
+        _DATES[text] = shown
+    return shown
+
+
+_DATES: dict[str, str] = {}
+""":func:`nice_date` by the value's text (a site's dates repeat on every page that lists them)."""
 
 
 FILTERS = {
