@@ -40,6 +40,7 @@ def test_traced_run_gives_the_static_issues(shop: Site, raw: Site) -> None:
         assert run.issues == static_issues(site)
         assert len(run.results) == len(all_checks())
         assert all(reads <= FIELDS | {WHOLE} for _, reads in run.results)
+        assert type(site) is Site  # traced in place for the run only (the engine's caches know the object)
     assert static_issues(raw), "the injected site must have defects, or this test shows nothing"
     # what a check reads is traced: the link check reads pages, never the database's rows
     links = dict(zip(all_checks(), check_site(shop).results))

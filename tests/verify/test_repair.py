@@ -441,3 +441,19 @@ def test_add_field_mends_an_optional_field_renamed() -> None:
     assert left == []
     assert any(r.code == "S004" and f"{name}_input -> {name}" in r.change for r in log), log
     assert to_data(fixed)["pages"] == to_data(mail)["pages"]
+
+
+def test_ranked_matches_are_get_close_matches() -> None:
+    import difflib
+    import random
+
+    from veriweb.verify.repair import ranked_matches
+
+    rng = random.Random(7)
+    words = ["Quantum Paris", "Quantum", "Paris", "Olive Relaxed Straight Jeans", "Olive Jeans", "ab", "ba", "abc",
+             "cba", "", "a", "Sprint 27", "Sprint 72", "Sprint 2", "Error 500 from the admin console"]
+    for _ in range(200):
+        word = rng.choice(words) + rng.choice(["", "s", " x", " Paris"])
+        options = sorted(set(rng.sample(words, rng.randint(0, len(words)))))
+        n = rng.choice([1, 2, 3, 12])
+        assert ranked_matches(word, options, n) == difflib.get_close_matches(word, options, n=n, cutoff=0.0)

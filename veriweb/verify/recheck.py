@@ -1,8 +1,8 @@
 """Static checks run again after a change: only those that read a part of the site the change touched.
 
 Every check is a pure function of the site, so what it returns depends only on what it reads.
-:func:`check_site` runs each check on a traced view of the site that records which of the
-site's top-level fields (``pages``, ``database``, ``tasks``...) the check reads in that very run;
+:func:`check_site` runs each check with the site traced: for the run, the site object itself
+records which of its top-level fields (``pages``, ``database``, ``tasks``...) the check reads;
 :func:`recheck` then runs a check on a changed site only when one of the fields it read has
 changed, and otherwise keeps its issues as they were. A check that reads the site as a whole
 (dumps it, copies it, compares it: see :data:`_WHOLE_FREE`) is always run again.
@@ -18,7 +18,8 @@ byte for byte, see :class:`veriweb.verify.repair._Ledger`); a field whose value 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,11 +59,20 @@ class _TracedSite(Site):
         return super().__getattribute__(name)
 
 
-def _traced(site: Site) -> Site:
-    """A traced view of ``site``: the same field objects, nothing copied."""
-    view = _TracedSite.model_construct(_fields_set=set(site.model_fields_set))
-    object.__setattr__(view, "__dict__", dict(site.__dict__))
-    return view
+@contextmanager
+def _traced(site: Site) -> Iterator[bool]:
+    """While open, ``site`` itself records its reads (its class is swapped for :class:`_TracedSite`,
+    so it stays the same object: the engine's per-site caches, keyed by the object, still serve
+    the sessions made of it later). Yields whether reads are traced (a subclass of
+    :class:`~veriweb.scaffold.Site` is not: its checks count as reading the whole site)."""
+    if type(site) is not Site:
+        yield False
+        return
+    object.__setattr__(site, "__class__", _TracedSite)
+    try:
+        yield True
+    finally:
+        object.__setattr__(site, "__class__", Site)
 
 
 @dataclass(frozen=True)
@@ -90,10 +100,11 @@ class CheckRun:
         return [n for n, (_, reads) in enumerate(self.results) if WHOLE in reads or reads & changed]
 
 
-def _run(check: Callable[[Site], list[Issue]], view: Site) -> tuple[tuple[Issue, ...], frozenset[str]]:
-    _reads.append(set())
+def _run(check: Callable[[Site], list[Issue]], site: Site, traced: bool
+         ) -> tuple[tuple[Issue, ...], frozenset[str]]:
+    _reads.append(set() if traced else {WHOLE})
     try:
-        found = tuple(check(view))
+        found = tuple(check(site))
     finally:
         reads = _reads.pop()
     return found, frozenset(reads)
@@ -105,8 +116,8 @@ def check_site(site: Site) -> CheckRun:
     Returns:
         The run: its ``issues`` are :func:`veriweb.verify.checks.static_issues` of ``site``.
     """
-    view = _traced(site)
-    return CheckRun(site, tuple(_run(check, view) for check in all_checks()))
+    with _traced(site) as traced:
+        return CheckRun(site, tuple(_run(check, site, traced) for check in all_checks()))
 
 
 def replaced(before: Site, after: Site) -> set[str]:
@@ -137,9 +148,9 @@ def recheck(site: Site, before: CheckRun, changed: Iterable[str] | None = None) 
         raise VeriwebError(f"recheck: the run before has {len(before.results)} checks' results, and there are "
                          f"{len(checks)} checks now; check the site afresh with check_site")
     again = set(before.rerun(replaced(before.site, site) if changed is None else changed))
-    view = _traced(site)
-    return CheckRun(site, tuple(_run(check, view) if n in again else before.results[n]
-                                for n, check in enumerate(checks)))
+    with _traced(site) as traced:
+        return CheckRun(site, tuple(_run(check, site, traced) if n in again else before.results[n]
+                                    for n, check in enumerate(checks)))
 
 
 __all__ = ["FIELDS", "WHOLE", "CheckRun", "check_site", "recheck", "replaced"]

@@ -1,11 +1,12 @@
 """Repair operators: one pure function per defect code, and the fixed-point loop that applies them.
 
-An operator takes the site's JSON data (a private copy), the issue a check reported and a
-:class:`Context`, edits the data in place and returns what it changed and what it touched, or
-``None`` when it cannot fix the issue. The loop (:func:`repair_static`) runs the static checks,
-applies one operator per issue, re-validates the data with :func:`veriweb.scaffold.io.from_data`
-and checks again, until nothing changes or the round limit is reached. Every repair is logged as
-a :class:`Repair` (code, location, operator, what changed).
+An operator takes the site's JSON data (the round's own, never the site's), the issue a check
+reported and a :class:`Context`, edits the data in place and returns what it changed and what it
+touched, or ``None`` when it cannot fix the issue. The loop (:func:`repair_static`) runs the
+static checks, applies one operator per issue (what it changed is validated, and undone if it
+fails: :class:`_Ledger`), and checks again, re-running only the checks that read a field the
+round changed (:mod:`veriweb.verify.recheck`), until nothing changes or the round limit is
+reached. Every repair is logged as a :class:`Repair` (code, location, operator, what changed).
 
 Edits go deepest-location-first within a round, so removing an element never shifts the index
 of another issue's location in the same round. What an operator touched (tables, pages, markers,
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import heapq
 import io
 import pickle
 import re
@@ -131,6 +133,12 @@ def get_at(data: Any, tokens: list[str | int], default: Any = None) -> Any:
     return node
 
 
+def site_of(data: dict[str, Any]) -> Site:
+    """The site ``data`` holds, for an operator that reads it through the models: validated, not
+    hashed (its ``id`` is whatever the data says; no operator reads it)."""
+    return Site.model_validate(data)
+
+
 def _table_row(data: dict[str, Any], tokens: list[str | int]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The table and the row a ``$.database.tables[i].rows[j]...`` path points into, or ``None``."""
     table, row = get_at(data, tokens[:3]), get_at(data, tokens[:5])
@@ -191,6 +199,30 @@ def _marker(data: dict[str, Any], name: str) -> dict[str, Any] | None:
 def _closest(word: str, options: list[str], cutoff: float = 0.6) -> str | None:
     found = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=cutoff)
     return found[0] if found else None
+
+
+def ranked_matches(word: str, options: list[str], n: int) -> list[str]:
+    """``difflib.get_close_matches(word, options, n, cutoff=0.0)``, the same list in the same order,
+    without the full ratio of every option: options are taken by their ``quick_ratio`` (an upper
+    bound of ``ratio``), highest first, until it falls below the ``n``-th best ratio found."""
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    bounds = []
+    for option in options:
+        matcher.set_seq1(option)
+        bounds.append((matcher.quick_ratio(), option))
+    bounds.sort(key=lambda pair: pair[0], reverse=True)
+    best: list[tuple[float, str]] = []  # a min-heap of the n best (ratio, option) so far
+    for bound, option in bounds:
+        if len(best) == n and bound < best[0][0]:
+            break
+        matcher.set_seq1(option)
+        pair = (matcher.ratio(), option)
+        if len(best) < n:
+            heapq.heappush(best, pair)
+        elif pair > best[0]:
+            heapq.heapreplace(best, pair)
+    return [option for _, option in sorted(best, reverse=True)]
 
 
 def _placeholders(text: str) -> list[str]:
@@ -925,10 +957,10 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     values = [str(row[c]) for t in _tables(data) if t["name"] in tables for row in t.get("rows", [])
               for c in columns if isinstance(row.get(c), str)]
     taken = {v for k, v in task["slots"].items() if k != name}
-    new = _closest(str(old), [v for v in values if v not in taken], cutoff=0.0)
+    # the closest names (the first is the closest of all, as _closest would pick it)
+    ranked = ranked_matches(str(old), sorted({v for v in values if v not in taken}), _ENTITY_TRIES)
+    new = ranked[0] if ranked else None
     if new is not None:  # the closest name whose entity is there for the task (a product in the cart)
-        ranked = difflib.get_close_matches(str(old), sorted({v for v in values if v not in taken}), n=_ENTITY_TRIES,
-                                           cutoff=0.0)
         new = _with_entity(data, index, name, ranked) or new
     if new is None:  # the lookup goes through a view or SQL: any stored text close enough
         values = [v for t in _tables(data) for row in t.get("rows", []) for v in row.values() if isinstance(v, str)]
@@ -961,7 +993,7 @@ def _with_entity(data: dict[str, Any], index: int, name: str, ranked: list[str])
     if len(ranked) < 2:
         return None
     try:
-        site = from_data(data, check_id=False)
+        site = site_of(data)
         task = site.tasks[index]
         session = Session(site)
     except (VeriwebError, ValueError):
@@ -1189,7 +1221,7 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         return None
     from veriweb.verify.intent import _money_columns, money_references
 
-    site = from_data(data, check_id=False)
+    site = site_of(data)
     element = ".".join(str(t) for t in tokens[:-1])
     money = set().union(*_money_columns(site).values())  # a count beside an amount stays a count
     columns = set()
@@ -1268,7 +1300,7 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     from veriweb.verify import intent
 
     tokens = parse_path(issue.location)
-    site = from_data(data, check_id=False)
+    site = site_of(data)
     keys = intent._page_keys(site)
     routes = _routes(data)
     for element, path, _, table, column in intent.bound_links(site):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from veriweb.scaffold.io import from_data
 from veriweb.verify import dataflow
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
@@ -41,7 +40,7 @@ def bind_amount(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     if found is None:
         return None
     tokens, parent, attr = found
-    site = from_data(data, check_id=False)
+    site = R.site_of(data)
     for path, ref_attr, text, amount, money in literal_amounts(site):
         if f"{path}.{ref_attr}" != issue.location:
             continue
@@ -64,7 +63,7 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
     wrong = re.search(r"reads column '(\w+)', which '(\w+)' does not have", issue.message)
     if found is not None and wrong is not None and "{row." in found[1][found[2]]:
         tokens, parent, attr = found
-        site = from_data(data, check_id=False)
+        site = R.site_of(data)
         element = issue.location.rsplit(".", 1)[0]
         bound = next((b for _, path, _, b in bound_elements(site) if path == element), None)
         columns = sorted(source_columns(site, bound) or ()) if bound else []
