@@ -51,9 +51,10 @@ class SiteCache:
         """The page cached under ``key`` (marked recently used), or ``None``."""
         model = self.pages.get(key)
         if model is not None:
-            with self._lock:
-                if key in self.pages:
-                    self.pages.move_to_end(key)
+            try:  # one C call, atomic under the GIL: no lock needed on this hot path
+                self.pages.move_to_end(key)
+            except KeyError:  # another thread dropped it meanwhile
+                pass
         return model
 
     def put_page(self, key: tuple[Any, ...], model: Any) -> Any:
