@@ -16,6 +16,12 @@ timing):
   rows and arguments) with the final types (answer, infeasible) masked out, so every episode runs
   to its 40-step horizon; resets included in the time; a fresh env (its first states are new).
 
+``--breakdown`` instead prints where an ``explore`` step's CPU goes, per domain: the page build
+(``Session._build``), field overlays, the judge, the rest of the session's step, the observation
+(full encodings and patches), the action masks, the cycle collector, and everything else (decoding,
+info, copies), each as exclusive time (a part's time leaves out the parts timed inside it, and
+the collector's passes leave out of whatever part they interrupted).
+
 ``--gc-freeze`` makes the envs with ``gc_freeze=True`` (``gc.freeze()`` once each site is loaded:
 see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages,
 query rows, judge results by database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes
@@ -32,6 +38,7 @@ against MiniWoB++ in headless Chromium on this kind of machine (about 36 steps/s
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import os
 import statistics
@@ -41,7 +48,11 @@ from typing import Any
 import numpy as np
 
 from veriweb.engine import cache as caching
+from veriweb.engine import session as session_module
 from veriweb.engine.episode import Episode
+from veriweb.engine.judge import Judge
+from veriweb.engine.session import Session
+from veriweb.envs import observation as observation_module
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
 from veriweb.envs.actions import ACTION_TYPES
 from veriweb.generate.domains import MODULES
@@ -76,6 +87,82 @@ class EngineTimer:
 
     def __exit__(self, *exc: object) -> None:
         Episode.step = self._original  # type: ignore[method-assign]
+
+
+class Breakdown:
+    """Exclusive CPU time per part of a step while installed (see ``--breakdown``)."""
+
+    PARTS = ((Session, "_build", "build"), (session_module, "overlay", "overlay"), (Judge, "progress", "judge"),
+             (Session, "step", "session step"), (observation_module, "_encode", "encode"),
+             (observation_module, "_patch", "patch"), (DiscreteActions, "masks", "masks"))
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = {}
+        self._stack: list[list[float]] = []
+        self._saved: list[tuple[Any, str, Any]] = []
+        self._gc_start = 0.0
+
+    def _wrap(self, owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        stack, totals = self._stack, self.totals
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            inner = [0.0]
+            stack.append(inner)
+            start = clock()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                elapsed = clock() - start
+                stack.pop()
+                totals[label] = totals.get(label, 0.0) + elapsed - inner[0]
+                if stack:
+                    stack[-1][0] += elapsed
+
+        self._saved.append((owner, name, original))
+        setattr(owner, name, timed)
+
+    def _collector(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_start = clock()
+            return
+        elapsed = clock() - self._gc_start
+        self.totals["collector"] = self.totals.get("collector", 0.0) + elapsed
+        if self._stack:
+            self._stack[-1][0] += elapsed
+
+    def __enter__(self) -> Breakdown:
+        for owner, name, label in self.PARTS:
+            self._wrap(owner, name, label)
+        gc.callbacks.append(self._collector)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._collector)
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+
+
+def breakdown(domain: str, steps: int) -> tuple[float, dict[str, float]]:
+    """Microseconds per ``explore`` step, and each part's share of it (see ``--breakdown``)."""
+    env = make_env(domain)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    total = 0.0
+    with Breakdown() as parts:
+        for _ in range(steps):
+            action = explore_action(rng, obs["action_mask"])
+            start = clock()
+            obs, _, terminated, truncated, _ = env.step(action)
+            total += clock() - start
+            if terminated or truncated:
+                parts.totals["(resets)"] = parts.totals.get("(resets)", 0.0) - clock()
+                obs, _ = env.reset()
+                parts.totals["(resets)"] += clock()
+    shares = {label: parts.totals.get(label, 0.0) / total for _, _, label in Breakdown.PARTS}
+    shares["collector"] = parts.totals.get("collector", 0.0) / total
+    shares["other"] = 1.0 - sum(shares.values())
+    return total / steps * 1e6, shares
 
 
 def explore_action(rng: np.random.Generator, mask: dict[str, np.ndarray]) -> np.ndarray:
@@ -200,6 +287,7 @@ def main() -> None:
     parser.add_argument("--domains", default="all")
     parser.add_argument("--gc-freeze", action="store_true", help="envs made with gc_freeze=True")
     parser.add_argument("--quick", action="store_true", help="explore and random only (no replay, no vector env)")
+    parser.add_argument("--breakdown", action="store_true", help="where an explore step's CPU goes, per domain")
     parser.add_argument("--no-cache", action="store_true",
                         help="sessions share no cache (veriweb.engine.cache.ENABLED = False): every page, query and "
                              "judge result is computed afresh, as a baseline")
@@ -212,6 +300,13 @@ def main() -> None:
                else args.domains.split(","))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"site cache {'on' if caching.ENABLED else 'off'}; gc_freeze {GC_FREEZE}")
+    if args.breakdown:
+        labels = [label for _, _, label in Breakdown.PARTS] + ["collector", "other"]
+        print(f"{'domain':<8}{'us/step':>9}" + "".join(f"{label:>14}" for label in labels) + "   (explore; exclusive CPU)")
+        for domain in domains:
+            micros, shares = breakdown(domain, args.steps)
+            print(f"{domain:<8}{micros:>9.0f}" + "".join(f"{shares[label]:>14.0%}" for label in labels))
+        return
     print(f"{'domain':<8}{'pages med/p95':>14}{'@median':>10}{'@p95':>9}{'explore':>10}{'engine':>8}{'again':>8}"
           f"{'replay':>9}{'engine':>8}{'vector x8':>11}{'reset':>9}{'random':>8}{'(len)':>6}   (steps per CPU-second)")
     for domain in domains:
