@@ -52,8 +52,8 @@ from veriweb.engine import session as session_module
 from veriweb.engine.episode import Episode
 from veriweb.engine.judge import Judge
 from veriweb.engine.session import Session
-from veriweb.envs import observation as observation_module
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
+from veriweb.envs import observation as observation_module
 from veriweb.envs.actions import ACTION_TYPES
 from veriweb.generate.domains import MODULES
 
