@@ -323,6 +323,85 @@ def unreachable_goal(site: Site, task: Task, session: Session, ctx: Context) -> 
     return None
 
 
+def runnable_markers(site: Site) -> set[str]:
+    """The markers some form can run: it posts to a marker the site has, and passes every parameter
+    the marker requires (a boolean aside) something other than a field the form does not have. A
+    marker none can run never writes (its required parameter arrives empty, and it refuses)."""
+    from veriweb.scaffold.elements import Form
+    from veriweb.verify.checks import all_elements
+
+    out: set[str] = set()
+    for element, _, _ in all_elements(site):
+        if not isinstance(element, Form) or element.action.kind != "marker":
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None or marker.name in out:
+            continue
+        fields = {f.name for f in element.fields}
+        args = element.action.args or {}
+        if all(_passed(args.get(param.name), fields) for param in marker.params
+               if param.required and param.type != "boolean"):
+            out.add(marker.name)
+    return out
+
+
+def _passed(arg: Any, fields: set[str]) -> bool:
+    if arg is None or (isinstance(arg, str) and not arg.strip()):
+        return False
+    return not (isinstance(arg, Ref) and arg.namespace == "field" and arg.name not in fields)
+
+
+def no_success(site: Site, task: Task, session: Session, ctx: Context) -> str | None:
+    """Why no action sequence can solve ``task`` from the session's state (its start), or ``None``.
+
+    Each reason is an argument, not a guess, so a search may stop before it starts:
+
+    - a constraint is one of the goal's own predicates: wherever the goal holds, it is broken;
+    - a goal predicate false now reads only tables and columns that no marker some form can run
+      (:func:`runnable_markers`) writes, and nothing that changes as steps go by;
+    - a retrieve task's expected answer is empty now, and what it is computed from is frozen the
+      same way, so no answer is ever judged right.
+    """
+    import json
+
+    def text(pred: Any) -> str:
+        return json.dumps(pred.model_dump(mode="json"), sort_keys=True)
+
+    goal = {text(p): n for n, p in enumerate(task.goal)}
+    for number, constraint in enumerate(task.constraints):
+        if text(constraint.predicate) in goal:
+            return (f"constraint {number} ({constraint.description!r}) is goal[{goal[text(constraint.predicate)]}] "
+                    "itself: every state where the goal holds breaks it")
+    if "clock.now" in task.model_dump_json():
+        return None  # the virtual time moves with every step
+    facts = Frozen(site, session, ctx)
+    runnable = runnable_markers(site)
+    facts.writes = defaultdict(list)
+    for write in site_writes(site):
+        if write.marker in runnable:
+            facts.writes[write.table].append(write)
+    try:
+        for number, predicate in enumerate(task.goal):
+            if facts.predicate(predicate) and not facts.holds(predicate):
+                return (f"goal[{number}] is false and reads only what no runnable marker writes (runnable: "
+                        f"{', '.join(sorted(runnable)) or 'none'})")
+        spec = task.answer
+        if task.kind == "retrieve" and spec is not None and (isinstance(spec.value, QueryValue)
+                                                             or spec.list_query is not None):
+            queries = [q for q in (spec.list_query, spec.candidates,
+                                   spec.value.query if isinstance(spec.value, QueryValue) else None) if q is not None]
+            if all(facts.query(q, [q.select] if q.select != "*" else []) for q in queries):
+                from veriweb.engine.judge import Judge
+
+                expected = Judge(session, task).expected_answer()
+                if expected is None or expected == []:
+                    return ("the expected answer is empty, and no runnable marker writes what it is computed "
+                            "from: no answer is ever right")
+    except (VeriwebError, TypeError):
+        return None
+    return None
+
+
 def prove_infeasible(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000) -> Proof:
     """Prove that ``task``'s goal cannot be reached, refute it with a witness, or say undecided.
 
@@ -356,4 +435,4 @@ def prove_infeasible(site: Site, task: Task, *, session: Session | None = None, 
     return Proof("undecided", "\n".join(lines), (), result.expanded)
 
 
-__all__ = ["Frozen", "Proof", "prove_infeasible", "unreachable_goal"]
+__all__ = ["Frozen", "Proof", "no_success", "prove_infeasible", "runnable_markers", "unreachable_goal"]

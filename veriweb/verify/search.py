@@ -271,6 +271,11 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
     saved = snaps.capture() if from_current else None
     if not from_current:
         episode.reset()
+        from veriweb.verify.proofs import no_success
+
+        hopeless = no_success(site, task, session, episode.judge.context())
+        if hopeless is not None:  # not worth a step: say so at once (what a search out of budget says)
+            return Result("undecided", reason=f"no search can succeed: {hopeless}")
     search = _Search(site, task, session, episode.judge, snaps, budget=budget,
                      max_depth=max_depth if max_depth is not None else task.max_steps // 2, exact=exact,
                      weight=weight, lazy=lazy)
