@@ -143,7 +143,12 @@ class Hints(FormFilling):
         kinds = words(" ".join(n.replace("_", " ") for n in task.slots if n not in ("username", "password", "text")))
         hints = cls(task=task, values=values, slot_names=names, instruction=words(task.instruction) | kinds,
                     distance={}, good_markers=good, bad_markers=bad, login=login, routes=routes)
-        hints.distance = distances(site, routes, targets(site, task, good))
+        wanted = frozenset(targets(site, task, good))
+        memo = session.memo("hints.distances")  # a function of the scaffold and the pages that matter
+        found = memo.get(wanted)
+        if found is None:
+            found = memo[wanted] = distances(site, routes, set(wanted))
+        hints.distance = dict(found)
         hints.named = [(fold(v), n) for v, n in zip(values, names)
                        if n and n not in ("username", "password") and (login is None or v not in login)
                        and len(v) >= 4 and re.search(r"[A-Za-z]", v) and not ISO.fullmatch(v)]

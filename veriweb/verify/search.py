@@ -314,7 +314,11 @@ class _Search:
         # are never expanded. Retrieve tasks read every page they reach, and the exact search queues
         # goal states: those list actions when a state is reached.
         self.lazy = lazy and not exact and task.kind != "retrieve"
-        self.links: dict[str, set[str] | None] = outgoing(site, self.hints.routes) if self.lazy else {}
+        self.links: dict[str, set[str] | None] = {}
+        if self.lazy:  # a function of the scaffold: shared by the searches of the site's sessions
+            memo = session.memo("search.outgoing")
+            self.links = memo.get("links") or outgoing(site, self.hints.routes)
+            memo["links"] = self.links
         self.stepped = 0
         self.visits: dict[tuple[str, tuple[bool, ...]], int] = {}
         self.sent: set[tuple[Any, ...]] = set()
