@@ -252,25 +252,3 @@ def test_overlaid_page_is_a_whole_copy_with_parents_in_it(shop: Site) -> None:
     assert base.by_key[key].value in ("", None) and not base.by_key[key].focused
     assert [n.bid for n in model.nodes] == [n.bid for n in base.nodes]
 
-
-@pytest.mark.parametrize(("domain", "task_id"), [("admin", "refund_line"), ("mail", "move_sender"),
-                                                 ("travel", "round_trip")])
-def test_lazy_listing_steps_exactly_what_eager_listing_steps(domain: str, task_id: str) -> None:
-    # Listing a state's actions when it is popped (not when it is reached) is a saving, never a
-    # change: the same actions are stepped in the same order, to the same solution.
-    site = generate_site(domain, 7)
-    task = site.task(task_id)
-    assert task is not None and task.kind != "retrieve"
-    lazy = solve(site, blind(task), budget=400, max_depth=task.max_steps)
-    eager = solve(site, blind(task), budget=400, max_depth=task.max_steps, lazy=False)
-    assert (lazy.status, lazy.expanded, lazy.actions) == (eager.status, eager.expanded, eager.actions)
-    assert lazy.expanded > 20  # a search with choices to make, not a walk down one path
-
-
-def test_lazy_search_still_exhausts_a_small_space_and_says_unsolved(shop: Site) -> None:
-    task = shop.task("cancel_recent_order")
-    assert task is not None
-    lazy = solve(shop, blind(task), budget=100_000, max_depth=2)
-    eager = solve(shop, blind(task), budget=100_000, max_depth=2, lazy=False)
-    assert lazy.status == eager.status == "unsolved"
-    assert lazy.expanded == eager.expanded

@@ -84,36 +84,6 @@ def targets(site: Site, task: Task, good_markers: set[str]) -> set[str]:
     return targets
 
 
-def outgoing(site: Site, routes: list[Route]) -> dict[str, set[str] | None]:
-    """For each page id, the pages its links and forms lead to (the layout's included, the page itself
-    too: sorting and paging links), or ``None`` when a link's address is a template whose page cannot
-    be told before it is rendered (``{row.url}``): it may lead anywhere."""
-    layout: set[str] | None = set()
-    for element in _walk(list(site.layout.header) + list(site.layout.footer)):
-        layout = _add_dests(layout, routes, element)
-    out: dict[str, set[str] | None] = {}
-    for page in site.pages:
-        dests: set[str] | None = {page.id} | (set(layout) if page.layout and layout is not None else set())
-        if page.layout and layout is None:
-            dests = None
-        for element in _walk(page.elements):
-            dests = _add_dests(dests, routes, element)
-        out[page.id] = dests
-    return out
-
-
-def _add_dests(dests: set[str] | None, routes: list[Route], element: Any) -> set[str] | None:
-    for href in _hrefs(element):
-        dest = resolve_template(routes, href)
-        if dest is not None:
-            if dests is not None:
-                dests.add(dest)
-        elif getattr(element, "type", "") == "link" and not href.lower().startswith(("http:", "https:", "mailto:",
-                                                                                       "javascript:")):
-            dests = None  # a link within the site whose page the template does not tell
-    return dests
-
-
 def distances(site: Site, routes: list[Route], targets: set[str]) -> dict[str, int]:
     """Links from every page to the nearest target, on the scaffold's page graph (layout included)."""
     if not targets:
@@ -155,4 +125,4 @@ def _hrefs(element: Any) -> list[str]:
     return []
 
 
-__all__ = ["FAR", "distances", "outgoing", "resolve_template", "targets"]
+__all__ = ["FAR", "distances", "resolve_template", "targets"]

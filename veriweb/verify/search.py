@@ -11,12 +11,6 @@ of the queue, ordered by
 
     cost so far + action cost + weight * (4 * subgoals not yet holding + links to a page that matters)
 
-and ties go to the state reached first. A state reached is judged at once (a goal ends the
-search), but its actions are listed, and its page built, only when a bound on their order
-reaches the front of the queue (the links its scaffold page has lead no nearer than the nearest
-of their pages): the actions come out in the same order as if they had all been queued when the
-state was reached, and many states reached are never listed (those of a solved search, mostly).
-
 The budget is counted per subgoal: each time a state makes more of the task's ordered progress
 subgoals hold than any state before it, the search gets its whole budget again for the next one
 (a two-entity task is two searches of one entity each, not one search of twice the depth), so
@@ -57,7 +51,6 @@ from veriweb.engine.judge import Judge
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
-from veriweb.verify.pagegraph import outgoing
 from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, sums_wanted
 from veriweb.verify.relevance import Hints
 
@@ -222,20 +215,11 @@ class _Node:
     cost: float
     done: int = 0
     memory: Memory | None = None
-    subgoals: tuple[bool, ...] = ()
-    remaining: int = 0
-    crowd: int = 0
-
-
-_BLOCK = 1 << 20
-"""Queue entries of node ``i`` break ties by ``i * _BLOCK + k`` (``k``: the order they were made in):
-the order in which an eager search, queueing every action of a state when it is reached, would
-have queued them; ``k = 0`` is the state's own entry, which lists its actions when it is popped."""
 
 
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
           max_depth: int | None = None, from_current: bool = False, exact: bool = False,
-          weight: float = 2.0, shorten: bool = True, lazy: bool = True) -> Result:
+          weight: float = 2.0, shorten: bool = True) -> Result:
     """Search for a solution of ``task`` (see the module docstring).
 
     Args:
@@ -249,9 +233,6 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
         exact: A* with unit costs: a solution found is a shortest one (slower).
         weight: how much the heuristic counts against the cost so far (ignored when ``exact``).
         shorten: drop actions from the solution while its replay still succeeds.
-        lazy: list a state's actions (build its page) only when its entry reaches the front of the
-            queue (mutate and navigate tasks; same result, fewer pages built); ``False`` lists them
-            when the state is reached.
 
     Returns:
         The :class:`Result`; a ``solved`` result's actions replay to success from the start state.
@@ -260,11 +241,11 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
         return Result("unsolved", reason="infeasible tasks are proved, not searched")
     with _fewer_collections():
         return _solve(site, task, session=session, budget=budget, max_depth=max_depth, from_current=from_current,
-                      exact=exact, weight=weight, shorten=shorten, lazy=lazy)
+                      exact=exact, weight=weight, shorten=shorten)
 
 
 def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_depth: int | None,
-           from_current: bool, exact: bool, weight: float, shorten: bool, lazy: bool) -> Result:
+           from_current: bool, exact: bool, weight: float, shorten: bool) -> Result:
     session = session or Session(site)
     episode = Episode(site, task, session=session, end_on_success=False)
     snaps = Snapshots(session)
@@ -278,7 +259,7 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
             return Result("undecided", reason=f"no search can succeed: {hopeless}")
     search = _Search(site, task, session, episode.judge, snaps, budget=budget,
                      max_depth=max_depth if max_depth is not None else task.max_steps // 2, exact=exact,
-                     weight=weight, lazy=lazy)
+                     weight=weight)
     try:
         result = search.run()
         if result.status == "solved":
@@ -298,7 +279,7 @@ class _Search:
     """One run of the search (see :func:`solve`)."""
 
     def __init__(self, site: Site, task: Task, session: Session, judge: Judge, snaps: Snapshots, *, budget: int,
-                 max_depth: int, exact: bool, weight: float, lazy: bool = True) -> None:
+                 max_depth: int, exact: bool, weight: float) -> None:
         self.site, self.task, self.session, self.judge, self.snaps = site, task, session, judge, snaps
         self.budget, self.max_depth, self.exact, self.weight = budget, max_depth, exact, weight
         self.hints = Hints.build(site, task, session, judge.context())
@@ -307,18 +288,8 @@ class _Search:
         self.reading = task.kind == "retrieve"
         self.sums = sums_wanted(task)
         self.nodes: list[_Node] = []
-        self.frontier: list[tuple[float, int, int, str | tuple[str, ...] | None, float]] = []
+        self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
-        # A state's actions are listed (its page built) only when its entry reaches the front of the
-        # queue, queued under a bound no action of it can beat (:meth:`_bound`): most states reached
-        # are never expanded. Retrieve tasks read every page they reach, and the exact search queues
-        # goal states: those list actions when a state is reached.
-        self.lazy = lazy and not exact and task.kind != "retrieve"
-        self.links: dict[str, set[str] | None] = {}
-        if self.lazy:  # a function of the scaffold: shared by the searches of the site's sessions
-            memo = session.memo("search.outgoing")
-            self.links = memo.get("links") or outgoing(site, self.hints.routes)
-            memo["links"] = self.links
         self.stepped = 0
         self.visits: dict[tuple[str, tuple[bool, ...]], int] = {}
         self.sent: set[tuple[Any, ...]] = set()
@@ -340,10 +311,6 @@ class _Search:
             priority, _, parent, action, cost = heapq.heappop(self.frontier)
             if parent < 0:  # a solution queued by the exact search: nothing cheaper is left
                 return Result("solved", self._path(-parent - 1, action or None), self.stepped)
-            if action is None:  # a state's own entry: list its actions now
-                if self._restore(parent):
-                    self._expand(parent)
-                continue
             if self.stepped >= limit:
                 exhausted = False
                 break
@@ -406,29 +373,12 @@ class _Search:
             index = node.parent
         return [move for part in reversed(parts) for move in part]
 
-    def _push(self, priority: float, index: int, action: str | tuple[str, ...] | None, cost: float) -> None:
-        """Queue ``action`` from node ``index`` (ties broken in the order node ``index`` made its entries)."""
-        heapq.heappush(self.frontier, (priority, index * _BLOCK + next(self.counter), index, action, cost))
-
     def _evaluate(self, index: int) -> list[str] | None:
-        """Judge the state just reached: the solution if it is a goal, else queue its actions (or,
-        lazily, its own entry, which lists them when popped)."""
+        """Judge the state just reached: the solution if it is a goal, else queue its actions."""
         node = self.nodes[index]
         task, session = self.task, self.session
-        self.counter = itertools.count()
         progress = self.judge.progress()
         if progress.violation is not None:
-            return None
-        if self.lazy:
-            if progress.goal:
-                return self._path(index, None)
-            self._judged(index, progress)
-            if node.depth + self.answer_step >= self.max_depth:
-                return None
-            if session.ui.confirm is None:
-                place = (str(session.ui.url), progress.subgoals)
-                self.visits[place] = node.crowd = self.visits.get(place, 0) + 1
-            self._push(self._bound(node), index, None, 0.0)
             return None
         page = session.page()
         self.hints.follow(session, progress.done, progress.subgoals)
@@ -439,81 +389,41 @@ class _Search:
                         final = format_action(parse_action(f"send_msg_to_user({answer!r})"))
                         if not self.exact:
                             return self._path(index, final)
-                        heapq.heappush(self.frontier, (node.depth + 1, index * _BLOCK + next(self.counter), -index - 1,
-                                                        final, 0.0))
+                        heapq.heappush(self.frontier, (node.depth + 1, next(self.counter), -index - 1, final, 0.0))
                         break
         elif progress.goal:
             if not self.exact:
                 return self._path(index, None)
             # A goal state: queue it, so cheaper partial paths are looked at first.
-            heapq.heappush(self.frontier, (node.depth, index * _BLOCK + next(self.counter), -index - 1, "", 0.0))
+            heapq.heappush(self.frontier, (node.depth, next(self.counter), -index - 1, "", 0.0))
             return None
-        self._judged(index, progress)
+        node.done = progress.done
+        if node.parent >= 0:
+            parent = self.nodes[node.parent]
+            if node.state.version != parent.state.version and progress.done <= parent.done:
+                node.cost += _WASTE  # a write that brought no subgoal closer: most likely a wrong one
         if node.depth + self.answer_step >= self.max_depth:
             return None
+        remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1)
+        if self.hints.login is not None and session.ui.user_id is None:
+            remaining += 1  # a task with a user is most likely done as that user
         if self.exact:
             bound = node.depth + 1 + max(0, progress.total - progress.done - 1) + self.answer_step
             for _, action, _ in self.hints.actions(page, session):
-                self._push(bound, index, action, 0.0)
+                heapq.heappush(self.frontier, (bound, next(self.counter), index, action, 0.0))
             return None
+        hints = self.hints
+        logged_in = session.ui.user_id is not None
+        here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
         if session.ui.confirm is None:
             # Crowding counts per address and the subgoals that hold: after a subgoal, the pages
             # visited on the way to it (a list, a search box) are fresh ground for the next one, and
             # so are they for a branch that reached another subgoal first.
             place = (page.url, progress.subgoals)
-            self.visits[place] = node.crowd = self.visits.get(place, 0) + 1
-        # (else: a dialog asking to confirm a submission: answering it is no dithering)
-        self._actions(index, page)
-        return None
-
-    def _judged(self, index: int, progress: Any) -> None:
-        """Record what the judge says of node ``index`` (not a goal): its subgoals, what is left."""
-        node, session = self.nodes[index], self.session
-        node.done, node.subgoals = progress.done, progress.subgoals
-        if node.parent >= 0:
-            parent = self.nodes[node.parent]
-            if node.state.version != parent.state.version and progress.done <= parent.done:
-                node.cost += _WASTE  # a write that brought no subgoal closer: most likely a wrong one
-        remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1)
-        if self.hints.login is not None and session.ui.user_id is None:
-            remaining += 1  # a task with a user is most likely done as that user
-        node.remaining = remaining
-
-    def _bound(self, node: _Node) -> float:
-        """A priority no action of ``node`` (the session in its state) is queued below, known before
-        its page is built: a link leads to a page its scaffold page links to (or back), at no less
-        than the distance of the nearest; any other move costs at least one step from here."""
-        hints, session = self.hints, self.session
-        logged_in = session.ui.user_id is not None
-        page_id = hints.dest(str(session.ui.url))
-        here = hints.page_distance(page_id, logged_in=logged_in)
-        dests = self.links.get(page_id) if page_id is not None else None
-        if dests is None:
-            near = 0
+            self.visits[place] = crowd = self.visits.get(place, 0) + 1
         else:
-            near = min((hints.page_distance(d, logged_in=logged_in) for d in dests), default=here)
-            if session.ui.position > 0:
-                back = hints.dest(session.ui.history[session.ui.position - 1])
-                near = min(near, hints.page_distance(back, logged_in=logged_in) if back is not None else here)
-        least = min(self.weight * near, _CROWD * node.crowd + self.weight * here)
-        return node.cost + self.weight * _SUBGOAL * node.remaining + _STEP - 0.5 + least
-
-    def _expand(self, index: int) -> None:
-        """Queue the actions of node ``index`` (popped lazily; the session is in its state)."""
-        node = self.nodes[index]
-        page = self.session.page()
-        self.hints.follow(self.session, node.done, node.subgoals)
-        self.counter = itertools.count(1)  # 0 was the node's own entry
-        self._actions(index, page)
-
-    def _actions(self, index: int, page: PageModel) -> None:
-        """Queue every action of node ``index``'s page (the session in its state, hints followed)."""
-        node, session = self.nodes[index], self.session
-        remaining = node.remaining
-        hints = self.hints
-        logged_in = session.ui.user_id is not None
-        here = hints.page_distance(page.page_id, logged_in=logged_in) + hints.off_entity(page)
-        base = node.cost + _CROWD * node.crowd
+            crowd = 0  # a dialog asking to confirm a submission: answering it is no dithering
+        base = node.cost + _CROWD * crowd
         for macro, dest, signature in hints.macros(page, session):
             if signature is not None:
                 # A search or filter sent with the same values from another page leads to the
@@ -526,22 +436,23 @@ class _Search:
                 distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
                 total = base + _STEP * len(macro)
                 priority = total + self.weight * (_SUBGOAL * remaining + distance) - 0.5
-                self._push(priority, index, macro, total)
+                heapq.heappush(self.frontier, (priority, next(self.counter), index, macro, total))
         if self.sums:
             # Visit a group of a list's items one after another: a sum over records on their own pages.
-            for moves in collect_moves(page, self.task):
+            for moves in collect_moves(page, task):
                 sent = (session.version, session.ui.user_id, moves)
                 if sent in self.sent or node.depth + len(moves) + self.answer_step > self.max_depth:
                     continue
                 self.sent.add(sent)
                 total = base + _STEP * len(moves)
                 priority = total + self.weight * (_SUBGOAL * remaining + here) - 0.5
-                self._push(priority, index, moves, total)
+                heapq.heappush(self.frontier, (priority, next(self.counter), index, moves, total))
         for cost, action, dest in hints.actions(page, session):
             distance = hints.page_distance(dest, logged_in=logged_in) if dest is not None else here
             total = (node.cost if dest is not None else base) + _STEP + cost
             priority = total + self.weight * (_SUBGOAL * remaining + distance)
-            self._push(priority, index, action, total)
+            heapq.heappush(self.frontier, (priority, next(self.counter), index, action, total))
+        return None
 
 
 def _replays(search: _Search, start: _State, actions: list[str], *,
