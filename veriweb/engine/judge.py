@@ -233,7 +233,7 @@ class Judge:
         expected = self.expected_answer()
         if expected is None or expected == []:
             return Verdict(False, "the expected answer does not exist in the current state")
-        missing = _unstated(expected)
+        missing = unstated(expected)
         if missing:
             return Verdict(False, f"the expected answer {missing}: no answer can name it")
         candidates: list[str] = []
@@ -243,7 +243,7 @@ class Judge:
                             order=spec.order, candidates=candidates, tolerance=spec.tolerance)
 
 
-def _unstated(expected: object) -> str:
+def unstated(expected: object) -> str:
     """Why a value read from the database cannot be stated as an answer ("" if it can).
 
     The expected answer is data, so a missing value (NULL) or blank text in it is a state of the

@@ -47,7 +47,7 @@ from typing import Any
 from veriweb.engine import Episode, PageModel, Session
 from veriweb.engine.actions import format_action, parse_action
 from veriweb.engine.answers import Verdict, judge_answer
-from veriweb.engine.judge import Judge
+from veriweb.engine.judge import Judge, unstated
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
@@ -202,6 +202,9 @@ class _Answers:
         expected, candidates = self.expected[session.version]
         if expected is None or expected == []:
             return Verdict(False, "no expected answer")
+        missing = unstated(expected)
+        if missing:
+            return Verdict(False, f"the expected answer {missing}")
         return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(session.today),
                             order=spec.order, candidates=candidates, tolerance=spec.tolerance)
 
