@@ -130,3 +130,31 @@ def test_ledger_validates_what_changed_and_undoes_it(shop: Site) -> None:
     ledger.validate(data, changed)
     ledger.commit(data, changed)
     assert ledger.diff(data) == {}
+
+
+def test_a_lookup_shared_by_checks_counts_as_read_by_each(shop: Site) -> None:
+    from veriweb.verify.checks import one_run, per_run, reads_open
+
+    calls = []
+
+    @per_run
+    def page_count(site: Site) -> int:
+        calls.append(site)
+        return len(site.pages)
+
+    from veriweb.verify.recheck import _traced
+
+    with _traced(shop) as traced, one_run():
+        assert traced
+        reads_open.append(set())
+        assert page_count(shop) == len(shop.pages)
+        first = reads_open.pop()
+        reads_open.append(set())
+        assert page_count(shop) == len(shop.pages)  # made once, its reads counted again
+        second = reads_open.pop()
+    assert len(calls) == 1 and first == second == {"pages"}
+    assert page_count(shop) == len(shop.pages) and len(calls) == 2  # outside a run: made afresh
+    # the checks that share _shown_columns (M010, M013) each count what it read
+    results = dict(zip((c.__name__ for c in all_checks()), check_site(shop).results))
+    for name in ("check_observable", "check_answer_shown"):
+        assert {"pages", "database"} <= results[name][1]

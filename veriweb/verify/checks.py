@@ -10,9 +10,11 @@ fingerprints of one way of making defects.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,17 +157,71 @@ def walk_bound(elements: list[Any], path: str, bound: str | None) -> Iterator[tu
             yield from walk_bound(column.cell, f"{here}.columns[{number}].cell", inner)
 
 
+# ----------------------------------------------------------------------------- one run's lookups
+
+reads_open: list[set[str]] = []
+"""The read sets of the traced checks running now, innermost last (see :mod:`veriweb.verify.recheck`)."""
+
+_memo: dict[tuple[Any, ...], tuple[Site, Any, frozenset[str]]] | None = None
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """While open, lookups marked :func:`per_run` are made once per site object: one run of the
+    checks over a site that nobody edits meanwhile (the checks are pure)."""
+    global _memo
+    outer = _memo
+    if outer is None:
+        _memo = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _memo = None
+
+
+def per_run(lookup: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``lookup(site, *args)`` (``args`` hashable) once per site and arguments inside
+    :func:`one_run`. What it read of a traced site is counted as read by every check that asks for
+    it, so re-checking stays sound. Its value is shared: callers must not change it."""
+    name = f"{lookup.__module__}.{lookup.__qualname__}"
+
+    @functools.wraps(lookup)
+    def shared(site: Site, *args: Any) -> Any:
+        memo = _memo
+        if memo is None:
+            return lookup(site, *args)
+        key = (name, id(site), *args)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not site:
+            reads_open.append(set())
+            try:
+                value = lookup(site, *args)
+            finally:
+                reads = reads_open.pop()
+            hit = memo[key] = (site, value, frozenset(reads))
+        if reads_open:
+            reads_open[-1].update(hit[2])
+        return hit[1]
+
+    return shared
+
+
+@per_run
+def _element_list(site: Site) -> list[tuple[Any, str, str | None]]:
+    out = [(element, path, None) for element, path in walk(site.layout.header, "$.layout.header")]
+    out += [(element, path, None) for element, path in walk(site.layout.footer, "$.layout.footer")]
+    for number, page in enumerate(site.pages):
+        out += [(element, path, page.id) for element, path in walk(page.elements, f"$.pages[{number}].elements")]
+    return out
+
+
 def all_elements(site: Site) -> Iterator[tuple[Any, str, str | None]]:
     """Every element of the layout and the pages, with its path and its page id (None: layout)."""
-    for element, path in walk(site.layout.header, "$.layout.header"):
-        yield element, path, None
-    for element, path in walk(site.layout.footer, "$.layout.footer"):
-        yield element, path, None
-    for number, page in enumerate(site.pages):
-        for element, path in walk(page.elements, f"$.pages[{number}].elements"):
-            yield element, path, page.id
+    return iter(_element_list(site))
 
 
+@per_run
 def _routes(site: Site) -> list[Route]:
     return [Route.compile(p.id, p.route) for p in site.pages]
 
@@ -423,14 +479,30 @@ def _texts(element: Any) -> list[tuple[str, str]]:
     return out
 
 
+_NAMESPACES = frozenset({"param", "query", "field", "row", "user", "slot", "clock", "result"})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _placeholder_shown(value: str, href: bool) -> bool:
+    """Whether a text (an ``href`` if ``href``) shows placeholder text once its references to known
+    values (``{row.name}``) are filled in. Memoised: a site's texts recur from one check round to
+    the next."""
+    shown = _REF_TEXT.sub(lambda m: "x" if m.group(1) in _NAMESPACES else m.group(0), value)
+    return bool(_PLACEHOLDER_TEXT.search(shown) or (not href and _BARE_TEMPLATE.search(shown)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _placeholder_value(value: str) -> bool:
+    """Whether a stored text is placeholder text (memoised, as :func:`_placeholder_shown`)."""
+    return _PLACEHOLDER_TEXT.search(value) is not None
+
+
 def check_content(site: Site) -> list[Issue]:
     """M001 and M002: no placeholder text, no unlabelled links, buttons, headings, fields or pages."""
     issues = []
-    namespaces = {"param", "query", "field", "row", "user", "slot", "clock", "result"}
     for element, path, _ in all_elements(site):
         for attr, value in _texts(element):
-            shown = _REF_TEXT.sub(lambda m: "x" if m.group(1) in namespaces else m.group(0), value)
-            if _PLACEHOLDER_TEXT.search(shown) or (attr != "href" and _BARE_TEMPLATE.search(shown)):
+            if _placeholder_shown(value, attr == "href"):
                 issues.append(Issue("semantic", PLACEHOLDER, f"{path}.{attr}", f"placeholder text shown: {value!r}"))
         if element.type in ("link", "heading", "button") and not element.text.strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.text", f"a {element.type} with no text"))
@@ -449,7 +521,7 @@ def check_content(site: Site) -> list[Issue]:
         for r_index, row in enumerate(table.rows):
             for name in texts:
                 value = row.get(name)
-                if isinstance(value, str) and _PLACEHOLDER_TEXT.search(value):
+                if isinstance(value, str) and _placeholder_value(value):
                     issues.append(Issue("semantic", PLACEHOLDER, f"$.database.tables[{t_index}].rows[{r_index}].{name}",
                                         f"placeholder value in {table.name}.{name}: {value!r}"))
     return issues
@@ -848,6 +920,7 @@ def static_issues(site: Site) -> list[Issue]:
     again after a change, :func:`veriweb.verify.recheck.recheck` re-runs only what the change can
     alter)."""
     issues = []
-    for check in all_checks():
-        issues.extend(check(site))
+    with one_run():
+        for check in all_checks():
+            issues.extend(check(site))
     return issues

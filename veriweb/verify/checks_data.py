@@ -44,18 +44,26 @@ _DATE_GUARD = re.compile(r":(\w+)\s*(>=|>)\s*(?:'(\d{4}-\d{2}-\d{2})'|:(\w+))")
 
 def _nonnegative_columns(site: Site, tables: set[str]) -> set[str]:
     """Numeric columns of ``tables`` whose seed values are all zero or more (counters, amounts)."""
-    out = set()
+    out: set[str] = set()
     for name in tables:
-        table = site.database.table(name)
-        if table is None or not table.rows:
-            continue
-        for column in table.columns:
-            if column.type not in ("integer", "money", "real"):
-                continue
-            values = [r.get(column.name) for r in table.rows if r.get(column.name) is not None]
-            if values and all(isinstance(v, (int, float)) and v >= 0 for v in values):
-                out.add(column.name)
+        out |= _nonnegative_in(site, name)
     return out
+
+
+@C.per_run
+def _nonnegative_in(site: Site, name: str) -> frozenset[str]:
+    """:func:`_nonnegative_columns` of one table (made once per check run: every guard asks)."""
+    out = set()
+    table = site.database.table(name)
+    if table is None or not table.rows:
+        return frozenset()
+    for column in table.columns:
+        if column.type not in ("integer", "money", "real"):
+            continue
+        values = [r.get(column.name) for r in table.rows if r.get(column.name) is not None]
+        if values and all(isinstance(v, (int, float)) and v >= 0 for v in values):
+            out.add(column.name)
+    return frozenset(out)
 
 
 def _guards(site: Site) -> Iterator[tuple[int, Any, str, Any]]:

@@ -504,6 +504,7 @@ def check_link_entities(site: Site) -> list[C.Issue]:
 # ----------------------------------------------------------------------------- M010
 
 
+@C.per_run
 def _shown_columns(site: Site) -> set[tuple[str, str]]:
     """Every base ``(table, column)`` some page shows, sorts, filters or chooses by."""
     shown: set[tuple[str, str]] = set()

@@ -303,7 +303,13 @@ _HREF_ROW = re.compile(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
 def _page_keys(site: Site, *, through_views: bool = False) -> dict[str, tuple[str, str, str]]:
     """For each page with one integer route parameter: the table and column its records look up
     by that parameter (``param.P`` compared with ``=``), when that is one real table's column
-    (or, with ``through_views``, a view's column that shows one unchanged)."""
+    (or, with ``through_views``, a view's column that shows one unchanged). Made once per check run
+    (:func:`veriweb.verify.checks.per_run`): the dict is shared, read it only."""
+    return _page_keys_of(site, through_views)
+
+
+@C.per_run
+def _page_keys_of(site: Site, through_views: bool) -> dict[str, tuple[str, str, str]]:
     out: dict[str, tuple[str, str, str]] = {}
     for page in site.pages:
         route = Route.compile(page.id, page.route)

@@ -25,7 +25,7 @@ from typing import Any
 
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
-from veriweb.verify.checks import Issue, all_checks
+from veriweb.verify.checks import Issue, all_checks, one_run, reads_open
 
 FIELDS = frozenset(Site.model_fields)
 """The site's top-level fields: the unit of change and of reading."""
@@ -43,19 +43,15 @@ _WHOLE_FREE = frozenset({"__class__", "page", "marker", "task", "model_fields", 
 lookups ``page``, ``marker``, ``task``); any other name that is not a field (``model_dump``,
 ``model_copy``, ``__dict__``, ``__eq__``...) counts as reading the whole site."""
 
-_reads: list[set[str]] = []
-"""The read sets of the checks running now (innermost last)."""
-
-
 class _TracedSite(Site):
     """A site that records, in the innermost open read set, which fields are read."""
 
     def __getattribute__(self, name: str) -> Any:
-        if _reads:
+        if reads_open:
             if name in FIELDS:
-                _reads[-1].add(name)
+                reads_open[-1].add(name)
             elif name not in _WHOLE_FREE:
-                _reads[-1].add(WHOLE)
+                reads_open[-1].add(WHOLE)
         return super().__getattribute__(name)
 
 
@@ -102,11 +98,11 @@ class CheckRun:
 
 def _run(check: Callable[[Site], list[Issue]], site: Site, traced: bool
          ) -> tuple[tuple[Issue, ...], frozenset[str]]:
-    _reads.append(set() if traced else {WHOLE})
+    reads_open.append(set() if traced else {WHOLE})
     try:
         found = tuple(check(site))
     finally:
-        reads = _reads.pop()
+        reads = reads_open.pop()
     return found, frozenset(reads)
 
 
@@ -116,7 +112,7 @@ def check_site(site: Site) -> CheckRun:
     Returns:
         The run: its ``issues`` are :func:`veriweb.verify.checks.static_issues` of ``site``.
     """
-    with _traced(site) as traced:
+    with _traced(site) as traced, one_run():
         return CheckRun(site, tuple(_run(check, site, traced) for check in all_checks()))
 
 
@@ -148,7 +144,7 @@ def recheck(site: Site, before: CheckRun, changed: Iterable[str] | None = None) 
         raise VeriwebError(f"recheck: the run before has {len(before.results)} checks' results, and there are "
                          f"{len(checks)} checks now; check the site afresh with check_site")
     again = set(before.rerun(replaced(before.site, site) if changed is None else changed))
-    with _traced(site) as traced:
+    with _traced(site) as traced, one_run():
         return CheckRun(site, tuple(_run(check, site, traced) if n in again else before.results[n]
                                     for n, check in enumerate(checks)))
 
