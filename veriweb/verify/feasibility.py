@@ -16,7 +16,9 @@ For every task, :func:`verify_task` runs the engine and returns a :class:`TaskVe
   solution longer than half the step budget is kept, with issue F005.
 - ``refuted``: an infeasible-kind task whose goal a search *did* reach: issue F006.
 - ``undecided``: the budget ran out, or the argument could not be closed. Nothing is proved;
-  such a task is not shipped.
+  such a task is not shipped. A search that :func:`veriweb.verify.proofs.no_success` shows
+  cannot succeed (a constraint that is the goal itself, a goal or answer no runnable marker can
+  change) is not run at all and says undecided too, as running it out of budget would.
 
 The start-state checks run alongside: the goal already true (F001), a no-op episode judged a
 success (F003), an expected answer that does not exist or is not unique (F004), a certificate
