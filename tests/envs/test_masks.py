@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from veriweb.envs import DiscreteActions, VeriwebEnv
@@ -26,3 +28,26 @@ def test_wrappers_with_other_layouts_on_the_same_pages_get_their_own_masks(shop:
         argument = env.masks()["argument"]
         assert argument[SEND, env.note_start] == 1 and argument[SEND, env.note_start + 1] == 0
     assert not (first.masks()["argument"] == second.masks()["argument"]).all()
+
+
+def test_element_masks_from_affordances_equal_those_from_flags_and_roles() -> None:
+    """The encoder's per-row affordance bits give the element mask the flags and roles give, on the
+    views of a random walk (dialogs and hidden rows included)."""
+    env = DiscreteActions(VeriwebEnv("admin", num_sites=2, max_steps=30))
+    env.action_space.seed(3)
+    obs, _ = env.reset(seed=3)
+    checked = 0
+    for _ in range(150):
+        obs, _, terminated, truncated, _ = env.step(env.sample(obs["action_mask"]))
+        view = env.base.view
+        assert len(view.affordances) == env.n_elements
+        fast, targets = env._element_mask(), env._targets_of_view()
+        env.base._view = dataclasses.replace(view, affordances=view.affordances[:0], memo={})
+        try:
+            assert (env._element_mask() == fast).all() and env._targets_of_view() == targets
+        finally:
+            env.base._view = view
+        checked += 1
+        if terminated or truncated:
+            obs, _ = env.reset()
+    assert checked == 150

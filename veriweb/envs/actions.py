@@ -69,7 +69,7 @@ from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER,
                                     task_strings)
 from veriweb.envs.env import VeriwebEnv
 from veriweb.envs.miniwob import MiniWoBEnv
-from veriweb.envs.observation import ROLE_IDS
+from veriweb.envs.observation import AFFORDANCES, ROLE_IDS
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode_row
 from veriweb.errors import VeriwebError
 
@@ -90,6 +90,26 @@ NOTE_ARGUMENTS = MAX_NOTES + 2
 _COMBOBOX = ROLE_IDS["combobox"]
 _CHECKABLE = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS["checkbox"], ROLE_IDS["radio"]])
 _TEXT_ROLE_IDS = np.isin(np.arange(len(ROLE_IDS)), [ROLE_IDS[role] for role in TEXT_ROLES])
+
+
+def _types_by_affordance() -> np.ndarray:
+    """Per affordance bits (:data:`veriweb.envs.observation.AFFORDANCES`), which types may target the row."""
+    table = np.zeros((1 << len(AFFORDANCES), len(ACTION_TYPES)), np.int8)
+    for bits in range(len(table)):
+        can = {name: bool(bits >> index & 1) for index, name in enumerate(AFFORDANCES)}
+        table[bits, CLICK] = can["click"]
+        table[bits, FILL] = table[bits, ENTER] = can["type"]
+        table[bits, SELECT] = can["select"]
+        table[bits, CHECK] = can["check"]
+        table[bits, GOTO] = can["visit"]
+        table[bits, SEND] = table[bits, NOTE] = can["read"]
+    table.setflags(write=False)
+    return table
+
+
+_BY_AFFORDANCE = _types_by_affordance()
+_ROW_ZERO = np.isin(np.arange(len(ACTION_TYPES)), [NOOP, GO_BACK, SEND, INFEASIBLE])
+"""Types that may always target row 0 (their element does not matter)."""
 
 
 def _triple(action: Any) -> tuple[int, int, int]:
@@ -157,7 +177,8 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         self._task_for: Any = None
         self._task_strings: list[str] = []
         self._notes: list[str] = []
-        self._templates: dict[tuple[int, int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._templates: dict[tuple[int, int, int, bool], tuple[np.ndarray, np.ndarray, tuple[bool, ...]]] = {}
+        self._arguments: dict[tuple[Any, ...], np.ndarray] = {}
         self._total_for: tuple[tuple[str, ...], str] = ((), "")
         self._notes_rows: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros((max_notes, NOTE_TOKENS), np.int32))
 
@@ -234,37 +255,50 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         cached = memo.get(key)
         if cached is not None:
             return cached
-        element, targets = self._element_mask(), self._targets()
-        template, takes = self._argument_template(len(self._task_strings), history, noted, total)
-        argument = template.copy()
-        rows = self._page_rows()
-        argument[FILL, self.page_start:self.history_start] = argument[SELECT, self.page_start:self.history_start] = rows
-        takes = takes.copy()
+        tasks_count = len(self._task_strings)
+        targets = self._targets_of_view()
+        linked = targets[GOTO]  # some row is a link to visit
+        argument = self._argument_mask(tasks_count, history, noted, total, linked)
+        takes = list(self._argument_template(tasks_count, history, noted, total)[2])
         if targets[-1]:  # some row has a text to type or select
             takes[FILL] = takes[SELECT] = True
-        linked = bool(targets[GOTO])  # some row is a link to visit
         if linked:
-            tasks = slice(self.task_start, self.task_start + len(self._task_strings))
-            argument[GOTO, ELEMENT] = 1
-            argument[GOTO, tasks] = 1  # a link's address, edited to a task string
-            argument[GOTO, self.note_start:self.note_start + noted] = 1  # ... or to a note
             takes[GOTO] = True
-        targets = targets[:-1].copy()
+        element = self._element_mask()
         if history and not linked:
-            element = element.copy()
-            element[GOTO, 0] = 1
-            targets[GOTO] = True
-        types = (targets & takes).astype(np.int8)
+            element = self._element_mask(with_history=True)
+            targets = (*targets[:GOTO], True, *targets[GOTO + 1:])
+        types = np.array([target and take for target, take in zip(targets, takes)], np.int8)
         types[GO_BACK] = back
-        masks = {"type": _frozen(types), "element": _frozen(element), "argument": _frozen(argument)}
+        masks = {"type": _frozen(types), "element": element, "argument": argument}
         memo[key] = masks
         return masks
 
+    def _argument_mask(self, tasks_count: int, history: int, noted: int, total: bool, linked: bool) -> np.ndarray:
+        """The argument mask (read-only): the template's, with the page strings of ``fill`` and ``select``
+        (the rows that have a text) and, when a row is a link, the link arguments of ``goto``. Memoised
+        by those inputs, so views with the same rows with text share one."""
+        rows = self._page_rows()
+        key = (tasks_count, history, noted, total, linked, rows.tobytes())
+        cached = self._arguments.get(key)
+        if cached is not None:
+            return cached
+        argument = self._argument_template(tasks_count, history, noted, total)[0].copy()
+        argument[FILL, self.page_start:self.history_start] = argument[SELECT, self.page_start:self.history_start] = rows
+        if linked:
+            argument[GOTO, ELEMENT] = 1
+            argument[GOTO, self.task_start:self.task_start + tasks_count] = 1  # a link's address, edited to a task string
+            argument[GOTO, self.note_start:self.note_start + noted] = 1  # ... or to a note
+        if len(self._arguments) > 4_096:
+            self._arguments.clear()
+        self._arguments[key] = cached = _frozen(argument)
+        return cached
+
     def _argument_template(self, tasks_count: int, history: int, noted: int,
-                           total: bool) -> tuple[np.ndarray, np.ndarray]:
+                           total: bool) -> tuple[np.ndarray, np.ndarray, tuple[bool, ...]]:
         """The argument mask's rows that do not depend on the page, and per type whether it allows an
-        argument (memoised, read-only): all of it but the page strings of ``fill`` and ``select`` and
-        the link arguments of ``goto``."""
+        argument (as an array and as a tuple; memoised, read-only): all of it but the page strings of
+        ``fill`` and ``select`` and the link arguments of ``goto``."""
         key = (tasks_count, history, noted, total)
         cached = self._templates.get(key)
         if cached is not None:
@@ -291,17 +325,22 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         argument[GOTO, self.history_start:self.history_start + history] = 1
         if len(self._templates) > 4_096:
             self._templates.clear()
-        self._templates[key] = cached = (_frozen(argument), _frozen(argument.any(axis=1)))
+        takes = argument.any(axis=1)
+        self._templates[key] = cached = (_frozen(argument), _frozen(takes), tuple(bool(t) for t in takes))
         return cached
 
-    def _targets(self) -> np.ndarray:
+    def _targets_of_view(self) -> tuple[bool, ...]:
         """Per type, whether the element mask allows some row; then whether some row has a page string
-        (memoised on the page's view, read-only)."""
+        (memoised on the page's view)."""
         view = self.base.view
         key = ("element_targets", self.n_elements)
         cached = view.memo.get(key)
         if cached is None:
-            cached = view.memo[key] = _frozen(np.append(self._element_mask().any(axis=1), view.has_text.any()))
+            if len(view.affordances) == self.n_elements:  # the union of the rows' affordances
+                some = _BY_AFFORDANCE[int(np.bitwise_or.reduce(view.affordances))] | _ROW_ZERO
+            else:
+                some = self._element_mask().any(axis=1)
+            cached = view.memo[key] = (*(bool(x) for x in some.tolist()), bool(view.has_text.any()))
         return cached
 
     def _notes_total(self) -> str:
@@ -311,22 +350,34 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
             self._total_for = (notes, notes_total(self._notes))
         return self._total_for[1]
 
-    def _element_mask(self) -> np.ndarray:
-        """Which rows each type may target: a function of the page's rows, memoised on its view."""
+    def _element_mask(self, *, with_history: bool = False) -> np.ndarray:
+        """Which rows each type may target: a function of the page's rows, memoised on its view. With
+        ``with_history``, ``goto`` may also target row 0 (to visit an earlier address of the episode)."""
         view = self.base.view
+        if with_history:
+            key = ("element_mask_history", self.n_elements)
+            cached = view.memo.get(key)
+            if cached is None:
+                cached = self._element_mask().copy()
+                cached[GOTO, 0] = 1
+                cached = view.memo[key] = _frozen(cached)
+            return cached
         key = ("element_mask", self.n_elements)
         cached = view.memo.get(key)
         if cached is not None:
             return cached
-        flags, role = view.arrays["flags"], view.arrays["role"]
-        usable = view.usable
-        element = np.zeros((len(ACTION_TYPES), self.n_elements), np.int8)
-        element[CLICK] = usable & (flags[:, 1] > 0)
-        element[FILL] = element[ENTER] = usable & (flags[:, 2] > 0)
-        element[SELECT] = usable & (role == _COMBOBOX)
-        element[CHECK] = usable & _CHECKABLE[role]
-        element[GOTO] = view.linked
-        element[SEND] = element[NOTE] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
+        if len(view.affordances) == self.n_elements:  # the encoder's affordance bits, one lookup
+            element = np.ascontiguousarray(_BY_AFFORDANCE[view.affordances].T)
+        else:
+            flags, role = view.arrays["flags"], view.arrays["role"]
+            usable = view.usable
+            element = np.zeros((len(ACTION_TYPES), self.n_elements), np.int8)
+            element[CLICK] = usable & (flags[:, 1] > 0)
+            element[FILL] = element[ENTER] = usable & (flags[:, 2] > 0)
+            element[SELECT] = usable & (role == _COMBOBOX)
+            element[CHECK] = usable & _CHECKABLE[role]
+            element[GOTO] = view.linked
+            element[SEND] = element[NOTE] = (flags[:, 0] > 0) & _TEXT_ROLE_IDS[role]
         element[[NOOP, GO_BACK, SEND, INFEASIBLE], 0] = 1  # types whose element may not matter
         view.memo[key] = _frozen(element)
         return element

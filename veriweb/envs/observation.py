@@ -30,6 +30,7 @@ from gymnasium import spaces
 
 from veriweb.engine.page import Node, PageModel
 from veriweb.engine.render import node_line
+from veriweb.envs.arguments import TEXT_ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode, encode_row
 
 ROLES = ("other", "link", "button", "textbox", "date", "combobox", "option", "checkbox", "radio", "radiogroup",
@@ -45,6 +46,15 @@ CHARSET = "\t\n" + "".join(chr(c) for c in range(32, 0x250)) + "".join(chr(c) fo
 _ALLOWED = frozenset(CHARSET)
 
 _TEXT_RANK = {"heading", "alert", "status", "paragraph", "StaticText", "columnheader"}
+
+AFFORDANCES = ("click", "type", "select", "check", "visit", "read")
+"""What an agent may do with a row, one bit each (lowest first): click it (usable and interactable),
+type into it (usable and editable), select in it (a usable drop-down list), check it (a usable
+checkbox or radio button), visit its address (a link to a page of the site), read it (a visible
+text, in :data:`veriweb.envs.arguments.TEXT_ROLES`). Usable: visible and not behind an open modal
+dialog."""
+_USABLE_ONLY = 0b1111
+_READ_ROLES = frozenset(TEXT_ROLES)
 
 
 _OUTSIDE = re.compile("[^" + re.escape(CHARSET) + "]")
@@ -138,6 +148,8 @@ class PageView:
         line_of: per row, its line in ``lines`` (-1: a hidden row has none).
         memo: what callers derive from the rows' roles, visibility, links and texts (action
             masks), shared with the views patched from this one, which keep all of those.
+        affordances: per row, the :data:`AFFORDANCES` bits of what an agent may do with it (``0`` for
+            no row).
     """
 
     arrays: dict[str, np.ndarray]
@@ -151,6 +163,7 @@ class PageView:
     lines: tuple[str, ...] = ()
     line_of: tuple[int, ...] = ()
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    affordances: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8), compare=False, repr=False)
 
 
 _BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int8)
@@ -238,7 +251,8 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
         array.setflags(write=False)
     return PageView(arrays=arrays, axtree=clean("\n".join(lines), config.max_text), bids=ref.bids,
                     truncated=ref.truncated, usable=ref.usable, linked=ref.linked, has_text=ref.has_text,
-                    kept=ref.kept, lines=tuple(lines), line_of=ref.line_of, memo=ref.memo)
+                    kept=ref.kept, lines=tuple(lines), line_of=ref.line_of, memo=ref.memo,
+                    affordances=ref.affordances)
 
 
 _ROWS: dict[tuple[int, int], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
@@ -258,9 +272,13 @@ def _row(node: Node, name_tokens: int, value_tokens: int) -> tuple[Any, ...]:
     href = node.href
     tail = node_line(node)[len(node.bid) + 3:] if node.visible else None
     facts = (node.role == "link" and bool(href) and href.startswith("/")) << 1 | bool(label) << 2
+    role = ROLES[ROLE_IDS.get(node.role, 0)]
+    affords = (node.interactable | node.editable << 1 | (role == "combobox") << 2
+               | (role in ("checkbox", "radio")) << 3 | (facts & 2) << 3 | (node.visible and role in _READ_ROLES) << 5)
     return (_ROLE_BYTES[ROLE_IDS.get(node.role, 0)], encode_row(label, name_tokens),
             encode_row(node.value, value_tokens) if node.value else encode_row("", value_tokens), _flags(node),
-            tail, facts, facts | node.visible, tail is None or _OUTSIDE.search(tail) is None)
+            tail, facts, facts | node.visible, tail is None or _OUTSIDE.search(tail) is None,
+            affords if node.visible else affords & ~_USABLE_ONLY, affords & ~_USABLE_ONLY)
 
 
 _ROLE_BYTES = tuple(np.array([role], np.int32).tobytes() for role in range(len(ROLES)))
@@ -322,6 +340,7 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
     clean_text = _OUTSIDE.search(title) is None
     roles, names, values, flags, facts = bytearray(), bytearray(), bytearray(), bytearray(), bytearray()
     bit_bytes, fact_bytes = _BIT_BYTES, _FACT_BYTES
+    affordances = bytearray()
     name_tokens, value_tokens = config.name_tokens, config.value_tokens
     memo = _ROWS.get((name_tokens, value_tokens))
     if memo is None or len(memo) > _ROWS_LIMIT:
@@ -333,7 +352,8 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         encoded = memo_get(key)
         if encoded is None:
             encoded = memo[key] = _row(node, name_tokens, value_tokens)
-        role_bytes, name_bytes, value_bytes, flag_bits, tail, fact_bits, open_facts, clean_line = encoded
+        (role_bytes, name_bytes, value_bytes, flag_bits, tail, fact_bits, open_facts, clean_line, open_affords,
+         covered_affords) = encoded
         roles += role_bytes
         names += name_bytes
         values += value_bytes
@@ -342,8 +362,13 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         depths.append(depth if depth < 255 else 255)
         if inside_modal is None:
             facts += fact_bytes[open_facts]
+            affordances.append(open_affords)
+        elif node.visible and id(node) in inside_modal:
+            facts += fact_bytes[fact_bits | 1]
+            affordances.append(open_affords)
         else:
-            facts += fact_bytes[fact_bits | (node.visible and id(node) in inside_modal)]
+            facts += fact_bytes[fact_bits]
+            affordances.append(covered_affords)
         if tail is not None:
             line_of.append(len(lines))
             lines.append(f"{tabs[depth] if depth < 64 else chr(9) * depth}[{node.bid}] {tail}")
@@ -356,7 +381,9 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         "depth": np.zeros(E, np.int32), "parent": np.full(E, -1, np.int32), "mask": np.zeros(E, np.int8),
     }
     facts_table = np.zeros((E, 3), bool)
+    afford_table = np.zeros(E, np.uint8)
     if n:
+        afford_table[:n] = np.frombuffer(affordances, np.uint8)
         arrays["role"][:n] = np.frombuffer(roles, np.int32)
         arrays["tokens"][:n] = np.frombuffer(names, np.int32).reshape(n, name_tokens)
         arrays["value_tokens"][:n] = np.frombuffer(values, np.int32).reshape(n, value_tokens)
@@ -365,7 +392,7 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         arrays["parent"][:n] = parents
         arrays["mask"][:n] = 1
         facts_table[:n] = np.frombuffer(facts, bool).reshape(n, 3)
-    for array in (*arrays.values(), facts_table):
+    for array in (*arrays.values(), facts_table, afford_table):
         array.setflags(write=False)
     text = "\n".join(lines)
     if clean_text:  # every line is in the charset: only the length limit applies (as clean() would)
@@ -374,7 +401,8 @@ def _encode(page: PageModel, config: ObservationConfig) -> PageView:
         axtree = clean(text, config.max_text)
     return PageView(arrays=arrays, axtree=axtree, bids=tuple([v.bid for v in nodes]),
                     truncated=len(all_nodes) - n, usable=facts_table[:, 0], linked=facts_table[:, 1],
-                    has_text=facts_table[:, 2], kept=kept, lines=tuple(lines), line_of=tuple(line_of))
+                    has_text=facts_table[:, 2], kept=kept, lines=tuple(lines), line_of=tuple(line_of),
+                    affordances=afford_table)
 
 
 def observation(page: PageModel, goal: str, error: str | None, progress: tuple[int, int],
