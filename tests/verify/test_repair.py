@@ -457,3 +457,43 @@ def test_ranked_matches_are_get_close_matches() -> None:
         options = sorted(set(rng.sample(words, rng.randint(0, len(words)))))
         n = rng.choice([1, 2, 3, 12])
         assert ranked_matches(word, options, n) == difflib.get_close_matches(word, options, n=n, cutoff=0.0)
+
+
+@pytest.mark.parametrize(("name", "units"), [("stays", "nights"), ("bookings", "passengers")])
+def test_a_total_without_lines_is_recomputed_by_the_rule_the_other_rows_follow(name: str, units: str) -> None:
+    travel = generate_site("travel", 1)
+    right = next(r for r in table(to_data(travel), name)["rows"] if r[units] >= 2)
+
+    def doubled(d: dict[str, Any]) -> None:
+        next(r for r in table(d, name)["rows"] if r["id"] == right["id"])["total"] *= 2
+
+    site = broken(travel, doubled)
+    assert "C004" in {i.code for i in static_issues(site)}
+    fixed, log, _, left, _ = repair_static(site)
+    assert left == []
+    assert next(r for r in table(to_data(fixed), name)["rows"] if r["id"] == right["id"])["total"] == right["total"]
+    assert any(r.operator == "recompute_total" and "units x price" in r.change for r in log), log
+
+
+def test_a_broken_row_link_goes_to_the_page_that_looks_up_what_it_passes() -> None:
+    forum = generate_site("forum", 3)  # its post page's route, /comments/{id}, is the closest string
+    bad: list[str] = []
+
+    def mistyped(d: dict[str, Any]) -> None:
+        def walk(node: Any, path: str) -> None:
+            if isinstance(node, dict):
+                if node.get("type") == "link" and node.get("href") == "/u/{row.author}" and not bad:
+                    node["href"] = "/u-details/{row.author}"
+                    bad.append(path)
+                for key, value in node.items():
+                    walk(value, f"{path}.{key}")
+            elif isinstance(node, list):
+                for index, value in enumerate(node):
+                    walk(value, f"{path}[{index}]")
+        walk(d["pages"], "$.pages")
+
+    site = broken(forum, mistyped)
+    assert bad and any(i.code == "S001" and i.location == f"{bad[0]}.href" for i in static_issues(site))
+    fixed, log, _, left, _ = repair_static(site)
+    assert left == []
+    assert any(r.location == f"{bad[0]}.href" and r.change.endswith("-> '/u/{row.author}'") for r in log), log

@@ -22,6 +22,7 @@ import re
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from veriweb.engine.templates import Route
@@ -240,48 +241,91 @@ def check_line_prices(site: Site) -> list[C.Issue]:
     return issues
 
 
+@dataclass
+class _UnitTotals:
+    """How a table's ``total`` is made: ``count`` units of a priced parent row, plus a fee."""
+
+    fk: Any
+    parent: Any
+    column: str
+    count: str
+    wrong: list[tuple[int, int, int]]
+    fees: Counter[int]
+    unit_fees: Counter[int]
+
+    def expected(self, row: dict[str, Any], price: Any) -> int | None:
+        """The total ``row`` should store, at the fee most rows charge (per row or per unit)."""
+        units = row.get(self.count)
+        if not isinstance(units, int) or isinstance(units, bool) or not isinstance(price, int) or units <= 0:
+            return None
+        per_row = self.fees.most_common(1)[0] if self.fees else (0, 0)
+        per_unit = self.unit_fees.most_common(1)[0] if self.unit_fees else (0, 0)
+        fee = per_unit[0] * units if per_unit[1] > per_row[1] else per_row[0]
+        return units * price + fee
+
+
+def _unit_totals(site: Site, table: Any) -> Iterator[_UnitTotals]:
+    """For each priced parent of ``table``, the unit column that explains its totals best (if one does)."""
+    if table.column("total") is None or any(
+            fk.ref_table == table.name for other in site.database.tables for fk in other.foreign_keys):
+        return  # no total, or one with lines (C004 proper compares those)
+    counts = [c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key
+              and not c.name.endswith("_id")]
+    for fk, parent, column in _priced_parent(site, table):
+        prices = {row.get(parent.primary_key): row.get(column) for row in parent.rows}
+        best: _UnitTotals | None = None
+        for count in counts:
+            rows = [(n, row["total"], row[count] * prices[row.get(fk.column)]) for n, row in enumerate(table.rows)
+                    if isinstance(row.get("total"), int) and isinstance(row.get(count), int)
+                    and isinstance(prices.get(row.get(fk.column)), int) and row[count] > 0]
+            fees = Counter(total - base for _, total, base in rows)
+            unit_fees = Counter((total - base) // table.rows[n][count] for n, total, base in rows
+                                if (total - base) % table.rows[n][count] == 0)
+            usual = {f for f, k in fees.items() if k >= 2 and f >= 0} | {0}
+            usual_unit = {f for f, k in unit_fees.items() if k >= 2 and f >= 0}
+
+            def fits(n: int, total: int, base: int, count: str = count) -> bool:
+                diff = total - base
+                return diff in usual or (diff % table.rows[n][count] == 0 and diff // table.rows[n][count]
+                                         in usual_unit)
+
+            wrong = [(n, total, base) for n, total, base in rows if not fits(n, total, base)]
+            if len(rows) >= 10 and len(wrong) * 10 <= len(rows) and (best is None or len(wrong) < len(best.wrong)):
+                best = _UnitTotals(fk, parent, column, count, wrong, fees, unit_fees)
+        if best is not None:
+            yield best
+
+
 def check_unit_totals(site: Site) -> list[C.Issue]:
     """C004: a stored ``total`` of a row that counts units of a priced row is count x price plus
     a fee (per row or per unit) other rows charge too."""
     issues = []
     for t_index, table in enumerate(site.database.tables):
-        if table.column("total") is None or any(
-                fk.ref_table == table.name for other in site.database.tables for fk in other.foreign_keys):
-            continue  # no total, or one with lines (C004 proper compares those)
-        counts = [c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key
-                  and not c.name.endswith("_id")]
-        for fk, parent, column in _priced_parent(site, table):
-            prices = {row.get(parent.primary_key): row.get(column) for row in parent.rows}
-            best: tuple[int, str, list[tuple[int, int, int]]] | None = None
-            for count in counts:
-                rows = [(n, row["total"], row[count] * prices[row.get(fk.column)]) for n, row in enumerate(table.rows)
-                        if isinstance(row.get("total"), int) and isinstance(row.get(count), int)
-                        and isinstance(prices.get(row.get(fk.column)), int) and row[count] > 0]
-                fees = Counter(total - base for _, total, base in rows)
-                unit_fees = Counter((total - base) // table.rows[n][count] for n, total, base in rows
-                                    if (total - base) % table.rows[n][count] == 0)
-                usual = {f for f, k in fees.items() if k >= 2 and f >= 0} | {0}
-                usual_unit = {f for f, k in unit_fees.items() if k >= 2 and f >= 0}
-
-                def fits(n: int, total: int, base: int, count: str = count) -> bool:
-                    diff = total - base
-                    return diff in usual or (diff % table.rows[n][count] == 0 and diff // table.rows[n][count]
-                                             in usual_unit)
-
-                wrong = [(n, total, base) for n, total, base in rows if not fits(n, total, base)]
-                if len(rows) >= 10 and len(wrong) * 10 <= len(rows) and (best is None or len(wrong) < len(best[2])):
-                    best = (len(rows), count, wrong)
-            if best is None:
-                continue
-            for r_index, total, base in best[2]:
+        for model in _unit_totals(site, table):
+            for r_index, total, base in model.wrong:
                 where = f"$.database.tables[{t_index}].rows[{r_index}].total"
                 issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, where,
-                                      f"{table.name} row {r_index}: total {total} disagrees with {best[1]} x "
-                                      f"{parent.name}.{column} = {base} plus any fee the other rows charge"))
+                                      f"{table.name} row {r_index}: total {total} disagrees with {model.count} x "
+                                      f"{model.parent.name}.{model.column} = {base} plus any fee the other rows "
+                                      "charge"))
     return issues
+
+
+def expected_unit_total(site: Site, t_index: int, r_index: int) -> int | None:
+    """The total row ``r_index`` of table ``t_index`` should store, by the rule the other rows follow
+    (units x the parent's price plus the usual fee), or ``None`` if no such rule explains the table."""
+    table = site.database.tables[t_index]
+    row = table.rows[r_index]
+    for model in _unit_totals(site, table):
+        price = next((r.get(model.column) for r in model.parent.rows
+                      if r.get(model.parent.primary_key) == row.get(model.fk.column)), None)
+        value = model.expected(row, price)
+        if value is not None:
+            return value
+    return None
 
 
 KEY_CHECKS = [check_sql, check_undeclared_keys, check_natural_keys, check_line_prices, check_unit_totals]
 
 __all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_sql", "check_undeclared_keys",
-           "check_unit_totals", "named_table"]
+           "check_unit_totals", "expected_unit_total", "named_table"]

@@ -36,6 +36,7 @@ from veriweb.scaffold.site import Marker, Page, Table, Task
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify.checks import Issue, resolve_href
+from veriweb.verify.checks_keys import expected_unit_total
 from veriweb.verify.form_fields import FIELD_TYPES, build_fields, humanise
 from veriweb.verify.placement import place_form
 from veriweb.verify.recheck import CheckRun, check_site, recheck
@@ -242,19 +243,33 @@ def _href_for(route: str, params: list[str]) -> str | None:
 
 def _best_route(data: dict[str, Any], href: str) -> str | None:
     """The href of the page whose route matches ``href`` best (same number of placeholders)."""
+    ranked = _ranked_routes(data, href)
+    return ranked[0] if ranked else None
+
+
+def _ranked_routes(data: dict[str, Any], href: str) -> list[str]:
+    """The hrefs of the pages whose routes match ``href`` (same number of placeholders, at least
+    half alike), best first; ties keep the pages' order."""
     path = href.split("?")[0].split("#")[0]
     params = _placeholders(path)
     bare = re.sub(r"\{[^}]*\}", "{}", path)
-    best, score = None, 0.0
-    for page in data.get("pages", []):
+    scored = []
+    for number, page in enumerate(data.get("pages", [])):
         route = page["route"]
         candidate = _href_for(route, params)
         if candidate is None:
             continue
         ratio = difflib.SequenceMatcher(None, bare, re.sub(r"\{[^}]*\}", "{}", route)).ratio()
-        if ratio > score:
-            best, score = candidate, ratio
-    return best if score >= 0.5 else None
+        if ratio >= 0.5:
+            scored.append((-ratio, number, candidate))
+    return [candidate for _, _, candidate in sorted(scored)]
+
+
+def _opens_wrong_record(data: dict[str, Any], location: str) -> bool:
+    """Whether the row link at ``location`` passes its page another table's key (S011 there)."""
+    from veriweb.verify.intent import check_link_keys
+
+    return any(i.location == location for i in check_link_keys(site_of(data)))
 
 
 def _task_index(data: dict[str, Any], tokens: list[str | int]) -> int | None:
@@ -283,10 +298,14 @@ def retarget_link(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome |
     pages = _page_of(tokens, data)
     if key == "href" and isinstance(parent, dict):
         old = parent.get("href", "")
-        new = _best_route(data, old) if old.startswith("/") else None
-        if new is not None and resolve_href(_routes(data), new) is not None:
+        ranked = _ranked_routes(data, old) if old.startswith("/") else []
+        for new in ranked:  # a row link goes to a page that looks up what it passes (not S011)
+            if resolve_href(_routes(data), new) is None:
+                continue
             parent["href"] = new
-            return f"link {old!r} -> {new!r}", Touch(pages=pages)
+            if "{row." not in new or len(ranked) == 1 or not _opens_wrong_record(data, issue.location):
+                return f"link {old!r} -> {new!r}", Touch(pages=pages)
+            parent["href"] = old
     elif key == "action" and isinstance(parent, dict):
         action = parent.get("action", {})
         attr = "route" if "route" in action else "redirect"
@@ -1132,7 +1151,11 @@ def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | No
 
 
 def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C004: a total that disagrees with its lines is recomputed: their sum plus the site's usual fee."""
+    """C004: a total that disagrees with its lines is recomputed: their sum plus the site's usual fee.
+
+    A total with no lines (a booking: nights x the hotel's price) is recomputed by the rule the
+    table's other rows follow (:func:`veriweb.verify.checks_keys.expected_unit_total`).
+    """
     tokens = parse_path(issue.location)
     found = _table_row(data, tokens)
     if found is None:
@@ -1155,7 +1178,14 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
         old = row.get("total")
         row["total"] = sums[row[key]] + fee
         return f"{table['name']} {row[key]}: total {old!r} -> {row['total']!r}", Touch(tables={table["name"]})
-    return None
+    if not (isinstance(tokens[2], int) and isinstance(tokens[4], int)):
+        return None
+    value = expected_unit_total(site_of(data), tokens[2], tokens[4])  # no lines: units x price + the usual fee
+    if value is None or value == row.get("total"):
+        return None
+    old = row.get("total")
+    row["total"] = value
+    return f"{table['name']} {row.get(key)}: total {old!r} -> {value!r} (units x price)", Touch(tables={table["name"]})
 
 
 def _usual_fee(table: dict[str, Any], sums: dict[Any, int], row: dict[str, Any], key: str) -> int:
