@@ -497,3 +497,20 @@ def test_a_broken_row_link_goes_to_the_page_that_looks_up_what_it_passes() -> No
     fixed, log, _, left, _ = repair_static(site)
     assert left == []
     assert any(r.location == f"{bad[0]}.href" and r.change.endswith("-> '/u/{row.author}'") for r in log), log
+
+
+def test_a_missing_line_price_is_filled_from_its_product_not_the_most_common_price() -> None:
+    admin = generate_site("admin", 1)
+    lines = table(to_data(admin), "order_items")["rows"]
+    prices = [r["price"] for r in lines]
+    line = next(r for r in lines if prices.count(r["price"]) == 1)  # not the most common price
+
+    def emptied(d: dict[str, Any]) -> None:
+        next(r for r in table(d, "order_items")["rows"] if r["id"] == line["id"])["price"] = None
+
+    site = broken(admin, emptied)
+    assert "C003" in {i.code for i in static_issues(site)}
+    fixed, log, _, left, _ = repair_static(site)
+    assert left == []
+    assert next(r for r in table(to_data(fixed), "order_items")["rows"] if r["id"] == line["id"])["price"] == line["price"]
+    assert any(r.operator == "fill_null" and "as its products row holds it" in r.change for r in log), log

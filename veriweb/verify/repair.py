@@ -899,7 +899,8 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
 def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C003: a missing required value is what the site's pages still pair with the row (a drop-down
     whose options are this column's values labelled by another of its columns: Porto's city code
-    from the "City" options, see :func:`_value_from_options`), else the column's most common value
+    from the "City" options, see :func:`_value_from_options`), else its parent row's value where the
+    table's rows copy it from their parents (an order line's price), else the column's most common value
     (or a typed default); per-row text with nothing to restore it from gets a name made from the
     row's key."""
     tokens = parse_path(issue.location)
@@ -916,6 +917,11 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
         return None
+    copied = _value_from_parent(data, table, row, column)
+    if copied is not None:
+        row[column] = copied[0]
+        return (f"{table['name']}.{column} None -> {copied[0]!r} (as its {copied[1]} row holds it)",
+                Touch(tables={table["name"]}))
     peers = [r.get(column) for r in table.get("rows", []) if r.get(column) is not None]
     if spec["type"] == "text" and (spec.get("unique") or len({repr(p) for p in peers}) > len(peers) // 2):
         return _restore_row_text(data, tokens)  # names and other per-row text: no borrowed value
@@ -930,6 +936,35 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         value = next(p for p in peers if repr(p) == counts.most_common(1)[0][0])
     row[column] = value
     return f"{table['name']}.{column} None -> {value!r}", Touch(tables={table["name"]})
+
+
+def _parent_column(data: dict[str, Any], table: dict[str, Any], column: str) -> tuple[str, str, dict[str, Any]] | None:
+    """The key column, the parent's key column and the parent table whose rows hold ``column`` too,
+    if nine in ten rows of ``table`` or more copy its value from their parent (an order line's price
+    from its product)."""
+    for fk in table.get("foreign_keys", []):
+        parent = next((t for t in data["database"]["tables"] if t["name"] == fk["ref_table"]), None)
+        if parent is None or not any(c["name"] == column for c in parent["columns"]):
+            continue
+        key = fk.get("ref_column") or parent.get("primary_key", "id")
+        by_key = {r.get(key): r.get(column) for r in parent.get("rows", [])}
+        pairs = [(r[column], by_key[r.get(fk["column"])]) for r in table.get("rows", [])
+                 if r.get(column) is not None and r.get(fk["column"]) in by_key]
+        if len(pairs) >= 10 and sum(a == b for a, b in pairs) * 10 >= len(pairs) * 9:
+            return fk["column"], key, parent
+    return None
+
+
+def _value_from_parent(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any],
+                       column: str) -> tuple[Any, str] | None:
+    """``row[column]`` as its parent row holds it (and the parent table's name), when the table's
+    rows copy that column from their parents (:func:`_parent_column`); else ``None``."""
+    found = _parent_column(data, table, column)
+    if found is None:
+        return None
+    own, key, parent = found
+    value = next((r.get(column) for r in parent.get("rows", []) if r.get(key) == row.get(own)), None)
+    return None if value is None else (value, parent["name"])
 
 
 def _value_from_options(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any], column: str) -> Any:
