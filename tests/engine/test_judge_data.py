@@ -7,6 +7,8 @@ import pytest
 from veriweb.engine import Session
 from veriweb.engine.judge import Judge
 from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site
+from veriweb.verify.search import solve
 
 
 @pytest.mark.parametrize(("value", "says"), [(None, "missing value (NULL)"), ("  ", "blank text")])
@@ -24,9 +26,6 @@ def test_list_answer_with_an_unstatable_item_is_judged_wrong_not_a_crash(value: 
 
 
 def test_search_on_a_list_answer_with_a_null_item_finds_no_answer_instead_of_crashing() -> None:
-    from veriweb.scaffold import Site
-    from veriweb.verify.search import solve
-
     site = generate_site("code", 0)
     task = next(t for t in site.tasks if t.id.startswith("labels_of"))
     expected = Judge(Session(site), task).expected_answer()

@@ -938,10 +938,10 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     return f"{table['name']}.{column} None -> {value!r}", Touch(tables={table["name"]})
 
 
-def _parent_column(data: dict[str, Any], table: dict[str, Any], column: str) -> tuple[str, str, dict[str, Any]] | None:
-    """The key column, the parent's key column and the parent table whose rows hold ``column`` too,
-    if nine in ten rows of ``table`` or more copy its value from their parent (an order line's price
-    from its product)."""
+def _parent_values(data: dict[str, Any], table: dict[str, Any], column: str) -> tuple[str, dict[Any, Any], str] | None:
+    """Where ``table``'s rows copy ``column`` from their parent rows (nine in ten or more agree, as
+    an order line's price with its product's): the key column, the parent's values by key and the
+    parent table's name; else ``None``."""
     for fk in table.get("foreign_keys", []):
         parent = next((t for t in data["database"]["tables"] if t["name"] == fk["ref_table"]), None)
         if parent is None or not any(c["name"] == column for c in parent["columns"]):
@@ -951,20 +951,20 @@ def _parent_column(data: dict[str, Any], table: dict[str, Any], column: str) -> 
         pairs = [(r[column], by_key[r.get(fk["column"])]) for r in table.get("rows", [])
                  if r.get(column) is not None and r.get(fk["column"]) in by_key]
         if len(pairs) >= 10 and sum(a == b for a, b in pairs) * 10 >= len(pairs) * 9:
-            return fk["column"], key, parent
+            return fk["column"], by_key, parent["name"]
     return None
 
 
 def _value_from_parent(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any],
                        column: str) -> tuple[Any, str] | None:
-    """``row[column]`` as its parent row holds it (and the parent table's name), when the table's
-    rows copy that column from their parents (:func:`_parent_column`); else ``None``."""
-    found = _parent_column(data, table, column)
+    """``row[column]`` as its parent row holds it, and the parent table's name, when the table's
+    rows copy that column from their parents (:func:`_parent_values`); else ``None``."""
+    found = _parent_values(data, table, column)
     if found is None:
         return None
-    own, key, parent = found
-    value = next((r.get(column) for r in parent.get("rows", []) if r.get(key) == row.get(own)), None)
-    return None if value is None else (value, parent["name"])
+    own, by_key, parent = found
+    value = by_key.get(row.get(own))
+    return None if value is None else (value, parent)
 
 
 def _value_from_options(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any], column: str) -> Any:
