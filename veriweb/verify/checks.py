@@ -688,15 +688,23 @@ def check_entities(site: Site) -> list[Issue]:
     return issues
 
 
+_NUMBER = re.compile(r"\d+")
+
+
 def near_miss(value: str, corpus: set[str]) -> str | None:
     """A value of ``corpus`` (casefolded) one or two letters from ``value`` (a swap, a slip, a
-    letter dropped or added), for names of at least 8 letters; ``None`` if there is none."""
+    letter dropped or added), for names of at least 8 letters; ``None`` if there is none.
+
+    Two names that differ only in their numbers ("Taxes 2027" and "Taxes 2026", "Room 12" and
+    "Room 112") are two names, not a slip: a digit is not a letter.
+    """
     folded = value.casefold()
     if len(folded) < 8:
         return None
+    pattern = _NUMBER.sub("#", folded)
     for other in sorted(corpus):
         if abs(len(other) - len(folded)) <= 2 and other[:1] == folded[:1] and other != folded \
-                and _distance(folded, other, 2) <= 2:
+                and _distance(folded, other, 2) <= 2 and _NUMBER.sub("#", other) != pattern:
             return other
     return None
 
