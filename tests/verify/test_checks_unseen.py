@@ -213,6 +213,14 @@ def write_hidden_column(data: Data) -> str:
     return f"{where}.effects[0]"
 
 
+def write_hidden_column_no_record(data: Data) -> str:
+    """A write to a column of a table no page shows a row of (users: no profile page)."""
+    cancel, where = marker(data, "cancel_order")
+    cancel["effects"][0]["table"] = "users"
+    cancel["effects"][0]["sql"] = "UPDATE users SET password = 'reset' WHERE id = :user_id"
+    return f"{where}.effects[0]"
+
+
 def write_shown_column(data: Data) -> str:
     cancel, where = marker(data, "cancel_order")
     cancel["effects"][0]["sql"] = "UPDATE orders SET status = 'cancelled' WHERE id = :order_id AND user_id = :user_id"
@@ -387,6 +395,7 @@ CASES: list[tuple[str, str, Edit, Edit]] = [
     ("S014", "shop", link_to_missing_record, link_names_its_record),
     ("M009", "shop", fixed_amount, amount_outside_rows),
     ("M010", "shop", write_hidden_column, write_shown_column),
+    ("M010", "shop", write_hidden_column_no_record, write_shown_column),
     ("M011", "shop", duplicate_field_name, same_label_same_place),
     ("M011", "shop", same_label_other_place, same_label_same_place),
     ("M012", "shop", tied_best, tie_broken_by_name),
@@ -461,8 +470,52 @@ def test_a_tied_answer_drops_its_task_and_nothing_else(sites: dict[str, Site]) -
     assert static_issues(fixed) == []
 
 
+def test_a_hidden_write_is_shown_on_the_detail_page_of_its_row(sites: dict[str, Site]) -> None:
+    """M010's repair: the column the marker changes is shown in the record of its table's detail
+    page, so after the write the agent sees the new value there."""
+    from veriweb.engine import Session
+    from veriweb.engine.render import axtree_text
+
+    broken, where = edited(sites["shop"], write_hidden_column)
+    assert where in [i.location for i in static_issues(broken) if i.code == "M010"]
+    fixed, repairs = repair_static(broken)[:2]
+    assert [(r.code, r.operator, r.location) for r in repairs] == [("M010", "show_column", where)]
+    assert static_issues(fixed) == []
+    order = fixed.page("order")
+    record = next(e for e in order.elements if e.type == "record")
+    assert "City: {row.city}" in [getattr(e, "text", None) for e in record.elements]
+    session = Session(fixed)
+    try:
+        row = session.db.conn.execute("SELECT o.id, o.city, u.username FROM orders o JOIN users u "
+                                      "ON u.id = o.user_id ORDER BY o.id LIMIT 1").fetchone()
+        page_text = axtree_text(session.reset(f"/orders/{row[0]}", user=row[2]))
+        assert f"City: {row[1]}" in page_text, page_text
+    finally:
+        session.close()
+
+
+def test_a_placeholder_over_the_only_stock_display_is_repaired_whole(sites: dict[str, Site]) -> None:
+    """The product page's stock line replaced by a placeholder: M001 removes the placeholder (nothing
+    says what it stood for), M010 finds the stock place_order changes shown nowhere, and its repair
+    shows the stock on the product page again."""
+    def stock_placeholder(data: Data) -> str:
+        _, where = page(data, "product")
+        line, path = find(data, lambda n: n.get("type") == "text" and "{row.stock}" in n.get("text", ""), under=where)
+        line["text"] = "Placeholder text"
+        return f"{path}.text"
+
+    broken, where = edited(sites["shop"], stock_placeholder)
+    assert {(i.code, i.location) for i in static_issues(broken)} >= {("M001", where)}
+    assert "M010" in {i.code for i in static_issues(broken)}
+    fixed, repairs = repair_static(broken)[:2]
+    assert {(r.code, r.operator) for r in repairs} == {("M001", "restore_text"), ("M010", "show_column")}
+    assert static_issues(fixed) == []
+    texts = [n.get("text") for n, _ in nodes(to_data(fixed)["pages"]) if n.get("type") == "text"]
+    assert "Stock: {row.stock}" in texts and "Placeholder text" not in texts
+
+
 def test_no_safe_fix_leaves_the_site_unchanged(sites: dict[str, Site]) -> None:
-    for edit in (write_hidden_column, same_label_other_place):
+    for edit in (write_hidden_column_no_record, same_label_other_place):
         broken, _ = edited(sites["shop"], edit)
         fixed, repairs, _, left = repair_static(broken)[:4]
         assert repairs == [] and left and fixed.model_dump() == broken.model_dump()

@@ -3,22 +3,86 @@
 Same contract as :mod:`veriweb.verify.repair`: an operator takes the site's JSON data (a
 private copy), the issue and the :class:`~veriweb.verify.repair.Context`, edits the data in
 place and returns ``(change, touch)``, or ``None`` when no safe fix exists. Issues with no safe
-fix (an unobservable write, two controls with one label) are left for a person: :func:`leave`
-says so, rather than letting a fallback remove a whole form.
+fix (two controls with one label, an unobservable write no record page can show) are left for a
+person: :func:`leave` says so, rather than letting a fallback remove a whole form.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from veriweb.verify import dataflow
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
+from veriweb.verify.form_fields import humanise
 
 
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M010, M011: no edit of the data is safe (what to show, or what to rename, is a design choice)."""
+    """M011: no edit of the data is safe (what to rename is a design choice)."""
+    return None
+
+
+def _records(elements: list[Any], table: str) -> Iterator[dict[str, Any]]:
+    """Records (one row shown) bound to ``table`` itself, anywhere in ``elements``, in page order."""
+    for element in elements:
+        if not isinstance(element, dict):
+            continue
+        if element.get("type") == "record" and element.get("query", {}).get("table") == table:
+            yield element
+        for attr in ("elements", "item", "items"):
+            yield from _records(element.get(attr) or [], table)
+        for tab in element.get("tabs") or []:
+            yield from _records(tab.get("elements") or [], table)
+
+
+def show_column(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M010: a column a marker changes and no page shows is shown where one row of its table is,
+    as ``Stock: {row.stock}``: in the first record bound to the table, one looked up by its key from
+    the route (a detail page) first, after the texts it opens with, so the agent can see the change
+    the marker makes.
+
+    The value shown is the row's own (a money column through the money filter), read when the
+    page is built, so the page stays true after every write. A table no record shows (only lists,
+    or views) gets nothing: which list should grow a column is a design choice, so the issue stays.
+    """
+    from veriweb.verify.checks_pages import _shown_columns
+
+    tokens = R.parse_path(issue.location)
+    if len(tokens) != 4 or tokens[0] != "markers" or tokens[2] != "effects":
+        return None
+    try:
+        marker = data["markers"][tokens[1]]
+        effect = marker["effects"][tokens[3]]
+    except (IndexError, KeyError, TypeError):
+        return None
+    table = R._table(data, effect.get("table", ""))
+    write = dataflow.parse_effect(marker["name"], effect["op"], effect["table"], effect.get("sql", ""))
+    if table is None or write.op != "update" or not write.columns:
+        return None
+    shown = _shown_columns(R.site_of(data))
+    kinds = {c["name"]: c.get("type") for c in table["columns"]}
+    hidden = sorted(c for c in write.columns if c in kinds and (table["name"], c) not in shown)
+    if not hidden:
+        return None
+    key = table.get("primary_key", "id")
+
+    def by_key(record: dict[str, Any]) -> bool:  # a detail page: the record is looked up by its key
+        return any(c.get("column") == key and str((c.get("value") or {}).get("ref", "")).startswith("param.")
+                   for c in record["query"].get("where", []) if isinstance(c.get("value"), dict))
+
+    places = [(page, record) for page in data["pages"] for record in _records(page.get("elements", []), table["name"])]
+    for page, record in sorted(places, key=lambda place: not by_key(place[1]))[:1]:
+        elements = record.setdefault("elements", [])
+        at = 0  # after the heading and texts the record opens with (name, price, ...)
+        while at < len(elements) and isinstance(elements[at], dict) and elements[at].get("type") in ("heading", "text"):
+            at += 1
+        texts = [{"type": "text", "text": f"{humanise(c)}: {{row.{c}{'|money' if kinds[c] == 'money' else ''}}}"}
+                 for c in hidden]
+        elements[at:at] = texts
+        shown_as = ", ".join(repr(t["text"]) for t in texts)
+        return f"page {page['id']!r} shows {shown_as}", R.Touch(pages={page["id"]})
     return None
 
 
@@ -225,10 +289,10 @@ def retarget_entity_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> 
 
 OPERATORS: dict[str, R.Operator] = {
     "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
-    "M009": bind_amount, "M010": leave, "M011": leave,
+    "M009": bind_amount, "M010": show_column, "M011": leave,
     "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
 __all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "leave", "match_detail", "rebind_reference",
-           "restore_guard", "retarget_entity_link"]
+           "restore_guard", "retarget_entity_link", "show_column"]
