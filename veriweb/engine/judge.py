@@ -108,8 +108,7 @@ class Judge:
             self.session.db.guard, predicate, self.context(), self.session.on_page))
 
     def _page_key(self) -> tuple[Any, ...]:
-        page = self.session.page()
-        return (page.page_id, tuple(sorted(page.params.items())))
+        return self.session.page_key()  # from the address: no page is built to key a predicate
 
     def progress(self) -> Progress:
         """Subgoals, goal and violations in the current state (memoised per database state, and

@@ -104,6 +104,7 @@ class Session:
         self._page: PageModel | None = None
         self._page_key: tuple[Any, ...] | None = None
         self._routes: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self._keys: dict[str, tuple[Any, ...]] = {}
         self.reset()
 
     # ------------------------------------------------------------------ clock and state
@@ -232,7 +233,37 @@ class Session:
         self._page, self._page_key = cache.put_page(key, model), key
         return model
 
+    def _structure(self) -> PageModel:
+        """The current page as far as acting on it goes: the page itself, or without field edits and focus.
+
+        Typing changes nothing but the values, checked and selected states and focus of the nodes
+        it touches (:func:`veriweb.engine.page.overlay`): not which nodes there are, their ids, roles,
+        names, visibility, behaviour or forms, which is all a step reads of the page (a checkbox's
+        checked state aside: :meth:`_click` reads it from the field edits). So a step in a state
+        with field edits whose page is not made yet (a form filled one field after another) finds
+        its target on the page without them, and the page with them is made only if someone asks.
+        """
+        ui = self.ui
+        if not ui.fields and ui.focus is None:
+            return self.page()
+        key = ui.key(self.version)
+        if key == self._page_key and self.cache.enabled:
+            return self._page  # type: ignore[return-value]
+        cached = self.cache.page(key)
+        if cached is not None:
+            return cached
+        base_key = ui.key(self.version, base=True)
+        base = self.cache.page(base_key)
+        if base is None:
+            base = self.cache.put_page(base_key, self._build(fields={}, focus=None))
+        return base
+
     def _resolve(self, url: Url) -> tuple[Any, dict[str, Any]]:
+        page, params = self._resolve_shared(url)
+        return page, dict(params)  # the caller's own parameters
+
+    def _resolve_shared(self, url: Url) -> tuple[Any, dict[str, Any]]:
+        """The page whose route ``url`` matches (``None``: none) and its parameters, shared: not to be changed."""
         found = self._routes.get(url.path)
         if found is None:
             found = (None, {})
@@ -244,7 +275,7 @@ class Session:
             if len(self._routes) >= 4_096:
                 self._routes.clear()
             self._routes[url.path] = found
-        return found[0], dict(found[1])  # the caller's own parameters
+        return found
 
     def _build(self, *, fields: dict[str, Any], focus: str | None,
                builder_type: type[PageBuilder] = PageBuilder) -> PageModel:
@@ -278,16 +309,36 @@ class Session:
         return self._build(fields={}, focus=None, builder_type=builder_type)
 
     def on_page(self, page_id: str, params: dict[str, Any]) -> bool:
-        """Is the browser on page ``page_id`` with route parameters ``params``? (for predicates)"""
-        page = self.page()
-        if page.page_id != page_id:
+        """Is the browser on page ``page_id`` with route parameters ``params``? (for predicates)
+
+        Read from the address alone (no page is built): a page's id and parameters are those of
+        the route its address matches, whatever the page then shows.
+        """
+        page, here = self._resolve_shared(self.ui.url)
+        if (page.id if page is not None else "") != page_id:
             return False
-        return all(_same(page.params.get(name), value) for name, value in params.items())
+        return all(_same(here.get(name), value) for name, value in params.items())
+
+    def page_key(self) -> tuple[Any, ...]:
+        """The id and the sorted route parameters of the current page, from its address alone.
+
+        The same as ``(page.page_id, tuple(sorted(page.params.items())))`` of :meth:`page`, without
+        building the page (a judge keys page predicates by it).
+        """
+        url = self.ui.url
+        found = self._keys.get(url.path)
+        if found is None:
+            page, params = self._resolve_shared(url)
+            found = ((page.id, tuple(sorted(params.items()))) if page is not None else ("", ()))
+            if len(self._keys) >= 4_096:
+                self._keys.clear()
+            self._keys[url.path] = found
+        return found
 
     # ------------------------------------------------------------------ navigation
 
     def _navigate(self, url: Url, *, push: bool = True, flash: tuple[str, str] | None = None) -> None:
-        page, _ = self._resolve(url)
+        page, _ = self._resolve_shared(url)
         if page is not None and page.requires_login and self.ui.user_id is None:
             login = self.site.auth.login_page if self.site.auth else "/"
             url = Url.parse(login).with_params(next=str(url))
@@ -321,7 +372,7 @@ class Session:
         return result if result.action is parsed else replace(result, action=parsed)
 
     def _target(self, bid: str) -> Node:
-        page = self.page()
+        page = self._structure()
         node = page.by_bid.get(bid)
         if node is None:
             raise ActionError(f"no element with bid {bid!r} on this page")
@@ -336,7 +387,7 @@ class Session:
             node = self._target(action.bid)
             result = self._click(node)
             if isinstance(action, A.DblClick) and result is None and self._still_here(node):
-                result = self._click(self.page().by_key[node.key])
+                result = self._click(self._structure().by_key[node.key])
             return result
         if isinstance(action, A.Fill):
             self._type(self._target(action.bid), action.value, replace_text=True)
@@ -377,7 +428,7 @@ class Session:
         return None
 
     def _still_here(self, node: Node) -> bool:
-        return node.key in self.page().by_key
+        return node.key in self._structure().by_key
 
     def _click(self, node: Node) -> StepResult | None:
         behaviour = node.behaviour or ()
@@ -404,7 +455,9 @@ class Session:
             self.ui.confirm = None
             self.ui.focus = None
         elif kind == "field" and node.role == "checkbox":
-            self._check(node, not bool(node.checked))
+            edited = self._field_key(behaviour[1], behaviour[2])
+            checked = self.ui.fields[edited] if edited in self.ui.fields else node.checked  # as overlay() shows it
+            self._check(node, not bool(checked))
         elif kind == "option":
             _, form_key, name, value = behaviour
             self.ui.fields[self._field_key(form_key, name)] = value
@@ -430,7 +483,7 @@ class Session:
         key = self._field_key(form_key, name)
         if key in self.ui.fields:
             return self.ui.fields[key]
-        info = (page or self.page()).forms.get(form_key)
+        info = (page or self._structure()).forms.get(form_key)
         return info.defaults.get(name) if info else None
 
     def _select(self, node: Node, options: tuple[str, ...]) -> None:
@@ -483,7 +536,7 @@ class Session:
                 if value is True:
                     self.ui.widgets[wkey] = False
         elif base == "Tab":
-            order = [n for n in self.page().nodes if n.interactable and not self.page().blocked(n)]
+            order = [n for n in self._structure().nodes if n.interactable and not self._structure().blocked(n)]
             if order:
                 keys = [n.key for n in order]
                 index = keys.index(node.key) if node.key in keys else -1
@@ -501,7 +554,7 @@ class Session:
 
     def form_values(self, form_key: str) -> dict[str, Any]:
         """The values a form would submit now, by field name."""
-        page = self.page()
+        page = self._structure()
         info = page.forms[form_key]
         values: dict[str, Any] = {}
         for field_el in info.form.fields:
@@ -512,7 +565,7 @@ class Session:
         return values
 
     def _submit(self, form_key: str, *, confirmed: bool) -> StepResult | None:
-        page = self.page()
+        page = self._structure()
         info = page.forms.get(form_key)
         if info is None:
             raise ActionError("that form is no longer on the page")
