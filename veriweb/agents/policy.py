@@ -38,10 +38,12 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA
 from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
+from veriweb.agents.sequence import Bags, Layout, encoder_layer, ranks
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
 from veriweb.envs.observation import FLAGS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE
@@ -125,42 +127,24 @@ def discrete_for(env: Any, config: PolicyConfig) -> DiscreteActions:
     return discrete
 
 
-def _mean_pool(embedded: Tensor, ids: Tensor) -> Tensor:
-    present = (ids > 0).unsqueeze(-1).to(embedded.dtype)
-    return (embedded * present).sum(-2) / present.sum(-2).clamp(min=1.0)
+def _last(allowed: Tensor, at_least: int) -> int:
+    """One past the last set entry of a 1-D mask, or ``at_least`` if that is more."""
+    hits = allowed.nonzero()
+    return max(at_least, int(hits[-1]) + 1) if len(hits) else at_least
 
 
-def _pack(parts: list[tuple[Tensor, Tensor]]) -> tuple[Tensor, Tensor, list[tuple[Tensor, Tensor]]]:
-    """Concatenate each sample's kept items of every part, with no padding between parts.
+def _group_means(names: Tensor, group: Tensor, sample: Tensor, row: Tensor, n_groups: int) -> Tensor:
+    """For rows (``sample``, ``row``), the mean name of the rows (B, R) sharing their group (zeros: no group).
 
-    Args:
-        parts: (states (B, n, d), keep (B, n)) per part, in order.
-
-    Returns:
-        The packed sequence (B, L, d) (L: the longest sample), its keep mask (B, L), and per part
-        each item's position in the sequence and whether it is kept (for :func:`_unpack`). A batch
-        costs what its samples' real lengths cost, not the sum of every part's longest.
+    The same as averaging over a (B, R, R) same-group matrix, at the cost of one scatter and one gather.
     """
-    B, device = parts[0][0].shape[0], parts[0][0].device
-    counts = torch.stack([keep.sum(1) for _, keep in parts], 1)
-    starts = torch.cumsum(counts, 1) - counts
-    total = counts.sum(1)
-    L = max(int(total.max()), 1)
-    sequence = parts[0][0].new_zeros(B, L, parts[0][0].shape[-1])
-    places = []
-    for k, (states, keep) in enumerate(parts):
-        position = starts[:, k:k + 1] + torch.cumsum(keep.long(), 1) - 1
-        rows, items = keep.nonzero(as_tuple=True)
-        sequence = sequence.index_put((rows, position[rows, items]), states[rows, items])
-        places.append((position.clamp(0, L - 1), keep))
-    return sequence, torch.arange(L, device=device).unsqueeze(0) < total.unsqueeze(1), places
-
-
-def _unpack(hidden: Tensor, place: tuple[Tensor, Tensor]) -> Tensor:
-    """One part's states back from a packed sequence (zeros where an item was not kept)."""
-    position, keep = place
-    out = hidden.gather(1, position.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))
-    return out * keep.unsqueeze(-1).to(out.dtype)
+    B, R, d = names.shape
+    valid = group >= 0
+    key = torch.arange(B, device=group.device).unsqueeze(1) * n_groups + group.clamp(min=0)
+    sums = names.new_zeros(B * n_groups, d).index_add(0, key[valid], names[valid])
+    count = torch.bincount(key[valid], minlength=B * n_groups).clamp(min=1).to(names.dtype)
+    mine = key[sample, row]
+    return torch.where(valid[sample, row].unsqueeze(-1), sums[mine] / count[mine].unsqueeze(-1), 0.0)
 
 
 def _masked(logits: Tensor, mask: Tensor) -> Tensor:
@@ -175,6 +159,25 @@ def _choose(dist: torch.distributions.Categorical, given: torch.Tensor | None, g
     if given is not None:
         return given.long()
     return dist.logits.argmax(-1) if greedy else dist.sample()
+
+
+@dataclass
+class Encoded:
+    """What :meth:`Policy.encode` gives the heads.
+
+    Attributes:
+        summary: (B, d) the summary token's state.
+        elements: (B, R, d) the first R element rows' states (R: past the batch's last kept or
+            allowed row; later rows are padding, masked out of every pointer).
+        arguments: (B, A', d) the states of the arguments ``columns`` lists.
+        columns: (A',) argument indices: the pointers and the first task strings, the page strings
+            of the R rows, the earlier addresses, notes and numbers (the rest are padding).
+    """
+
+    summary: Tensor
+    elements: Tensor
+    arguments: Tensor
+    columns: Tensor
 
 
 class Policy(nn.Module):
@@ -237,83 +240,120 @@ class Policy(nn.Module):
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor, Tensor]:
-        """The summary (B, d), element (B, E, d) and argument (B, A, d) states.
+    def encode(self, batch: dict[str, Tensor], action: Tensor | None = None) -> Encoded:
+        """The summary, element-row and argument states (see :class:`Encoded`).
 
-        Only the summary, the goal, the element rows and the task strings go through the
-        transformer, packed per sample with no padding between them (:func:`_pack`), so a batch
-        costs about what its samples' real lengths cost. Pointers,
-        earlier addresses and numbers need no context: their states are their embeddings. A
-        page-string argument's state is its element row's.
+        Only the summary, the goal, the element rows, the task strings and the memory go through
+        the transformer, as one flat array of the batch's real tokens (:mod:`veriweb.agents.sequence`),
+        so a batch costs about what its samples' real lengths cost. Pointers, earlier addresses,
+        notes and numbers need no context: their states are their embeddings. A page-string
+        argument's state is its element row's. Rows and task strings past the batch's last kept or
+        allowed one (or ``action``'s row) are padding: their states are not computed.
         """
         c = self.config
-        goal = batch["goal"].long()
-        B, E, P = goal.shape[0], c.n_elements, c.page_start
-        device = goal.device
+        d, E, P, S = c.d_model, c.n_elements, c.page_start, c.task_start
+        goal = batch["goal"]
+        B, device = goal.shape[0], goal.device
+        el_mask, arg_ids = batch["el_mask"].bool(), batch["arg_tokens"]
         G = max(int((goal > 0).sum(1).max()), 1)
-        goal = goal[:, :G]
-        g = self.tokens(goal) + self.goal_pos.weight[:G] + self.segment.weight[1]
-        R = max(int(batch["el_mask"].sum(1).max()), 1)
-        names = batch["el_tokens"][:, :R].long()
-        values = batch["el_value"][:, :R].long()
-        pooled = _mean_pool(self.tokens(names), names)
-        e = (pooled + self.value_proj(_mean_pool(self.tokens(values), values))
-             + self.role(batch["el_role"][:, :R].long()) + self.flags(batch["el_flags"][:, :R].float())
-             + self.depth(batch["el_depth"][:, :R].long().clamp(0, 63)) + self.row.weight[:R]
-             + self.overlap(batch["el_overlap"][:, :R].float().unsqueeze(-1)) + self.segment.weight[2])
-        arg_ids = batch["arg_tokens"].long()
-        K = max(int((arg_ids[:, c.task_start:P, 0] > 0).sum(1).max()), 1)
-        task_ids = arg_ids[:, c.task_start:c.task_start + K]
-        task_words = _mean_pool(self.tokens(task_ids), task_ids)
-        context = batch["arg_context"][:, c.task_start:c.task_start + K].long()
-        t = (task_words + self.arg_index.weight[c.task_start:c.task_start + K] + self.segment.weight[3]
-             + self.arg_match(batch["arg_match"][:, c.task_start:c.task_start + K].float())
-             + self.context_proj(_mean_pool(self.tokens(context), context)))
+        R = max(int(el_mask.sum(1).max()), 1)
+        K = max(int((arg_ids[:, S:P, 0] > 0).sum(1).max()), 1)
+        allowed_args = batch["mask_argument"].any(1).any(0)
+        rows = _last(batch["mask_element"].any(1).any(0), R)
+        rows = _last(allowed_args[P:P + E], rows)
+        if action is not None and len(action):
+            rows = max(rows, int(action[:, 1].max()) + 1)
+        rows, strings = min(rows, E), min(_last(allowed_args[S:P], K), P - S)
+        # ---- every token pool in one lookup
+        gb, gj, g_rank = ranks(goal[:, :G] > 0)
+        eb, er, e_rank = ranks(el_mask[:, :R])
+        task_ids = arg_ids[:, S:S + K]
+        tb, tk, t_rank = ranks(task_ids[:, :, 0] > 0)
+        el_at, arg_at = eb * E + er, tb * c.n_args + S + tk  # kept items' flat indices in (B, E) and (B, A)
+
+        def at(key: str, index: Tensor) -> Tensor:  # batch[key][b, j] for flat indices b * n + j
+            value = batch[key]
+            return value.reshape(-1, *value.shape[2:]).index_select(0, index)
+
+        bags = Bags()
+        h_goal = bags.add(at("goal", gb * goal.shape[1] + gj).unsqueeze(-1))
+        h_names = bags.add(batch["el_tokens"][:, :R])
+        h_values = bags.add(at("el_value", el_at))
+        h_task = bags.add(task_ids)
+        h_context = bags.add(at("arg_context", arg_at))
+        h_static = bags.add(arg_ids[:, P + E:])
+        if c.memory:
+            kinds = batch["mem_kind"]
+            mb, mj, m_rank = ranks(kinds > 0)
+            mem_at = mb * kinds.shape[1] + mj
+            h_mem_row = bags.add(at("mem_row", mem_at))
+            h_mem_arg = bags.add(at("mem_arg", mem_at))
+            h_url = bags.add(batch["url"])
+        pools = bags.run(self.tokens.weight)
+        # ---- the sequence's items
+        g = pools[h_goal] + self.goal_pos.weight[gj] + self.segment.weight[1]
+        names = pools[h_names]
+        match = at("el_match", el_at).float()
+        slot = at("el_slot", el_at).long() - S
+        task_words = pools[h_task]
+        slot_words = task_words.reshape(-1, d).index_select(0, eb * K + slot.clamp(0, K - 1))
+        e = (names.reshape(-1, d).index_select(0, eb * R + er) + self.value_proj(pools[h_values])
+             + self.role(at("el_role", el_at).long()) + self.flags(at("el_flags", el_at).float())
+             + self.depth(at("el_depth", el_at).long().clamp(0, 63)) + self.row.weight[er]
+             + self.overlap(at("el_overlap", el_at).float().unsqueeze(-1)) + self.segment.weight[2]
+             + self.el_match(match)
+             + (match[:, 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)) * self.slot_proj(slot_words))
         if self.group_proj is not None:
-            group = batch["el_group"][:, :R].long()
-            same = ((group.unsqueeze(2) == group.unsqueeze(1)) & (group >= 0).unsqueeze(2)).to(pooled.dtype)
-            e = e + self.group_proj(same @ pooled / same.sum(-1, keepdim=True).clamp(min=1.0))
-        match = batch["el_match"][:, :R].float()
-        slot = (batch["el_slot"][:, :R].long() - c.task_start)
-        weight = match[..., 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)
-        slot_words = task_words.gather(1, slot.clamp(0, K - 1).unsqueeze(-1).expand(-1, -1, task_words.shape[-1]))
-        e = e + self.el_match(match) + weight * self.slot_proj(slot_words)
-        s = (self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]).unsqueeze(1)
-        parts = [(s, torch.ones(B, 1, dtype=torch.bool, device=device)), (g, goal > 0),
-                 (e, batch["el_mask"][:, :R].bool()), (t, task_ids[:, :, 0] > 0)]
+            e = e + self.group_proj(_group_means(names, batch["el_group"][:, :R].long(), eb, er, E))
+        t = (task_words.reshape(-1, d).index_select(0, tb * K + tk) + self.arg_index.weight[S + tk]
+             + self.segment.weight[3] + self.arg_match(at("arg_match", arg_at).float())
+             + self.context_proj(pools[h_context]))
+        s = self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]
+        items = [s, g, e, t]
+        samples = [torch.arange(B, device=device), gb, eb, tb]
+        places = [torch.zeros(B, dtype=torch.long, device=device), g_rank, e_rank, t_rank]
         if c.memory:  # the agent's own last actions, where it is, and which rows it just acted on
-            kinds = batch["mem_kind"].long()
-            rows, margs, url = batch["mem_row"].long(), batch["mem_arg"].long(), batch["url"].long()
-            m = (self.mem_kind(kinds) + _mean_pool(self.tokens(rows), rows)
-                 + self.mem_arg(_mean_pool(self.tokens(margs), margs)) + self.mem_flags(batch["mem_flags"].float())
-                 + self.mem_pos.weight[:kinds.shape[1]] + self.mem_segment)
-            parts[0] = (s + self.url_proj(_mean_pool(self.tokens(url), url)).unsqueeze(1), parts[0][1])
-            parts[2] = (e + self.recent(batch["el_recent"][:, :R].float()), parts[2][1])
-            parts.append((m, kinds > 0))
-        sequence, keep, places = _pack(parts)
-        hidden = self.norm(self.encoder(sequence, src_key_padding_mask=~keep))
-        el_h = torch.zeros(B, E, hidden.shape[-1], dtype=hidden.dtype, device=device)
-        el_h[:, :R] = _unpack(hidden, places[2])
-        task_h = torch.zeros(B, P - c.task_start, hidden.shape[-1], dtype=hidden.dtype, device=device)
-        task_h[:, :K] = _unpack(hidden, places[3])
-        rest = arg_ids[:, P + E:]
-        static = self.static_arg(_mean_pool(self.tokens(rest), rest) + self.arg_index.weight[P + E:])
-        pointers = self.arg_index.weight[:c.task_start].expand(B, -1, -1)
-        args = torch.cat([pointers, task_h, el_h + self.arg_index.weight[P: P + E], static], 1)
-        return hidden[:, 0], el_h, args
+            items[0] = s + self.url_proj(pools[h_url])
+            items[2] = e + self.recent(at("el_recent", el_at).float())
+            items.append(self.mem_kind(at("mem_kind", mem_at).long()) + pools[h_mem_row] + self.mem_arg(pools[h_mem_arg])
+                         + self.mem_flags(at("mem_flags", mem_at).float()) + self.mem_pos.weight[mj]
+                         + self.mem_segment)
+            samples.append(mb)
+            places.append(m_rank)
+        # ---- the transformer over the batch's real tokens
+        counts = torch.stack([torch.bincount(sample, minlength=B) for sample in samples], 1)
+        starts = torch.cumsum(counts, 1) - counts
+        position = torch.cat([starts[sample, k] + place for k, (sample, place) in enumerate(zip(samples, places))])
+        layout = Layout.build(torch.cat(samples), position, counts.sum(1))
+        hidden = torch.cat(items)
+        for layer in self.encoder.layers:
+            hidden = encoder_layer(layer, hidden, layout)
+        hidden = self.norm(hidden)
+        ends = torch.tensor([len(x) for x in items]).cumsum(0).tolist()
+        el_h = hidden.new_zeros(B, rows, d).index_put((eb, er), hidden[ends[1]:ends[2]])
+        task_h = hidden.new_zeros(B, strings, d).index_put((tb, tk), hidden[ends[2]:ends[3]])
+        static = self.static_arg(pools[h_static] + self.arg_index.weight[P + E:])
+        args = torch.cat([self.arg_index.weight[:S].expand(B, -1, -1), task_h,
+                          el_h + self.arg_index.weight[P:P + rows], static], 1)
+        columns = torch.cat([torch.arange(S + strings), torch.arange(P, P + rows), torch.arange(P + E, c.n_args)])
+        return Encoded(hidden[:B], el_h, args, columns.to(device))
 
     # ------------------------------------------------------------------ heads
 
     def all_element_logits(self, summary: Tensor, elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
-        """Pointer logits of every row for every action type (B, T, E), masked per type."""
+        """Pointer logits of every row for every action type (B, T, E), masked per type.
+
+        ``elements`` holds the first R rows' states (:class:`Encoded`); later rows are masked out.
+        """
+        rows = elements.shape[1]
         query = self.el_query(summary.unsqueeze(1) + self.type_embed.weight.unsqueeze(0))
-        logits = torch.einsum("btd,bed->bte", query, self.el_key(elements)) / math.sqrt(self.config.d_model)
-        logits = logits + torch.einsum("tm,bem->bte", self.el_bias.weight, batch["el_match"].float())
+        logits = torch.bmm(query, self.el_key(elements).transpose(1, 2)) / math.sqrt(self.config.d_model)
+        logits = logits + torch.einsum("tm,bem->bte", self.el_bias.weight, batch["el_match"][:, :rows].float())
         if self.config.memory:
-            logits = logits + torch.einsum("tm,bem->bte", self.recent_bias.weight, batch["el_recent"].float())
+            logits = logits + torch.einsum("tm,bem->bte", self.recent_bias.weight, batch["el_recent"][:, :rows].float())
         if self.el_score is not None:
             logits = logits + self.el_score(elements).transpose(1, 2)
-        return _masked(logits, batch["mask_element"])
+        return _masked(F.pad(logits, (0, self.config.n_elements - rows), value=NEG), batch["mask_element"])
 
     def type_logits(self, summary: Tensor, all_elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
         """The type head plus, for types that target a row, the evidence of their best rows
@@ -326,29 +366,31 @@ class Policy(nn.Module):
         """The pointer logits of the chosen type (B, E)."""
         return all_elements.gather(1, kind.view(-1, 1, 1).expand(-1, 1, all_elements.shape[-1])).squeeze(1)
 
-    def argument_logits(self, summary: Tensor, elements: Tensor, args: Tensor, kind: Tensor, row: Tensor,
-                        batch: dict[str, Tensor]) -> Tensor:
+    def argument_logits(self, encoded: Encoded, kind: Tensor, row: Tensor, batch: dict[str, Tensor]) -> Tensor:
+        """The argument pointer's logits (B, A) given the type and the row (which must be below R), masked."""
+        elements, args = encoded.elements, encoded.arguments
         chosen = elements.gather(1, row.view(-1, 1, 1).expand(-1, 1, elements.shape[-1])).squeeze(1)
-        query = self.arg_query(summary + self.type_embed(kind) + chosen)
-        logits = torch.einsum("bd,bad->ba", query, self.arg_key(args)) / math.sqrt(self.config.d_model)
-        logits = logits + self._argument_bias(kind, row, batch)
-        allowed = batch["mask_argument"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, args.shape[1])).squeeze(1)
-        return _masked(logits, allowed)
+        query = self.arg_query(encoded.summary + self.type_embed(kind) + chosen)
+        logits = torch.bmm(self.arg_key(args), query.unsqueeze(-1)).squeeze(-1) / math.sqrt(self.config.d_model)
+        logits = logits + self._argument_bias(kind, row, encoded.columns, elements.shape[1], batch)
+        full = logits.new_full((logits.shape[0], self.config.n_args), NEG).index_copy(1, encoded.columns, logits)
+        allowed = batch["mask_argument"].gather(1, kind.view(-1, 1, 1).expand(-1, 1, full.shape[1])).squeeze(1)
+        return _masked(full, allowed)
 
-    def _argument_bias(self, kind: Tensor, row: Tensor, batch: dict[str, Tensor]) -> Tensor:
-        """Direct evidence per argument: its match features, a page string's row match features, and
-        how many of the goal words just before a task string the chosen element's text has."""
-        c = self.config
-        P, E = c.page_start, c.n_elements
-        bias = torch.einsum("bm,bam->ba", self.arg_bias(kind), batch["arg_match"].float())
-        page = torch.einsum("bm,bem->be", self.page_bias(kind), batch["el_match"].float())
-        names = batch["el_tokens"].long()
+    def _argument_bias(self, kind: Tensor, row: Tensor, columns: Tensor, rows: int,
+                       batch: dict[str, Tensor]) -> Tensor:
+        """Direct evidence per argument of ``columns``: its match features, a page string's row match
+        features, and how many of the goal words just before a task string the chosen element's text has."""
+        page_at = int((columns < self.config.page_start).sum())
+        bias = torch.einsum("bm,bam->ba", self.arg_bias(kind), batch["arg_match"].index_select(1, columns).float())
+        page = torch.einsum("bm,bem->be", self.page_bias(kind), batch["el_match"][:, :rows].float())
+        names = batch["el_tokens"]
         label = names.gather(1, row.view(-1, 1, 1).expand(-1, 1, names.shape[-1])).squeeze(1)  # (B, L)
-        context = batch["arg_context"].long()  # (B, A, C)
+        context = batch["arg_context"].index_select(1, columns)  # (B, A', C)
         hits = ((context.unsqueeze(-1) == label[:, None, None, :]) & (context > 0).unsqueeze(-1)).any(-1)
         shared = hits.float().sum(-1) / (context > 0).float().sum(-1).clamp(min=1.0)
         bias = bias + self.context_bias(kind) * shared
-        return torch.cat([bias[:, :P], bias[:, P:P + E] + page, bias[:, P + E:]], 1)
+        return torch.cat([bias[:, :page_at], bias[:, page_at:page_at + rows] + page, bias[:, page_at + rows:]], 1)
 
     def forward(self, batch: dict[str, Tensor], action: Tensor | None = None, *,
                 greedy: bool = False) -> dict[str, Tensor]:
@@ -358,19 +400,20 @@ class Policy(nn.Module):
             ``action`` (B, 3), ``log_prob`` (B,), ``entropy`` (B,), ``value`` (B,), and the
             per-head logits ``type_logits``, ``element_logits``, ``argument_logits``.
         """
-        summary, elements, args = self.encode(batch)
-        all_elements = self.all_element_logits(summary, elements, batch)
+        encoded = self.encode(batch, action)
+        summary = encoded.summary
+        all_elements = self.all_element_logits(summary, encoded.elements, batch)
         type_logits = self.type_logits(summary, all_elements, batch)
-        type_dist = torch.distributions.Categorical(logits=type_logits)
+        type_dist = torch.distributions.Categorical(logits=type_logits, validate_args=False)
         kind = _choose(type_dist, None if action is None else action[:, 0], greedy)
         uses_el = USES_ELEMENT.to(kind.device)[kind]
         uses_arg = USES_ARGUMENT.to(kind.device)[kind]
         el_logits = self.element_logits(all_elements, kind)
-        el_dist = torch.distributions.Categorical(logits=el_logits)
+        el_dist = torch.distributions.Categorical(logits=el_logits, validate_args=False)
         row = _choose(el_dist, None if action is None else action[:, 1], greedy)
         row = torch.where(uses_el, row, torch.zeros_like(row))
-        arg_logits = self.argument_logits(summary, elements, args, kind, row, batch)
-        arg_dist = torch.distributions.Categorical(logits=arg_logits)
+        arg_logits = self.argument_logits(encoded, kind, row, batch)
+        arg_dist = torch.distributions.Categorical(logits=arg_logits, validate_args=False)
         arg = _choose(arg_dist, None if action is None else action[:, 2], greedy)
         arg = torch.where(uses_arg, arg, torch.zeros_like(arg))
         log_prob = (type_dist.log_prob(kind) + torch.where(uses_el, el_dist.log_prob(row), 0.0)
