@@ -95,6 +95,8 @@ class Hints(FormFilling):
     (:func:`goal_computed`): typed where the page shows it."""
     """For each marker, the columns of the tables it writes that the footprint does not let change."""
     _dest: dict[str, str | None] = field(default_factory=dict)
+    _formats: dict[Any, str] = field(default_factory=dict)
+    """Action strings by what they are made of (:meth:`_goto`, :meth:`_choose`)."""
     _actions: dict[tuple[int, int], tuple[PageModel, list[tuple[int, str, str | None]]]] = field(default_factory=dict)
     _texts: dict[str, int] = field(default_factory=dict)
     _rival_heads: dict[tuple[str, ...], bool | None] = field(default_factory=dict)
@@ -339,8 +341,9 @@ class Hints(FormFilling):
         logged_in = session.ui.user_id is not None
         reveal = self._hidden_good_form(page)
         shown = self._shown(page)
+        blocked = page.blocked if page.modal is not None else None
         for node in page.nodes:
-            if page.blocked(node):
+            if blocked is not None and blocked(node):
                 continue
             role = node.role
             if role == "link":
@@ -351,7 +354,7 @@ class Hints(FormFilling):
                 dest = self.dest(href)
                 if href == page.url:
                     cost = 6  # a reload: it only clears what was typed
-                    out.append((cost, f"click('{node.bid}')" if node.visible else format_action(Goto(href)), dest))
+                    out.append((cost, f"click('{node.bid}')" if node.visible else self._goto(href), dest))
                     continue
                 elif dest is not None and dest == self.login_page:
                     cost = 0 if (self.login is not None and not logged_in) else 5
@@ -373,7 +376,7 @@ class Hints(FormFilling):
                 if node.visible:
                     out.append((cost, f"click('{node.bid}')", dest))
                 else:
-                    out.append((cost + 1, format_action(Goto(href)), dest))
+                    out.append((cost + 1, self._goto(href), dest))
                 continue
             if not node.visible or node.disabled:
                 continue
@@ -388,7 +391,7 @@ class Hints(FormFilling):
                     if child.role != "option" or child.selected:
                         continue
                     cost = self._option_cost(child, node, writes=runs_marker(form)) + self._futile(form)
-                    out.append((cost, format_action(SelectOption(node.bid, (child.name,))), None))
+                    out.append((cost, self._choose(node.bid, child.name), None))
             elif role == "radio":
                 if not node.checked:
                     group = (node.parent.behaviour or ()) if node.parent is not None else ()
@@ -425,6 +428,25 @@ class Hints(FormFilling):
                     if value != current and value not in goal_shown:
                         out.append((2 + edited, self._fill(node.bid, value), None))
         return out
+
+    def _goto(self, href: str) -> str:
+        """``goto(href)`` as an action string (made once per address)."""
+        text = self._formats.get(href)
+        if text is None:
+            if len(self._formats) > 65_536:
+                self._formats.clear()
+            text = self._formats[href] = format_action(Goto(href))
+        return text
+
+    def _choose(self, bid: str, option: str) -> str:
+        """``select_option(bid, option)`` as an action string (made once per pair)."""
+        key = (bid, option)
+        text = self._formats.get(key)
+        if text is None:
+            if len(self._formats) > 65_536:
+                self._formats.clear()
+            text = self._formats[key] = format_action(SelectOption(bid, (option,)))
+        return text
 
     def _futile(self, form: Any) -> int:
         """What filling in a field of ``form`` costs on top: 3 when the form runs a marker that writes
