@@ -17,7 +17,8 @@ from veriweb.agents.bc import collect, evaluate_bc, train_bc  # noqa: E402
 from veriweb.agents.evaluate import EpisodeResult, PolicyAgent, bootstrap_ci, evaluate, run_episodes  # noqa: E402
 from veriweb.agents.features import PolicyObservation, stack  # noqa: E402
 from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, substitute  # noqa: E402
-from veriweb.agents.policy import Policy, config_for, discrete_for, load_policy, parameter_count, save_policy  # noqa: E402
+from veriweb.agents.policy import (  # noqa: E402
+    Policy, config_for, discrete_for, load_policy, parameter_count, save_policy, to_tensors)
 from veriweb.cli import main  # noqa: E402
 from veriweb.envs.actions import DiscreteActions  # noqa: E402
 from veriweb.envs.env import VeriwebEnv  # noqa: E402
@@ -68,6 +69,22 @@ def test_policy_is_compact_and_respects_masks(demos) -> None:  # type: ignore[no
                 assert batch["mask_element"][row, kind, element]
             if kind in (2, 3, 8):  # types that use an argument
                 assert batch["mask_argument"][row, kind, arg]
+
+
+def test_a_step_scores_the_same_alone_and_in_a_batch(demos) -> None:  # type: ignore[no-untyped-def]
+    """The encoder packs a batch's tokens and pads attention per block of samples: nothing may leak between samples."""
+    torch.manual_seed(0)
+    policy = Policy(demos.config).eval()
+    index = np.arange(min(len(demos), 24))
+    assert len(set(demos.features["el_mask"][index].sum(1).tolist())) > 3  # pages of different lengths
+    actions = torch.from_numpy(demos.actions)
+    with torch.no_grad():
+        together = policy(to_tensors({k: v[index] for k, v in demos.features.items()}), actions[index])
+        alone = [policy(to_tensors({k: v[[i]] for k, v in demos.features.items()}), actions[[i]]) for i in index]
+    for key in ("log_prob", "entropy", "value"):
+        single = torch.cat([out[key] for out in alone])
+        assert torch.allclose(together[key], single, atol=1e-4), key
+    assert together["log_prob"].std() > 0.1  # the samples' scores differ, so a leak would show
 
 
 def test_demonstrations_account_for_every_task(demos, corpora) -> None:  # type: ignore[no-untyped-def]
