@@ -138,7 +138,7 @@ def _group_means(names: Tensor, group: Tensor, sample: Tensor, row: Tensor, n_gr
 
     The same as averaging over a (B, R, R) same-group matrix, at the cost of one scatter and one gather.
     """
-    B, R, d = names.shape
+    B, _, d = names.shape
     valid = group >= 0
     key = torch.arange(B, device=group.device).unsqueeze(1) * n_groups + group.clamp(min=0)
     sums = names.new_zeros(B * n_groups, d).index_add(0, key[valid], names[valid])
