@@ -1406,14 +1406,16 @@ def _refund_line(ctx: _Ctx) -> TaskDraft | None:
                ("click", "button", ctx.w["refund"])]
             + ([("click", "button", ctx.w["confirm"])] if ctx.st.confirm_refund else []))
     phrasings, slots, plan, user = _as_user(ctx, [
-        "Order #{order} arrived with a damaged {product}. Refund that item's row total (reason: damaged item) and "
+        "Order #{order} arrived with a damaged {product}. Refund that item's row total (reason: {reason}) and "
         "nothing more.",
-        "Refund the {product} line of order #{order} as a damaged item. Refund exactly that line, no more.",
-        "A customer got a broken {product} in order #{order}: issue a refund for that row only, reason damaged item."],
-        {"order": order["id"], "product": product["name"]}, plan)
+        "Refund the {product} line of order #{order} as a {reason}. Refund exactly that line, no more.",
+        "A customer got a broken {product} in order #{order}: issue a refund for that row only, reason {reason}."],
+        {"order": order["id"], "product": product["name"], "reason": "damaged item"}, plan)
     line_total = kit.scalar("order_lines", "line_total", cond("order_id", ref("slot.order")),
                             cond("name", ref("slot.product")))
-    goal = kit.exists("refunds", cond("order_id", ref("slot.order")), cond("amount", line_total))
+    # the reason the instruction states is checked (case-insensitively: the select's "Damaged item" or typed text)
+    goal = kit.exists("refunds", cond("order_id", ref("slot.order")), cond("amount", line_total),
+                      cond("reason", ref("slot.reason"), "contains"))
     return _task(ctx, "refund_line", "write_constraint", "mutate", phrasings, slots, plan, **user, goal=[goal],
                  progress=[{"description": "the order's page is open", "predicate": kit.any_of(
                      kit.on_page("order", id=ref("slot.order")), goal)},

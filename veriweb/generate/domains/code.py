@@ -1437,7 +1437,8 @@ def _close_or_reopen(ctx: _Ctx) -> TaskDraft | None:
             f"Close the {w['issue']} \"{{title}}\" in {{project}}.", f"Mark \"{{title}}\" ({{project}}) as closed.",
             f"The {w['issue']} \"{{title}}\" is done: close it."], {"title": issue["title"], "project": project["path"]},
             plan + [("click", "button", w["close_issue"])] + ctx.confirm(ctx.ui.confirm_close), chance=0.8)
-        closed = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "closed"))
+        closed = kit.exists("issues", cond("title", ref("slot.title")), cond("state", "closed"),
+                            cond("project_id", kit.scalar("projects", "id", cond("path", ref("slot.project")))))
         return _task(ctx, "close_issue", "single_write", "mutate", phrasings, slots, plan, **who, goal=[closed],
                      progress=[{"description": "the issue is closed", "predicate": closed}], footprint=[state_cols])
     body = ctx.rng.choice(NEW_COMMENTS)

@@ -1543,7 +1543,7 @@ def _cancel_stay(ctx: _Ctx) -> TaskDraft | None:
     hotel = ctx.hotel_by_id[stay["hotel_id"]]
     plan = (login_plan(ctx.labels, user["username"], user["password"], via_link=rng.random() < 0.5)
             + [to_trips, ("click", "link", hotel["name"]), *ctx.cancel(ctx.words["cancel_stay"])])
-    mine = [cond("user_id", ref("user.id")), cond("hotel", ref("slot.hotel"))]
+    mine = [cond("user_id", ref("user.id")), cond("hotel", ref("slot.hotel")), cond("city", ref("slot.city"))]
     return make_task(ctx, "cancel_stay", "login_write", "mutate",
                  ["Log in as {username} (password: {password}) and cancel the reservation at the {hotel}.",
                   "Sign in with {username} / {password}, then cancel your stay at the {hotel} in {city}.",
