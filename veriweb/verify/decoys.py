@@ -17,6 +17,7 @@ from veriweb.scaffold import Site, Task
 from veriweb.scaffold.elements import Form
 from veriweb.scaffold.values import PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify.dataflow import _TABLE_NAMES, parse_effect
+from veriweb.verify.stated import StatedConditions
 from veriweb.verify.trajectories import (
     DONE, Call, Completed, Prefixes, Probe, Run, as_action, judge_writes, next_version, not_applicable,
 )
@@ -148,6 +149,7 @@ def other_entity(site: Site, task: Task, run: Run, certificate: list[str], sessi
     if not targets:
         return [not_applicable("other_entity", "no marker argument names a row")]
     share = max(1, MAX_OTHER // len(targets))
+    stated = StatedConditions.of(site, task, session, run)
     probes: list[Probe] = []
     for index, name, table in targets[:MAX_OTHER]:
         call = run.calls[index]
@@ -156,9 +158,13 @@ def other_entity(site: Site, task: Task, run: Run, certificate: list[str], sessi
             judged = judge_writes(site, task, session, plan)
             if judged is None:
                 continue
-            probes.append(Probe("other_entity", f"other_entity:{call.marker}#{index}:{name}={other}",
-                                f"{call.marker} with {name}={other} ({table} row) instead of {call.args[name]}",
-                                judged[0]))
+            label = f"other_entity:{call.marker}#{index}:{name}={other}"
+            what = f"{call.marker} with {name}={other} ({table} row) instead of {call.args[name]}"
+            if stated.all_hold(session):  # the state the decoy left: another right answer, not a wrong one
+                probes.append(Probe("other_entity", label, f"{what} meets every condition the instruction "
+                                    "states (another right answer, not a decoy)", judged[0], applicable=False))
+                continue
+            probes.append(Probe("other_entity", label, what, judged[0]))
     return probes or [not_applicable("other_entity", "the site refuses the marker on every other row")]
 
 
