@@ -36,6 +36,7 @@ EXPECTED: dict[str, str] = {
     "open_sorted.what": "'most commented' is the goal query's order_by",
     "empty_trash.trash": "the site's label for the trash folder, read as folders.kind = 'trash'",
     "purge_trashed.trash": "the site's label for the trash folder: where the message is, not what is checked",
+    "delete_for_good.trash": "the site's label for the trash folder: where the message is, not what is checked",
     "auto_reply.feature": "the site's name for the vacation setting, read as users.vacation",
     "hotel_budget.stays.nights": "the stay's nights are read as its check-out date (stay_view.check_out)",
 }
@@ -208,6 +209,8 @@ def audit_task(site: Site, task: Task, session: Session) -> list[Finding]:
                 continue
             if (change.table, column) in columns or ("*", column) in columns:
                 continue
+            if column == session.db.primary_keys.get(change.table):
+                continue  # a new row's key: a typed number that happens to equal it is no stated value
             hit = next((t for t in typed if _same(value, t)), None)
             if hit is not None and not _expected(task, f"{change.table}.{column}"):
                 seen.add((change.table, column))

@@ -1317,7 +1317,7 @@ def _book_flight(ctx: _Ctx) -> TaskDraft | None:
             {**_route_slots(ctx, origin, destination, day),
              "time": flight["depart"], "airline": ctx.airlines[flight["airline_id"]]["name"],
              "travellers": _travellers(passengers), "passengers": passengers}, plan)
-        target = _flight_id(**_route(), depart="time")
+        target = _flight_id(**_route(), depart="time", airline="airline")  # the airline is stated: checked too
         return make_task(ctx, "book_flight", "single_write", "mutate", phrasings, slots, plan, **who,
                      goal=[_booking_goal(target, cond("passengers", ref("slot.passengers")))],
                      progress=[{"description": "a seat on the flight is booked", "predicate": _booking_goal(target)}],
