@@ -109,6 +109,18 @@ def test_behaviour_cloning_fits_the_certificates(demos) -> None:  # type: ignore
     assert after["acc_action"] > before["acc_action"] + 0.2
 
 
+
+def test_evaluation_on_a_sample_scores_that_many_steps(demos) -> None:  # type: ignore[no-untyped-def]
+    torch.manual_seed(0)
+    policy = Policy(config_for_small(demos))
+    whole = evaluate_bc(policy, demos)
+    assert evaluate_bc(policy, demos, limit=len(demos) + 5) == whole
+    sample = evaluate_bc(policy, demos, limit=7, seed=3)
+    assert sample == evaluate_bc(policy, demos, limit=7, seed=3)
+    assert sample != whole  # seven steps of a few dozen do not average to the whole
+    assert 0.0 <= sample["acc_action"] <= 1.0
+
+
 def config_for_small(demos):  # type: ignore[no-untyped-def]
     from dataclasses import replace
 

@@ -195,7 +195,7 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
     if dagger_rounds:
         timings["dagger_s"] = time.perf_counter() - clock
     _write_csv(out / "bc.csv", bc_rows)
-    final_bc = evaluate_bc(policy, demos)
+    final_bc = evaluate_bc(policy, demos, limit=4096, seed=seed)  # a sample: scoring every step costs minutes
 
     ppo_rows: list[dict[str, float]] = []
     args = Args(**{"seed": seed + 1, "out": str(out / "ppo"), **preset.ppo})
