@@ -104,18 +104,29 @@ def _one(args: tuple[str, int]) -> SiteAudit:
     return audit_one(*args)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry (see the module docstring)."""
+def audit_arguments(description: str, argv: list[str] | None, *, seeds: str, jobs: int
+                    ) -> tuple[argparse.Namespace, list[str], Sequence[int]]:
+    """Parse an audit's command line: ``--seeds START:STOP`` (or one seed), ``--domains``, ``--jobs``.
+
+    Returns:
+        The parsed arguments, the domains ('all' expanded) and the seeds.
+    """
     from veriweb.generate.site import available_domains
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", default="0:200", help="START:STOP (a range) or one seed")
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seeds", default=seeds, help="START:STOP (a range) or one seed")
     parser.add_argument("--domains", default="all", help="comma-separated, or 'all'")
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=jobs)
     args = parser.parse_args(argv)
     start, _, stop = args.seeds.partition(":")
-    seeds = range(int(start), int(stop)) if stop else [int(start)]
+    chosen = range(int(start), int(stop)) if stop else [int(start)]
     domains = available_domains() if args.domains == "all" else args.domains.split(",")
+    return args, domains, chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry (see the module docstring)."""
+    args, domains, seeds = audit_arguments(__doc__.splitlines()[0], argv, seeds="0:200", jobs=2)
     failing = 0
     with ProcessPoolExecutor(args.jobs) as pool:
         for domain in domains:  # one domain at a time, reported as soon as it is done

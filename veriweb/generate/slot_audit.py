@@ -18,7 +18,6 @@ for a person to judge; :data:`EXPECTED` names the ones judged fine.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import Counter, defaultdict
@@ -237,16 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     """Command-line entry (see the module docstring); exits 1 if anything is found."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from veriweb.generate.site import available_domains
+    from veriweb.generate.audit import audit_arguments
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", default="0:50", help="START:STOP (a range) or one seed")
-    parser.add_argument("--domains", default="all", help="comma-separated, or 'all'")
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
-    start, _, stop = args.seeds.partition(":")
-    seeds = range(int(start), int(stop)) if stop else [int(start)]
-    domains = available_domains() if args.domains == "all" else args.domains.split(",")
+    args, domains, seeds = audit_arguments(__doc__.splitlines()[0], argv, seeds="0:50", jobs=1)
     jobs = [(d, s) for d in domains for s in seeds]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(_one, jobs, chunksize=4))
