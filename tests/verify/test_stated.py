@@ -104,3 +104,27 @@ def test_no_stated_condition_read_keeps_every_decoy() -> None:
         assert not stated.all_hold(session)
     finally:
         session.close()
+
+
+def test_a_stated_value_no_written_row_shows_keeps_every_decoy() -> None:
+    """One stated value the certificate's rows do not show ("a window seat"): the conditions are not
+    all read, so no decoy is excused as another right answer (a judge ignoring it stays caught)."""
+    site = generate_site("travel", 2)
+    index = next(i for i, t in enumerate(site.tasks) if t.id.startswith("hotel_budget"))
+    data = to_data(site)
+    data.pop("id")
+    task = data["tasks"][index]
+    task["slots"]["stars"] = 1
+    task["slots"]["wish"] = "window seat"
+    task["template"] += " Ask for a {wish}."
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    site = from_data(data)
+    task = site.tasks[index]
+    session = Session(site)
+    try:
+        run = record(site, task, task.certificate, session)
+        stated = StatedConditions.of(site, task, session, run)
+        assert stated.conditions == []
+        assert not stated.all_hold(session)
+    finally:
+        session.close()

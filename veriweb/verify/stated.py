@@ -13,6 +13,7 @@ comparison the instruction states.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +86,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _same_day(stored: str, stated: str) -> bool:
+    """Is ``stored`` an ISO date on the day and month ``stated`` writes ("18 June", "June 18")?"""
+    try:
+        day = dt.date.fromisoformat(stored.strip())
+    except ValueError:
+        return False
+    for pattern in ("%d %B", "%B %d", "%d %b", "%b %d"):
+        try:
+            written = dt.datetime.strptime(stated.strip(), pattern)
+        except ValueError:
+            continue
+        return (written.month, written.day) == (day.month, day.day)
+    return False
+
+
 def _holds(value: Any, op: str, target: Any) -> bool:
     if op == "=":
         if isinstance(value, str) and isinstance(target, str):
@@ -131,6 +147,7 @@ class StatedConditions:
         directions = _directions(task)
         keys = _key_columns(site)
         conditions: list[Condition] = []
+        read: set[str] = set()
         for name in names:
             after = _rows(session, name)
             for row in (after - before[name]) | (before[name] - after):
@@ -140,13 +157,18 @@ class StatedConditions:
                         for form in forms:
                             direction = directions.get(f"slot.{slot}") or directions.get(f"={form}")
                             condition = _condition(name, column, value, form, direction, key)
-                            if condition is not None and condition not in conditions:
-                                conditions.append(condition)
+                            if condition is not None:
+                                read.add(slot)
+                                if condition not in conditions:
+                                    conditions.append(condition)
+        if read != set(values):  # a stated value no written row shows: a decoy may break it unseen
+            return cls([], before)
         return cls(conditions, before)
 
     def all_hold(self, session: Session) -> bool:
-        """Does the state in ``session`` (a decoy's) meet every stated condition? ``False`` when no
-        condition could be read (then every decoy counts as a wrong answer, as before)."""
+        """Does the state in ``session`` (a decoy's) meet every stated condition? ``False`` when the
+        conditions could not all be read: when no condition could, or when some stated value shows
+        in no row the certificate wrote (then every decoy counts as a wrong answer, as before)."""
         if not self.conditions:
             return False
         touched: dict[str, set[tuple[tuple[str, Any], ...]]] = {}
@@ -163,7 +185,9 @@ def _condition(table: str, column: str, value: Any, form: Any, direction: str | 
                key: bool) -> Condition | None:
     """The condition a certificate row's ``value`` shows for a stated ``form``, or ``None``."""
     if isinstance(value, str) and isinstance(form, str):
-        return (table, column, "=", form) if value.strip().lower() == form.strip().lower() else None
+        if value.strip().lower() == form.strip().lower():
+            return (table, column, "=", form)
+        return (table, column, "=", value) if _same_day(value, form) else None
     if not (_is_number(value) and _is_number(form)):
         return None
     if key:  # a row's key is named, never bounded
