@@ -56,6 +56,20 @@ def test_goal_values_say_which_slot_or_literal_a_column_must_hold() -> None:
     assert literals == {"status": {"disabled"}}
 
 
+
+def test_a_compared_column_and_a_flag_are_goal_values_and_the_on_option_is_found() -> None:
+    """auto_reply's goal compares the user's row: ``vacation = true`` and ``vacation_message = :text``.
+    Both are values the goal wants, a flag in the forms a form writes it ("On" whose value is 1), so
+    the search chooses "On" without trying every field of the settings form first."""
+    site = _site_with("mail", "auto_reply")
+    task = site.task("auto_reply")
+    slots, literals = goal_values(task)
+    assert slots == {"vacation_message": {"text"}}
+    assert literals == {"vacation": {"true", "1", "on", "yes"}}
+    result = solve(site, task, budget=300)
+    assert result.status == "solved"
+    assert any(a.startswith("select_option(") and "'On'" in a for a in result.actions)
+
 def test_a_computed_goal_value_is_typed_where_the_page_shows_it() -> None:
     hints, episode = _hints("admin", "refund_line")
     computed = goal_computed(episode.site, episode.task, episode.session, episode.judge.context())

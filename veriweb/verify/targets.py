@@ -36,7 +36,7 @@ from veriweb.engine.query import Context, fetch_rows, scalar_value
 from veriweb.engine.session import Session
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
-from veriweb.scaffold.values import AllOf, AnyOf, Cond, Count, Exists, Query, QueryValue, Ref, SqlPredicate
+from veriweb.scaffold.values import AllOf, AnyOf, Compare, Cond, Count, Exists, Query, QueryValue, Ref, SqlPredicate
 
 MAX_TARGETS = 25
 """A footprint that allows more rows than this says nothing about which one matters."""
@@ -166,7 +166,22 @@ def _conditions(predicate: Any) -> list[tuple[str, Any]]:
         return [(predicate.query.table, c) for c in predicate.query.where] if predicate.op in (">", ">=", "=") else []
     if isinstance(predicate, (AllOf, AnyOf)):
         return [pair for item in predicate.items for pair in _conditions(item)]
+    if isinstance(predicate, Compare):  # "the user's vacation = true": the row's column as the goal wants it
+        return _compared(predicate.left, predicate.op, predicate.right) or _compared(
+            predicate.right, _MIRROR.get(predicate.op, predicate.op), predicate.left)
     return []
+
+
+_MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _compared(side: Any, op: str, other: Any) -> list[tuple[str, Any]]:
+    """A compare whose ``side`` reads one column of rows (no aggregate): the rows' conditions and
+    ``column op other``, as an Exists of those rows with that value would give them."""
+    query = side.query if isinstance(side, QueryValue) else None
+    if query is None or getattr(query, "agg", None) or not getattr(query, "select", None) or isinstance(other, QueryValue):
+        return []
+    return [*((query.table, c) for c in query.where), (query.table, Cond(column=query.select, op=op, value=other))]
 
 
 def _equalities(task: Task) -> list[tuple[str, Any]]:
@@ -212,9 +227,15 @@ def goal_values(task: Task) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         if isinstance(cond.value, Ref):
             if cond.value.namespace == "slot":
                 slots.setdefault(column, set()).add(cond.value.name)
-        elif isinstance(cond.value, (str, int, float)) and not isinstance(cond.value, bool):
+        elif isinstance(cond.value, bool):  # a flag: the ways a form writes it (an "On" option whose value is 1)
+            literals.setdefault(column, set()).update(_TRUE if cond.value else _FALSE)
+        elif isinstance(cond.value, (str, int, float)):
             literals.setdefault(column, set()).add(_fold(cond.value))
     return slots, literals
+
+
+_TRUE = {"true", "1", "on", "yes"}
+_FALSE = {"false", "0", "off", "no"}
 
 
 def _slot_columns(predicate: Any, out: dict[str, set[str]]) -> None:
