@@ -128,3 +128,13 @@ def test_a_stated_value_no_written_row_shows_keeps_every_decoy() -> None:
         assert not stated.all_hold(session)
     finally:
         session.close()
+
+
+def test_dates_an_instruction_writes_match_the_iso_date_stored() -> None:
+    from veriweb.verify.stated import _same_day
+
+    for written in ("18 June", "June 18", "Thursday, June 18", "Thu 18 Jun", "June 18th, 2026", "18 June 2026"):
+        assert _same_day("2026-06-18", written), written
+    for written in ("June 19", "18 June 2025", "Thursday", "18"):
+        assert not _same_day("2026-06-18", written), written
+    assert not _same_day("not a date", "18 June")

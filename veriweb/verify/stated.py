@@ -86,17 +86,26 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+_WEEKDAY = re.compile(r"^(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+", re.IGNORECASE)
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
+_DAY_FORMATS = ("%d %B %Y", "%B %d, %Y", "%B %d %Y", "%d %b %Y", "%b %d, %Y", "%d %B", "%B %d", "%d %b", "%b %d")
+
+
 def _same_day(stored: str, stated: str) -> bool:
-    """Is ``stored`` an ISO date on the day and month ``stated`` writes ("18 June", "June 18")?"""
+    """Is ``stored`` an ISO date on the day ``stated`` writes ("18 June", "Tuesday, June 23",
+    "June 23rd, 2026"; without a year, on that day and month)?"""
     try:
         day = dt.date.fromisoformat(stored.strip())
     except ValueError:
         return False
-    for pattern in ("%d %B", "%B %d", "%d %b", "%b %d"):
+    text = _ORDINAL.sub("", _WEEKDAY.sub("", stated.strip()))
+    for pattern in _DAY_FORMATS:
         try:
-            written = dt.datetime.strptime(stated.strip(), pattern)
+            written = dt.datetime.strptime(text, pattern)
         except ValueError:
             continue
+        if "%Y" in pattern:
+            return written.date() == day
         return (written.month, written.day) == (day.month, day.day)
     return False
 
