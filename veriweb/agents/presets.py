@@ -241,6 +241,8 @@ def plot_curves(bc_rows: Sequence[dict[str, float]], ppo_rows: Sequence[dict[str
         right.plot(steps, [r["charts/success_rate"] for r in ppo_rows], marker=".", label="success rate")
         right.plot(steps, [r["charts/episodic_return"] for r in ppo_rows], marker=".", label="episodic return")
         right.legend(loc="lower right")
+    else:
+        right.text(0.5, 0.5, "no PPO in this run", ha="center", va="center", transform=right.transAxes)
     right.set_xlabel("PPO env steps")
     right.set_title("PPO")
     fig.suptitle(title)
