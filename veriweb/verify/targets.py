@@ -179,7 +179,7 @@ def _compared(side: Any, op: str, other: Any) -> list[tuple[str, Any]]:
     """A compare whose ``side`` reads one column of rows (no aggregate): the rows' conditions and
     ``column op other``, as an Exists of those rows with that value would give them."""
     query = side.query if isinstance(side, QueryValue) else None
-    if query is None or getattr(query, "agg", None) or not getattr(query, "select", None) or isinstance(other, QueryValue):
+    if query is None or query.agg or query.select == "*" or isinstance(other, QueryValue):
         return []
     return [*((query.table, c) for c in query.where), (query.table, Cond(column=query.select, op=op, value=other))]
 
