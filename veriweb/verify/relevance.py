@@ -341,9 +341,9 @@ class Hints(FormFilling):
         logged_in = session.ui.user_id is not None
         reveal = self._hidden_good_form(page)
         shown = self._shown(page)
-        blocked = page.blocked if page.modal is not None else None
+        modal = page.modal is not None  # without a dialog nothing is blocked: no check per node
         for node in page.nodes:
-            if blocked is not None and blocked(node):
+            if modal and page.blocked(node):
                 continue
             role = node.role
             if role == "link":

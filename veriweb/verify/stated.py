@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veriweb.engine import Episode, Session
+from veriweb.engine.answers import parse_date
 from veriweb.scaffold import Site, Task
 from veriweb.verify.dataflow import view_tables
 from veriweb.verify.trajectories import Run, judge_writes
@@ -86,28 +87,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_WEEKDAY = re.compile(r"^(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+", re.IGNORECASE)
-_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
-_DAY_FORMATS = ("%d %B %Y", "%B %d, %Y", "%B %d %Y", "%d %b %Y", "%b %d, %Y", "%d %B", "%B %d", "%d %b", "%b %d")
-
-
-def _same_day(stored: str, stated: str) -> bool:
-    """Is ``stored`` an ISO date on the day ``stated`` writes ("18 June", "Tuesday, June 23",
-    "June 23rd, 2026"; without a year, on that day and month)?"""
+def _same_day(stored: str, stated: str, today: dt.date) -> bool:
+    """Is ``stored`` an ISO date, the day ``stated`` writes ("18 June", "Tuesday, June 23", "June 23rd,
+    2026"; read as the answer judge reads dates, a month-day in the virtual clock's year)?"""
     try:
         day = dt.date.fromisoformat(stored.strip())
     except ValueError:
         return False
-    text = _ORDINAL.sub("", _WEEKDAY.sub("", stated.strip()))
-    for pattern in _DAY_FORMATS:
-        try:
-            written = dt.datetime.strptime(text, pattern)
-        except ValueError:
-            continue
-        if "%Y" in pattern:
-            return written.date() == day
-        return (written.month, written.day) == (day.month, day.day)
-    return False
+    return parse_date(stated, today) == day
 
 
 def _holds(value: Any, op: str, target: Any) -> bool:
@@ -165,7 +152,7 @@ class StatedConditions:
                     for slot, forms in values.items():
                         for form in forms:
                             direction = directions.get(f"slot.{slot}") or directions.get(f"={form}")
-                            condition = _condition(name, column, value, form, direction, key)
+                            condition = _condition(name, column, value, form, direction, key, site.clock.today)
                             if condition is not None:
                                 read.add(slot)
                                 if condition not in conditions:
@@ -191,12 +178,12 @@ class StatedConditions:
 
 
 def _condition(table: str, column: str, value: Any, form: Any, direction: str | None,
-               key: bool) -> Condition | None:
+               key: bool, today: dt.date) -> Condition | None:
     """The condition a certificate row's ``value`` shows for a stated ``form``, or ``None``."""
     if isinstance(value, str) and isinstance(form, str):
         if value.strip().lower() == form.strip().lower():
             return (table, column, "=", form)
-        return (table, column, "=", value) if _same_day(value, form) else None
+        return (table, column, "=", value) if _same_day(value, form, today) else None
     if not (_is_number(value) and _is_number(form)):
         return None
     if key:  # a row's key is named, never bounded
