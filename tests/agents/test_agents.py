@@ -323,6 +323,12 @@ def test_dagger_labels_the_states_the_policy_reaches_with_the_oracle(corpora, de
     # beta 0: the untrained policy acts; every state it reaches is labelled or counted as skipped
     own, stats = dagger_round(policy, sites, beta=0.0, seed=1, tasks_per_round=1, max_extra_steps=0, oracle_budget=200)
     assert stats.labelled + sum(stats.skipped.values()) == stats.states > 0
+    # two workers label the same states with the same actions, in the same order, as one
+    shared, shared_stats = dagger_round(policy, sites, beta=0.5, seed=2, tasks_per_round=4, workers=2)
+    alone, alone_stats = dagger_round(policy, sites, beta=0.5, seed=2, tasks_per_round=4)
+    assert shared_stats.summary() == alone_stats.summary() and shared_stats.episodes == 4
+    assert np.array_equal(shared.actions, alone.actions) and np.array_equal(shared.episode, alone.episode)
+    assert all(np.array_equal(shared.features[k], alone.features[k]) for k in alone.features)
     both = merge(demos, followed)
     assert len(both) == len(demos) + len(followed)
     assert both.episode[len(demos):].min() > demos.episode.max()

@@ -17,6 +17,7 @@ policy to guess).
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,85 +70,166 @@ def _shown(answer: str, obs: dict[str, Any]) -> bool:
 
 def dagger_round(policy: Policy, sites: Sequence[Site], *, beta: float = 0.0, seed: int = 0,
                  tasks_per_round: int | None = None, greedy: bool = False, oracle_budget: int = 500,
-                 max_extra_steps: int = 6, stop: Callable[[], bool] | None = None) -> tuple[Demonstrations, RoundStats]:
+                 max_extra_steps: int = 6, stop: Callable[[], bool] | None = None, workers: int = 1,
+                 time_left: float | None = None) -> tuple[Demonstrations, RoundStats]:
     """Run ``policy`` on training tasks and label the states it reaches with the oracle's actions.
 
     Args:
         policy: the current policy (not trained here).
         sites: the training sites.
         beta: probability of executing the oracle's action instead of the policy's.
-        seed: the stream for the task subsample, ``beta`` draws and the policy's samples.
+        seed: the stream for the task subsample; each episode draws its ``beta`` coins and the
+            policy's samples from a stream of its own (``seed`` and the task's place), so the
+            labels do not depend on how the episodes are shared among workers.
         tasks_per_round: how many (site, task) pairs to run (default: all, in a seeded order).
         greedy: execute the policy's most likely action (default: sample it).
         oracle_budget: engine steps the oracle's search may spend per state.
         max_extra_steps: end an episode this many steps past its certificate's length.
-        stop: called between episodes; the round ends early when it returns True.
+        stop: called between episodes; the round ends early when it returns True (one worker).
+        workers: processes to run episodes in: the sites are cut into that many contiguous
+            chunks, each runs the picked tasks of its chunk in the round's order, and the
+            labels are put back in that order. The oracle's search is most of a round's time
+            and runs one state at a time, so two workers label about twice as much.
+        time_left: seconds the round may take (each worker stops starting episodes after it);
+            with ``workers > 1`` this replaces ``stop``, which cannot cross processes.
 
     Returns:
         The new demonstrations (features and oracle actions) and the round's counts.
     """
     if not sites:
         raise VeriwebError("DAgger needs at least one training site")
-    env = discrete_for(VeriwebEnv(sites=list(sites)), policy.config)
+    sites = list(sites)
     rng = np.random.default_rng(seed)
-    generator = torch.Generator().manual_seed(seed)
     pairs = [(i, task.id, len(task.certificate)) for i, site in enumerate(sites) for task in site.tasks
              if task.certificate or task.kind == "infeasible"]
     order = rng.permutation(len(pairs))[: tasks_per_round or len(pairs)]
+    picks = [(number, pairs[int(pick)]) for number, pick in enumerate(order)]
+    settings = {"beta": beta, "seed": seed, "greedy": greedy, "oracle_budget": oracle_budget,
+                "max_extra_steps": max_extra_steps}
+    if time_left is not None:
+        deadline = time.monotonic() + time_left
+        stop = (lambda old=stop: time.monotonic() > deadline or (old is not None and old()))  # noqa: E731
+    if workers > 1 and len(sites) > 1:
+        parts = _parallel(policy, sites, picks, settings, workers, time_left)
+    else:
+        parts = [_episodes(policy, sites, picks, settings, stop)]
+    return _join(parts, policy)
+
+
+def _episodes(policy: Policy, sites: Sequence[Site], picks: Sequence[tuple[int, tuple[int, str, int]]],
+              settings: dict[str, Any], stop: Callable[[], bool] | None) -> list[_Episode]:
+    """Run the picked episodes (``(number, (site index, task id, certificate length))``) in order."""
+    env = discrete_for(VeriwebEnv(sites=list(sites)), policy.config)
+    policy.eval()
+    done: list[_Episode] = []
+    for number, (site_index, task_id, length) in picks:
+        if stop is not None and stop():
+            break
+        done.append(_episode(policy, env, number, site_index, task_id, length, **settings))
+    return done
+
+
+@dataclass
+class _Episode:
+    """One DAgger episode's labels and counts (``number``: its place in the round's order)."""
+
+    number: int
+    rows: list[dict[str, np.ndarray]] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    stats: RoundStats = field(default_factory=RoundStats)
+
+
+def _episode(policy: Policy, env: Any, number: int, site_index: int, task_id: str, length: int, *, beta: float,
+             seed: int, greedy: bool, oracle_budget: int, max_extra_steps: int) -> _Episode:
+    rng = np.random.default_rng([seed, number])
+    generator = torch.Generator().manual_seed(seed * 1_000_003 + number)
+    out = _Episode(number)
+    stats = out.stats
+    obs, info = env.reset(options={"site": site_index, "task": task_id})
+    stats.episodes += 1
+    retrieve = env.base.task.kind == "retrieve"
+    for _ in range(length + max_extra_steps):
+        stats.states += 1
+        features = featurize(obs, env)
+        text = env.base.oracle_action(oracle_budget)
+        label = None
+        if text is None:
+            stats.skipped["no_oracle"] += 1
+        else:
+            try:
+                label = env.encode(text)
+            except VeriwebError:
+                stats.skipped["unmappable"] += 1
+            if label is not None and not _allowed(obs, label):
+                stats.skipped["unmappable"] += 1
+                label = None
+            if label is not None and retrieve and isinstance(A.parse_action(text), A.SendMsgToUser) \
+                    and not _shown(A.parse_action(text).text, obs):
+                stats.skipped["unseen_answer"] += 1
+                label = None
+        with torch.no_grad():
+            batch = to_tensors({k: v[None] for k, v in features.items()})
+            state = torch.get_rng_state()
+            torch.set_rng_state(generator.get_state())
+            try:
+                own = policy(batch, greedy=greedy)["action"][0].numpy()
+            finally:
+                generator.set_state(torch.get_rng_state())
+                torch.set_rng_state(state)
+        if label is not None:
+            out.rows.append(features)
+            out.actions.append(label)
+            stats.labelled += 1
+            stats.disagreements += int(not _same_action(own, label))
+        if text is None:
+            break  # no way to the goal from here: nothing more to learn in this episode
+        executed = label if label is not None and rng.random() < beta else own
+        obs, _, terminated, truncated, info = env.step(executed)
+        remember(env, executed, obs)
+        if terminated or truncated:
+            break
+    stats.successes += int(bool(info.get("success")))
+    return out
+
+
+def _parallel(policy: Policy, sites: list[Site], picks: list[tuple[int, tuple[int, str, int]]],
+              settings: dict[str, Any], workers: int, time_left: float | None) -> list[list[_Episode]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    bounds = np.linspace(0, len(sites), min(workers, len(sites)) + 1).round().astype(int)
+    state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+    jobs = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        mine = [(number, (int(index - a), task_id, length)) for number, (index, task_id, length) in picks if a <= index < b]
+        jobs.append((policy.config, state, sites[a:b], mine, settings, time_left))
+    with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_worker, jobs))
+
+
+def _worker(job: tuple[Any, ...]) -> list[_Episode]:
+    config, state, sites, picks, settings, time_left = job
+    torch.set_num_threads(1)
+    policy = Policy(config)
+    policy.load_state_dict(state)
+    deadline = None if time_left is None else time.monotonic() + time_left
+    return _episodes(policy, sites, picks, settings, None if deadline is None else lambda: time.monotonic() > deadline)
+
+
+def _join(parts: Sequence[Sequence[_Episode]], policy: Policy) -> tuple[Demonstrations, RoundStats]:
+    """The episodes of every worker as one demonstration set, in the round's order."""
+    done = sorted((episode for part in parts for episode in part), key=lambda episode: episode.number)
+    stats = RoundStats()
     rows: list[dict[str, np.ndarray]] = []
     actions: list[np.ndarray] = []
     episodes: list[int] = []
-    stats = RoundStats()
-    policy.eval()
-    for number, pick in enumerate(order):
-        if stop is not None and stop():
-            break
-        site_index, task_id, length = pairs[int(pick)]
-        obs, info = env.reset(options={"site": site_index, "task": task_id})
-        stats.episodes += 1
-        retrieve = env.base.task.kind == "retrieve"
-        for _ in range(length + max_extra_steps):
-            stats.states += 1
-            features = featurize(obs, env)
-            text = env.base.oracle_action(oracle_budget)
-            label = None
-            if text is None:
-                stats.skipped["no_oracle"] += 1
-            else:
-                try:
-                    label = env.encode(text)
-                except VeriwebError:
-                    stats.skipped["unmappable"] += 1
-                if label is not None and not _allowed(obs, label):
-                    stats.skipped["unmappable"] += 1
-                    label = None
-                if label is not None and retrieve and isinstance(A.parse_action(text), A.SendMsgToUser) \
-                        and not _shown(A.parse_action(text).text, obs):
-                    stats.skipped["unseen_answer"] += 1
-                    label = None
-            with torch.no_grad():
-                batch = to_tensors({k: v[None] for k, v in features.items()})
-                state = torch.get_rng_state()
-                torch.set_rng_state(generator.get_state())
-                try:
-                    own = policy(batch, greedy=greedy)["action"][0].numpy()
-                finally:
-                    generator.set_state(torch.get_rng_state())
-                    torch.set_rng_state(state)
-            if label is not None:
-                rows.append(features)
-                actions.append(label)
-                episodes.append(number)
-                stats.labelled += 1
-                stats.disagreements += int(not _same_action(own, label))
-            if text is None:
-                break  # no way to the goal from here: nothing more to learn in this episode
-            executed = label if label is not None and rng.random() < beta else own
-            obs, _, terminated, truncated, info = env.step(executed)
-            remember(env, executed, obs)
-            if terminated or truncated:
-                break
-        stats.successes += int(bool(info.get("success")))
+    for place, episode in enumerate(done):
+        rows += episode.rows
+        actions += episode.actions
+        episodes += [place] * len(episode.rows)
+        for name in ("episodes", "successes", "states", "labelled", "disagreements"):
+            setattr(stats, name, getattr(stats, name) + getattr(episode.stats, name))
+        stats.skipped.update(episode.stats.skipped)
     demos = Demonstrations(stack(rows) if rows else {}, np.stack(actions).astype(np.int64) if actions
                            else np.zeros((0, 3), np.int64), np.array(episodes, np.int64), tasks=stats.episodes,
                            used=stats.episodes, config=policy.config)

@@ -56,7 +56,8 @@ class Preset:
         threads: torch threads for cloning (DAgger's rollouts, one state at a time, use one). One on
             a shared machine, where more threads spin against other jobs and run many times slower;
             on a machine of its own, two cores clone an epoch 1.6 times as fast as one.
-        workers: processes that replay the certificates (:func:`veriweb.agents.bc.collect`).
+        workers: processes that replay the certificates (:func:`veriweb.agents.bc.collect`) and run
+            DAgger's episodes (:func:`veriweb.agents.dagger.dagger_round`).
         dagger_greedy: DAgger executes the policy's most likely action (as evaluation does) rather
             than a sample.
     """
@@ -178,16 +179,16 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         if stop is not None and stop():
             break
         beta = preset.dagger_beta / 2 ** number
-        round_stop, train_stop = stop, stop
+        label_left, train_stop = None, stop
         if time_budget:  # each round gets an equal share of what cloning left: half to label, half to train
             share = (1 - preset.bc_share) * time_budget / preset.dagger_rounds
             start = preset.bc_share * time_budget + number * share
-            round_stop = lambda end=start + share / 2: time.perf_counter() - began > end  # noqa: E731
+            label_left = max(start + share / 2 - (time.perf_counter() - began), 0.0)
             train_stop = lambda end=start + share: time.perf_counter() - began > end  # noqa: E731
         torch.set_num_threads(1)
         new, stats = dagger_round(policy, train_sites, beta=beta, seed=seed * 1000 + number,
                                   tasks_per_round=preset.dagger_tasks or None, greedy=preset.dagger_greedy,
-                                  stop=round_stop)
+                                  workers=preset.workers, time_left=label_left)
         torch.set_num_threads(preset.threads)
         demos = merge(demos, new)
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
