@@ -154,7 +154,7 @@ def test_a_lookup_shared_by_checks_counts_as_read_by_each(shop: Site) -> None:
         second = reads_open.pop()
     assert len(calls) == 1 and first == second == {"pages"}
     assert page_count(shop) == len(shop.pages) and len(calls) == 2  # outside a run: made afresh
-    # the checks that share _shown_columns (M010, M013) each count what it read
+    # the checks that share shown_columns (M010, M013) each count what it read
     results = dict(zip((c.__name__ for c in all_checks()), check_site(shop).results))
     for name in ("check_observable", "check_answer_shown"):
         assert {"pages", "database"} <= results[name][1]

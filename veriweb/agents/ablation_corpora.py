@@ -120,12 +120,10 @@ def author_corpus(raw_sites: Path, out: Path, *, workers: int | None) -> None:
 
 def _filter_file(path: str, budget: int) -> tuple[Any, dict[str, Any]]:
     """The raw site at ``path`` keeping only the tasks the verifier ships, and the verdict per task."""
-    from veriweb.verify.pipeline import _keep, _verdicts
+    from veriweb.verify.pipeline import ship_unrepaired
 
     site = load(path)
-    verdicts = _verdicts(site, site.tasks, budget)
-    dropped: dict[str, str] = {}
-    kept, _ = _keep(site, verdicts, dropped, reuse={})
+    kept, verdicts, dropped = ship_unrepaired(site, budget)
     statuses = {t.id: verdicts[t.id].status for t in site.tasks}
     site = with_id(site.model_copy(update={"tasks": kept})) if kept else None
     return site, {"statuses": statuses, "dropped": dropped}

@@ -24,7 +24,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import QueryValue, Ref
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
-from veriweb.verify.checks_pages import _shown_columns, base_column
+from veriweb.verify.checks_pages import base_column, shown_columns
 from veriweb.verify.intent import passes_key
 
 _BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b",
@@ -151,7 +151,7 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
 
 def check_answer_shown(site: Site) -> list[C.Issue]:
     """M013: the column a retrieve task's answer reads is shown (or filtered, sorted on) somewhere."""
-    shown = _shown_columns(site)
+    shown = shown_columns(site)
     issues = []
     for number, task in enumerate(site.tasks):
         if task.kind != "retrieve" or task.answer is None:

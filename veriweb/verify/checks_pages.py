@@ -505,7 +505,7 @@ def check_link_entities(site: Site) -> list[C.Issue]:
 
 
 @C.per_run
-def _shown_columns(site: Site) -> set[tuple[str, str]]:
+def shown_columns(site: Site) -> set[tuple[str, str]]:
     """Every base ``(table, column)`` some page shows, sorts, filters or chooses by."""
     shown: set[tuple[str, str]] = set()
     views: dict[Any, Any] = {}
@@ -561,7 +561,7 @@ def _shown_columns(site: Site) -> set[tuple[str, str]]:
 def check_observable(site: Site) -> list[C.Issue]:
     """M010: every column a form's marker updates is shown, sorted or filtered on by some page
     (or read by a view a page shows), so an agent can see that the change happened."""
-    shown = _shown_columns(site)
+    shown = shown_columns(site)
     posted = dataflow.posted_markers(site)
     issues = []
     for m_index, marker in enumerate(site.markers):

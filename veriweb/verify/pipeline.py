@@ -210,6 +210,20 @@ def _retarget(site: Site, verdicts: dict[str, Any], budget: int) -> tuple[Site, 
     return (site.model_copy(update={"tasks": tasks}) if log else site), log
 
 
+def ship_unrepaired(site: Site, budget: int) -> tuple[list[Task], dict[str, Any], dict[str, str]]:
+    """Verify every task of ``site`` as it is, repairing nothing: the tasks it would ship (with
+    their certificates), each task's verdict, and why each other task was dropped.
+
+    What training on "raw sites filtered to their feasible tasks" means in the ablation
+    (:mod:`veriweb.agents.ablation_corpora`): the same search, decoys and probes as
+    :func:`verify_site`, without the repair that could have saved a task.
+    """
+    verdicts = _verdicts(site, site.tasks, budget)
+    dropped: dict[str, str] = {}
+    kept, _ = _keep(site, verdicts, dropped, reuse={})
+    return kept, verdicts, dropped
+
+
 def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
           reuse: dict[str, tuple[int, list[str]]]) -> tuple[list[Task], dict[str, tuple[int, list[str]]]]:
     """The tasks to ship (with their certificates) and their probe results; the others go to ``dropped``.

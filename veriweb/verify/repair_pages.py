@@ -47,7 +47,7 @@ def show_column(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     page is built, so the page stays true after every write. A table no record shows (only lists,
     or views) gets nothing: which list should grow a column is a design choice, so the issue stays.
     """
-    from veriweb.verify.checks_pages import _shown_columns
+    from veriweb.verify.checks_pages import shown_columns
 
     tokens = R.parse_path(issue.location)
     if len(tokens) != 4 or tokens[0] != "markers" or tokens[2] != "effects":
@@ -61,7 +61,7 @@ def show_column(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     write = dataflow.parse_effect(marker["name"], effect["op"], effect["table"], effect.get("sql", ""))
     if table is None or write.op != "update" or not write.columns:
         return None
-    shown = _shown_columns(R.site_of(data))
+    shown = shown_columns(R.site_of(data))
     kinds = {c["name"]: c.get("type") for c in table["columns"]}
     hidden = sorted(c for c in write.columns if c in kinds and (table["name"], c) not in shown)
     if not hidden:
