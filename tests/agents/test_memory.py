@@ -66,7 +66,8 @@ def test_a_row_the_last_action_targeted_is_marked_while_the_page_stays(sites) ->
 
 
 def test_parallel_replay_gives_the_same_demonstrations(sites, demos) -> None:  # type: ignore[no-untyped-def]
-    both = collect(sites, workers=2)
+    assert len(sites) == 2
+    both = collect(sites, workers=2, chunk_sites=1)  # a chunk a site, each in a fresh env
     assert (both.tasks, both.used, dict(both.skipped)) == (demos.tasks, demos.used, dict(demos.skipped))
     assert np.array_equal(both.actions, demos.actions) and np.array_equal(both.episode, demos.episode)
     assert all(np.array_equal(both.features[k], demos.features[k]) for k in demos.features)

@@ -67,21 +67,38 @@ def _allowed(obs: dict[str, Any], action: np.ndarray) -> bool:
     return bool(mask["type"][kind] and mask["element"][kind, row] and mask["argument"][kind, arg])
 
 
-def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None, workers: int = 1) -> Demonstrations:
+def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None, workers: int = 1,
+            chunk_sites: int | None = None) -> Demonstrations:
     """Replay every certificate of ``sites`` and record (features, discrete action) pairs.
 
     Args:
         sites: the training sites (e.g. :func:`veriweb.generate.corpus.load_sites`).
         env_kwargs: extra :class:`VeriwebEnv` arguments (observation config).
-        workers: processes to replay in; sites are cut into that many contiguous chunks and the
-            chunks' demonstrations concatenated in order, so the result is the same as with one.
+        workers: processes to replay in; sites are cut into contiguous chunks of
+            :data:`CHUNK_SITES`, replayed by the workers and joined in order, so the result is the
+            same as with one.
+        chunk_sites: sites per chunk (default :data:`CHUNK_SITES`).
     """
     sites = list(sites)
     if not sites:
         raise VeriwebError("no training sites: give a corpus with at least one site")
-    if workers > 1 and len(sites) > 1:
-        return _collect_parallel(sites, env_kwargs, workers)
-    return concatenate([_replay(sites, env_kwargs)])
+    size = chunk_sites or CHUNK_SITES
+    chunks = [(sites[a:a + size], env_kwargs) for a in range(0, len(sites), size)]
+    if workers > 1 and len(chunks) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = list(pool.map(_collect_chunk, chunks))
+    else:
+        parts = [_replay(chunk, env_kwargs) for chunk, _ in chunks]
+    return concatenate(parts, consume=True)
+
+
+CHUNK_SITES = 16
+"""Sites replayed by one env: each chunk's env, with the pages its sites' sessions cached, is
+dropped when the chunk is done, and a worker hands back one chunk's steps at a time (960 sites
+in two chunks held 6 GB a worker before their steps were even stacked)."""
 
 
 def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrations:
@@ -135,19 +152,14 @@ def _collect_chunk(args: tuple[list[Site], dict[str, Any] | None]) -> Demonstrat
     return _replay(sites, env_kwargs)
 
 
-def _collect_parallel(sites: list[Site], env_kwargs: dict[str, Any] | None, workers: int) -> Demonstrations:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    bounds = np.linspace(0, len(sites), min(workers, len(sites)) + 1).round().astype(int)
-    chunks = [(sites[a:b], env_kwargs) for a, b in zip(bounds[:-1], bounds[1:])]
-    with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
-        parts = list(pool.map(_collect_chunk, chunks))
-    return concatenate(parts)
-
-
-def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
+def concatenate(parts: Sequence[Demonstrations], *, consume: bool = False) -> Demonstrations:
     """One demonstration set holding ``parts`` in order (episode indices shifted past the earlier parts').
+
+    Args:
+        parts: the demonstration sets.
+        consume: empty the parts' feature arrays as they are joined, so at most one feature's
+            arrays are held twice (joining 100,000 steps of about 50 kB otherwise needs twice
+            their 5 GB).
 
     Raises:
         VeriwebError: no part holds a step.
@@ -156,7 +168,9 @@ def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
     if not full:
         raise VeriwebError(f"no certificate of the {sum(p.tasks for p in parts)} tasks maps into discrete actions: "
                            + str({k: v for p in parts for k, v in p.examples.items()}))
-    features = {k: np.concatenate([p.features[k] for p in full]) for k in full[0].features}
+    features = {}
+    for key in list(full[0].features):
+        features[key] = np.concatenate([p.features.pop(key) if consume else p.features[key] for p in full])
     episodes, shift = [], 0
     for part in parts:
         if len(part):
