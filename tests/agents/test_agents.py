@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import json
 from pathlib import Path
 
@@ -375,3 +376,44 @@ def test_behaviour_cloning_keeps_the_epoch_best_on_held_out_steps(corpora, demos
     final = evaluate_bc(policy, held)
     assert final["acc_action"] == pytest.approx(best["val_acc_action"])
     assert final["loss"] == pytest.approx(best["val_loss"], rel=1e-5)
+
+
+def test_an_option_row_gets_the_goal_context_of_the_slot_value_it_is() -> None:
+    """'from Barcelona to Madrid': with the context weight up, the origin list's argument head
+    prefers the Barcelona option and the destination list's the Madrid one (untrained, not both)."""
+    from dataclasses import replace
+
+    from veriweb.agents.features import featurize
+    from veriweb.agents.policy import config_for, to_tensors
+    from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
+    from veriweb.envs.env import VeriwebEnv
+
+    site = generate_site("travel", 0)  # its lists are labelled 'Flying from' and 'To'
+    task = next(t for t in site.tasks if re.search(r"\bfrom (\w+) to (\w+)", t.instruction)
+                and t.certificate and t.certificate[0].startswith("select_option"))
+    origin, destination = re.search(r"\bfrom (\w+) to (\w+)", task.instruction).groups()
+    base = VeriwebEnv(sites=[site])
+    env = DiscreteActions(base)
+    obs, _ = env.reset(options={"site": 0, "task": task.id})
+    batch = to_tensors({k: v[None] for k, v in featurize(obs, env).items()})
+    select = ACTION_TYPES.index("select")
+    lists = [n for n in base.page.by_bid.values() if n.role == "combobox"]
+    by_label = {next(w for w in ("from", "to") if w in n.name.lower().split()): n.bid for n in lists
+                if {"from", "to"} & set(n.name.lower().split())}
+    torch.manual_seed(0)
+    picks = {}
+    for strength in (0.0, 20.0):
+        policy = Policy(config_for(env, d_model=32, layers=1, heads=2, ff=64))
+        policy.eval()
+        with torch.no_grad():
+            policy.page_context_bias.weight[select] = strength
+        for word, bid in by_label.items():
+            row = base.element_bids.index(bid)
+            with torch.no_grad():
+                logits = policy(batch, torch.tensor([[select, row, 0]]))["argument_logits"][0]
+            pages = [a for a in range(env.page_start, env.page_start + env.n_elements)
+                     if env.argument_text(a) and logits[a] > -1e8]
+            picks[strength, word] = env.argument_text(max(pages, key=lambda a: float(logits[a])))
+    assert picks[20.0, "from"].startswith(origin) and picks[20.0, "to"].startswith(destination)
+    assert not (picks[0.0, "from"].startswith(origin) and picks[0.0, "to"].startswith(destination))
+    assert Policy(replace(config_for(env), page_context=False)).page_context_bias is None
