@@ -417,3 +417,30 @@ def test_an_option_row_gets_the_goal_context_of_the_slot_value_it_is() -> None:
     assert picks[20.0, "from"].startswith(origin) and picks[20.0, "to"].startswith(destination)
     assert not (picks[0.0, "from"].startswith(origin) and picks[0.0, "to"].startswith(destination))
     assert Policy(replace(config_for(env), page_context=False)).page_context_bias is None
+
+
+def test_element_numbers_mark_the_largest_and_smallest_of_alike_numbers() -> None:
+    from veriweb.agents.features import element_groups, element_numbers, featurize
+    from veriweb.engine.actions import parse_action
+
+    site = generate_site("shop", 0)
+    env = DiscreteActions(VeriwebEnv(sites=[site]))
+    task = next(t for t in site.tasks if t.family == "retrieve_extreme")
+    obs, _ = env.reset(options={"site": 0, "task": task.id})
+    for action in task.certificate[:-1]:  # up to the answer: a category's products with their prices
+        assert parse_action(action)
+        obs, *_ = env.step(env.encode(action))
+    numbers = featurize(obs, env)["el_numeric"]
+    page, bids = env.base.page, env.base.element_bids
+    texts = [(page.by_bid[b].name or page.by_bid[b].text or "") for b in bids]
+    prices = {row: float(t.lstrip("$").replace(",", "")) for row, t in enumerate(texts) if re.fullmatch(r"\$[\d,]+\.\d\d", t)}
+    assert len(set(prices.values())) > 1
+    high = [row for row, v in prices.items() if v == max(prices.values())]
+    low = [row for row, v in prices.items() if v == min(prices.values())]
+    assert all(numbers[row, 0] == 1 for row in prices)
+    assert [row for row in prices if numbers[row, 1]] == high and [row for row in prices if numbers[row, 2]] == low
+    groups = element_groups(obs["elements"])
+    cheapest_item = groups[low[0]]
+    assert cheapest_item >= 0 and numbers[groups == cheapest_item, 4].all() and not numbers[groups == cheapest_item, 3].any()
+    assert not numbers[[row for row, t in enumerate(texts) if not re.search(r"\d", t)], 0].any()
+    assert np.array_equal(element_numbers(env, obs["elements"], groups), numbers)  # memoised: the same again

@@ -24,6 +24,7 @@ value the instruction attaches to it.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import gymnasium as gym
@@ -66,6 +67,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "el_match": box(0.0, 1.0, (E, N_EL_MATCH), np.float32),
         "el_slot": box(0, A - 1, (E,), np.int32),
         "el_group": box(-1, E - 1, (E,), np.int32),
+        "el_numeric": box(0.0, 1.0, (E, N_NUMERIC), np.float32),
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
@@ -298,6 +300,66 @@ def argument_match(elements: dict[str, np.ndarray], goal: np.ndarray, env: Discr
     return out, match.arg_context
 
 
+N_NUMERIC = 5
+"""Number features per element (see :func:`element_numbers`)."""
+_AMOUNT = re.compile(r"([-\u2212]?)(US\$|\$|€|£)?(\d[\d,]*(?:\.\d+)?)")
+
+
+def element_numbers(env: DiscreteActions, elements: dict[str, np.ndarray], groups: np.ndarray) -> np.ndarray:
+    """Per element row, where the first number it shows stands among its peers' (E, N_NUMERIC).
+
+    Hashed tokens cannot say that $41 is less than $57, so "the cheapest", "the best-rated" and
+    "the most commented" would have to be learnt from digits. Columns: 0 it shows a number; 1 it
+    is the largest of its peers; 2 the smallest; 3 its group (table row, list item, card:
+    :func:`element_groups`) holds a largest; 4 a smallest. Peers are the rows of the same role
+    and depth whose number is written alike (the same currency sign, the same word after it:
+    "52 points", "$41.00"); a largest or smallest is marked only where the peers show at least
+    two different values. Read off the page's row texts (what any browser shows), memoised on
+    the page's view.
+    """
+    base = env.base
+    bids = base.element_bids
+    view = getattr(base, "view", None)
+    memo = view.memo if view is not None and getattr(base, "episode", None) is not None else {}
+    key = ("policy_numbers", len(bids))
+    cached = memo.get(key)
+    if cached is not None:
+        return cached.copy()
+    E = len(elements["mask"])
+    out = np.zeros((E, N_NUMERIC), np.float32)
+    page = base.page
+    peers: dict[tuple[Any, ...], list[tuple[float, int]]] = {}
+    for row, bid in enumerate(bids[:E]):
+        node = page.by_bid.get(bid)
+        text = (node.name or node.text or "") if node is not None else ""
+        found = _AMOUNT.search(text) if text else None
+        if found is None:
+            continue
+        try:
+            value = float(found.group(3).replace(",", "")) * (-1 if found.group(1) else 1)
+        except ValueError:
+            continue
+        out[row, 0] = 1.0
+        after = text[found.end():].split(maxsplit=1)
+        unit = "".join(ch for ch in after[0].casefold() if ch.isalpha())[:12] if after else ""
+        peer = (int(elements["role"][row]), int(elements["depth"][row]), found.group(2) or "", unit)
+        peers.setdefault(peer, []).append((value, row))
+    for members in peers.values():
+        values = [v for v, _ in members]
+        if len(members) < 2 or min(values) == max(values):
+            continue
+        high, low = max(values), min(values)
+        for value, row in members:
+            out[row, 1] = float(value == high)
+            out[row, 2] = float(value == low)
+    for column, flag in ((3, 1), (4, 2)):
+        marked = groups[(out[:, flag] > 0) & (groups >= 0)]
+        if len(marked):
+            out[:, column] = np.isin(groups, marked) & (groups >= 0)
+    memo[key] = out
+    return out.copy()
+
+
 def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray]:
     """The policy features of a :class:`DiscreteActions` observation taken in ``env``'s current state.
 
@@ -316,12 +378,14 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
     el_match, el_slot = element_match(elements, obs["goal_tokens"], env)
     arg_match, arg_context = argument_match(elements, obs["goal_tokens"], env)
     arg_tokens = argument_tokens(env)
+    groups = element_groups(elements)
     return {
         "goal": obs["goal_tokens"].astype(np.int32),
         "el_tokens": elements["tokens"], "el_value": elements["value_tokens"], "el_role": elements["role"],
         "el_flags": elements["flags"], "el_depth": elements["depth"], "el_mask": elements["mask"],
         "el_overlap": _overlap(elements["tokens"], obs["goal_tokens"]),
-        "el_match": el_match, "el_slot": el_slot, "el_group": element_groups(elements),
+        "el_match": el_match, "el_slot": el_slot, "el_group": groups,
+        "el_numeric": element_numbers(env, elements, groups),
         "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),

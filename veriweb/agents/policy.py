@@ -42,7 +42,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA
+from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_NUMERIC
 from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
 from veriweb.agents.sequence import Bags, Layout, encoder_layer, ranks
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
@@ -89,6 +89,9 @@ class PolicyConfig:
             "from" before Barcelona outweighs the one before Madrid. Without it the policy
             picked the destination for the origin list in 6 of the 16 wrong arguments of the
             52% policy's failed held-out episodes. Checkpoints from before it load with it off.
+        numeric: read where each row's number stands among its peers'
+            (:func:`veriweb.agents.features.element_numbers`: the largest, the smallest, in a
+            row that holds one), in its state and, per type, in its pointer logit.
     """
 
     d_model: int = 64
@@ -106,6 +109,7 @@ class PolicyConfig:
     element_scorer: bool = True
     memory: bool = True
     page_context: bool = True
+    numeric: bool = False
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -217,6 +221,10 @@ class Policy(nn.Module):
         self.page_bias = nn.Embedding(T, N_EL_MATCH)
         self.context_bias = nn.Embedding(T, 1)
         self.page_context_bias = nn.Embedding(T, 1) if config.page_context else None
+        self.numeric = nn.Linear(N_NUMERIC, d) if config.numeric else None
+        self.numeric_bias = nn.Embedding(T, N_NUMERIC) if config.numeric else None
+        if self.numeric_bias is not None:
+            nn.init.zeros_(self.numeric_bias.weight)
         for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias):
             if table is not None:
                 nn.init.zeros_(table.weight)
@@ -316,6 +324,8 @@ class Policy(nn.Module):
              + (match[:, 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)) * self.slot_proj(slot_words))
         if self.group_proj is not None:
             e = e + self.group_proj(_group_means(names, batch["el_group"][:, :R].long(), eb, er, E))
+        if self.numeric is not None:
+            e = e + self.numeric(at("el_numeric", el_at).float())
         t = (task_words.reshape(-1, d).index_select(0, tb * K + tk) + self.arg_index.weight[S + tk]
              + self.segment.weight[3] + self.arg_match(at("arg_match", arg_at).float())
              + self.context_proj(pools[h_context]))
@@ -364,6 +374,8 @@ class Policy(nn.Module):
             logits = logits + torch.einsum("tm,bem->bte", self.recent_bias.weight, batch["el_recent"][:, :rows].float())
         if self.el_score is not None:
             logits = logits + self.el_score(elements).transpose(1, 2)
+        if self.numeric_bias is not None:
+            logits = logits + torch.einsum("tm,bem->bte", self.numeric_bias.weight, batch["el_numeric"][:, :rows].float())
         return _masked(F.pad(logits, (0, self.config.n_elements - rows), value=NEG), batch["mask_element"])
 
     def type_logits(self, summary: Tensor, all_elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
