@@ -111,22 +111,24 @@ def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrati
     for index, site in enumerate(sites):
         for task in site.tasks:
             demos.tasks += 1
-            steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
             reason = None
-            try:
-                plan = certificate_actions(env, task, index)
-            except VeriwebError as exc:
-                plan, reason, detail = [], "unmappable", str(exc)
-            obs, info = env.reset(options={"site": index, "task": task.id})
-            for action in plan:
-                if not _allowed(obs, action):
-                    reason, detail = "masked", f"{env.decode(action)} -> {action.tolist()} is masked out"
-                    break
-                steps.append((featurize(obs, env), action))
-                obs, _, terminated, truncated, info = env.step(action)
-                remember(env, action, obs)
-                if terminated or truncated:
-                    break
+            steps, info = _one_pass(env, task, index)
+            if steps is None:  # a step needs notes, is masked or ends the episode early: plan, then replay
+                steps = []
+                try:
+                    plan = certificate_actions(env, task, index)
+                except VeriwebError as exc:
+                    plan, reason, detail = [], "unmappable", str(exc)
+                obs, info = env.reset(options={"site": index, "task": task.id})
+                for action in plan:
+                    if not _allowed(obs, action):
+                        reason, detail = "masked", f"{env.decode(action)} -> {action.tolist()} is masked out"
+                        break
+                    steps.append((featurize(obs, env), action))
+                    obs, _, terminated, truncated, info = env.step(action)
+                    remember(env, action, obs)
+                    if terminated or truncated:
+                        break
             if reason is None and not info.get("success"):
                 reason, detail = "replay_failed", f"{site.id}/{task.id}: {info.get('reason')}"
             if reason is not None:
@@ -144,6 +146,30 @@ def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrati
     demos.actions = np.stack(actions).astype(np.int64)
     demos.episode = np.array(episodes, np.int64)
     return demos
+
+
+def _one_pass(env: DiscreteActions, task: Any, index: int
+              ) -> tuple[list[tuple[dict[str, np.ndarray], np.ndarray]] | None, dict[str, Any]]:
+    """Encode and record a certificate in one replay: the (features, action) steps and the last
+    info, or ``None`` when some step needs notes, is masked out or ends the episode before the
+    last step (then :func:`certificate_actions` plans it and the replay runs again, as it always
+    did: the same steps either way, in one replay instead of two for most certificates)."""
+    obs, info = env.reset(options={"site": index, "task": task.id})
+    steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
+    last = len(task.certificate) - 1
+    for number, text in enumerate(task.certificate):
+        try:
+            action = env.encode(text)
+        except VeriwebError:
+            return None, info
+        if not _allowed(obs, action):
+            return None, info
+        steps.append((featurize(obs, env), action))
+        obs, _, terminated, truncated, info = env.step(action)
+        remember(env, action, obs)
+        if (terminated or truncated) and number < last:
+            return None, info
+    return steps, info
 
 
 def _collect_chunk(args: tuple[list[Site], dict[str, Any] | None]) -> Demonstrations:

@@ -233,7 +233,9 @@ def _name_match(tokens: np.ndarray, match: _TaskMatch) -> tuple[np.ndarray, np.n
     in_goal = np.isin(tokens, match.goal_set) & present
     out[:, 0] = in_goal.sum(1) / size
     distinct_goal = max(len(match.goal_set), 1)
-    out[:, 4] = np.array([len(np.unique(row[hit])) for row, hit in zip(tokens, in_goal)], np.float32) / distinct_goal
+    hits = np.sort(np.where(in_goal, tokens, 0), axis=1)  # each row's distinct goal tokens, counted sorted
+    distinct = (hits[:, :1] > 0).sum(1) + ((hits[:, 1:] != hits[:, :-1]) & (hits[:, 1:] > 0)).sum(1)
+    out[:, 4] = distinct.astype(np.float32) / distinct_goal
     best = np.zeros(E, np.float32)
     for ids, arg in zip(match.primary, match.primary_index):
         ids = ids[ids > 0]
