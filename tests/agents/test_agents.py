@@ -444,3 +444,17 @@ def test_element_numbers_mark_the_largest_and_smallest_of_alike_numbers() -> Non
     assert cheapest_item >= 0 and numbers[groups == cheapest_item, 4].all() and not numbers[groups == cheapest_item, 3].any()
     assert not numbers[[row for row, t in enumerate(texts) if not re.search(r"\d", t)], 0].any()
     assert np.array_equal(element_numbers(env, obs["elements"], groups), numbers)  # memoised: the same again
+
+
+def test_a_time_budget_cuts_the_learning_rate_horizon(demos) -> None:  # type: ignore[no-untyped-def]
+    """With no time left the cosine ends at the next update: the rate is at its floor (10%), not
+    where 50 planned epochs would have it."""
+    torch.manual_seed(0)
+    steps = np.arange(min(len(demos), 240))
+    few = type(demos)({k: v[steps] for k, v in demos.features.items()}, demos.actions[steps], demos.episode[steps],
+                      config=demos.config)
+    budgeted = train_bc(Policy(config_for_small(demos)), few, epochs=50, batch_size=2, lr=1e-3,
+                        time_left=lambda: 0.0, stop=lambda counter=iter(range(10**6)): next(counter) >= 150)
+    free = train_bc(Policy(config_for_small(demos)), few, epochs=50, batch_size=2, lr=1e-3,
+                    stop=lambda counter=iter(range(10**6)): next(counter) >= 150)
+    assert budgeted[0]["lr"] == pytest.approx(1e-4) and free[0]["lr"] > 0.99e-3

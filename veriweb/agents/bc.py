@@ -10,6 +10,7 @@ the teacher's earlier choices (type, then element, then argument).
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -290,7 +291,8 @@ def evaluate_bc(policy: Policy, demos: Demonstrations, batch_size: int = 256, li
 def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_size: int = 64, lr: float = 1e-3,
              weight_decay: float = 0.01, seed: int = 0, val: Demonstrations | None = None,
              log: Callable[[dict[str, float]], None] | None = None,
-             stop: Callable[[], bool] | None = None, keep_best: bool = True) -> list[dict[str, float]]:
+             stop: Callable[[], bool] | None = None, keep_best: bool = True,
+             time_left: Callable[[], float] | None = None) -> list[dict[str, float]]:
     """Fit ``policy`` to ``demos`` with AdamW; one metrics row per epoch.
 
     Args:
@@ -304,6 +306,10 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
         val: held-out demonstrations, scored after every epoch.
         log: called with each epoch's row.
         stop: called between batches; training ends early when it returns True (a time budget).
+        time_left: seconds left of that budget. The learning rate's cosine then ends where the
+            budget will: every 100 updates the updates that still fit (at the rate so far) cut
+            its horizon, so a run the budget stops part way has still annealed (a run of 3
+            planned epochs stopped in the second otherwise ends at half its peak rate).
         keep_best: with ``val``, end with the weights of the epoch whose held-out action accuracy
             was best (ties: lower held-out loss); on 24 sites the held-out accuracy peaks long
             before the training accuracy does, and later epochs only memorise.
@@ -313,8 +319,10 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
     optimizer = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=weight_decay)
     n = len(demos)
     total_updates = max(epochs * ((n + batch_size - 1) // batch_size), 1)
+    horizon = [total_updates]
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda u: 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * min(u / total_updates, 1.0))))
+        optimizer, lambda u: 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * min(u / horizon[0], 1.0))))
+    began, updates = time.perf_counter(), 0
     history: list[dict[str, float]] = []
     best: tuple[float, float] | None = None
     best_state: dict[str, torch.Tensor] | None = None
@@ -329,13 +337,18 @@ def train_bc(policy: Policy, demos: Demonstrations, *, epochs: int = 10, batch_s
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
+            updates += 1
+            if time_left is not None and updates % 100 == 0:
+                rate = updates / max(time.perf_counter() - began, 1e-9)
+                horizon[0] = max(updates + 1, min(total_updates, int(updates + rate * max(time_left(), 0.0))))
             schedule.step()
             for key, value in stats.items():
                 totals[key] += value * len(index)
             if stop is not None and stop():
                 stopped = True
                 break
-        row = {"epoch": float(epoch + 1), **{f"train_{k}": v / max(seen, 1) for k, v in totals.items()}}
+        row = {"epoch": float(epoch + 1), **{f"train_{k}": v / max(seen, 1) for k, v in totals.items()},
+               "lr": float(schedule.get_last_lr()[0])}
         if val is not None and len(val):
             row.update({f"val_{k}": v for k, v in evaluate_bc(policy, val).items()})
             score = (row["val_acc_action"], -row["val_loss"])

@@ -168,8 +168,9 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
     params = parameter_count(policy)
     say(f"policy: {params:,} parameters")
     clock = time.perf_counter()
+    bc_left = (lambda: preset.bc_share * time_budget - (time.perf_counter() - began)) if time_budget else None
     bc_rows = train_bc(policy, demos, epochs=preset.bc_epochs, batch_size=preset.bc_batch, lr=preset.bc_lr,
-                       seed=seed, val=val, log=lambda row: say("bc " + _short(row)), stop=bc_stop)
+                       seed=seed, val=val, log=lambda row: say("bc " + _short(row)), stop=bc_stop, time_left=bc_left)
     timings["bc_s"] = time.perf_counter() - clock
     save_policy(policy, out / "bc.pt", {"preset": preset.name, "stage": "bc", "corpus": corpus})
 
@@ -194,9 +195,13 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
             f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
             f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps")
+        train_left = None
+        if time_budget:
+            train_left = lambda end=start + share: end - (time.perf_counter() - began)  # noqa: E731
         rows = train_bc(policy, demos, epochs=preset.dagger_epochs, batch_size=preset.bc_batch,
                         lr=preset.bc_lr * preset.dagger_lr_scale, seed=seed + 100 + number, val=val,
-                        log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=train_stop)
+                        log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=train_stop,
+                        time_left=train_left)
         bc_rows += [{**row, "epoch": float(len(bc_rows) + 1), "dagger_round": float(number + 1)} for row in rows]
         dagger_rounds.append({"beta": beta, **stats.summary(), "steps_after": len(demos)})
     if dagger_rounds:
