@@ -244,7 +244,11 @@ def plot_curves(bc_rows: Sequence[dict[str, float]], ppo_rows: Sequence[dict[str
     for key, label in (("train_acc_action", "train action acc."), ("val_acc_action", "val action acc.")):
         if bc_rows and key in bc_rows[0]:
             left.plot(epochs, [r[key] for r in bc_rows], marker="o", label=label)
-    left.set_xlabel("BC epoch")
+    after = [r for r in bc_rows if r.get("dagger_round", 0) > 0]
+    if after:  # the epochs after a DAgger round train on certificates and the oracle's labels
+        left.axvspan(after[0]["epoch"] - 0.5, after[-1]["epoch"] + 0.5, color="0.9", zorder=0)
+        left.text(after[0]["epoch"] - 0.45, 0.93, "after DAgger", fontsize=8)
+    left.set_xlabel("epoch (cloning, then after each DAgger round)")
     left.set_ylim(0, 1)
     left.set_title("behaviour cloning")
     left.legend(loc="lower right")
