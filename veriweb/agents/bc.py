@@ -112,24 +112,10 @@ def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrati
     for index, site in enumerate(sites):
         for task in site.tasks:
             demos.tasks += 1
-            reason = None
+            reason = detail = None
             steps, info = _one_pass(env, task, index)
             if steps is None:  # a step needs notes, is masked or ends the episode early: plan, then replay
-                steps = []
-                try:
-                    plan = certificate_actions(env, task, index)
-                except VeriwebError as exc:
-                    plan, reason, detail = [], "unmappable", str(exc)
-                obs, info = env.reset(options={"site": index, "task": task.id})
-                for action in plan:
-                    if not _allowed(obs, action):
-                        reason, detail = "masked", f"{env.decode(action)} -> {action.tolist()} is masked out"
-                        break
-                    steps.append((featurize(obs, env), action))
-                    obs, _, terminated, truncated, info = env.step(action)
-                    remember(env, action, obs)
-                    if terminated or truncated:
-                        break
+                steps, info, reason, detail = _planned_pass(env, task, index)
             if reason is None and not info.get("success"):
                 reason, detail = "replay_failed", f"{site.id}/{task.id}: {info.get('reason')}"
             if reason is not None:
@@ -171,6 +157,28 @@ def _one_pass(env: DiscreteActions, task: Any, index: int
         if (terminated or truncated) and number < last:
             return None, info
     return steps, info
+
+
+def _planned_pass(env: DiscreteActions, task: Any, index: int
+                  ) -> tuple[list[tuple[dict[str, np.ndarray], np.ndarray]], dict[str, Any], str | None, str | None]:
+    """Plan the certificate's discrete actions (with the notes it needs), then replay and record
+    them: the steps, the last info, and why the task cannot be used (``unmappable``, ``masked``)
+    with a message, or ``None`` twice."""
+    steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
+    try:
+        plan = certificate_actions(env, task, index)
+    except VeriwebError as exc:
+        return steps, {}, "unmappable", str(exc)
+    obs, info = env.reset(options={"site": index, "task": task.id})
+    for action in plan:
+        if not _allowed(obs, action):
+            return steps, info, "masked", f"{env.decode(action)} -> {action.tolist()} is masked out"
+        steps.append((featurize(obs, env), action))
+        obs, _, terminated, truncated, info = env.step(action)
+        remember(env, action, obs)
+        if terminated or truncated:
+            break
+    return steps, info, None, None
 
 
 def _collect_chunk(args: tuple[list[Site], dict[str, Any] | None]) -> Demonstrations:
