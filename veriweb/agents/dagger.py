@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -200,7 +201,7 @@ def _parallel(policy: Policy, sites: list[Site], picks: list[tuple[int, tuple[in
     bounds = np.linspace(0, len(sites), min(workers, len(sites)) + 1).round().astype(int)
     state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
     jobs = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in pairwise(bounds):
         mine = [(number, (int(index - a), task_id, length)) for number, (index, task_id, length) in picks if a <= index < b]
         jobs.append((policy.config, state, sites[a:b], mine, settings, time_left))
     with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("fork")) as pool:

@@ -67,7 +67,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "el_match": box(0.0, 1.0, (E, N_EL_MATCH), np.float32),
         "el_slot": box(0, A - 1, (E,), np.int32),
         "el_group": box(-1, E - 1, (E,), np.int32),
-        "el_numeric": box(0.0, 1.0, (E, N_NUMERIC), np.float32),
+        "el_numeric": box(0, 1, (E, N_NUMERIC), np.int8),
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
@@ -328,7 +328,7 @@ def element_numbers(env: DiscreteActions, elements: dict[str, np.ndarray], group
     if cached is not None:
         return cached.copy()
     E = len(elements["mask"])
-    out = np.zeros((E, N_NUMERIC), np.float32)
+    out = np.zeros((E, N_NUMERIC), np.int8)  # flags: a byte each, not a float (every step stores them)
     page = base.page
     peers: dict[tuple[Any, ...], list[tuple[float, int]]] = {}
     for row, bid in enumerate(bids[:E]):
@@ -341,7 +341,7 @@ def element_numbers(env: DiscreteActions, elements: dict[str, np.ndarray], group
             value = float(found.group(3).replace(",", "")) * (-1 if found.group(1) else 1)
         except ValueError:
             continue
-        out[row, 0] = 1.0
+        out[row, 0] = 1
         after = text[found.end():].split(maxsplit=1)
         unit = "".join(ch for ch in after[0].casefold() if ch.isalpha())[:12] if after else ""
         peer = (int(elements["role"][row]), int(elements["depth"][row]), found.group(2) or "", unit)
@@ -352,8 +352,8 @@ def element_numbers(env: DiscreteActions, elements: dict[str, np.ndarray], group
             continue
         high, low = max(values), min(values)
         for value, row in members:
-            out[row, 1] = float(value == high)
-            out[row, 2] = float(value == low)
+            out[row, 1] = value == high
+            out[row, 2] = value == low
     for column, flag in ((3, 1), (4, 2)):
         marked = groups[(out[:, flag] > 0) & (groups >= 0)]
         if len(marked):

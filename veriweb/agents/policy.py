@@ -22,9 +22,8 @@ Architecture (``PolicyConfig`` defaults: about 1.7M parameters, CPU):
   a row, the log-sum-exp of its pointer logits (a type is as likely as its best target is
   good); the argument by a pointer (query from the summary, the type and the chosen element,
   keys from the arguments, plus per-type weightings of the arguments' match features and of
-  the goal words before a task string, or before the slot value an option row is, that the chosen
-  element's text shares). The value head
-  reads the summary.
+  the goal words before a task string, or before the slot value an option row is, that the
+  chosen element's text shares). The value head reads the summary.
 
 Heads that do not matter for a type (the element of ``noop``, the argument of ``click``) are
 fixed to index 0 and contribute nothing to log-probabilities, entropies or losses.
@@ -223,9 +222,8 @@ class Policy(nn.Module):
         self.page_context_bias = nn.Embedding(T, 1) if config.page_context else None
         self.numeric = nn.Linear(N_NUMERIC, d) if config.numeric else None
         self.numeric_bias = nn.Embedding(T, N_NUMERIC) if config.numeric else None
-        if self.numeric_bias is not None:
-            nn.init.zeros_(self.numeric_bias.weight)
-        for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias):
+        for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias,
+                      self.numeric_bias):
             if table is not None:
                 nn.init.zeros_(table.weight)
         self.arg_index = nn.Embedding(config.n_args, d)
@@ -411,11 +409,10 @@ class Policy(nn.Module):
         label = names.gather(1, row.view(-1, 1, 1).expand(-1, 1, names.shape[-1])).squeeze(1)  # (B, L)
         context = batch["arg_context"].index_select(1, columns)  # (B, A', C)
         hits = ((context.unsqueeze(-1) == label[:, None, None, :]) & (context > 0).unsqueeze(-1)).any(-1)
-        if self.page_context_bias is not None:  # the nearest word weighs most: "from Barcelona to Madrid"
-            near = torch.arange(1, context.shape[-1] + 1, dtype=torch.float32, device=context.device)
-            shared = (hits.float() * near).sum(-1) / ((context > 0).float() * near).sum(-1).clamp(min=1.0)
-        else:
-            shared = hits.float().sum(-1) / (context > 0).float().sum(-1).clamp(min=1.0)
+        width = context.shape[-1]  # with page_context the nearest word weighs most: "from Barcelona to Madrid"
+        near = (torch.arange(1, width + 1) if self.page_context_bias is not None else torch.ones(width)).to(
+            device=context.device, dtype=torch.float32)
+        shared = (hits.float() * near).sum(-1) / ((context > 0).float() * near).sum(-1).clamp(min=1.0)
         bias = bias + self.context_bias(kind) * shared
         if self.page_context_bias is not None:  # an option row that is a slot value: that value's goal context
             start = self.config.task_start

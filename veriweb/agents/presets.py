@@ -182,12 +182,13 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         if stop is not None and stop():
             break
         beta = preset.dagger_beta / 2 ** number
-        label_left, train_stop = None, stop
+        label_left, train_stop, train_left = None, stop, None
         if time_budget:  # each round gets an equal share of what cloning left: half to label, half to train
             share = (1 - preset.bc_share) * time_budget / preset.dagger_rounds
-            start = preset.bc_share * time_budget + number * share
-            label_left = max(start + share / 2 - (time.perf_counter() - began), 0.0)
-            train_stop = lambda end=start + share: time.perf_counter() - began > end  # noqa: E731
+            end = preset.bc_share * time_budget + (number + 1) * share
+            label_left = max(end - share / 2 - (time.perf_counter() - began), 0.0)
+            train_left = lambda end=end: end - (time.perf_counter() - began)  # noqa: E731
+            train_stop = lambda left=train_left: left() < 0  # noqa: E731
         torch.set_num_threads(1)
         new, stats = dagger_round(policy, train_sites, beta=beta, seed=seed * 1000 + number,
                                   tasks_per_round=preset.dagger_tasks or None, greedy=preset.dagger_greedy,
@@ -197,9 +198,6 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
             f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
             f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps")
-        train_left = None
-        if time_budget:
-            train_left = lambda end=start + share: end - (time.perf_counter() - began)  # noqa: E731
         rows = train_bc(policy, demos, epochs=preset.dagger_epochs, batch_size=preset.bc_batch,
                         lr=preset.bc_lr * preset.dagger_lr_scale, seed=seed + 100 + number, val=val,
                         log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=train_stop,
