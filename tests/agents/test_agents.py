@@ -337,6 +337,29 @@ def test_dagger_labels_the_states_the_policy_reaches_with_the_oracle(corpora, de
     assert both.features["mask_type"][np.arange(len(both)), kinds].all()
 
 
+def test_dagger_rounds_train_on_every_label_and_a_fresh_draw_of_certificates(tmp_path: Path, corpora,
+                                                                            demos) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from veriweb.agents.bc import sample
+    from veriweb.agents.presets import get_preset, train
+
+    drawn = sample(demos, 7, seed=3)
+    assert len(drawn) == 7 and np.array_equal(drawn.actions, sample(demos, 7, seed=3).actions)
+    assert sample(demos, len(demos) + 5) is demos and len(demos) > 7
+    assert np.all(np.diff(drawn.episode) >= 0)  # the draw keeps the steps' order
+
+    preset = replace(get_preset("smoke"), dagger_rounds=2, dagger_tasks=2, dagger_certificates=10,
+                     ppo={"total_timesteps": 0})
+    summary = train(preset, corpora["train"][1], tmp_path / "run")
+    rounds = summary["dagger"]
+    assert len(rounds) == 2
+    labels = np.cumsum([r["labelled"] for r in rounds])
+    assert [r["steps_after"] for r in rounds] == [10 + int(n) for n in labels]  # labels accumulate, draws do not
+    assert summary["demonstrations"]["dagger_labels"] == labels[-1]
+    assert summary["demonstrations"]["steps"] > 10  # the certificates' own count
+
+
 def test_element_groups_put_a_rows_cells_with_the_row() -> None:
     from veriweb.agents.features import element_groups
     from veriweb.envs.observation import ROLE_IDS

@@ -220,6 +220,21 @@ def concatenate(parts: Sequence[Demonstrations], *, consume: bool = False) -> De
     return out
 
 
+def sample(demos: Demonstrations, count: int, seed: int = 0) -> Demonstrations:
+    """A seeded draw of ``count`` steps of ``demos`` without replacement, in their order (all of them if fewer).
+
+    Counts (tasks, used, skipped) stay those of the whole set: the draw is of steps, not tasks.
+    """
+    if count >= len(demos):
+        return demos
+    index = np.sort(np.random.default_rng(seed).choice(len(demos), count, replace=False))
+    out = Demonstrations(_take(demos.features, index), demos.actions[index], demos.episode[index], tasks=demos.tasks,
+                         used=demos.used, config=demos.config)
+    out.skipped = Counter(demos.skipped)
+    out.examples = dict(demos.examples)
+    return out
+
+
 def _take(features: dict[str, np.ndarray], index: np.ndarray) -> dict[str, np.ndarray]:
     return {key: value[index] for key, value in features.items()}
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from veriweb.agents.bc import collect, evaluate_bc, split_sites, train_bc
+from veriweb.agents.bc import collect, evaluate_bc, sample, split_sites, train_bc
 from veriweb.agents.dagger import dagger_round, merge
 from veriweb.agents.policy import Policy, parameter_count, save_policy
 from veriweb.agents.ppo import Args, train_ppo
@@ -47,6 +47,9 @@ class Preset:
             reaches with the oracle's actions and trains again on everything.
         dagger_tasks: training tasks run per DAgger round (0: all).
         dagger_epochs: epochs over the grown training set after each round.
+        dagger_certificates: after each round, train on every DAgger label so far and a fresh
+            seeded draw of this many certificate steps (0: on all of them, an epoch that costs
+            as much as one of cloning's).
         dagger_beta: probability of executing the oracle's action in the first round (halved each
             round after).
         dagger_lr_scale: the learning rate after a DAgger round, as a fraction of ``bc_lr``.
@@ -71,6 +74,7 @@ class Preset:
     dagger_rounds: int = 0
     dagger_tasks: int = 0
     dagger_epochs: int = 3
+    dagger_certificates: int = 0
     dagger_beta: float = 0.5
     dagger_lr_scale: float = 0.5
     bc_share: float = 1.0
@@ -101,10 +105,13 @@ PRESETS: dict[str, Preset] = {
     # the budget at most) and runs DAgger's episodes in two workers. Measured: collecting 516 s, cloning 1,794 s
     # (its first epoch shared with test runs), DAgger 791 s (481 of 600 solved, 4,807 labels, its epoch included);
     # held-out success 69.9% on the 24 sites of seed 200, against 52.4% for 480 sites.
+    # Then three DAgger rounds instead of one: each labels 450 tasks and trains one epoch over every label so far
+    # and a fresh draw of 24,000 certificate steps (an epoch over all of them took 560 of the round's 791 s), in a
+    # budget of 3,450 s whose first 67% (as before, 2,310 s) is collecting and cloning.
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=3, bc_batch=32,
-                   bc_lr=5e-3, val_fraction=0.0, bc_share=0.7, dagger_rounds=1, dagger_tasks=600, dagger_epochs=1,
-                   dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5, time_budget=3300.0, workers=2,
-                   threads=2, ppo={"total_timesteps": 0}),
+                   bc_lr=5e-3, val_fraction=0.0, bc_share=0.67, dagger_rounds=3, dagger_tasks=450, dagger_epochs=1,
+                   dagger_certificates=24_000, dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5,
+                   time_budget=3450.0, workers=2, threads=2, ppo={"total_timesteps": 0}),
     # ablation: cloning only (the ablation runs neither DAgger, labelled by the verifier's oracle, nor PPO), a policy
     # between smoke's and full's, full's batch and learning rate, four epochs; each of the ablation's twelve arms
     # (four arms at three defect rates) clones a few minutes on a shared two-core machine.
@@ -177,6 +184,7 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
     save_policy(policy, out / "bc.pt", {"preset": preset.name, "stage": "bc", "corpus": corpus})
 
     dagger_rounds: list[dict[str, Any]] = []
+    certificates, labels = demos, None
     clock = time.perf_counter()
     for number in range(preset.dagger_rounds):
         if stop is not None and stop():
@@ -194,10 +202,14 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
                                   tasks_per_round=preset.dagger_tasks or None, greedy=preset.dagger_greedy,
                                   workers=preset.workers, time_left=label_left)
         torch.set_num_threads(preset.threads)
-        demos = merge(demos, new)
+        labels = new if labels is None else merge(labels, new)
+        if preset.dagger_certificates:  # every label so far, and a fresh draw of the certificates
+            demos = merge(sample(certificates, preset.dagger_certificates, seed=seed + 200 + number), labels)
+        else:
+            demos = merge(certificates, labels)
         say(f"dagger round {number + 1}: beta {beta:.2f}, {stats.successes}/{stats.episodes} solved, "
             f"{stats.labelled} labelled states ({stats.disagreements} where the policy disagreed), skipped "
-            f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps")
+            f"{dict(stats.skipped) or 'none'}; training on {len(demos)} steps ({len(labels)} labels)")
         rows = train_bc(policy, demos, epochs=preset.dagger_epochs, batch_size=preset.bc_batch,
                         lr=preset.bc_lr * preset.dagger_lr_scale, seed=seed + 100 + number, val=val,
                         log=lambda row: say(f"dagger {number + 1} " + _short(row)), stop=train_stop,
@@ -208,6 +220,9 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         timings["dagger_s"] = time.perf_counter() - clock
     _write_csv(out / "bc.csv", bc_rows)
     final_bc = evaluate_bc(policy, demos, limit=4096, seed=seed)  # a sample: scoring every step costs minutes
+    counts = certificates.summary()
+    if labels is not None:
+        counts.update(dagger_episodes=labels.tasks, dagger_labels=len(labels))
 
     ppo_rows: list[dict[str, float]] = []
     args = Args(**{"seed": seed + 1, "out": str(out / "ppo"), **preset.ppo})
@@ -217,7 +232,7 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         timings["ppo_s"] = time.perf_counter() - clock
 
     summary = {"preset": asdict(preset), "seed": seed, "corpus": corpus, "parameters": params,
-               "train_sites": len(train_sites), "val_sites": len(held), "demonstrations": demos.summary(),
+               "train_sites": len(train_sites), "val_sites": len(held), "demonstrations": counts,
                "bc_train": final_bc, "bc_val": bc_rows[-1] if bc_rows else {}, "ppo_updates": len(ppo_rows),
                "ppo_last": ppo_rows[-1] if ppo_rows else {}, "timings": timings,
                "stopped_by_budget": bool(stop is not None and stop()), "bc_epochs_run": len(bc_rows),
