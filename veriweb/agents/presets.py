@@ -105,12 +105,12 @@ PRESETS: dict[str, Preset] = {
     # the budget at most) and runs DAgger's episodes in two workers. Measured: collecting 516 s, cloning 1,794 s
     # (its first epoch shared with test runs), DAgger 791 s (481 of 600 solved, 4,807 labels, its epoch included);
     # held-out success 69.9% on the 24 sites of seed 200, against 52.4% for 480 sites.
-    # Then three DAgger rounds instead of one: each labels 450 tasks and trains one epoch over every label so far
-    # and a fresh draw of 24,000 certificate steps (an epoch over all of them took 560 of the round's 791 s), in a
+    # Then three DAgger rounds instead of one: each labels 600 tasks and trains one epoch over every label so far
+    # and a fresh draw of 32,000 certificate steps (an epoch over all of them took 560 of the round's 791 s), in a
     # budget of 3,450 s whose first 67% (as before, 2,310 s) is collecting and cloning.
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128}, bc_epochs=3, bc_batch=32,
-                   bc_lr=5e-3, val_fraction=0.0, bc_share=0.67, dagger_rounds=3, dagger_tasks=450, dagger_epochs=1,
-                   dagger_certificates=24_000, dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5,
+                   bc_lr=5e-3, val_fraction=0.0, bc_share=0.67, dagger_rounds=3, dagger_tasks=600, dagger_epochs=1,
+                   dagger_certificates=32_000, dagger_beta=0.3, dagger_greedy=True, dagger_lr_scale=0.5,
                    time_budget=3450.0, workers=2, threads=2, ppo={"total_timesteps": 0}),
     # ablation: cloning only (the ablation runs neither DAgger, labelled by the verifier's oracle, nor PPO), a policy
     # between smoke's and full's, full's batch and learning rate, four epochs; each of the ablation's twelve arms
