@@ -17,6 +17,8 @@ policy to guess).
 
 from __future__ import annotations
 
+import gc
+
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -201,11 +203,20 @@ def _parallel(policy: Policy, sites: list[Site], picks: list[tuple[int, tuple[in
     bounds = np.linspace(0, len(sites), min(workers, len(sites)) + 1).round().astype(int)
     state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
     jobs = []
-    for a, b in pairwise(bounds):
-        mine = [(number, (int(index - a), task_id, length)) for number, (index, task_id, length) in picks if a <= index < b]
-        jobs.append((policy.config, state, sites[a:b], mine, settings, time_left))
-    with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(_worker, jobs))
+    for a, b in pairwise(bounds):  # a worker gets only the sites its episodes use, not its whole chunk
+        used = sorted({index for _, (index, _, _) in picks if a <= index < b})
+        place = {index: k for k, index in enumerate(used)}
+        mine = [(number, (place[index], task_id, length)) for number, (index, task_id, length) in picks
+                if a <= index < b]
+        jobs.append((policy.config, state, [sites[index] for index in used], mine, settings, time_left))
+    # Frozen, the parent's objects are never visited by a child's collector, so their pages stay shared
+    # (a collection in each child otherwise copied every page of the training sites and demonstrations).
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_worker, jobs))
+    finally:
+        gc.unfreeze()
 
 
 def _worker(job: tuple[Any, ...]) -> list[_Episode]:

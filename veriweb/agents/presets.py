@@ -203,6 +203,7 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
                                   workers=preset.workers, time_left=label_left)
         torch.set_num_threads(preset.threads)
         labels = new if labels is None else merge(labels, new)
+        del demos  # the last round's training set, before the next is drawn
         if preset.dagger_certificates:  # every label so far, and a fresh draw of the certificates
             demos = merge(sample(certificates, preset.dagger_certificates, seed=seed + 200 + number), labels)
         else:
