@@ -360,6 +360,24 @@ def test_dagger_rounds_train_on_every_label_and_a_fresh_draw_of_certificates(tmp
     assert summary["demonstrations"]["steps"] > 10  # the certificates' own count
 
 
+def test_training_that_would_run_out_of_memory_fails_before_collecting(tmp_path: Path, corpora, demos,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from veriweb.agents import presets
+    from veriweb.agents.bc import memory_needed
+
+    sites = corpora["train"][1]
+    needed = memory_needed(sites)
+    one = memory_needed(sites[:1])
+    assert 0 < one < needed  # more sites, more certificate steps to hold
+    per_step = sum(v.nbytes for v in demos.features.values()) / len(demos)
+    steps = sum(len(task.certificate) for site in sites for task in site.tasks)
+    assert 0.5 < needed / (per_step * steps) < 2  # the estimate is of the order of what collecting holds
+    monkeypatch.setattr(presets, "available_memory", lambda: needed)
+    with pytest.raises(VeriwebError, match="GiB of memory"):
+        presets.train(presets.get_preset("smoke"), sites, tmp_path / "run")
+    assert not (tmp_path / "run" / "policy.pt").exists()
+
+
 def test_element_groups_put_a_rows_cells_with_the_row() -> None:
     from veriweb.agents.features import element_groups
     from veriweb.envs.observation import ROLE_IDS

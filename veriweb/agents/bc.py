@@ -96,6 +96,30 @@ def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None, 
     return concatenate(parts, consume=True)
 
 
+def memory_needed(sites: Sequence[Site], *, env_kwargs: dict[str, Any] | None = None) -> int:
+    """Bytes :func:`collect` will hold for ``sites``: every certificate step's features, at the size
+    of the first site's steps (a few seconds; 0 when no certificate maps)."""
+    sites = list(sites)
+    steps = sum(len(task.certificate) for site in sites for task in site.tasks)
+    for site in sites:
+        probe = _replay([site], env_kwargs)
+        if len(probe):
+            return int(steps * sum(v.nbytes for v in probe.features.values()) / len(probe))
+    return 0
+
+
+def available_memory() -> int | None:
+    """Bytes this machine can still give (``MemAvailable`` of ``/proc/meminfo``; None where there is none)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 CHUNK_SITES = 16
 """Sites replayed by one env: each chunk's env, with the pages its sites' sessions cached, is
 dropped when the chunk is done, and a worker hands back one chunk's steps at a time (960 sites

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from veriweb.agents.bc import collect, evaluate_bc, sample, split_sites, train_bc
+from veriweb.agents.bc import available_memory, collect, evaluate_bc, memory_needed, sample, split_sites, train_bc
 from veriweb.agents.dagger import dagger_round, merge
 from veriweb.agents.policy import Policy, parameter_count, save_policy
 from veriweb.agents.ppo import Args, train_ppo
@@ -168,6 +168,11 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         train_sites, held = sites, list(val_sites)
     timings: dict[str, float] = {}
 
+    needed, free = memory_needed(train_sites), available_memory()
+    if free is not None and needed > 0.8 * free:  # past it the machine thrashes for an hour instead of failing now
+        raise VeriwebError(f"the {len(train_sites)} training sites' certificate steps need about {needed / 2**30:.1f} "
+                           f"GiB of memory and this machine has {free / 2**30:.1f} GiB available: train on fewer "
+                           "sites (veriweb generate --sites N), or free memory")
     clock = time.perf_counter()
     demos = collect(train_sites, workers=preset.workers)
     val = collect(held, workers=preset.workers) if held else None
