@@ -98,7 +98,7 @@ def collect(sites: Iterable[Site], *, env_kwargs: dict[str, Any] | None = None, 
 
 def memory_needed(sites: Sequence[Site], *, env_kwargs: dict[str, Any] | None = None) -> int:
     """Bytes :func:`collect` will hold for ``sites``: every certificate step's features, at the size
-    of the first site's steps (a few seconds; 0 when no certificate maps)."""
+    of the first site's steps (one site replayed; 0 when no certificate maps)."""
     sites = list(sites)
     steps = sum(len(task.certificate) for site in sites for task in site.tasks)
     for site in sites:

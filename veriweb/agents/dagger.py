@@ -18,7 +18,6 @@ policy to guess).
 from __future__ import annotations
 
 import gc
-
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
