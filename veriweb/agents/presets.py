@@ -168,9 +168,10 @@ def train(preset: Preset, sites: Sequence[Site], out: str | Path, *, val_sites: 
         train_sites, held = sites, list(val_sites)
     timings: dict[str, float] = {}
 
-    needed, free = memory_needed(train_sites), available_memory()
+    needed, free = memory_needed(train_sites + held), available_memory()  # both are collected
     if free is not None and needed > 0.8 * free:  # past it the machine thrashes for an hour instead of failing now
-        raise VeriwebError(f"the {len(train_sites)} training sites' certificate steps need about {needed / 2**30:.1f} "
+        raise VeriwebError(f"the certificate steps of {len(train_sites) + len(held)} training and validation sites "
+                           f"need about {needed / 2**30:.1f} "
                            f"GiB of memory and this machine has {free / 2**30:.1f} GiB available: train on fewer "
                            "sites (veriweb generate --sites N), or free memory")
     clock = time.perf_counter()
