@@ -16,7 +16,7 @@ torch.set_num_threads(1)  # more threads spin against other jobs on a shared two
 from veriweb.agents.ablation import config_hash, paired_difference  # noqa: E402
 from veriweb.agents.bc import collect, evaluate_bc, train_bc  # noqa: E402
 from veriweb.agents.evaluate import EpisodeResult, PolicyAgent, bootstrap_ci, evaluate, run_episodes  # noqa: E402
-from veriweb.agents.features import PolicyObservation, stack  # noqa: E402
+from veriweb.agents.features import PolicyObservation, featurize, pack, stack, unpack  # noqa: E402
 from veriweb.agents.floors import InfeasibleAgent, NearestCertificateAgent, NoopAgent, substitute  # noqa: E402
 from veriweb.agents.policy import (  # noqa: E402
     Policy, config_for, discrete_for, load_policy, parameter_count, save_policy, to_tensors)
@@ -60,7 +60,7 @@ def test_policy_is_compact_and_respects_masks(demos) -> None:  # type: ignore[no
     policy = Policy(demos.config)
     assert parameter_count(policy) < 10_000_000
     index = np.arange(min(len(demos), 48))
-    batch = {k: v[index] for k, v in demos.features.items()}
+    batch = unpack({k: v[index] for k, v in demos.features.items()})
     torch.manual_seed(0)
     for _ in range(3):
         actions = policy.act(batch, greedy=False)
@@ -95,8 +95,38 @@ def test_demonstrations_account_for_every_task(demos, corpora) -> None:  # type:
     assert demos.used > demos.tasks // 2
     rows = np.arange(len(demos))
     kinds = demos.actions[:, 0]
-    assert demos.features["mask_type"][rows, kinds].all()
-    assert demos.features["mask_element"][rows, kinds, demos.actions[:, 1]].all()
+    features = unpack(demos.features)
+    assert features["mask_type"][rows, kinds].all()
+    assert features["mask_element"][rows, kinds, demos.actions[:, 1]].all()
+
+
+def test_demonstrations_are_held_packed_and_unpack_to_the_features_exactly(corpora) -> None:  # type: ignore[no-untyped-def]
+    """Held demonstrations are narrowed and bit-packed; unpacking gives back featurize's arrays, bit for bit."""
+    site = corpora["train"][1][0]
+    env = DiscreteActions(VeriwebEnv(sites=[site]))
+    rows = []
+    for task in site.tasks[:6]:
+        obs, _ = env.reset(options={"site": 0, "task": task.id})
+        rows.append(featurize(obs, env))
+        for text in task.certificate[:3]:
+            action = env.encode(text)
+            obs, _, terminated, truncated, _ = env.step(action)
+            rows.append(featurize(obs, env))
+            if terminated or truncated:
+                break
+    plain = stack(rows)
+    packed = pack(plain)
+    assert sum(v.nbytes for v in packed.values()) < 0.7 * sum(v.nbytes for v in plain.values())
+    assert packed["mask_element"].dtype == np.uint8 and packed["el_tokens"].dtype == np.int16
+    back = unpack(packed)
+    assert back.keys() == plain.keys()
+    for key, value in plain.items():
+        assert back[key].dtype == value.dtype and np.array_equal(back[key], value), key
+    assert plain["mask_argument"].any() and not plain["mask_argument"].all()  # the bits carry information
+    assert unpack(plain)["mask_element"] is plain["mask_element"]  # unpacked batches pass through
+    too_big = dict(plain, el_tokens=plain["el_tokens"] + 40_000)
+    with pytest.raises(ValueError, match="el_tokens"):
+        pack(too_big)
 
 
 def test_behaviour_cloning_fits_the_certificates(demos) -> None:  # type: ignore[no-untyped-def]
@@ -253,7 +283,7 @@ def test_policy_agent_is_deterministic_greedy_or_seeded(corpora, demos) -> None:
 
 
 def test_match_features_name_the_rows_that_write_a_slot_value(corpora) -> None:  # type: ignore[no-untyped-def]
-    from veriweb.agents.features import element_match, featurize
+    from veriweb.agents.features import element_match
     from veriweb.envs.arguments import node_text
 
     env = DiscreteActions(VeriwebEnv(sites=corpora["train"][1]))
@@ -334,7 +364,7 @@ def test_dagger_labels_the_states_the_policy_reaches_with_the_oracle(corpora, de
     assert len(both) == len(demos) + len(followed)
     assert both.episode[len(demos):].min() > demos.episode.max()
     kinds = both.actions[:, 0]
-    assert both.features["mask_type"][np.arange(len(both)), kinds].all()
+    assert unpack(both.features)["mask_type"][np.arange(len(both)), kinds].all()
 
 
 def test_dagger_rounds_train_on_every_label_and_a_fresh_draw_of_certificates(tmp_path: Path, corpora,
@@ -424,7 +454,6 @@ def test_an_option_row_gets_the_goal_context_of_the_slot_value_it_is() -> None:
     prefers the Barcelona option and the destination list's the Madrid one (untrained, not both)."""
     from dataclasses import replace
 
-    from veriweb.agents.features import featurize
     from veriweb.agents.policy import config_for, to_tensors
     from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
     from veriweb.envs.env import VeriwebEnv
@@ -461,7 +490,7 @@ def test_an_option_row_gets_the_goal_context_of_the_slot_value_it_is() -> None:
 
 
 def test_element_numbers_mark_the_largest_and_smallest_of_alike_numbers() -> None:
-    from veriweb.agents.features import element_groups, element_numbers, featurize
+    from veriweb.agents.features import element_groups, element_numbers
     from veriweb.engine.actions import parse_action
 
     site = generate_site("shop", 0)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from veriweb.agents.features import featurize, stack
+from veriweb.agents.features import featurize, pack, stack
 from veriweb.agents.memory import remember
 from veriweb.agents.policy import Policy, PolicyConfig, config_for, to_tensors
 from veriweb.envs.actions import DiscreteActions
@@ -153,7 +153,7 @@ def _replay(sites: list[Site], env_kwargs: dict[str, Any] | None) -> Demonstrati
                 episodes.append(demos.tasks - 1)
     if not rows:
         return demos
-    demos.features = stack(rows)
+    demos.features = pack(stack(rows))
     demos.actions = np.stack(actions).astype(np.int64)
     demos.episode = np.array(episodes, np.int64)
     return demos

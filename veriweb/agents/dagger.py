@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from veriweb.agents.bc import Demonstrations, _allowed
-from veriweb.agents.features import featurize, stack
+from veriweb.agents.features import featurize, pack, stack
 from veriweb.agents.memory import remember
 from veriweb.agents.policy import Policy, discrete_for, to_tensors
 from veriweb.engine import actions as A
@@ -241,7 +241,7 @@ def _join(parts: Sequence[Sequence[_Episode]], policy: Policy) -> tuple[Demonstr
         for name in ("episodes", "successes", "states", "labelled", "disagreements"):
             setattr(stats, name, getattr(stats, name) + getattr(episode.stats, name))
         stats.skipped.update(episode.stats.skipped)
-    demos = Demonstrations(stack(rows) if rows else {}, np.stack(actions).astype(np.int64) if actions
+    demos = Demonstrations(pack(stack(rows)) if rows else {}, np.stack(actions).astype(np.int64) if actions
                            else np.zeros((0, 3), np.int64), np.array(episodes, np.int64), tasks=stats.episodes,
                            used=stats.episodes, config=policy.config)
     return demos, stats

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from veriweb.agents.bc import Demonstrations, _allowed, concatenate
-from veriweb.agents.features import featurize, stack
+from veriweb.agents.features import featurize, pack, stack
 from veriweb.agents.memory import remember
 from veriweb.agents.policy import config_for
 from veriweb.envs.actions import DiscreteActions
@@ -94,7 +94,7 @@ def _replay_as_given(sites: list[Site], env_kwargs: dict[str, Any] | None) -> tu
             else:
                 demos.skipped["empty"] += 1
     if rows:
-        demos.features = stack(rows)
+        demos.features = pack(stack(rows))
         demos.actions = np.stack(actions).astype(np.int64)
         demos.episode = np.array(episodes, np.int64)
     return demos, outcomes

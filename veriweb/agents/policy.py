@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_NUMERIC
+from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_NUMERIC, unpack
 from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
 from veriweb.agents.sequence import Bags, Layout, encoder_layer, ranks
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
@@ -463,9 +463,11 @@ class Policy(nn.Module):
 
 
 def to_tensors(batch: dict[str, np.ndarray]) -> dict[str, Tensor]:
-    """A numpy feature batch as tensors (copies only of read-only or non-contiguous arrays)."""
+    """A numpy feature batch (as :func:`~veriweb.agents.features.featurize` makes them, or packed as
+    demonstrations are held: :func:`~veriweb.agents.features.unpack`) as tensors (copies only of
+    read-only or non-contiguous arrays)."""
     return {key: torch.from_numpy(value if value.flags.writeable and value.flags.c_contiguous else np.array(value))
-            for key, value in batch.items()}
+            for key, value in unpack(batch).items()}
 
 
 def parameter_count(policy: nn.Module) -> int:
