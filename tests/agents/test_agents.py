@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import re
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -514,6 +515,60 @@ def test_element_numbers_mark_the_largest_and_smallest_of_alike_numbers() -> Non
     assert cheapest_item >= 0 and numbers[groups == cheapest_item, 4].all() and not numbers[groups == cheapest_item, 3].any()
     assert not numbers[[row for row, t in enumerate(texts) if not re.search(r"\d", t)], 0].any()
     assert np.array_equal(element_numbers(env, obs["elements"], groups), numbers)  # memoised: the same again
+
+
+def test_group_match_says_which_row_names_the_slot_values() -> None:
+    from veriweb.agents.features import group_match
+
+    match = np.zeros((7, 8), np.float32)
+    slot = np.zeros(7, np.int32)
+    groups = np.array([0, 0, 0, 3, 3, 3, -1], np.int32)  # two table rows, and a row in none
+    match[1, 1], match[1, 3], slot[1] = 1.0, 1.0, 11  # row 0 writes slot values 11 and 12 in full
+    match[2, 1], slot[2] = 1.0, 12
+    match[4, 1], slot[4] = 1.0, 11  # row 3 writes 11 only, and part of 12
+    match[5, 1], slot[5] = 0.5, 12
+    match[6, 1], match[6, 3], slot[6] = 1.0, 1.0, 12  # outside any group: counts for nothing
+    out = group_match(match, slot, groups)
+    assert out.shape == (7, 3) and out.dtype == np.float32
+    assert out[0].tolist() == [1.0, 1.0, 1.0]  # the link in row 0 (it matches nothing itself)
+    assert out[3].tolist() == [1.0, 0.0, 0.5]
+    assert (out[:3] == out[0]).all() and (out[3:6] == out[3]).all() and not out[6].any()
+    assert not group_match(match, slot, np.full(7, -1, np.int32)).any()
+
+
+def test_group_match_marks_the_booking_the_task_names_and_the_policy_reads_it() -> None:
+    """Cancelling "my flight to X" clicks a booking code whose own text matches nothing in the goal;
+    its table row names the destination, and the feature says so."""
+    from veriweb.envs.certificates import certificate_actions
+
+    checked = strictly = 0
+    for seed in range(1, 6):
+        site = generate_site("travel", seed)
+        env = DiscreteActions(VeriwebEnv(sites=[site]))
+        for task in site.tasks:
+            if task.family not in ("multi_step_write", "login_write") or "cancel" not in task.instruction:
+                continue
+            plan = certificate_actions(env, task, 0)  # (it replays the certificate: reset after it)
+            obs, _ = env.reset(options={"site": 0, "task": task.id})
+            for action in plan:
+                features = featurize(obs, env)
+                row = int(action[1])
+                group, own, named = features["el_group"], features["el_match"], features["el_group_match"]
+                if group[row] >= 0 and own[row, 1] == 0 and named[row, 0] == 1.0:  # a code in a row that names X
+                    links = (features["el_role"] == features["el_role"][row]) & (group >= 0) & (group != group[row])
+                    checked += 1
+                    strictly += bool(links.any() and named[row, 2] > named[links, 2].max())
+                    assert named[row, 2] == 1.0
+                obs, _, terminated, truncated, _ = env.step(action)
+                if terminated or truncated:
+                    break
+    assert checked >= 3 and strictly >= 1
+    env = DiscreteActions(VeriwebEnv(sites=[generate_site("travel", 1)]))
+    policy = Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64, group_match=True))
+    obs, _ = env.reset(seed=0)
+    batch = {k: v[None] for k, v in featurize(obs, env).items()}
+    assert policy.act(batch).shape == (1, 3)
+    assert Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64)).group_match is None
 
 
 def test_a_time_budget_cuts_the_learning_rate_horizon(demos) -> None:  # type: ignore[no-untyped-def]

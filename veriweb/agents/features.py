@@ -68,6 +68,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "el_slot": box(0, A - 1, (E,), np.int32),
         "el_group": box(-1, E - 1, (E,), np.int32),
         "el_numeric": box(0, 1, (E, N_NUMERIC), np.int8),
+        "el_group_match": box(0.0, 1.0, (E, N_GROUP_MATCH), np.float32),
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
@@ -304,6 +305,42 @@ def argument_match(elements: dict[str, np.ndarray], goal: np.ndarray, env: Discr
 
 N_NUMERIC = 5
 """Number features per element (see :func:`element_numbers`)."""
+N_GROUP_MATCH = 3
+"""Group match features per element (see :func:`group_match`)."""
+
+
+def group_match(match: np.ndarray, slot: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per element row, how well the group it sits in names the task's slot values (E, N_GROUP_MATCH).
+
+    "Cancel my flight to Budapest" means the booking link in the table row that says Budapest;
+    the link's own text (a booking code) matches nothing in the goal. Columns, over the rows of
+    its group (:func:`element_groups`: its table row, list item, card, form, dialog): 0 the best
+    coverage of a slot value (``match`` column 1); 1 whether one of them is exactly a slot value
+    (column 3); 2 how many distinct slot values the group writes in full, as a fraction of the
+    most any group on the page writes (so the row that names both the destination and the date
+    is 1). Rows outside any group get zeros.
+
+    Args:
+        match: :func:`element_match`'s columns.
+        slot: :func:`element_match`'s best slot argument per row (0: none).
+        groups: :func:`element_groups`.
+    """
+    E = len(groups)
+    out = np.zeros((E, N_GROUP_MATCH), np.float32)
+    inside = groups >= 0
+    if not inside.any():
+        return out
+    ids = groups[inside]
+    for column, source in ((0, match[:, 1]), (1, match[:, 3])):
+        best = np.zeros(E, np.float32)
+        np.maximum.at(best, ids, source[inside])
+        out[inside, column] = best[ids]
+    full = inside & (match[:, 1] >= 1.0) & (slot > 0)
+    if full.any():
+        pairs = np.unique(np.stack([groups[full], slot[full]], 1), axis=0)
+        counts = np.bincount(pairs[:, 0], minlength=E).astype(np.float32)
+        out[inside, 2] = counts[ids] / counts.max()
+    return out
 _AMOUNT = re.compile(r"([-\u2212]?)(US\$|\$|€|£)?(\d[\d,]*(?:\.\d+)?)")
 
 
@@ -388,6 +425,7 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
         "el_overlap": _overlap(elements["tokens"], obs["goal_tokens"]),
         "el_match": el_match, "el_slot": el_slot, "el_group": groups,
         "el_numeric": element_numbers(env, elements, groups),
+        "el_group_match": group_match(el_match, el_slot, groups),
         "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),

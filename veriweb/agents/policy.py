@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_NUMERIC, unpack
+from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_GROUP_MATCH, N_NUMERIC, unpack
 from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
 from veriweb.agents.sequence import Bags, Layout, encoder_layer, ranks
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
@@ -91,6 +91,10 @@ class PolicyConfig:
         numeric: read where each row's number stands among its peers'
             (:func:`veriweb.agents.features.element_numbers`: the largest, the smallest, in a
             row that holds one), in its state and, per type, in its pointer logit.
+        group_match: read how well each row's group (its table row, list item, card) names the
+            task's slot values (:func:`veriweb.agents.features.group_match`), in its state and,
+            per type, in its pointer logit: the booking link in the row that says "Budapest".
+            Checkpoints from before it load with it off.
     """
 
     d_model: int = 64
@@ -109,6 +113,7 @@ class PolicyConfig:
     memory: bool = True
     page_context: bool = True
     numeric: bool = False
+    group_match: bool = False
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -222,8 +227,10 @@ class Policy(nn.Module):
         self.page_context_bias = nn.Embedding(T, 1) if config.page_context else None
         self.numeric = nn.Linear(N_NUMERIC, d) if config.numeric else None
         self.numeric_bias = nn.Embedding(T, N_NUMERIC) if config.numeric else None
+        self.group_match = nn.Linear(N_GROUP_MATCH, d) if config.group_match else None
+        self.group_match_bias = nn.Embedding(T, N_GROUP_MATCH) if config.group_match else None
         for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias,
-                      self.numeric_bias):
+                      self.numeric_bias, self.group_match_bias):
             if table is not None:
                 nn.init.zeros_(table.weight)
         self.arg_index = nn.Embedding(config.n_args, d)
@@ -324,6 +331,8 @@ class Policy(nn.Module):
             e = e + self.group_proj(_group_means(names, batch["el_group"][:, :R].long(), eb, er, E))
         if self.numeric is not None:
             e = e + self.numeric(at("el_numeric", el_at).float())
+        if self.group_match is not None:
+            e = e + self.group_match(at("el_group_match", el_at).float())
         t = (task_words.reshape(-1, d).index_select(0, tb * K + tk) + self.arg_index.weight[S + tk]
              + self.segment.weight[3] + self.arg_match(at("arg_match", arg_at).float())
              + self.context_proj(pools[h_context]))
@@ -374,6 +383,9 @@ class Policy(nn.Module):
             logits = logits + self.el_score(elements).transpose(1, 2)
         if self.numeric_bias is not None:
             logits = logits + torch.einsum("tm,bem->bte", self.numeric_bias.weight, batch["el_numeric"][:, :rows].float())
+        if self.group_match_bias is not None:
+            logits = logits + torch.einsum("tm,bem->bte", self.group_match_bias.weight,
+                                           batch["el_group_match"][:, :rows].float())
         return _masked(F.pad(logits, (0, self.config.n_elements - rows), value=NEG), batch["mask_element"])
 
     def type_logits(self, summary: Tensor, all_elements: Tensor, batch: dict[str, Tensor]) -> Tensor:
