@@ -217,8 +217,8 @@ def concatenate(parts: Sequence[Demonstrations], *, consume: bool = False) -> De
     Args:
         parts: the demonstration sets.
         consume: empty the parts' feature arrays as they are joined, so at most one feature's
-            arrays are held twice (joining 100,000 steps of about 50 kB otherwise needs twice
-            their 5 GB).
+            arrays are held twice (joining 100,000 steps of about 30 kB packed otherwise needs twice
+            their 3 GB).
 
     Raises:
         VeriwebError: no part holds a step.
