@@ -307,40 +307,6 @@ N_NUMERIC = 5
 """Number features per element (see :func:`element_numbers`)."""
 N_GROUP_MATCH = 3
 """Group match features per element (see :func:`group_match`)."""
-
-
-def group_match(match: np.ndarray, slot: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Per element row, how well the group it sits in names the task's slot values (E, N_GROUP_MATCH).
-
-    "Cancel my flight to Budapest" means the booking link in the table row that says Budapest;
-    the link's own text (a booking code) matches nothing in the goal. Columns, over the rows of
-    its group (:func:`element_groups`: its table row, list item, card, form, dialog): 0 the best
-    coverage of a slot value (``match`` column 1); 1 whether one of them is exactly a slot value
-    (column 3); 2 how many distinct slot values the group writes in full, as a fraction of the
-    most any group on the page writes (so the row that names both the destination and the date
-    is 1). Rows outside any group get zeros.
-
-    Args:
-        match: :func:`element_match`'s columns.
-        slot: :func:`element_match`'s best slot argument per row (0: none).
-        groups: :func:`element_groups`.
-    """
-    E = len(groups)
-    out = np.zeros((E, N_GROUP_MATCH), np.float32)
-    inside = groups >= 0
-    if not inside.any():
-        return out
-    ids = groups[inside]
-    for column, source in ((0, match[:, 1]), (1, match[:, 3])):
-        best = np.zeros(E, np.float32)
-        np.maximum.at(best, ids, source[inside])
-        out[inside, column] = best[ids]
-    full = inside & (match[:, 1] >= 1.0) & (slot > 0)
-    if full.any():
-        pairs = np.unique(np.stack([groups[full], slot[full]], 1), axis=0)
-        counts = np.bincount(pairs[:, 0], minlength=E).astype(np.float32)
-        out[inside, 2] = counts[ids] / counts.max()
-    return out
 _AMOUNT = re.compile(r"([-\u2212]?)(US\$|\$|€|£)?(\d[\d,]*(?:\.\d+)?)")
 
 
@@ -397,6 +363,40 @@ def element_numbers(env: DiscreteActions, elements: dict[str, np.ndarray], group
             out[:, column] = np.isin(groups, marked) & (groups >= 0)
     memo[key] = out
     return out.copy()
+
+
+def group_match(match: np.ndarray, slot: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per element row, how well the group it sits in names the task's slot values (E, N_GROUP_MATCH).
+
+    "Cancel my flight to Budapest" means the booking link in the table row that says Budapest;
+    the link's own text (a booking code) matches nothing in the goal. Columns, over the rows of
+    its group (:func:`element_groups`: its table row, list item, card, form, dialog): 0 the best
+    coverage of a slot value (``match`` column 1); 1 whether one of them is exactly a slot value
+    (column 3); 2 how many distinct slot values the group writes in full, as a fraction of the
+    most any group on the page writes (so the row that names both the destination and the date
+    is 1). Rows outside any group get zeros.
+
+    Args:
+        match: :func:`element_match`'s columns.
+        slot: :func:`element_match`'s best slot argument per row (0: none).
+        groups: :func:`element_groups`.
+    """
+    E = len(groups)
+    out = np.zeros((E, N_GROUP_MATCH), np.float32)
+    inside = groups >= 0
+    if not inside.any():
+        return out
+    ids = groups[inside]
+    for column, source in ((0, match[:, 1]), (1, match[:, 3])):
+        best = np.zeros(E, np.float32)
+        np.maximum.at(best, ids, source[inside])
+        out[inside, column] = best[ids]
+    full = inside & (match[:, 1] >= 1.0) & (slot > 0)
+    if full.any():
+        pairs = np.unique(np.stack([groups[full], slot[full]], 1), axis=0)
+        counts = np.bincount(pairs[:, 0], minlength=E).astype(np.float32)
+        out[inside, 2] = counts[ids] / counts.max()
+    return out
 
 
 def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray]:

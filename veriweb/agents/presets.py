@@ -114,9 +114,9 @@ PRESETS: dict[str, Preset] = {
     # epochs, no DAgger: 76.4%, the budget cut in the fourth epoch). Holding the certificates' features packed
     # (about 30 kB a step instead of 51) leaves memory for 2,560 sites, and three epochs over them fill the budget;
     # the policy also reads where a row's number stands among its peers' (numeric) and how well its table row
-    # names the slot values (group_match): in the 1,920-site policy's failed held-out travel episodes it clicked
-    # the booking of the wrong row in 4 of 7 "cancel my flight to X" tasks and sorted by price instead of
-    # opening the fastest flight.
+    # names the slot values (group_match): in 4 of the 1,920-site policy's 7 failed held-out multi_step_write
+    # travel episodes ("cancel", "move my flight to X") it clicked the booking code of the wrong row, and it sorted
+    # by price instead of opening the fastest flight.
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128, "numeric": True,
                                    "group_match": True},
                    bc_epochs=3, bc_batch=32, bc_lr=5e-3, val_fraction=0.0, time_budget=3450.0, workers=2, threads=2,
