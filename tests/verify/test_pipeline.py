@@ -127,6 +127,42 @@ def test_tasks_a_repair_changes_are_searched_once(small: Site, repaired: tuple[S
     assert {i["code"] for i in report.raw.issues} >= {"S006", "M005", "F001"}
 
 
+
+def test_raw_status_search_gets_a_share_of_the_budget(small: Site) -> None:
+    """A task certified only on the repaired site whose certificate fails on the raw site is searched
+    on the raw site for the report's raw column, with ``budget // RAW_STATUS_SHARE``; a certificate
+    that replays there is taken without a search."""
+    from veriweb.verify import feasibility
+    from veriweb.verify.feasibility import NOT_SEARCHED, TaskVerdict, certified
+    from veriweb.verify.pipeline import RAW_STATUS_SHARE, _raw_statuses
+
+    raw = defective(small)
+    task = raw.task("price_lookup")
+    unsearched = TaskVerdict(task.id, "undecided", (), NOT_SEARCHED, (), 0)
+    verdicts = {t.id: TaskVerdict(t.id, "infeasible", (), "proof", (), 0) for t in raw.tasks} | {task.id: unsearched}
+    calls: list[int] = []
+    original = feasibility.verify_task
+
+    def spy(site: Site, task: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["budget"])
+        return original(site, task, **kwargs)
+
+    feasibility.verify_task = spy
+    try:
+        # a certificate that cannot replay anywhere (it clicks no element of the site): searched
+        broken = certified(task, ["click('no-such-element')"], [], "$.tasks[1]")
+        shown = _raw_statuses(raw, verdicts, {task.id: broken}, BUDGET)
+        assert calls == [BUDGET // RAW_STATUS_SHARE]
+        assert shown[task.id].proof != NOT_SEARCHED
+        # an infeasible verdict after repair: no raw search at all
+        calls.clear()
+        gone = TaskVerdict(task.id, "infeasible", (), "proof", (), 0)
+        assert _raw_statuses(raw, verdicts, {task.id: gone}, BUDGET)[task.id] is unsearched
+        assert calls == []
+    finally:
+        feasibility.verify_task = original
+
+
 def _corpus(root: Path, sites: list[tuple[str, Site]], truth: dict[str, list[dict[str, Any]]]) -> None:
     (root / "sites").mkdir(parents=True)
     entries = []
