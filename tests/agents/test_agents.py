@@ -571,6 +571,47 @@ def test_group_match_marks_the_booking_the_task_names_and_the_policy_reads_it() 
     assert Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64)).group_match is None
 
 
+
+def test_slot_keys_name_where_each_task_string_comes_from_and_the_policy_reads_them() -> None:
+    """A flight task's two cities differ only by their slots' names ("origin", "destination"); every
+    task string drawn from a slot (its value, another form, a run of its words) carries that name's
+    tokens, the instruction's own words carry none, and a policy with ``slot_keys`` reads them."""
+    from veriweb.agents.features import KEY_TOKENS
+    from veriweb.envs.tokenizer import encode
+
+    site = generate_site("travel", 1)
+    env = DiscreteActions(VeriwebEnv(sites=[site]))
+    checked = 0
+    for task in site.tasks:
+        if not {"origin", "destination"} <= set(task.slots):
+            continue
+        obs, _ = env.reset(options={"site": 0, "task": task.id})
+        keys = featurize(obs, env)["arg_key"]
+        strings = env.task_strings()
+        for name in ("origin", "destination"):
+            at = env.task_start + strings.index(str(task.slots[name]))
+            assert keys[at].tolist() == encode(name, KEY_TOKENS).tolist()
+        for k, text in enumerate(strings):  # a run of the instruction's own words comes from no slot
+            if not any(text in str(v) for v in task.slots.values()) and " " in text:
+                assert not keys[env.task_start + k].any()
+        assert not keys[:env.task_start].any() and not keys[env.task_start + len(strings):].any()
+        checked += 1
+    assert checked >= 3
+    policy = Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64, slot_keys=True))
+    obs, _ = env.reset(seed=0)
+    batch = {k: v[None] for k, v in featurize(obs, env).items()}
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for weight in (policy.key_proj.weight, policy.slot_key_proj.weight):
+            weight.normal_(0, 1.0)
+        blank = dict(batch, arg_key=np.zeros_like(batch["arg_key"]))
+        given = torch.tensor(policy.act(batch, greedy=True))
+        with_keys = policy(to_tensors(batch), given)["log_prob"]
+        without = policy(to_tensors(blank), given)["log_prob"]
+    assert not torch.allclose(with_keys, without)
+    assert Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64)).key_proj is None
+
+
 def test_a_time_budget_cuts_the_learning_rate_horizon(demos) -> None:  # type: ignore[no-untyped-def]
     """With no time left the cosine ends at the next update: the rate is at its floor (10%), not
     where 50 planned epochs would have it."""

@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from veriweb.agents import memory
 from veriweb.envs.actions import ACTION_TYPES, DiscreteActions
-from veriweb.envs.arguments import other_forms, slot_order
+from veriweb.envs.arguments import other_forms, slot_order, word_runs
 from veriweb.envs.miniwob import MiniWoBEnv
 from veriweb.envs.observation import FLAGS, ROLE_IDS, ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode
@@ -48,6 +48,8 @@ N_ARG_MATCH = 5
 """Match features per task-string argument (see :func:`argument_match`)."""
 ARG_CONTEXT = 4
 """Goal tokens kept from just before each task string's first occurrence in the goal."""
+KEY_TOKENS = 3
+"""Tokens kept of the name of the slot a task string comes from (``return_date``: "return date")."""
 
 
 def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tokens: int = 6,
@@ -72,6 +74,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "arg_tokens": box(0, VOCAB_SIZE - 1, (A, ARG_TOKENS), np.int32),
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
+        "arg_key": box(0, VOCAB_SIZE - 1, (A, KEY_TOKENS), np.int32),
         "mask_type": box(0, 1, (T,), np.int8),
         "mask_element": box(0, 1, (T, E), np.int8),
         "mask_argument": box(0, 1, (T, A), np.int8),
@@ -156,27 +159,42 @@ class _TaskMatch:
         primary_index: (P,) their argument indices.
         arg_match: (A, N_ARG_MATCH) the static columns (the "already typed" column is filled per step).
         arg_context: (A, ARG_CONTEXT) goal tokens before each task string.
+        arg_key: (A, KEY_TOKENS) the tokens of the name of the slot each task string comes from
+            (its value, another form of it, or a run of its words; zeros for the instruction's own
+            words): "origin" and "destination" tell the two cities of "the Oslo-Nice flight" apart
+            where no "from" or "to" is written. MiniWoB++ names its fields the same way.
         typed: (K, value_tokens) each task string as a field value's tokens would read.
         goal_set: distinct non-pad goal tokens.
     """
 
     def __init__(self, env: DiscreteActions, strings: list[str], goal: np.ndarray, value_tokens: int) -> None:
         self.strings = strings
+        keys: dict[str, str] = {}  # task string -> the name of the slot it comes from (the first that gives it)
         if isinstance(env.base, MiniWoBEnv):  # an outside benchmark: its own parse of the goal is the slots
             values = list(strings)
             primary = set(values)
+            for name, value in env.base.fields:
+                keys.setdefault(value, name)
         else:
             task = env.base.task
-            today = env.base.site.clock.today
-            values = [str(task.slots[name]) for name in slot_order(task.template) if name in task.slots]
+            today = dt.date.fromisoformat(env.base.site.clock.today.isoformat())
+            names = [name for name in slot_order(task.template) if name in task.slots]
+            values = [str(task.slots[name]) for name in names]
             primary = set(values)
-            for value in values:
-                primary.update(other_forms(value, dt.date.fromisoformat(today.isoformat())))
+            for name, value in zip(names, values):
+                forms = other_forms(value, today)
+                primary.update(forms)
+                for form in (value, *forms):
+                    keys.setdefault(form, name)
+            for name, value in zip(names, values):
+                for run in word_runs(value):
+                    keys.setdefault(run, name)
         goal_ids = goal[goal > 0]
         self.goal_set = np.unique(goal_ids)
         A = env.n_args
         self.arg_match = np.zeros((A, N_ARG_MATCH), np.float32)
         self.arg_context = np.zeros((A, ARG_CONTEXT), np.int32)
+        self.arg_key = np.zeros((A, KEY_TOKENS), np.int32)
         rows, index = [], []
         self.typed = np.zeros((len(strings), value_tokens), np.int32)
         for k, text in enumerate(strings):
@@ -189,6 +207,8 @@ class _TaskMatch:
             self.arg_match[arg, 1] = float(at >= 0)
             self.arg_match[arg, 2] = at / max(len(goal), 1) if at >= 0 else 0.0
             self.arg_match[arg, 4] = min(len(text.split()) / 8.0, 1.0)
+            if text in keys:
+                self.arg_key[arg] = encode(keys[text].replace("_", " "), KEY_TOKENS)
             if at > 0:
                 before = goal_ids[max(0, at - ARG_CONTEXT):at]
                 self.arg_context[arg, ARG_CONTEXT - len(before):] = before
@@ -416,6 +436,7 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
                       steps / max(budget, 1)], np.float32)
     el_match, el_slot = element_match(elements, obs["goal_tokens"], env)
     arg_match, arg_context = argument_match(elements, obs["goal_tokens"], env)
+    arg_key = _task_match(env, obs["goal_tokens"]).arg_key
     arg_tokens = argument_tokens(env)
     groups = element_groups(elements)
     return {
@@ -427,7 +448,7 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
         "el_numeric": element_numbers(env, elements, groups),
         "el_group_match": group_match(el_match, el_slot, groups),
         "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context,
-        "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
+        "arg_key": arg_key, "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),
     }
 
@@ -463,7 +484,7 @@ def stack(features: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 _NARROW = ("goal", "el_tokens", "el_value", "el_role", "el_depth", "el_slot", "el_group", "arg_tokens",
-           "arg_context", "mem_kind", "mem_row", "mem_arg", "url")
+           "arg_context", "arg_key", "mem_kind", "mem_row", "mem_arg", "url")
 """Integer features whose values all fit in int16 (token ids below ``VOCAB_SIZE``, row and
 argument indices, depths, roles): stored as int16, read as int32."""
 _BITS = ("mask_element", "mask_argument", "el_flags", "el_numeric")

@@ -95,6 +95,10 @@ class PolicyConfig:
             task's slot values (:func:`veriweb.agents.features.group_match`), in its state and,
             per type, in its pointer logit: the booking link in the row that says "Budapest".
             Checkpoints from before it load with it off.
+        slot_keys: read the name of the slot each task string comes from (``arg_key``: "origin",
+            "destination", "guests"), in the task string's item and in every row whose text is
+            that slot's value: "the Oslo-Nice flight" says which city is the origin only through
+            the slot's name. Checkpoints from before it load with it off.
     """
 
     d_model: int = 64
@@ -114,6 +118,7 @@ class PolicyConfig:
     page_context: bool = True
     numeric: bool = False
     group_match: bool = False
+    slot_keys: bool = False
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -229,6 +234,8 @@ class Policy(nn.Module):
         self.numeric_bias = nn.Embedding(T, N_NUMERIC) if config.numeric else None
         self.group_match = nn.Linear(N_GROUP_MATCH, d) if config.group_match else None
         self.group_match_bias = nn.Embedding(T, N_GROUP_MATCH) if config.group_match else None
+        self.key_proj = nn.Linear(d, d) if config.slot_keys else None
+        self.slot_key_proj = nn.Linear(d, d) if config.slot_keys else None
         for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias,
                       self.numeric_bias, self.group_match_bias):
             if table is not None:
@@ -305,6 +312,7 @@ class Policy(nn.Module):
         h_values = bags.add(at("el_value", el_at))
         h_task = bags.add(task_ids)
         h_context = bags.add(at("arg_context", arg_at))
+        h_keys = bags.add(batch["arg_key"][:, S:S + K]) if c.slot_keys else None
         h_static = bags.add(arg_ids[:, P + E:])
         if c.memory:
             kinds = batch["mem_kind"]
@@ -336,6 +344,11 @@ class Policy(nn.Module):
         t = (task_words.reshape(-1, d).index_select(0, tb * K + tk) + self.arg_index.weight[S + tk]
              + self.segment.weight[3] + self.arg_match(at("arg_match", arg_at).float())
              + self.context_proj(pools[h_context]))
+        if self.key_proj is not None and self.slot_key_proj is not None:  # the slot each task string comes from
+            keys = pools[h_keys].reshape(-1, d)
+            t = t + self.key_proj(keys.index_select(0, tb * K + tk))
+            e = e + (match[:, 1:2] * (slot >= 0).unsqueeze(-1).to(match.dtype)) * self.slot_key_proj(
+                keys.index_select(0, eb * K + slot.clamp(0, K - 1)))
         s = self.summary + self.extra(batch["extra"].float()) + self.segment.weight[0]
         items = [s, g, e, t]
         samples = [torch.arange(B, device=device), gb, eb, tb]

@@ -118,7 +118,7 @@ PRESETS: dict[str, Preset] = {
     # travel episodes ("cancel", "move my flight to X") it clicked the booking code of the wrong row, and it sorted
     # by price instead of opening the fastest flight.
     "full": Preset("full", policy={"d_model": 64, "layers": 2, "heads": 4, "ff": 128, "numeric": True,
-                                   "group_match": True},
+                                   "group_match": True, "slot_keys": True},
                    bc_epochs=3, bc_batch=32, bc_lr=5e-3, val_fraction=0.0, time_budget=3450.0, workers=2, threads=2,
                    ppo={"total_timesteps": 0}),
     # ablation: cloning only (the ablation runs neither DAgger, labelled by the verifier's oracle, nor PPO), a policy

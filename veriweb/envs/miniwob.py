@@ -215,6 +215,11 @@ class MiniWoBEnv(gym.Env[dict[str, Any], str]):
         """The current utterance."""
         return self._utterance
 
+    @property
+    def fields(self) -> tuple[tuple[str, str], ...]:
+        """The current task's fields as MiniWoB++ parses its utterance: (name, value) pairs."""
+        return self._fields
+
     def task_strings(self, limit: int) -> list[str]:
         """The current task's strings (see the module docstring)."""
         return task_strings(self._fields, self._utterance, limit)
