@@ -1,0 +1,133 @@
+"""Whether a retrieve certificate's answer rests on what it saw: a metamorphic check.
+
+The search certifies a retrieve task by trying the answers a page offers against the judge
+(:func:`veriweb.verify.reading.candidate_answers`), so a certificate can answer before it has
+seen the evidence: "which of these three listings is cheapest?" answered with a title the
+home page lists, no price seen; a count answered with a "2" the page shows for another reason.
+Such a certificate proves the task feasible, but it shows no way to know the answer.
+
+:func:`grounded` changes the data the answer is computed from and replays the certificate:
+
+1. The numeric columns the task's answer query selects or orders by are rewritten in its table
+   (or, for a view, in the base tables that have them): first each value ``v`` to ``2v + 7``
+   (every amount changes), then to ``lo + hi - v`` (every order reverses); last, every second
+   row of those tables is dropped (every count changes).
+2. A rewrite that makes the judge reject the certificate's answer has changed the right answer.
+   If every page the certificate showed before answering reads the same as before (the texts,
+   values and states of its visible nodes), the answer did not come from anything it saw:
+   the certificate is ungrounded.
+
+A rewrite that changes no answer (the answer is a name or a date the rewritten data does not
+decide) says nothing: ``None``. The check errs towards "grounded": any change anywhere on a page
+it showed counts as evidence seen (a dropped row another table points at may change pages no
+answer reads). It errs the other way where a page shows the evidence as text written when the
+site was made (a bill's amount in a message body), which no rewrite of the rows reaches: such a
+certificate reads as ungrounded although a person could answer from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriweb.engine import Episode, Session
+from veriweb.scaffold import Site, Task
+from veriweb.verify.dataflow import view_tables
+
+_Rewrite = Callable[[float, float, float], float]
+REWRITES: tuple[_Rewrite, ...] = (lambda v, lo, hi: 2 * v + 7, lambda v, lo, hi: lo + hi - v)
+"""How a numeric value ``v`` in ``[lo, hi]`` is rewritten: every amount changes, then every order reverses."""
+
+
+def _columns(task: Task) -> tuple[str, set[str]] | None:
+    """The answer query's table and the columns it selects or orders by (``None``: no scalar query)."""
+    answer = task.answer
+    query = getattr(getattr(answer, "value", None), "query", None) if answer is not None else None
+    if query is None:
+        query = getattr(answer, "list_query", None) if answer is not None else None
+    if query is None:
+        return None
+    columns = {o.column for o in getattr(query, "order_by", []) or []}
+    if getattr(query, "select", None):
+        columns.add(query.select)
+    return query.table, columns
+
+
+def _rewritten(site: Site, tables: set[str], columns: set[str], rewrite: _Rewrite) -> Site | None:
+    """``site`` with every numeric value of ``columns`` in ``tables`` rewritten (``None``: none is numeric)."""
+    changed = False
+    new_tables = []
+    for table in site.database.tables:
+        wanted = [c for c in columns if table.name in tables and c != "id"
+                  and any(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in table.rows)]
+        if not wanted:
+            new_tables.append(table)
+            continue
+        rows = [dict(r) for r in table.rows]
+        for column in wanted:
+            values = [r[column] for r in rows if isinstance(r.get(column), (int, float)) and not isinstance(r[column], bool)]
+            lo, hi = min(values), max(values)
+            for row in rows:
+                value = row.get(column)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    new = rewrite(value, lo, hi)
+                    row[column] = int(new) if isinstance(value, int) else round(new, 2)
+        new_tables.append(table.model_copy(update={"rows": rows}))
+        changed = True
+    if not changed:
+        return None
+    return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
+
+
+def _thinned(site: Site, tables: set[str]) -> Site | None:
+    """``site`` with every second row of ``tables`` dropped (``None``: none has two rows)."""
+    new_tables = [t.model_copy(update={"rows": t.rows[::2]}) if t.name in tables and len(t.rows) > 1 else t
+                  for t in site.database.tables]
+    if all(a is b for a, b in zip(new_tables, site.database.tables)):
+        return None
+    return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
+
+
+def _views(site: Site, task: Task, actions: list[str]) -> tuple[list[tuple[Any, ...]], bool]:
+    """What each page showed before the last action, and whether the last action succeeded."""
+    session = Session(site)
+    try:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        shown: list[tuple[Any, ...]] = []
+        success = False
+        for number, action in enumerate(actions):
+            page = session.page()
+            shown.append(tuple((n.role, n.name, n.text, n.value, n.checked, n.selected)
+                               for n in page.nodes if n.visible))
+            outcome = episode.step(action)
+            if outcome.terminated or outcome.truncated:
+                success = bool(outcome.success) and number == len(actions) - 1
+                break
+        return shown, success
+    finally:
+        session.close()
+
+
+def grounded(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> bool | None:
+    """Whether ``certificate`` (which solves retrieve task ``task`` on ``site``) saw what its answer
+    rests on: ``False`` when some rewrite of the data changes the right answer and no page it
+    showed; ``None`` when no rewrite changes the answer (see the module docstring)."""
+    found = _columns(task)
+    if task.kind != "retrieve" or found is None or not certificate:
+        return None
+    table, columns = found
+    tables = view_tables(site, table)
+    before: list[tuple[Any, ...]] | None = None
+    variants = [lambda rewrite=rewrite: _rewritten(site, tables, columns, rewrite) for rewrite in REWRITES]
+    for variant in [*variants, lambda: _thinned(site, tables)]:
+        other = variant()
+        if other is None:
+            continue
+        after, still = _views(other, task, list(certificate))
+        if still:
+            continue  # the same answer is right after this rewrite: it tells nothing
+        if before is None:
+            before, _ = _views(site, task, list(certificate))
+        return before != after
+    return None
