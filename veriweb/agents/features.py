@@ -447,8 +447,8 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
         "el_match": el_match, "el_slot": el_slot, "el_group": groups,
         "el_numeric": element_numbers(env, elements, groups),
         "el_group_match": group_match(el_match, el_slot, groups),
-        "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context,
-        "arg_key": arg_key, "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
+        "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context, "arg_key": arg_key,
+        "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),
     }
 

@@ -53,23 +53,26 @@ def _columns(task: Task) -> tuple[str, set[str]] | None:
     return query.table, columns
 
 
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _rewritten(site: Site, tables: set[str], columns: set[str], rewrite: _Rewrite) -> Site | None:
     """``site`` with every numeric value of ``columns`` in ``tables`` rewritten (``None``: none is numeric)."""
     changed = False
     new_tables = []
     for table in site.database.tables:
-        wanted = [c for c in columns if table.name in tables and c != "id"
-                  and any(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in table.rows)]
+        wanted = [c for c in columns if table.name in tables and c != "id" and any(_numeric(r.get(c)) for r in table.rows)]
         if not wanted:
             new_tables.append(table)
             continue
         rows = [dict(r) for r in table.rows]
         for column in wanted:
-            values = [r[column] for r in rows if isinstance(r.get(column), (int, float)) and not isinstance(r[column], bool)]
+            values = [r[column] for r in rows if _numeric(r.get(column))]
             lo, hi = min(values), max(values)
             for row in rows:
                 value = row.get(column)
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                if _numeric(value):
                     new = rewrite(value, lo, hi)
                     row[column] = int(new) if isinstance(value, int) else round(new, 2)
         new_tables.append(table.model_copy(update={"rows": rows}))
