@@ -32,3 +32,21 @@ def test_tasks_the_check_cannot_judge_say_so() -> None:
     assert grounded(site, task, task.certificate) is None
     retrieve = next(t for t in site.tasks if t.kind == "retrieve")
     assert grounded(site, retrieve, []) is None
+
+
+def test_an_amount_stated_in_a_message_body_moves_with_the_rows() -> None:
+    """A bill stores 6484 cents and says "Amount due: $64.84." in its body: the rewrite changes both, so
+    the author's plan, which reads the body, is grounded (it was a false alarm before texts moved)."""
+    from veriweb.verify.grounding import _restate
+
+    row = {"amount": 6484, "body": "Amount due: $64.84. Collected on April 20, order 16484."}
+    _restate(row, "amount", 6484, 12975)
+    assert row == {"amount": 6484, "body": "Amount due: $129.75. Collected on April 20, order 16484."}
+    checked = 0
+    for seed in range(1, 3):
+        site = generate_site("mail", seed)
+        for task in site.tasks:
+            if task.family in ("retrieve_lookup", "retrieve_sum") and "bill" in task.instruction:
+                assert grounded(site, task, task.certificate) is True
+                checked += 1
+    assert checked >= 1

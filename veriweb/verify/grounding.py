@@ -20,13 +20,13 @@ Such a certificate proves the task feasible, but it shows no way to know the ans
 A rewrite that changes no answer (the answer is a name or a date the rewritten data does not
 decide) says nothing: ``None``. The check errs towards "grounded": any change anywhere on a page
 it showed counts as evidence seen (a dropped row another table points at may change pages no
-answer reads). It errs the other way where a page shows the evidence as text written when the
-site was made (a bill's amount in a message body), which no rewrite of the rows reaches: such a
-certificate reads as ungrounded although a person could answer from it.
+answer reads). Where a row also states a rewritten value in one of its texts (a bill's body
+saying "Amount due: $64.84" of the 6484 cents it stores), the text is rewritten with it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -75,11 +75,39 @@ def _rewritten(site: Site, tables: set[str], columns: set[str], rewrite: _Rewrit
                 if _numeric(value):
                     new = rewrite(value, lo, hi)
                     row[column] = int(new) if isinstance(value, int) else round(new, 2)
+                    _restate(row, column, value, row[column])
         new_tables.append(table.model_copy(update={"rows": rows}))
         changed = True
     if not changed:
         return None
     return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
+
+
+_WORDS = r"(?<![\w.,])({})(?![\w]|[.,]\d)"
+
+
+def _forms(value: int | float) -> list[str]:
+    """How a stored number may be written in a text: an amount of money with two decimals (an integer
+    read as cents too), a whole number of at least two digits."""
+    forms = []
+    for amount in ([value, value / 100] if isinstance(value, int) else [value]):
+        forms += [f"{amount:,.2f}", f"{amount:.2f}"]
+    if isinstance(value, int) and abs(value) >= 10:
+        forms += [f"{value:,}", str(value)]
+    return list(dict.fromkeys(forms))
+
+
+def _restate(row: dict[str, Any], column: str, old: int | float, new: int | float) -> None:
+    """Rewrite, in the other texts of ``row``, the places that state ``old`` as ``new`` (a bill's body
+    saying "Amount due: $64.84" of the 6484 cents it stores), so evidence written as text moves
+    with the value it states."""
+    pairs = list(zip(_forms(old), _forms(new)))
+    for key, text in row.items():
+        if key == column or not isinstance(text, str):
+            continue
+        for before, after in pairs:
+            text = re.sub(_WORDS.format(re.escape(before)), after, text)
+        row[key] = text
 
 
 def _thinned(site: Site, tables: set[str]) -> Site | None:
