@@ -20,7 +20,7 @@ the overall shares. Nothing is timed.
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from veriweb.generate.corpus import load_sites
@@ -33,31 +33,33 @@ def main() -> None:
     parser.add_argument("corpus", help="a corpus directory")
     parser.add_argument("--budget", type=int, default=2000, help="the search's budget (default 2000)")
     args = parser.parse_args()
-    rows: dict[str, list[int]] = defaultdict(lambda: [0] * 7)  # tasks, certified, one step, lengths, ungrounded
+    rows: dict[str, Counter[str]] = defaultdict(Counter)
     for site in load_sites(Path(args.corpus)):
         for task in site.tasks:
             if task.kind != "retrieve":
                 continue
             result = solve(site, task, budget=args.budget)
             row = rows[task.family]
-            row[0] += 1
+            row["tasks"] += 1
             if result.status == "solved":
-                row[1] += 1
-                row[2] += len(result.actions) == 1
-                row[3] += len(result.actions)
-                row[4] += len(task.certificate)
-                row[5] += grounded(site, task, result.actions) is False
-                row[6] += grounded(site, task, task.certificate) is False
-    print(f"{'family':<26} {'tasks':>6} {'certified':>10} {'one step':>9} {'ungrounded':>11} {'plan ungr.':>11} "
-          f"{'search len':>11} {'plan len':>9}")
-    for family, (tasks, certified, one, length, plan, loose, plan_loose) in sorted(rows.items()):
-        print(f"{family:<26} {tasks:>6} {certified:>10} {one:>9} {loose:>11} {plan_loose:>11} "
-              f"{length / max(certified, 1):>11.1f} {plan / max(certified, 1):>9.1f}")
-    certified, one, loose, plan_loose = (sum(r[k] for r in rows.values()) for k in (1, 2, 5, 6))
-    print(f"one-step answers: {one} of {certified} certified retrieve tasks ({one / max(certified, 1):.0%}); "
-          f"ungrounded: the search's {loose} ({loose / max(certified, 1):.0%}), the generator's plans' {plan_loose} "
-          f"({plan_loose / max(certified, 1):.0%})")
-
+                row["certified"] += 1
+                row["one step"] += len(result.actions) == 1
+                row["ungrounded"] += grounded(site, task, result.actions) is False
+                row["plan ungr."] += grounded(site, task, task.certificate) is False
+                row["search len"] += len(result.actions)
+                row["plan len"] += len(task.certificate)
+    counts = ("tasks", "certified", "one step", "ungrounded", "plan ungr.")
+    print(f"{'family':<26}" + "".join(f" {name:>10}" for name in (*counts, "search len", "plan len")))
+    for family, row in sorted(rows.items()):
+        lengths = [row[name] / max(row["certified"], 1) for name in ("search len", "plan len")]
+        print(f"{family:<26}" + "".join(f" {row[name]:>10}" for name in counts)
+              + "".join(f" {length:>10.1f}" for length in lengths))
+    total = sum(rows.values(), Counter())
+    certified = max(total["certified"], 1)
+    print(f"one-step answers: {total['one step']} of {total['certified']} certified retrieve tasks "
+          f"({total['one step'] / certified:.0%}); ungrounded: the search's {total['ungrounded']} "
+          f"({total['ungrounded'] / certified:.0%}), the generator's plans' {total['plan ungr.']} "
+          f"({total['plan ungr.'] / certified:.0%})")
 
 if __name__ == "__main__":
     main()

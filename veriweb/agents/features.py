@@ -192,7 +192,7 @@ class _TaskMatch:
                 primary.update(forms)
                 for form in (value, *forms):
                     keys.setdefault(form, name)
-            for name, value in zip(names, values):
+            for name, value in zip(names, values):  # after every value and form: a run never takes their name
                 for run in word_runs(value):
                     keys.setdefault(run, name)
         goal_ids = goal[goal > 0]
