@@ -612,6 +612,71 @@ def test_slot_keys_name_where_each_task_string_comes_from_and_the_policy_reads_t
     assert Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64)).key_proj is None
 
 
+def test_row_counts_flag_the_count_a_page_shows_and_the_policy_reads_them() -> None:
+    """Counting answers ("how many of my orders are shipped?") are flagged on the number that counts
+    a list's data rows or the rows sharing a cell the goal names; the header row is not counted."""
+    from veriweb.agents.features import row_counts
+    from veriweb.envs.actions import ACTION_TYPES
+    from veriweb.envs.certificates import certificate_actions
+    from veriweb.envs.observation import ROLE_IDS
+
+    checked = answered = 0
+    for domain, seed in (("shop", 1), ("shop", 2), ("mail", 1), ("code", 1), ("travel", 2), ("code", 3)):
+        site = generate_site(domain, seed)
+        env = DiscreteActions(VeriwebEnv(sites=[site]))
+        for task in site.tasks:
+            if task.family not in ("retrieve_count", "retrieve_count_profile"):
+                continue
+            plan = certificate_actions(env, task, 0)
+            obs, _ = env.reset(options={"site": 0, "task": task.id})
+            for action in plan[:-1]:
+                obs, *_ = env.step(action)
+            counts = featurize(obs, env)["arg_count"]
+            assert counts.dtype == np.int8 and not counts[:env.number_start].any()
+            assert counts[:, 0].sum() == 1  # one longest list (or none: 0)
+            checked += 1
+            answered += bool(counts[int(plan[-1][2])].any())
+    assert checked >= 5 and answered >= 0.7 * checked
+    env = DiscreteActions(VeriwebEnv(sites=[generate_site("shop", 0)]))
+    obs, _ = env.reset(seed=0)
+    elements = {key: value.copy() for key, value in obs["elements"].items()}
+    role = {name: ROLE_IDS[name] for name in ("table", "row", "columnheader", "cell", "paragraph")}
+    layout = [("table", -1, 1), ("row", 0, 0), ("columnheader", 1, 2), ("columnheader", 1, 3)]
+    for _ in range(3):  # three data rows: a cell with the status, a cell with a number
+        row = len(layout)
+        layout += [("row", 0, 0), ("cell", row, 0), ("paragraph", row + 1, 4), ("cell", row, 0), ("paragraph", row + 3, 5)]
+    layout[-3] = ("paragraph", layout[-3][1], 6)  # the last row's status differs
+    E = len(elements["mask"])
+    elements["mask"][:] = 0
+    elements["tokens"][:] = 0
+    for index, (name, parent, token) in enumerate(layout):
+        elements["role"][index], elements["parent"][index], elements["mask"][index] = role[name], parent, 1
+        elements["tokens"][index, 0] = token
+    match = np.zeros((E, 8), np.float32)
+    match[[index for index, (_, _, token) in enumerate(layout) if token == 4], 0] = 1.0  # "Shipped": in the goal
+    counts = row_counts(elements, match, env)
+    start = env.number_start
+    assert np.flatnonzero(counts[:, 0]).tolist() == [start + 3]  # the header row is not a data row
+    assert np.flatnonzero(counts[:, 1]).tolist() == [start + 3]
+    assert np.flatnonzero(counts[:, 2]).tolist() == [start + 2]  # two rows say "Shipped"
+    elements["mask"][:] = 0
+    assert np.flatnonzero(row_counts(elements, match, env)[:, 0]).tolist() == [start]  # nothing listed: 0
+    policy = Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64, counts=True))
+    batch = {k: v[None] for k, v in featurize(obs, env).items()}
+    batch["arg_count"][0, start + 3] = 1
+    torch.manual_seed(0)
+    with torch.no_grad():
+        policy.count_bias.weight.normal_(0, 1.0)
+        given = torch.tensor([[ACTION_TYPES.index("send"), 0, start + 3]])
+        batch["mask_type"][0, ACTION_TYPES.index("send")] = 1
+        batch["mask_element"][0, ACTION_TYPES.index("send"), 0] = 1
+        batch["mask_argument"][0, ACTION_TYPES.index("send"), start:] = 1
+        with_counts = policy(to_tensors(batch), given)["log_prob"]
+        without = policy(to_tensors(dict(batch, arg_count=np.zeros_like(batch["arg_count"]))), given)["log_prob"]
+    assert not torch.allclose(with_counts, without)
+    assert Policy(replace(config_for(env), d_model=32, layers=1, heads=2, ff=64)).count_proj is None
+
+
 def test_a_time_budget_cuts_the_learning_rate_horizon(demos) -> None:  # type: ignore[no-untyped-def]
     """With no time left the cosine ends at the next update: the rate is at its floor (10%), not
     where 50 planned epochs would have it."""

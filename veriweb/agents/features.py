@@ -79,6 +79,7 @@ def feature_space(n_elements: int, n_args: int, name_tokens: int = 12, value_tok
         "arg_match": box(0.0, 1.0, (A, N_ARG_MATCH), np.float32),
         "arg_context": box(0, VOCAB_SIZE - 1, (A, ARG_CONTEXT), np.int32),
         "arg_key": box(0, VOCAB_SIZE - 1, (A, KEY_TOKENS), np.int32),
+        "arg_count": box(0, 1, (A, N_COUNTS), np.int8),
         "mask_type": box(0, 1, (T,), np.int8),
         "mask_element": box(0, 1, (T, E), np.int8),
         "mask_argument": box(0, 1, (T, A), np.int8),
@@ -333,6 +334,8 @@ N_NUMERIC = 5
 """Number features per element (see :func:`element_numbers`)."""
 N_GROUP_MATCH = 3
 """Group match features per element (see :func:`group_match`)."""
+N_COUNTS = 3
+"""Count features per number argument (see :func:`row_counts`)."""
 _AMOUNT = re.compile(r"([-\u2212]?)(US\$|\$|€|£)?(\d[\d,]*(?:\.\d+)?)")
 
 
@@ -425,6 +428,98 @@ def group_match(match: np.ndarray, slot: np.ndarray, groups: np.ndarray) -> np.n
     return out
 
 
+_LISTED = np.isin(np.arange(len(ROLES)), [ROLE_IDS["row"], ROLE_IDS["listitem"]])
+
+
+def _cells(parent: np.ndarray, mask: np.ndarray, is_data: np.ndarray) -> np.ndarray:
+    """Per element row, the child of a data row that holds it (itself if it is one; -1: none)."""
+    out = np.full(len(parent), -1, np.int32)
+    node = np.arange(len(parent))
+    up = np.where(mask, parent, -1)
+    for _ in range(64):  # depth-bounded walk up the kept tree
+        live = up >= 0
+        if not live.any():
+            break
+        safe = np.where(live, up, 0)
+        hit = live & is_data[safe]
+        out[hit] = node[hit]
+        climb = live & ~hit
+        node = np.where(climb, up, node)
+        up = np.where(climb, parent[safe], -1)
+    return out
+
+
+def row_counts(elements: dict[str, np.ndarray], match: np.ndarray, env: DiscreteActions) -> np.ndarray:
+    """Per argument, whether it is a number that counts rows the page shows (A, N_COUNTS).
+
+    "How many of my orders are shipped?" is answered by counting: the rows of a filtered list, or
+    the rows whose status cell says "Shipped". Attention can average but not count, so a policy
+    reading the numbers 0..N as embeddings answers 3 for 4. Columns, set on the number arguments
+    only: 0 it is the number of data rows of the page's longest table or list (rows or list items
+    under one parent, a header row of column headers left out; 0 when the page lists nothing);
+    1 it is the number of data rows of some table or list; 2 it is the number of data rows whose
+    cell in some column shows the same text as a cell whose text is all in the goal ("Shipped"
+    for "... that are shipped"). Read off the element table alone (rows, parents, name tokens), so
+    a real browser's or MiniWoB++'s elements give the same features.
+
+    Args:
+        elements: the observation's element table.
+        match: :func:`element_match`'s columns (column 0: the fraction of a row's tokens in the goal).
+        env: the discrete-action env (for where the numbers start and how many there are).
+    """
+    out = np.zeros((env.n_args, N_COUNTS), np.int8)
+    role, parent, tokens = elements["role"], elements["parent"], elements["tokens"]
+    mask = elements["mask"].astype(bool)
+    listed = mask & _LISTED[role]
+    numbers = env.max_number + 1
+    if numbers <= 0:
+        return out
+    header = np.zeros(len(role), bool)
+    heads = mask & (role == ROLE_IDS["columnheader"]) & (parent >= 0)
+    header[parent[heads]] = True
+    data = np.flatnonzero(listed & ~header)
+    sizes: dict[int, int] = {}
+    for row in data:
+        sizes[int(parent[row])] = sizes.get(int(parent[row]), 0) + 1
+    same: set[int] = set()
+    if len(data):
+        is_data = np.zeros(len(role), bool)
+        is_data[data] = True
+        cell_of = _cells(parent, mask, is_data)
+        texts: dict[int, list[bytes]] = {}
+        named: dict[int, bool] = {}
+        for row in np.flatnonzero(cell_of >= 0):  # a cell's text: the tokens of the rows inside it, in order
+            cell = int(cell_of[row])
+            texts.setdefault(cell, [])
+            if (tokens[row] > 0).any():
+                texts[cell].append(tokens[row].tobytes())
+                named[cell] = named.get(cell, True) and bool(match[row, 0] >= 1.0)
+        column: dict[int, int] = {}
+        keys: dict[int, tuple[int, int, bytes]] = {}
+        seen: dict[tuple[int, int, bytes], int] = {}
+        for cell in sorted(texts):  # document order: a row's cells come in column order
+            owner = int(parent[cell])
+            index = column.get(owner, 0)
+            column[owner] = index + 1
+            keys[cell] = key = (int(parent[owner]), index, b"|".join(texts[cell]))
+            seen[key] = seen.get(key, 0) + 1
+        same = {seen[keys[cell]] for cell, yes in named.items() if yes}
+    start = env.number_start
+    if sizes:
+        longest = max(sizes.values())
+        if longest < numbers:
+            out[start + longest, 0] = 1
+    else:
+        out[start, 0] = 1
+    for size in {*sizes.values()}:
+        if size < numbers:
+            out[start + size, 1] = 1
+    for size in same:
+        if size < numbers:
+            out[start + size, 2] = 1
+    return out
+
+
 def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray]:
     """The policy features of a :class:`DiscreteActions` observation taken in ``env``'s current state.
 
@@ -453,6 +548,7 @@ def featurize(obs: dict[str, Any], env: DiscreteActions) -> dict[str, np.ndarray
         "el_match": el_match, "el_slot": el_slot, "el_group": groups,
         "el_numeric": element_numbers(env, elements, groups),
         "el_group_match": group_match(el_match, el_slot, groups),
+        "arg_count": row_counts(elements, el_match, env),
         "arg_tokens": arg_tokens, "arg_match": arg_match, "arg_context": arg_context, "arg_key": arg_key,
         "mask_type": mask["type"], "mask_element": mask["element"], "mask_argument": mask["argument"],
         "extra": extra, **memory.features(env, obs, elements["tokens"], arg_tokens),
@@ -493,7 +589,7 @@ _NARROW = ("goal", "el_tokens", "el_value", "el_role", "el_depth", "el_slot", "e
            "arg_context", "arg_key", "mem_kind", "mem_row", "mem_arg", "url")
 """Integer features whose values all fit in int16 (token ids below ``VOCAB_SIZE``, row and
 argument indices, depths, roles): stored as int16, read as int32."""
-_BITS = ("mask_element", "mask_argument", "el_flags", "el_numeric")
+_BITS = ("mask_element", "mask_argument", "el_flags", "el_numeric", "arg_count")
 """0/1 byte features stored eight to a byte along their last axis."""
 
 
@@ -527,7 +623,7 @@ def unpack(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """
     out = dict(batch)
     lengths = {"mask_element": batch["el_mask"].shape[-1], "mask_argument": batch["arg_tokens"].shape[-2],
-               "el_flags": len(FLAGS), "el_numeric": N_NUMERIC}
+               "el_flags": len(FLAGS), "el_numeric": N_NUMERIC, "arg_count": N_COUNTS}
     for key in _NARROW:
         if key in out and out[key].dtype == np.int16:
             out[key] = out[key].astype(np.int32)

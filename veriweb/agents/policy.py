@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from veriweb.agents.features import N_ARG_MATCH, N_EL_MATCH, N_EXTRA, N_GROUP_MATCH, N_NUMERIC, unpack
+from veriweb.agents.features import N_ARG_MATCH, N_COUNTS, N_EL_MATCH, N_EXTRA, N_GROUP_MATCH, N_NUMERIC, unpack
 from veriweb.agents.memory import MEMORY, N_MEMORY_FLAGS, N_RECENT
 from veriweb.agents.sequence import Bags, Layout, encoder_layer, ranks
 from veriweb.envs.actions import ACTION_TYPES, NOTE_ARGUMENTS, DiscreteActions
@@ -99,6 +99,11 @@ class PolicyConfig:
             "destination", "guests"), in the task string's item and in every row whose text is
             that slot's value: "the Oslo-Nice flight" says which city is the origin only through
             the slot's name. Checkpoints from before it load with it off.
+        counts: read which number arguments count rows the page shows
+            (:func:`veriweb.agents.features.row_counts`: the data rows of the longest list, of any
+            list, the rows that share a cell the goal names), in each number's state and, per
+            type, in its argument logit: attention can average but not count. Checkpoints from
+            before it load with it off.
     """
 
     d_model: int = 64
@@ -119,6 +124,7 @@ class PolicyConfig:
     numeric: bool = False
     group_match: bool = False
     slot_keys: bool = False
+    counts: bool = False
 
 
 def config_for(env: DiscreteActions, **sizes: Any) -> PolicyConfig:
@@ -236,8 +242,10 @@ class Policy(nn.Module):
         self.group_match_bias = nn.Embedding(T, N_GROUP_MATCH) if config.group_match else None
         self.key_proj = nn.Linear(d, d) if config.slot_keys else None
         self.slot_key_proj = nn.Linear(d, d) if config.slot_keys else None
+        self.count_proj = nn.Linear(N_COUNTS, d) if config.counts else None
+        self.count_bias = nn.Embedding(T, N_COUNTS) if config.counts else None
         for table in (self.el_bias, self.arg_bias, self.page_bias, self.context_bias, self.page_context_bias,
-                      self.numeric_bias, self.group_match_bias):
+                      self.numeric_bias, self.group_match_bias, self.count_bias):
             if table is not None:
                 nn.init.zeros_(table.weight)
         self.arg_index = nn.Embedding(config.n_args, d)
@@ -373,7 +381,10 @@ class Policy(nn.Module):
         ends = torch.tensor([len(x) for x in items]).cumsum(0).tolist()
         el_h = hidden.new_zeros(B, rows, d).index_put((eb, er), hidden[ends[1]:ends[2]])
         task_h = hidden.new_zeros(B, strings, d).index_put((tb, tk), hidden[ends[2]:ends[3]])
-        static = self.static_arg(pools[h_static] + self.arg_index.weight[P + E:])
+        static = pools[h_static] + self.arg_index.weight[P + E:]
+        if self.count_proj is not None:  # which numbers count rows the page shows
+            static = static + self.count_proj(batch["arg_count"][:, P + E:].float())
+        static = self.static_arg(static)
         args = torch.cat([self.arg_index.weight[:S].expand(B, -1, -1), task_h,
                           el_h + self.arg_index.weight[P:P + rows], static], 1)
         columns = torch.cat([torch.arange(S + strings), torch.arange(P, P + rows), torch.arange(P + E, c.n_args)])
@@ -439,6 +450,9 @@ class Policy(nn.Module):
             device=context.device, dtype=torch.float32)
         shared = (hits.float() * near).sum(-1) / ((context > 0).float() * near).sum(-1).clamp(min=1.0)
         bias = bias + self.context_bias(kind) * shared
+        if self.count_bias is not None:
+            bias = bias + torch.einsum("bm,bam->ba", self.count_bias(kind),
+                                       batch["arg_count"].index_select(1, columns).float())
         if self.page_context_bias is not None:  # an option row that is a slot value: that value's goal context
             start = self.config.task_start
             slot = batch["el_slot"][:, :rows].long()
