@@ -278,7 +278,7 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
         return TaskVerdict(task.id, "infeasible", (), argument, tuple(issues), 0)
     if not search:
         return TaskVerdict(task.id, "undecided", (), NOT_SEARCHED, tuple(issues), 0)
-    result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps)
+    result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps, grounded=True)
     if result.status == "unsolved":
         issues.append(_issue(NO_SOLUTION, f"{location}.goal",
                              f"task {task.id!r}: no action sequence reaches the goal: {result.reason}"))

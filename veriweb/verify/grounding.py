@@ -8,14 +8,19 @@ Such a certificate proves the task feasible, but it shows no way to know the ans
 
 :func:`grounded` changes the data the answer is computed from and replays the certificate:
 
-1. The numeric columns the task's answer query selects or orders by are rewritten in its table
+1. The row the answer is read from is changed alone: the first row the answer query picks
+   moves to the other end of its order (the cheapest becomes the dearest), or, for a count,
+   the first row counted is dropped, or, for a sum, the first row summed changes its amount.
+   To know that this row is the answer a certificate must have seen it: opening one of three
+   listings and answering with another one's title does not.
+2. The numeric columns the task's answer query selects or orders by are rewritten in its table
    (or, for a view, in the base tables that have them): first each value ``v`` to ``2v + 7``
    (every amount changes), then to ``lo + hi - v`` (every order reverses); last, every second
    row of those tables is dropped (every count changes).
-2. A rewrite that makes the judge reject the certificate's answer has changed the right answer.
+3. A rewrite that makes the judge reject the certificate's answer has changed the right answer.
    If every page the certificate showed before answering reads the same as before (the texts,
    values and states of its visible nodes), the answer did not come from anything it saw:
-   the certificate is ungrounded.
+   the certificate is ungrounded, whichever rewrite shows it.
 
 A rewrite that changes no answer (the answer is a name or a date the rewritten data does not
 decide) says nothing: ``None``. The check errs towards "grounded": any change anywhere on a page
@@ -31,8 +36,9 @@ from collections.abc import Callable
 from typing import Any
 
 from veriweb.engine import Episode, Session
+from veriweb.engine.query import fetch_rows
 from veriweb.scaffold import Site, Task
-from veriweb.verify.dataflow import view_tables
+from veriweb.verify.dataflow import view_item, view_tables
 
 _Rewrite = Callable[[float, float, float], float]
 REWRITES: tuple[_Rewrite, ...] = (lambda v, lo, hi: 2 * v + 7, lambda v, lo, hi: lo + hi - v)
@@ -106,7 +112,8 @@ def _restate(row: dict[str, Any], column: str, old: int | float, new: int | floa
         if key == column or not isinstance(text, str):
             continue
         for before, after in pairs:
-            text = re.sub(_WORDS.format(re.escape(before)), after, text)
+            if before in text:  # (most texts state no amount: no pattern to compile)
+                text = re.sub(_WORDS.format(re.escape(before)), after, text)
         row[key] = text
 
 
@@ -116,6 +123,76 @@ def _thinned(site: Site, tables: set[str]) -> Site | None:
                   for t in site.database.tables]
     if all(a is b for a, b in zip(new_tables, site.database.tables)):
         return None
+    return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
+
+
+def _base(site: Site, name: str, column: str) -> tuple[str, str] | None:
+    """The base table and column behind ``column`` of table or view ``name`` (``None``: computed)."""
+    views = {v.name for v in site.database.views}
+    for _ in range(8):  # views over views, a few levels at most
+        if name not in views:
+            return name, column
+        item = view_item(site, name, column)
+        if item is None:
+            return None
+        name, column = item[1], item[2]
+    return None
+
+
+def _decider(site: Site, task: Task, runner_up: bool = False) -> Site | None:
+    """``site`` with the row its answer is read from changed alone (``None``: no such row to change).
+
+    A pick (a column of the first row in some order) moves that row past the other end of the order
+    (or, with ``runner_up``, moves the second row ahead of the first: to know the cheapest of three
+    one must have seen the others' prices too); a count drops the first row it counts; a sum, an
+    average, a least or a greatest rewrites the first row's amount to ``2v + 7``. A lookup with no
+    order is left to the table-wide rewrites.
+    """
+    query = getattr(getattr(task.answer, "value", None), "query", None)
+    if query is None or (query.agg is None and not query.order_by):
+        return None
+    home = _base(site, query.table, "id")  # a view's row is its base table's row of the same id
+    table = next((t for t in site.database.tables if home is not None and t.name == home[0]), None)
+    if table is None or home is None or home[1] != "id":
+        return None
+    session = Session(site)
+    try:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        picked = fetch_rows(session.db.guard, query, episode.judge.context())
+    finally:
+        session.close()
+    if not picked or "id" not in picked[0] or (runner_up and (query.agg is not None or len(picked) < 2)):
+        return None
+    first = picked[1 if runner_up else 0]["id"]
+    rows = [dict(r) for r in table.rows]
+    if query.agg == "count":
+        rows = [r for r in rows if r.get("id") != first]
+    else:
+        keys = [(o.column, o.dir) for o in query.order_by] if query.agg is None else [(query.select, "asc")]
+        row = next((r for r in rows if r.get("id") == first), None)
+        if row is None:
+            return None
+        for shown, direction in keys:
+            found = _base(site, query.table, shown)
+            if found is None or found[0] != table.name:
+                continue
+            column = found[1]
+            values = [r[column] for r in rows if _numeric(r.get(column))]
+            value = row.get(column)
+            if not _numeric(value):
+                continue
+            if query.agg is not None:
+                new = 2 * value + 7
+            elif runner_up and _numeric(picked[0].get(shown)):  # just ahead of the first
+                new = picked[0][shown] - 1 if direction == "asc" else picked[0][shown] + 1
+            else:  # past the other end: the first becomes the last
+                new = max(values) + 1 if direction == "asc" else min(values) - 1
+            row[column] = int(new) if isinstance(value, int) else round(new, 2)
+            _restate(row, column, value, row[column])
+    if rows == [dict(r) for r in table.rows]:
+        return None
+    new_tables = [t.model_copy(update={"rows": rows}) if t is table else t for t in site.database.tables]
     return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
 
 
@@ -151,7 +228,9 @@ def grounded(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -
     tables = view_tables(site, table)
     before: list[tuple[Any, ...]] | None = None
     variants = [lambda rewrite=rewrite: _rewritten(site, tables, columns, rewrite) for rewrite in REWRITES]
-    for variant in [*variants, lambda: _thinned(site, tables)]:
+    verdict: bool | None = None
+    deciders = [lambda: _decider(site, task), lambda: _decider(site, task, runner_up=True)]
+    for variant in [*deciders, *variants, lambda: _thinned(site, tables)]:
         other = variant()
         if other is None:
             continue
@@ -160,5 +239,7 @@ def grounded(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -
             continue  # the same answer is right after this rewrite: it tells nothing
         if before is None:
             before, _ = _views(site, task, list(certificate))
-        return before != after
-    return None
+        if before == after:
+            return False
+        verdict = True
+    return verdict

@@ -24,6 +24,14 @@ runs out of budget proves nothing and says so (``undecided``). A solution is rep
 fresh episode before it is returned, then shortened: actions whose removal still leaves a
 replay that succeeds are dropped.
 
+With ``grounded=True`` (how tasks are certified) a retrieve solution must also have seen what its
+answer rests on: trying the answers a page offers against the judge can hit the right one before
+the evidence is in sight ("which of these three listings is cheapest?" answered with a title the
+home page lists, no price seen). Each solution is put to :func:`veriweb.verify.grounding.grounded`;
+one it calls ungrounded is passed over and the search goes on, and shortening keeps the steps that
+read the evidence. After ``MAX_UNGROUNDED`` such answers, or when the search ends with only those,
+it says ``undecided``: the task can be done by guessing, which proves nothing an agent can learn.
+
 With ``exact=True`` the search is A* with unit costs and the number of subgoals still to do as
 its heuristic: slower, but what it finds is a shortest solution.
 
@@ -51,6 +59,7 @@ from veriweb.engine.judge import Judge, unstated
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
+from veriweb.verify.grounding import grounded as answer_grounded
 from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, sums_wanted
 from veriweb.verify.relevance import Hints
 
@@ -62,6 +71,8 @@ _CROWD = 0.25
 """What each state already seen at the same address adds to the cost of staying there."""
 _WASTE = 6.0
 """What a write that makes no subgoal hold costs (the search prefers not to spam forms)."""
+MAX_UNGROUNDED = 4
+"""How many ungrounded answers a grounded search passes over before it says ``undecided``."""
 _GC_THRESHOLD = (100_000, 50, 100)
 """The cycle collector's thresholds while a search runs (see :func:`_fewer_collections`)."""
 
@@ -222,7 +233,7 @@ class _Node:
 
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
           max_depth: int | None = None, from_current: bool = False, exact: bool = False,
-          weight: float = 2.0, shorten: bool = True) -> Result:
+          weight: float = 2.0, shorten: bool = True, grounded: bool = False) -> Result:
     """Search for a solution of ``task`` (see the module docstring).
 
     Args:
@@ -236,6 +247,8 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
         exact: A* with unit costs: a solution found is a shortest one (slower).
         weight: how much the heuristic counts against the cost so far (ignored when ``exact``).
         shorten: drop actions from the solution while its replay still succeeds.
+        grounded: a retrieve solution must have seen what its answer rests on (see the module
+            docstring; not with ``from_current``, whose solutions do not start at the task's start).
 
     Returns:
         The :class:`Result`; a ``solved`` result's actions replay to success from the start state.
@@ -244,11 +257,12 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
         return Result("unsolved", reason="infeasible tasks are proved, not searched")
     with _fewer_collections():
         return _solve(site, task, session=session, budget=budget, max_depth=max_depth, from_current=from_current,
-                      exact=exact, weight=weight, shorten=shorten)
+                      exact=exact, weight=weight, shorten=shorten,
+                      grounded=grounded and task.kind == "retrieve" and not from_current)
 
 
 def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_depth: int | None,
-           from_current: bool, exact: bool, weight: float, shorten: bool) -> Result:
+           from_current: bool, exact: bool, weight: float, shorten: bool, grounded: bool) -> Result:
     session = session or Session(site)
     episode = Episode(site, task, session=session, end_on_success=False)
     snaps = Snapshots(session)
@@ -262,7 +276,7 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
             return Result("undecided", reason=f"no search can succeed: {hopeless}")
     search = _Search(site, task, session, episode.judge, snaps, budget=budget,
                      max_depth=max_depth if max_depth is not None else task.max_steps // 2, exact=exact,
-                     weight=weight)
+                     weight=weight, grounded=grounded)
     try:
         result = search.run()
         if result.status == "solved":
@@ -271,7 +285,9 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                 result = Result("undecided", expanded=result.expanded,
                                 reason="the solution found did not replay to success")
             elif shorten:
-                result.actions = _shorten(search, start, result.actions)
+                short = _shorten(search, start, result.actions)
+                if not grounded or short == result.actions or search.grounding(short) is not False:
+                    result.actions = short  # (a shorter replay that skips the evidence is not kept)
         return result
     finally:
         if saved is not None:
@@ -282,7 +298,7 @@ class _Search:
     """One run of the search (see :func:`solve`)."""
 
     def __init__(self, site: Site, task: Task, session: Session, judge: Judge, snaps: Snapshots, *, budget: int,
-                 max_depth: int, exact: bool, weight: float) -> None:
+                 max_depth: int, exact: bool, weight: float, grounded: bool = False) -> None:
         self.site, self.task, self.session, self.judge, self.snaps = site, task, session, judge, snaps
         self.budget, self.max_depth, self.exact, self.weight = budget, max_depth, exact, weight
         self.hints = Hints.build(site, task, session, judge.context())
@@ -296,6 +312,21 @@ class _Search:
         self.stepped = 0
         self.visits: dict[tuple[str, tuple[bool, ...]], int] = {}
         self.sent: set[tuple[Any, ...]] = set()
+        self.grounded = grounded
+        self.ungrounded = 0  # solutions passed over: their answers were not read off what they saw
+        self._grounding: dict[tuple[str, ...], bool | None] = {}
+
+    def grounding(self, actions: list[str]) -> bool | None:
+        """:func:`veriweb.verify.grounding.grounded` of a solution, memoised."""
+        key = tuple(actions)
+        if key not in self._grounding:
+            self._grounding[key] = answer_grounded(self.site, self.task, actions)
+        return self._grounding[key]
+
+    def _guessed(self) -> Result:
+        return Result("undecided", expanded=self.stepped,
+                      reason=f"{self.ungrounded} answer(s) judged right were not read off the pages seen "
+                             "(ungrounded: the task can be done by guessing)")
 
     # ------------------------------------------------------------------ the loop
 
@@ -308,6 +339,8 @@ class _Search:
         found = self._evaluate(0)
         if found is not None:
             return Result("solved", found, 0)
+        if self.ungrounded >= MAX_UNGROUNDED:
+            return self._guessed()
         exhausted = True
         limit, best = self.budget, self.nodes[0].done
         while self.frontier:
@@ -346,9 +379,13 @@ class _Search:
             found = self._evaluate(len(self.nodes) - 1)
             if found is not None:
                 return Result("solved", found, self.stepped)
+            if self.ungrounded >= MAX_UNGROUNDED:
+                return self._guessed()
             if self.nodes[-1].done > best:
                 # A subgoal reached for the first time: the budget starts afresh for the next one.
                 best, limit = self.nodes[-1].done, self.stepped + self.budget
+        if self.ungrounded:
+            return self._guessed()  # not "unsolved": a guess solves it
         if exhausted:
             return Result("unsolved", expanded=self.stepped, reason=f"no solution within {self.max_depth} steps")
         return Result("undecided", expanded=self.stepped,
@@ -390,6 +427,11 @@ class _Search:
                 for answer in candidate_answers(page, task, node.memory):
                     if self.answers.correct(answer):
                         final = format_action(parse_action(f"send_msg_to_user({answer!r})"))
+                        if self.grounded and self.grounding(self._path(index, final)) is False:
+                            self.ungrounded += 1
+                            if self.ungrounded >= MAX_UNGROUNDED:
+                                return None
+                            continue
                         if not self.exact:
                             return self._path(index, final)
                         heapq.heappush(self.frontier, (node.depth + 1, next(self.counter), -index - 1, final, 0.0))

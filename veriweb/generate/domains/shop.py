@@ -351,6 +351,7 @@ def build(streams: Streams) -> Draft:
             "layout": {"header": header, "footer": chrome.layout["footer"]}, "pages": pages}
     ctx = _Ctx(trng, labels, categories, products, users, orders, cart, sorts, search_in_header)
     ctx.page_size, ctx.confirm_checkout, ctx.shipping_ui = page_size, confirm_checkout, shipping_ui
+    ctx.listing_shows_rating = listing_kind == "table"
     ctx.confirm_cancel, ctx.confirm_remove = confirm_cancel, confirm_remove
     ctx.menu_links = {label for label, _ in nav} if chrome.nav_style == "menu" else set()
     if chrome.nav_style in ("topbar", "split"):  # the log-in link sits in the account menu
@@ -371,6 +372,7 @@ class _Ctx:
         self.rng, self.labels, self.categories, self.products = rng, labels, categories, products
         self.users, self.orders, self.cart, self.sorts = users, orders, cart, sorts
         self.search_in_header = search_in_header
+        self.listing_shows_rating = True
         self.by_name = {p["name"]: p for p in products}
         self.page_size = 5
         self.confirm_checkout = False
@@ -474,7 +476,10 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
         out.append(draft)
 
     # retrieve: the best-rated product of a category (extreme, text answer), in a category whose
-    # best product is unique and (on a site with no rating sort) near enough the front to page to
+    # best product is unique and (on a site with no rating sort) near enough the front to page to;
+    # only where the category page shows the ratings or sorts by them: a list of names and prices
+    # says nothing of which is best (the draws are made all the same, so the site's other tasks
+    # stay as they were)
     rating_sort = next((s for s in ctx.sorts if s[0] == "rating_desc"), None)
     extreme = _extreme(ctx) if rng.random() < 0.4 else None
     if extreme is not None:
@@ -492,13 +497,17 @@ def _tasks(ctx: _Ctx) -> list[TaskDraft]:
             plan += _page_through(ctx, in_cat, best, key=lambda p: p["id"], stop_before_click=True)
         if ctx.cost(plan) + 1 > MAX_CERTIFICATE:
             continue
-        out.append(make_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
-                         ["Which product in {category} has the highest rating?",
-                          "Name the best-rated item in the {category} category."],
-                         {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])], start_url=start,
-                         answer={"type": "text", "value": kit.scalar("products", "name", cond("category_id", cat_index + 1),
-                                                                     order=[("rating", "desc"), ("id", "asc")]),
-                                 "candidates": kit.scalar("products", "name", cond("category_id", cat_index + 1))["query"]}))
+        draft = make_task(ctx, "best_rated", "retrieve_extreme", "retrieve",
+                          ["Which product in {category} has the highest rating?",
+                           "Name the best-rated item in the {category} category."],
+                          {"category": ctx.categories[cat_index]}, plan + [("send", best["name"])], start_url=start,
+                          answer={"type": "text",
+                                  "value": kit.scalar("products", "name", cond("category_id", cat_index + 1),
+                                                      order=[("rating", "desc"), ("id", "asc")]),
+                                  "candidates": kit.scalar("products", "name",
+                                                           cond("category_id", cat_index + 1))["query"]})
+        if rating_sort is not None or ctx.listing_shows_rating:
+            out.append(draft)
         break
 
     # mutate: add a product to the cart in a size and quantity
