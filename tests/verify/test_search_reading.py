@@ -83,3 +83,32 @@ def test_a_reached_subgoals_slot_is_done_with_only_when_the_next_wants_another_i
     rebook.follow(session, 1, (True, False))
     assert "city" not in rebook.spent  # the new flight goes to the same city
     assert str(rebook.task.slots["city"]).casefold() in rebook.entities
+
+
+def test_a_pick_is_read_off_every_candidate_page_seen_in_any_order() -> None:
+    """For "the cheapest of these", the pages seen are remembered whatever lies between them: after
+    three product pages (the home page visited in between), the cheapest and the dearest product's
+    names are answers; before the second, no title is, and without ``picks`` nothing is remembered."""
+    from veriweb.verify.reading import pick_answers
+
+    site = generate_site("shop", 2)
+    products = next(t for t in site.database.tables if t.name == "products").rows[:3]
+    session = Session(site)
+    session.reset("/")
+    memory = carry(None, session.page(), picks=True)
+    plain = carry(None, session.page())
+    for number, product in enumerate(products):
+        session.step(f"goto('/product/{product['id']}')")
+        memory, plain = carry(memory, session.page()), carry(plain, session.page())
+        if number == 0:
+            assert pick_answers(memory) == []
+        session.step("goto('/')")
+        memory, plain = carry(memory, session.page()), carry(plain, session.page())
+    prices = [p["price"] for p in products]
+    assert len(set(prices)) == 3
+    answers = pick_answers(memory)
+    assert products[prices.index(min(prices))]["name"] in answers
+    assert products[prices.index(max(prices))]["name"] in answers
+    assert not plain.pages and pick_answers(plain) == []
+    assert len([seen for seen in memory.pages if seen[1].startswith("/product/")]) == 3  # (and the home page)
+    assert {f"seen /product/{p['id']}" for p in products} <= (memory.run_key() or frozenset())

@@ -9,7 +9,8 @@ Such a certificate proves the task feasible, but it shows no way to know the ans
 :func:`grounded` changes the data the answer is computed from and replays the certificate:
 
 1. The row the answer is read from is changed alone: the first row the answer query picks
-   moves to the other end of its order (the cheapest becomes the dearest), or, for a count,
+   moves to the other end of its order (the cheapest becomes the dearest), or each of the next
+   :data:`AHEAD` rows in turn moves just ahead of it; or, for a count,
    the first row counted is dropped, or, for a sum, the first row summed changes its amount.
    To know that this row is the answer a certificate must have seen it: opening one of three
    listings and answering with another one's title does not.
@@ -89,6 +90,8 @@ def _rewritten(site: Site, tables: set[str], columns: set[str], rewrite: _Rewrit
     return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
 
 
+AHEAD = 3
+"""How many rows behind a pick's answer are each moved just ahead of it (one rewrite each)."""
 _WORDS = r"(?<![\w.,])({})(?![\w]|[.,]\d)"
 
 
@@ -139,12 +142,12 @@ def _base(site: Site, name: str, column: str) -> tuple[str, str] | None:
     return None
 
 
-def _decider(site: Site, task: Task, runner_up: bool = False) -> Site | None:
+def _decider(site: Site, task: Task, ahead: int = 0) -> Site | None:
     """``site`` with the row its answer is read from changed alone (``None``: no such row to change).
 
     A pick (a column of the first row in some order) moves that row past the other end of the order
-    (or, with ``runner_up``, moves the second row ahead of the first: to know the cheapest of three
-    one must have seen the others' prices too); a count drops the first row it counts; a sum, an
+    (or, with ``ahead`` k, moves the row k places behind it just ahead of it: to know the cheapest of
+    three one must have seen the others' prices too); a count drops the first row it counts; a sum, an
     average, a least or a greatest rewrites the first row's amount to ``2v + 7``. A lookup with no
     order is left to the table-wide rewrites.
     """
@@ -162,9 +165,9 @@ def _decider(site: Site, task: Task, runner_up: bool = False) -> Site | None:
         picked = fetch_rows(session.db.guard, query, episode.judge.context())
     finally:
         session.close()
-    if not picked or "id" not in picked[0] or (runner_up and (query.agg is not None or len(picked) < 2)):
+    if not picked or "id" not in picked[0] or (ahead and (query.agg is not None or len(picked) <= ahead)):
         return None
-    first = picked[1 if runner_up else 0]["id"]
+    first = picked[ahead]["id"]
     rows = [dict(r) for r in table.rows]
     if query.agg == "count":
         rows = [r for r in rows if r.get("id") != first]
@@ -184,7 +187,7 @@ def _decider(site: Site, task: Task, runner_up: bool = False) -> Site | None:
                 continue
             if query.agg is not None:
                 new = 2 * value + 7
-            elif runner_up and _numeric(picked[0].get(shown)):  # just ahead of the first
+            elif ahead and _numeric(picked[0].get(shown)):  # just ahead of the first
                 new = picked[0][shown] - 1 if direction == "asc" else picked[0][shown] + 1
             else:  # past the other end: the first becomes the last
                 new = max(values) + 1 if direction == "asc" else min(values) - 1
@@ -196,50 +199,84 @@ def _decider(site: Site, task: Task, runner_up: bool = False) -> Site | None:
     return site.model_copy(update={"database": site.database.model_copy(update={"tables": new_tables})})
 
 
-def _views(site: Site, task: Task, actions: list[str]) -> tuple[list[tuple[Any, ...]], bool]:
+def _views(episode: Episode, actions: list[str]) -> tuple[list[tuple[Any, ...]], bool]:
     """What each page showed before the last action, and whether the last action succeeded."""
-    session = Session(site)
-    try:
-        episode = Episode(site, task, session=session)
-        episode.reset()
-        shown: list[tuple[Any, ...]] = []
-        success = False
-        for number, action in enumerate(actions):
-            page = session.page()
-            shown.append(tuple((n.role, n.name, n.text, n.value, n.checked, n.selected)
-                               for n in page.nodes if n.visible))
-            outcome = episode.step(action)
-            if outcome.terminated or outcome.truncated:
-                success = bool(outcome.success) and number == len(actions) - 1
-                break
-        return shown, success
-    finally:
-        session.close()
+    session = episode.session
+    episode.reset()
+    shown: list[tuple[Any, ...]] = []
+    success = False
+    for number, action in enumerate(actions):
+        page = session.page()
+        shown.append(tuple((n.role, n.name, n.text, n.value, n.checked, n.selected)
+                           for n in page.nodes if n.visible))
+        outcome = episode.step(action)
+        if outcome.terminated or outcome.truncated:
+            success = bool(outcome.success) and number == len(actions) - 1
+            break
+    return shown, success
+
+
+class Grounding:
+    """:func:`grounded` for many certificates of one task: the rewritten sites and their sessions are
+    made once, on first use, and reset for each certificate (a search checks every solution it finds).
+
+    Args:
+        site: the site.
+        task: the retrieve task.
+    """
+
+    def __init__(self, site: Site, task: Task) -> None:
+        self.site, self.task = site, task
+        self._found = _columns(task) if task.kind == "retrieve" else None
+        self._variants: list[Site] | None = None
+        self._episodes: dict[int, Episode] = {}
+
+    def _sites(self) -> list[Site]:
+        if self._variants is None:
+            site, task = self.site, self.task
+            table, columns = self._found  # type: ignore[misc]
+            tables = view_tables(site, table)
+            made = [*(_decider(site, task, ahead) for ahead in range(AHEAD + 1)),
+                    *(_rewritten(site, tables, columns, rewrite) for rewrite in REWRITES), _thinned(site, tables)]
+            self._variants = [other for other in made if other is not None]
+        return self._variants
+
+    def _episode(self, index: int, site: Site) -> Episode:
+        if index not in self._episodes:
+            self._episodes[index] = Episode(site, self.task, session=Session(site))
+        return self._episodes[index]
+
+    def check(self, certificate: list[str] | tuple[str, ...]) -> bool | None:
+        """Whether ``certificate`` saw what its answer rests on (see :func:`grounded`)."""
+        if self._found is None or not certificate:
+            return None
+        actions = list(certificate)
+        before: list[tuple[Any, ...]] | None = None
+        verdict: bool | None = None
+        for index, other in enumerate(self._sites()):
+            after, still = _views(self._episode(index, other), actions)
+            if still:
+                continue  # the same answer is right after this rewrite: it tells nothing
+            if before is None:
+                before, _ = _views(self._episode(-1, self.site), actions)
+            if before == after:
+                return False
+            verdict = True
+        return verdict
+
+    def close(self) -> None:
+        """Close the sessions."""
+        for episode in self._episodes.values():
+            episode.session.close()
+        self._episodes.clear()
 
 
 def grounded(site: Site, task: Task, certificate: list[str] | tuple[str, ...]) -> bool | None:
     """Whether ``certificate`` (which solves retrieve task ``task`` on ``site``) saw what its answer
     rests on: ``False`` when some rewrite of the data changes the right answer and no page it
     showed; ``None`` when no rewrite changes the answer (see the module docstring)."""
-    found = _columns(task)
-    if task.kind != "retrieve" or found is None or not certificate:
-        return None
-    table, columns = found
-    tables = view_tables(site, table)
-    before: list[tuple[Any, ...]] | None = None
-    variants = [lambda rewrite=rewrite: _rewritten(site, tables, columns, rewrite) for rewrite in REWRITES]
-    verdict: bool | None = None
-    deciders = [lambda: _decider(site, task), lambda: _decider(site, task, runner_up=True)]
-    for variant in [*deciders, *variants, lambda: _thinned(site, tables)]:
-        other = variant()
-        if other is None:
-            continue
-        after, still = _views(other, task, list(certificate))
-        if still:
-            continue  # the same answer is right after this rewrite: it tells nothing
-        if before is None:
-            before, _ = _views(site, task, list(certificate))
-        if before == after:
-            return False
-        verdict = True
-    return verdict
+    check = Grounding(site, task)
+    try:
+        return check.check(certificate)
+    finally:
+        check.close()

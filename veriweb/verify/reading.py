@@ -13,7 +13,11 @@ What it remembers (:class:`Memory`, carried from page to page along a path, see 
 - the numbers shown on a run of pages of one kind visited one after another (bill after bill,
   community after community), so a sum over records each on its own page is an answer. A run's
   numbers are aligned by where the page shows them (its element's place in the page template),
-  and summed place by place.
+  and summed place by place;
+- for a task whose answer picks one record by an order (``picks``: "which of these three
+  listings is cheapest?"), the title and numbers of every page of one kind seen on the way, in
+  any order, so the title of the page with the least or the greatest number at one place is an
+  answer: one read off every candidate's page, not guessed from a list of titles.
 
 :func:`collect_moves` gives the moves that make such a run: from a list, visit each of a group
 of its items' pages (addresses the page shows) one after another.
@@ -60,20 +64,29 @@ class Memory:
         listing: the paginated list being read: ``(address but for its page, last address, items)``.
         kind: the page id of the run of pages of one kind just visited.
         run: each page of that run: ``(address, numbers it shows)``, oldest first.
+        picks: whether the pages seen are remembered (the task picks a record by an order).
+        pages: the pages seen with a title and numbers, when ``picks``: ``(page id, address,
+            title, numbers)``, oldest first, at most :data:`RUN`.
     """
 
     listing: tuple[Any, ...]
     kind: str
     run: tuple[tuple[str, _Numbers], ...]
+    picks: bool = False
+    pages: tuple[tuple[str, str, str, _Numbers], ...] = ()
 
     def run_key(self) -> frozenset[str] | None:
-        """The addresses of the run when it spans two pages or more (a state remembering them
-        differs from one that does not), else ``None``."""
-        return frozenset(url for url, _ in self.run) if len(self.run) >= 2 else None
+        """The addresses of the run when it spans two pages or more, and of the pages seen when
+        two or more are remembered (a state remembering them differs from one that does not),
+        else ``None``."""
+        run = frozenset(url for url, _ in self.run) if len(self.run) >= 2 else frozenset()
+        seen = frozenset(f"seen {url}" for _, url, _, _ in self.pages) if len(self.pages) >= 2 else frozenset()
+        return (run | seen) or None
 
 
-def carry(previous: Memory | None, page: PageModel) -> Memory:
-    """What an agent remembers after ``previous`` on arriving at (or staying on) ``page``."""
+def carry(previous: Memory | None, page: PageModel, *, picks: bool = False) -> Memory:
+    """What an agent remembers after ``previous`` on arriving at (or staying on) ``page`` (``picks``:
+    remember the pages seen, see :class:`Memory`; a later call keeps what the first one said)."""
     url = Url.parse(page.url)
     key = (url.path, tuple((k, v) for k, v in url.query if not k.endswith("_page")))
     lists = items(page)
@@ -82,12 +95,26 @@ def carry(previous: Memory | None, page: PageModel) -> Memory:
     if previous is not None and previous.listing and previous.listing[0] == key and previous.listing[1] != page.url:
         seen = {item[0] for item in previous.listing[2]}
         listing = (key, page.url, previous.listing[2] + tuple(item for item in here if item[0] not in seen))
+    picks = previous.picks if previous is not None else picks
+    pages = previous.pages if previous is not None else ()
+    if picks and not any(address == page.url for _, address, _, _ in pages):
+        title, shown = _title(page), numbers(page)
+        if title and shown:
+            pages = (pages + ((page.page_id, page.url, title, shown),))[-RUN:]
     if previous is not None and previous.kind == page.page_id:
         if any(address == page.url for address, _ in previous.run):
-            return Memory(listing, page.page_id, previous.run)
+            return Memory(listing, page.page_id, previous.run, picks, pages)
         run = (previous.run + ((page.url, numbers(page)),))[-RUN:]
-        return Memory(listing, page.page_id, run)
-    return Memory(listing, page.page_id, ((page.url, numbers(page)),))
+        return Memory(listing, page.page_id, run, picks, pages)
+    return Memory(listing, page.page_id, ((page.url, numbers(page)),), picks, pages)
+
+
+def _title(page: PageModel) -> str:
+    """The text of the page's first visible heading outside its lists."""
+    for node in page.nodes:
+        if node.visible and node.role == "heading" and "[" not in node.key and (node.name or node.text):
+            return node.name or node.text
+    return ""
 
 
 def numbers(page: PageModel) -> _Numbers:
@@ -229,6 +256,33 @@ def run_answers(memory: Memory | None) -> list[str]:
     return out
 
 
+def pick_answers(memory: Memory | None) -> list[str]:
+    """For the pages of one kind seen (two or more), the titles of the page with the least and the
+    greatest number at each place they all show one (when one page alone holds it)."""
+    if memory is None or len(memory.pages) < 2:
+        return []
+    out: list[str] = []
+    for kind in dict.fromkeys(page_id for page_id, _, _, _ in memory.pages):
+        seen = [(title, dict(shown)) for page_id, _, title, shown in memory.pages if page_id == kind]
+        if len(seen) < 2:
+            continue
+        for key in seen[0][1]:
+            if not all(key in shown for _, shown in seen[1:]):
+                continue
+            values = [float(shown[key]) for _, shown in seen]
+            for extreme in (min(values), max(values)):
+                if values.count(extreme) == 1 and min(values) < max(values):
+                    out.append(seen[values.index(extreme)][0])
+    return list(dict.fromkeys(out))
+
+
+def picks_wanted(task: Task) -> bool:
+    """Does the task's answer pick one record by an order (the cheapest, the best-rated)?"""
+    query = getattr(getattr(task.answer, "value", None), "query", None) if task.answer is not None else None
+    return (task.kind == "retrieve" and query is not None and query.agg is None and bool(query.order_by)
+            and task.answer is not None and task.answer.type == "text")
+
+
 def candidate_answers(page: PageModel, task: Task, memory: Memory | None = None) -> list[str]:
     """Answers drawn from the page and what is remembered (see the module docstring), without repeats."""
     from veriweb.envs.actions import contents
@@ -252,6 +306,7 @@ def candidate_answers(page: PageModel, task: Task, memory: Memory | None = None)
         lists.insert(0, memory.listing[2])
     texts += list_answers(lists, task)
     texts += run_answers(memory)
+    texts += pick_answers(memory)
     found = {str(n) for n in counts.values()} | {key[1:] for key in counts if key.startswith("#")}
     for text in texts:
         found.update(_NUMBER.findall(text))
@@ -285,4 +340,4 @@ def sums_wanted(task: Task) -> bool:
 
 
 __all__ = ["GROUP", "Memory", "PREFIXES", "RUN", "candidate_answers", "carry", "collect_moves", "items",
-           "list_answers", "numbers", "run_answers", "sums_wanted"]
+           "list_answers", "numbers", "pick_answers", "picks_wanted", "run_answers", "sums_wanted"]

@@ -59,8 +59,8 @@ from veriweb.engine.judge import Judge, unstated
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
-from veriweb.verify.grounding import grounded as answer_grounded
-from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, sums_wanted
+from veriweb.verify.grounding import Grounding
+from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, picks_wanted, sums_wanted
 from veriweb.verify.relevance import Hints
 
 _SUBGOAL = 4
@@ -71,8 +71,9 @@ _CROWD = 0.25
 """What each state already seen at the same address adds to the cost of staying there."""
 _WASTE = 6.0
 """What a write that makes no subgoal hold costs (the search prefers not to spam forms)."""
-MAX_UNGROUNDED = 4
-"""How many ungrounded answers a grounded search passes over before it says ``undecided``."""
+MAX_UNGROUNDED = 12
+"""How many ungrounded answers a grounded search passes over before it says ``undecided``. An answer
+passed over is not put to the check again on a path that has seen no page its earlier path had not."""
 _GC_THRESHOLD = (100_000, 50, 100)
 """The cycle collector's thresholds while a search runs (see :func:`_fewer_collections`)."""
 
@@ -229,6 +230,7 @@ class _Node:
     cost: float
     done: int = 0
     memory: Memory | None = None
+    visited: frozenset[str] = frozenset()  # the addresses of the path (kept by a grounded search)
 
 
 def solve(site: Site, task: Task, *, session: Session | None = None, budget: int = 2_000,
@@ -290,6 +292,7 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                     result.actions = short  # (a shorter replay that skips the evidence is not kept)
         return result
     finally:
+        search.close()
         if saved is not None:
             snaps.restore(saved)
 
@@ -305,7 +308,10 @@ class _Search:
         self.answers = _Answers(judge)
         self.answer_step = 1 if task.kind == "retrieve" else 0
         self.reading = task.kind == "retrieve"
-        self.sums = sums_wanted(task)
+        # a grounded search remembers the pages seen for a pick ("the cheapest of these three"): its
+        # answer is then the title of the page that shows the least, read off every candidate's page
+        self.picks = grounded and picks_wanted(task)
+        self.sums = sums_wanted(task) or self.picks
         self.nodes: list[_Node] = []
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
@@ -314,14 +320,35 @@ class _Search:
         self.sent: set[tuple[Any, ...]] = set()
         self.grounded = grounded
         self.ungrounded = 0  # solutions passed over: their answers were not read off what they saw
+        self._passed: dict[str, list[frozenset[str]]] = {}  # each answer passed over: the addresses its paths saw
         self._grounding: dict[tuple[str, ...], bool | None] = {}
+        self._check: Grounding | None = None
 
     def grounding(self, actions: list[str]) -> bool | None:
         """:func:`veriweb.verify.grounding.grounded` of a solution, memoised."""
         key = tuple(actions)
         if key not in self._grounding:
-            self._grounding[key] = answer_grounded(self.site, self.task, actions)
+            if self._check is None:
+                self._check = Grounding(self.site, self.task)
+            self._grounding[key] = self._check.check(actions)
         return self._grounding[key]
+
+    def close(self) -> None:
+        """Close the sessions the grounding check opened."""
+        if self._check is not None:
+            self._check.close()
+
+    def _read(self, index: int, answer: str, final: str) -> bool:
+        """Whether the solution ending at node ``index`` with ``answer`` is not ungrounded; an answer
+        passed over before, on a path that saw every address this one saw, is passed over unchecked."""
+        node = self.nodes[index]
+        if any(node.visited <= seen for seen in self._passed.get(answer, [])):
+            return False
+        if self.grounding(self._path(index, final)) is not False:
+            return True
+        self.ungrounded += 1
+        self._passed.setdefault(answer, []).append(node.visited)
+        return False
 
     def _guessed(self) -> Result:
         return Result("undecided", expanded=self.stepped,
@@ -334,7 +361,7 @@ class _Search:
         """Search from the session's current state."""
         session = self.session
         self.nodes.append(_Node(self.snaps.capture(), -1, (), 0, 0.0,
-                                memory=carry(None, session.page()) if self.reading else None))
+                                memory=carry(None, session.page(), picks=self.picks) if self.reading else None))
         seen: dict[tuple[Any, ...], int] = {state_key(session) + ((None,) if self.sums else ()): 0}
         found = self._evaluate(0)
         if found is not None:
@@ -421,14 +448,15 @@ class _Search:
         if progress.violation is not None:
             return None
         page = session.page()
+        if self.grounded:
+            node.visited = (self.nodes[node.parent].visited if node.parent >= 0 else frozenset()) | {page.url}
         self.hints.follow(session, progress.done, progress.subgoals)
         if task.kind == "retrieve":
             if not task.goal or progress.goal:
                 for answer in candidate_answers(page, task, node.memory):
                     if self.answers.correct(answer):
                         final = format_action(parse_action(f"send_msg_to_user({answer!r})"))
-                        if self.grounded and self.grounding(self._path(index, final)) is False:
-                            self.ungrounded += 1
+                        if self.grounded and not self._read(index, answer, final):
                             if self.ungrounded >= MAX_UNGROUNDED:
                                 return None
                             continue
@@ -515,7 +543,7 @@ def _replays(search: _Search, start: _State, actions: list[str], *,
         search.snaps.restore(start)
         if task.kind != "retrieve" and judge.progress().goal:
             return not actions
-        memory = carry(None, session.page())
+        memory = carry(None, session.page(), picks=search.picks)
     for number, action in enumerate(actions[done:], done + 1):
         if number == len(actions) and task.kind == "retrieve":
             # An answer must be read off the pages on the way, not remembered from a page that a
@@ -561,7 +589,7 @@ def _prefixes(search: _Search, start: _State, actions: list[str]) -> list[tuple[
     """The state after each prefix of ``actions`` (the empty one first), and what had been read there."""
     session = search.session
     search.snaps.restore(start)
-    memory = carry(None, session.page())
+    memory = carry(None, session.page(), picks=search.picks)
     out = [(start, memory)]
     for action in actions:
         session.step(action)
