@@ -71,7 +71,7 @@ _CROWD = 0.25
 """What each state already seen at the same address adds to the cost of staying there."""
 _WASTE = 6.0
 """What a write that makes no subgoal hold costs (the search prefers not to spam forms)."""
-MAX_UNGROUNDED = 12
+MAX_UNGROUNDED = 40
 """How many ungrounded answers a grounded search passes over before it says ``undecided``. An answer
 passed over is not put to the check again on a path that has seen no page its earlier path had not."""
 _GC_THRESHOLD = (100_000, 50, 100)
@@ -287,9 +287,7 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                 result = Result("undecided", expanded=result.expanded,
                                 reason="the solution found did not replay to success")
             elif shorten:
-                short = _shorten(search, start, result.actions)
-                if not grounded or short == result.actions or search.grounding(short) is not False:
-                    result.actions = short  # (a shorter replay that skips the evidence is not kept)
+                result.actions = _shorten(search, start, result.actions)
         return result
     finally:
         search.close()
@@ -528,23 +526,33 @@ class _Search:
         return None
 
 
-def _replays(search: _Search, start: _State, actions: list[str], *,
-             resume: tuple[int, _State, Memory] | None = None) -> bool:
-    """Do ``actions`` solve the task from ``start``, ending exactly when an episode would end?
+def _addresses(page: PageModel) -> frozenset[str]:
+    """The page's address and every link address it holds (hidden ones too: a closed menu's)."""
+    return frozenset({page.url, *(node.href for node in page.nodes if node.href)})
 
-    ``resume`` is ``(k, state, memory)``: the first ``k`` actions are known to lead from ``start`` to
-    ``state`` (having read ``memory``) without ending the replay, so it goes on from there.
+
+def _replays(search: _Search, start: _State, actions: list[str], *,
+             resume: tuple[int, _State, Memory, frozenset[str]] | None = None) -> bool:
+    """Do ``actions`` solve the task from ``start``, ending exactly when an episode would end, with
+    each ``goto`` to an address some page on the way showed?
+
+    ``resume`` is ``(k, state, memory, addresses)``: the first ``k`` actions are known to lead from
+    ``start`` to ``state`` (having read ``memory`` and seen ``addresses``) without ending the
+    replay, so it goes on from there.
     """
     session, judge, task = search.session, search.judge, search.task
     done = 0
     if resume is not None and resume[0] > 0 and search.snaps.restore(resume[1]):
-        done, memory = resume[0], resume[2]
+        done, memory, seen = resume[0], resume[2], set(resume[3])
     else:
         search.snaps.restore(start)
         if task.kind != "retrieve" and judge.progress().goal:
             return not actions
         memory = carry(None, session.page(), picks=search.picks)
+        seen = set(_addresses(session.page()))
     for number, action in enumerate(actions[done:], done + 1):
+        if action.startswith("goto(") and getattr(parse_action(action), "url", None) not in seen:
+            return False  # an address no page on the way showed (a shorter replay skipped the one that did)
         if number == len(actions) and task.kind == "retrieve":
             # An answer must be read off the pages on the way, not remembered from a page that a
             # shorter replay no longer visits.
@@ -563,11 +571,13 @@ def _replays(search: _Search, start: _State, actions: list[str], *,
         if task.kind != "retrieve" and progress.goal:
             return number == len(actions)
         memory = carry(memory, session.page())
+        seen |= _addresses(session.page())
     return False
 
 
 def _shorten(search: _Search, start: _State, actions: list[str]) -> list[str]:
-    """Drop actions, last to first, while the rest still replays to success.
+    """Drop actions, last to first, while the rest still replays to success (and, in a grounded
+    search, still reads what its answer rests on: a shorter replay that skips the evidence is not kept).
 
     ``actions`` has just replayed to success, so each of its proper prefixes leads from ``start``
     to a state where the replay goes on; and while action ``i`` is tried, the actions before it
@@ -579,22 +589,27 @@ def _shorten(search: _Search, start: _State, actions: list[str]) -> list[str]:
     prefixes = _prefixes(search, start, actions[:max(0, index)])
     while index >= 0:
         candidate = best[:index] + best[index + 1:]
-        if candidate and _replays(search, start, candidate, resume=(index, *prefixes[index])):
+        if (candidate and _replays(search, start, candidate, resume=(index, *prefixes[index]))
+                and not (search.grounded and search.grounding(candidate) is False)):
             best = candidate
         index -= 1
     return best
 
 
-def _prefixes(search: _Search, start: _State, actions: list[str]) -> list[tuple[_State, Memory]]:
-    """The state after each prefix of ``actions`` (the empty one first), and what had been read there."""
+def _prefixes(search: _Search, start: _State,
+              actions: list[str]) -> list[tuple[_State, Memory, frozenset[str]]]:
+    """The state after each prefix of ``actions`` (the empty one first), what had been read there,
+    and the addresses seen on the way."""
     session = search.session
     search.snaps.restore(start)
     memory = carry(None, session.page(), picks=search.picks)
-    out = [(start, memory)]
+    seen = _addresses(session.page())
+    out = [(start, memory, seen)]
     for action in actions:
         session.step(action)
         memory = carry(memory, session.page())
-        out.append((search.snaps.capture(), memory))
+        seen = seen | _addresses(session.page())
+        out.append((search.snaps.capture(), memory, seen))
     return out
 
 
