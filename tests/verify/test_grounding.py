@@ -8,9 +8,11 @@ from veriweb.verify.search import solve
 
 
 def test_a_compare_answered_off_the_home_page_is_ungrounded_and_the_authors_plan_is_not() -> None:
-    """"Which of these three listings is cheapest?": the search answers with a title the home page
-    lists (it tries each against the judge); reversing the prices changes the right answer and
-    nothing that page shows. The generator's plan opens the listings, whose prices change."""
+    """"Which of these three listings is cheapest?": the plain search answers with a title the home
+    page lists (it tries each against the judge); reversing the prices changes the right answer and
+    nothing that page shows. The generator's plan opens the listings, whose prices change. The
+    grounded search (how tasks are certified) never returns such a solution, and never calls the
+    task unsolvable."""
     checked = 0
     for seed in range(1, 4):
         site = generate_site("forum", seed)
@@ -20,8 +22,14 @@ def test_a_compare_answered_off_the_home_page_is_ungrounded_and_the_authors_plan
             result = solve(site, task, budget=2000)
             assert result.status == "solved"
             assert grounded(site, task, task.certificate) is True
+            careful = solve(site, task, budget=2000, grounded=True)
+            assert careful.status in ("solved", "undecided")
+            if careful.status == "solved":
+                assert grounded(site, task, careful.actions) is not False
             if len(result.actions) == 1:
                 assert grounded(site, task, result.actions) is False
+                assert careful.actions != result.actions
+                assert careful.status == "solved" or "ungrounded" in careful.reason
                 checked += 1
     assert checked >= 1
 
@@ -103,25 +111,3 @@ def test_the_answer_row_and_the_runner_up_are_changed_alone() -> None:
     dropped = _decider(site, task)
     assert dropped is not None
     assert sum(len(t.rows) for t in dropped.database.tables) == sum(len(t.rows) for t in site.database.tables) - 1
-
-
-def test_a_grounded_search_passes_over_answers_it_did_not_read() -> None:
-    """The plain search answers some compare tasks from a page with no prices; the grounded search
-    (how tasks are certified) never returns such a solution, and never calls the task unsolvable."""
-    guessed = 0
-    for seed in range(1, 4):
-        site = generate_site("forum", seed)
-        for task in site.tasks:
-            if task.family != "retrieve_compare":
-                continue
-            plain = solve(site, task, budget=2000)
-            careful = solve(site, task, budget=2000, grounded=True)
-            assert careful.status in ("solved", "undecided")
-            if careful.status == "solved":
-                assert grounded(site, task, careful.actions) is not False
-            if plain.status == "solved" and grounded(site, task, plain.actions) is False:
-                guessed += 1
-                assert careful.actions != plain.actions
-                if careful.status == "undecided":
-                    assert "ungrounded" in careful.reason
-    assert guessed >= 1

@@ -106,17 +106,28 @@ def element_groups(elements: dict[str, np.ndarray]) -> np.ndarray:
     """
     parent, role, mask = elements["parent"], elements["role"], elements["mask"].astype(bool)
     groups = _IS_GROUP[role] & mask
-    out = np.where(groups, np.arange(len(role)), -1).astype(np.int32)
-    current = np.where(mask & ~groups, parent, -1)
-    for _ in range(64):  # depth-bounded walk up the kept tree
-        pending = current >= 0
-        if not pending.any():
+    found, _ = _nearest(parent, np.where(mask & ~groups, parent, -1), groups)
+    return np.where(groups, np.arange(len(role)), found).astype(np.int32)
+
+
+def _nearest(parent: np.ndarray, start: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, walking up the kept tree from ``start`` (a row index, -1: none), the first row in
+    ``target`` and the row just below it on the way (-1 and -1 where there is none)."""
+    found = np.full(len(parent), -1, np.int32)
+    below = np.full(len(parent), -1, np.int32)
+    node = np.arange(len(parent))
+    up = start.copy()
+    for _ in range(64):  # depth-bounded
+        live = up >= 0
+        if not live.any():
             break
-        safe = np.where(pending, current, 0)
-        hit = pending & groups[safe]
-        out[hit] = current[hit]
-        current = np.where(pending & ~hit, parent[safe], -1)
-    return out
+        safe = np.where(live, up, 0)
+        hit = live & target[safe]
+        found[hit], below[hit] = up[hit], node[hit]
+        climb = live & ~hit
+        node = np.where(climb, up, node)
+        up = np.where(climb, parent[safe], -1)
+    return found, below
 
 
 def _overlap(tokens: np.ndarray, goal: np.ndarray) -> np.ndarray:
@@ -433,20 +444,7 @@ _LISTED = np.isin(np.arange(len(ROLES)), [ROLE_IDS["row"], ROLE_IDS["listitem"]]
 
 def _cells(parent: np.ndarray, mask: np.ndarray, is_data: np.ndarray) -> np.ndarray:
     """Per element row, the child of a data row that holds it (itself if it is one; -1: none)."""
-    out = np.full(len(parent), -1, np.int32)
-    node = np.arange(len(parent))
-    up = np.where(mask, parent, -1)
-    for _ in range(64):  # depth-bounded walk up the kept tree
-        live = up >= 0
-        if not live.any():
-            break
-        safe = np.where(live, up, 0)
-        hit = live & is_data[safe]
-        out[hit] = node[hit]
-        climb = live & ~hit
-        node = np.where(climb, up, node)
-        up = np.where(climb, parent[safe], -1)
-    return out
+    return _nearest(parent, np.where(mask, parent, -1), is_data)[1]
 
 
 def row_counts(elements: dict[str, np.ndarray], match: np.ndarray, env: DiscreteActions) -> np.ndarray:
