@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from veriweb.engine.actions import parse_action
 from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site, Task
 from veriweb.verify.grounding import grounded
 from veriweb.verify.search import solve
+
+
+def _compares() -> list[tuple[Site, Task]]:
+    """The "which of these three listings is cheapest?" tasks of forum seeds 1 to 3."""
+    return [(site, task) for site in (generate_site("forum", seed) for seed in range(1, 4))
+            for task in site.tasks if task.family == "retrieve_compare"]
 
 
 def test_a_compare_answered_off_the_home_page_is_ungrounded_and_the_authors_plan_is_not() -> None:
@@ -14,23 +22,19 @@ def test_a_compare_answered_off_the_home_page_is_ungrounded_and_the_authors_plan
     grounded search (how tasks are certified) never returns such a solution, and never calls the
     task unsolvable."""
     checked = 0
-    for seed in range(1, 4):
-        site = generate_site("forum", seed)
-        for task in site.tasks:
-            if task.family != "retrieve_compare":
-                continue
-            result = solve(site, task, budget=2000)
-            assert result.status == "solved"
-            assert grounded(site, task, task.certificate) is True
-            careful = solve(site, task, budget=2000, grounded=True)
-            assert careful.status in ("solved", "undecided")
-            if careful.status == "solved":
-                assert grounded(site, task, careful.actions) is not False
-            if len(result.actions) == 1:
-                assert grounded(site, task, result.actions) is False
-                assert careful.actions != result.actions
-                assert careful.status == "solved" or "ungrounded" in careful.reason
-                checked += 1
+    for site, task in _compares():
+        result = solve(site, task, budget=2000)
+        assert result.status == "solved"
+        assert grounded(site, task, task.certificate) is True
+        careful = solve(site, task, budget=2000, grounded=True)
+        assert careful.status in ("solved", "undecided")
+        if careful.status == "solved":
+            assert grounded(site, task, careful.actions) is not False
+        if len(result.actions) == 1:
+            assert grounded(site, task, result.actions) is False
+            assert careful.actions != result.actions
+            assert careful.status == "solved" or "ungrounded" in careful.reason
+            checked += 1
     assert checked >= 1
 
 
@@ -82,29 +86,24 @@ def test_the_answer_row_and_the_runner_up_are_changed_alone() -> None:
     from veriweb.verify.grounding import _decider
 
     checked = 0
-    for seed in range(1, 4):
-        site = generate_site("forum", seed)
-        for task in site.tasks:
-            if task.family != "retrieve_compare":
-                continue
-            answer = task.certificate[-1]
-            moved, ahead = _decider(site, task), _decider(site, task, 1)
-            assert moved is not None and ahead is not None
-            for other in (moved, ahead):
-                changed = [(a, b) for x, y in zip(site.database.tables, other.database.tables)
-                           for a, b in zip(x.rows, y.rows) if a != b]
-                assert len(changed) == 1  # one row, and only its order column
-                (before, after), = changed
-                assert {k for k in before if before[k] != after[k]} == {"price"}
-            session = Session(moved)
-            try:
-                episode = Episode(moved, task, session=session)
-                episode.reset()
-                text = answer[len("send_msg_to_user('"):-2]
-                assert not episode.judge.judge_answer(text).correct
-            finally:
-                session.close()
-            checked += 1
+    for site, task in _compares():
+        answer = parse_action(task.certificate[-1]).text  # type: ignore[attr-defined]
+        moved, ahead = _decider(site, task), _decider(site, task, 1)
+        assert moved is not None and ahead is not None
+        for other in (moved, ahead):
+            changed = [(a, b) for x, y in zip(site.database.tables, other.database.tables)
+                       for a, b in zip(x.rows, y.rows) if a != b]
+            assert len(changed) == 1  # one row, and only its order column
+            (before, after), = changed
+            assert {k for k in before if before[k] != after[k]} == {"price"}
+        session = Session(moved)
+        try:
+            episode = Episode(moved, task, session=session)
+            episode.reset()
+            assert not episode.judge.judge_answer(answer).correct
+        finally:
+            session.close()
+        checked += 1
     assert checked >= 2
     site = generate_site("code", 3)
     task = next(t for t in site.tasks if t.family in ("retrieve_count", "retrieve_count_profile"))

@@ -142,14 +142,25 @@ def _base(site: Site, name: str, column: str) -> tuple[str, str] | None:
     return None
 
 
-def _decider(site: Site, task: Task, ahead: int = 0) -> Site | None:
+def _picked(site: Site, task: Task) -> list[dict[str, Any]]:
+    """The rows the answer query of ``task`` picks on ``site``, in its order."""
+    session = Session(site)
+    try:
+        episode = Episode(site, task, session=session)
+        episode.reset()
+        return fetch_rows(session.db.guard, task.answer.value.query, episode.judge.context())  # type: ignore[union-attr]
+    finally:
+        session.close()
+
+
+def _decider(site: Site, task: Task, ahead: int = 0, picked: list[dict[str, Any]] | None = None) -> Site | None:
     """``site`` with the row its answer is read from changed alone (``None``: no such row to change).
 
     A pick (a column of the first row in some order) moves that row past the other end of the order
     (or, with ``ahead`` k, moves the row k places behind it just ahead of it: to know the cheapest of
     three one must have seen the others' prices too); a count drops the first row it counts; a sum, an
     average, a least or a greatest rewrites the first row's amount to ``2v + 7``. A lookup with no
-    order is left to the table-wide rewrites.
+    order is left to the table-wide rewrites. ``picked``: :func:`_picked`, when already read.
     """
     query = getattr(getattr(task.answer, "value", None), "query", None)
     if query is None or (query.agg is None and not query.order_by):
@@ -158,13 +169,7 @@ def _decider(site: Site, task: Task, ahead: int = 0) -> Site | None:
     table = next((t for t in site.database.tables if home is not None and t.name == home[0]), None)
     if table is None or home is None or home[1] != "id":
         return None
-    session = Session(site)
-    try:
-        episode = Episode(site, task, session=session)
-        episode.reset()
-        picked = fetch_rows(session.db.guard, query, episode.judge.context())
-    finally:
-        session.close()
+    picked = _picked(site, task) if picked is None else picked
     if not picked or "id" not in picked[0] or (ahead and (query.agg is not None or len(picked) <= ahead)):
         return None
     first = picked[ahead]["id"]
@@ -236,7 +241,8 @@ class Grounding:
             site, task = self.site, self.task
             table, columns = self._found  # type: ignore[misc]
             tables = view_tables(site, table)
-            made = [*(_decider(site, task, ahead) for ahead in range(AHEAD + 1)),
+            picked = _picked(site, task) if getattr(getattr(task.answer, "value", None), "query", None) else []
+            made = [*(_decider(site, task, ahead, picked) for ahead in range(AHEAD + 1)),
                     *(_rewritten(site, tables, columns, rewrite) for rewrite in REWRITES), _thinned(site, tables)]
             self._variants = [other for other in made if other is not None]
         return self._variants
