@@ -276,6 +276,18 @@ def pick_answers(memory: Memory | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def titles_read(page: PageModel, memory: Memory | None) -> set[str]:
+    """The titles whose figures have been read (folded): of the pages remembered for a pick, and of the
+    items of this page's lists that show a number beside their title."""
+    read = {title.strip().casefold() for _, _, title, _ in (memory.pages if memory is not None else ())}
+    for found in items(page):
+        for title, text, _, _ in found:
+            folded = title.strip().casefold()
+            if _NUMBER.search(text.replace(folded, " ", 1)):
+                read.add(folded)
+    return read
+
+
 def picks_wanted(task: Task) -> bool:
     """Does the task's answer pick one record by an order (the cheapest, the best-rated)?"""
     query = getattr(getattr(task.answer, "value", None), "query", None) if task.answer is not None else None
@@ -340,4 +352,5 @@ def sums_wanted(task: Task) -> bool:
 
 
 __all__ = ["GROUP", "Memory", "PREFIXES", "RUN", "candidate_answers", "carry", "collect_moves", "items",
-           "list_answers", "numbers", "pick_answers", "picks_wanted", "run_answers", "sums_wanted"]
+           "list_answers", "numbers", "pick_answers", "picks_wanted", "run_answers", "sums_wanted",
+           "titles_read"]

@@ -60,7 +60,9 @@ from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
 from veriweb.verify.grounding import Grounding
-from veriweb.verify.reading import Memory, candidate_answers, carry, collect_moves, picks_wanted, sums_wanted
+from veriweb.verify.reading import (
+    RUN, Memory, candidate_answers, carry, collect_moves, picks_wanted, sums_wanted, titles_read,
+)
 from veriweb.verify.relevance import Hints
 
 _SUBGOAL = 4
@@ -310,6 +312,7 @@ class _Search:
         # answer is then the title of the page that shows the least, read off every candidate's page
         self.picks = grounded and picks_wanted(task)
         self.sums = sums_wanted(task) or self.picks
+        self.named: frozenset[str] = frozenset()  # a pick among named records: their titles (see run)
         self.nodes: list[_Node] = []
         self.frontier: list[tuple[float, int, int, str | tuple[str, ...], float]] = []
         self.counter = itertools.count()
@@ -358,6 +361,8 @@ class _Search:
     def run(self) -> Result:
         """Search from the session's current state."""
         session = self.session
+        if self.picks:
+            self.named = _named(self.judge)
         self.nodes.append(_Node(self.snaps.capture(), -1, (), 0, 0.0,
                                 memory=carry(None, session.page(), picks=self.picks) if self.reading else None))
         seen: dict[tuple[Any, ...], int] = {state_key(session) + ((None,) if self.sums else ()): 0}
@@ -449,7 +454,11 @@ class _Search:
         if self.grounded:
             node.visited = (self.nodes[node.parent].visited if node.parent >= 0 else frozenset()) | {page.url}
         self.hints.follow(session, progress.done, progress.subgoals)
-        if task.kind == "retrieve":
+        # A pick among named records ("the cheapest of A, B and C") is answered once each one's figure
+        # has been read; until then a right answer is a guess, so none is tried, and each record read
+        # counts as a subgoal (the budget starts afresh, the heuristic leads on to the others).
+        unseen = len(self.named - titles_read(page, node.memory)) if self.named else 0
+        if task.kind == "retrieve" and not unseen:
             if not task.goal or progress.goal:
                 for answer in candidate_answers(page, task, node.memory):
                     if self.answers.correct(answer):
@@ -468,14 +477,14 @@ class _Search:
             # A goal state: queue it, so cheaper partial paths are looked at first.
             heapq.heappush(self.frontier, (node.depth, next(self.counter), -index - 1, "", 0.0))
             return None
-        node.done = progress.done
+        node.done = progress.done + len(self.named) - unseen
         if node.parent >= 0:
             parent = self.nodes[node.parent]
-            if node.state.version != parent.state.version and progress.done <= parent.done:
+            if node.state.version != parent.state.version and node.done <= parent.done:
                 node.cost += _WASTE  # a write that brought no subgoal closer: most likely a wrong one
         if node.depth + self.answer_step >= self.max_depth:
             return None
-        remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1)
+        remaining = progress.total - progress.done + (0 if progress.total or progress.goal else 1) + unseen
         if self.hints.login is not None and session.ui.user_id is None:
             remaining += 1  # a task with a user is most likely done as that user
         if self.exact:
@@ -524,6 +533,18 @@ class _Search:
             priority = total + self.weight * (_SUBGOAL * remaining + distance)
             heapq.heappush(self.frontier, (priority, next(self.counter), index, action, total))
         return None
+
+
+def _named(judge: Judge) -> frozenset[str]:
+    """The titles (folded) of the records a pick chooses among when its answer names them (the answer's
+    ``candidates``: "which of A, B or C is cheapest?"), two to :data:`~veriweb.verify.reading.RUN` of
+    them; else none (a pick over a whole category is read off a list)."""
+    spec = judge.task.answer
+    if spec is None or spec.candidates is None:
+        return frozenset()
+    values = {str(v).strip().casefold() for v, _ in column_values(judge.session.db.guard, spec.candidates,
+                                                                   judge.context())}
+    return frozenset(values) if 2 <= len(values) <= RUN else frozenset()
 
 
 def _addresses(page: PageModel) -> frozenset[str]:
