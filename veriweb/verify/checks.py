@@ -103,11 +103,21 @@ START_NOWHERE = _code("S016", "structural", "a task starts at an address no page
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
-_PLACEHOLDER_TEXT = re.compile(r"lorem ipsum|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\{\{|\}\}|\?\?\?|"
-                               r"\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\buntitled\b|"
-                           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|"
-                           r"\binsert \w+(?: \w+)? here\b|"
-                           r"\bsample (?:text|title|heading|content)\b|%s\b", re.IGNORECASE)
+_FILLER = (r"lorem ipsum|dolor sit amet|consectetur adipiscing|\{\{|\}\}|\[object Object\]|"
+           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
+           r"<\s*insert\b[^>]*>|\bsample (?:text|title|heading|content)\b|\bplaceholder text\b|"
+           r"\[(?:(?:your|the|a|an|product|item|company|user|customer|first|last|full|page|post|short|long)\s+)*"
+           r"(?:name|title|text|description|content|image|link|url|date|price|address|email|here)\]")
+"""Filler an author leaves wherever it stands: lorem ipsum, template braces, "[product name]", "<Insert logo>"."""
+_PLACEHOLDER_TEXT = re.compile(_FILLER + r"|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\?\?\?|"
+                               r"\bundefined\b|\bnull\b|\bNaN\b|\buntitled\b|%s\b|^\s*N/A\s*$", re.IGNORECASE)
+"""Placeholder text in a page's own words (a template's literal text)."""
+_PLACEHOLDER_VALUE = re.compile(_FILLER + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
+                                r"^\s*(?:n/a|null|undefined|nan|none yet|untitled|placeholder|xxx+|\?{2,}|-+|\.{3}|"
+                                r"\[[^\]]*\]|<[^>]*>)\s*$", re.IGNORECASE)
+"""Placeholder text in a stored value: filler anywhere, a "TODO:" note, or a value that is nothing but a
+placeholder ("N/A", "null", "Untitled", "[name]"). A word alone is not enough: "Untitled Goose Plush Toy",
+"Parser throws on undefined variable" and "The TODO list widget" are real titles."""
 _BARE_TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:\|[a-z_]+)?\}|\$\{[^}]*\}|\{%|%\}")
 _REF_TEXT = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
 _DESTRUCTIVE = re.compile(r"\b(delete|remove|cancel|trash|discard|refund|revoke|close|archive|unsubscribe)\b", re.I)
@@ -493,8 +503,9 @@ def _placeholder_shown(value: str, href: bool) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _placeholder_value(value: str) -> bool:
-    """Whether a stored text is placeholder text (memoised, as :func:`_placeholder_shown`)."""
-    return _PLACEHOLDER_TEXT.search(value) is not None
+    """Whether a stored text is placeholder text (:data:`_PLACEHOLDER_VALUE`; memoised, as
+    :func:`_placeholder_shown`)."""
+    return _PLACEHOLDER_VALUE.search(value) is not None
 
 
 def check_content(site: Site) -> list[Issue]:
@@ -665,6 +676,7 @@ def check_entities(site: Site) -> list[Issue]:
         tables = _slot_tables(task)
         partial = _partial_slots(task)
         lookups = _lookup_slots(task)
+        issues += _missing_numbers(site, task, number)
         for name, value in task.slots.items():
             if not isinstance(value, str) or not value.strip() or not tables.get(name):
                 continue
@@ -685,6 +697,33 @@ def check_entities(site: Site) -> list[Issue]:
             if value.casefold() not in corpus:
                 issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
                                     f"task {task.id!r} looks up {value!r}, which appears nowhere in the site's data"))
+    return issues
+
+
+def _missing_numbers(site: Site, task: Any, number: int) -> list[Issue]:
+    """M005 for a number slot that a condition equates with a row's key ("refund a line of order 9329":
+    ``refunds.order_id = :order``, a key of ``orders``) when no row of the keyed table has it. A key
+    is the table's primary key or a foreign key (then the table it points at is the one looked in)."""
+    issues = []
+    for name, where in _slot_columns(task).items():
+        value = task.slots.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue
+        for table_name, column, op in sorted(where):
+            table = site.database.table(table_name)
+            if op != "=" or table is None:
+                continue
+            fk = next((f for f in table.foreign_keys if f.column == column), None)
+            keyed = site.database.table(fk.ref_table) if fk is not None else table if column == table.primary_key \
+                else None
+            if keyed is None:
+                continue
+            key = fk.ref_column if fk is not None else keyed.primary_key
+            if not any(row.get(key) == value for row in keyed.rows):
+                issues.append(Issue("semantic", MISSING_ENTITY, f"$.tasks[{number}].slots.{name}",
+                                    f"task {task.id!r} names {keyed.name} {value} ({table.name}.{column}), and "
+                                    f"no {keyed.name} row has that {key}"))
+                break
     return issues
 
 
@@ -767,13 +806,18 @@ def _partial_slots(task: Any) -> set[str]:
 
 def _slot_tables(task: Any) -> dict[str, set[str]]:
     """For each slot, the tables whose rows goal and progress conditions match it against."""
-    found: dict[str, set[str]] = defaultdict(set)
+    return {name: {table for table, _, _ in where} for name, where in _slot_columns(task).items()}
+
+
+def _slot_columns(task: Any) -> dict[str, set[tuple[str, str, str]]]:
+    """For each slot, the (table, column, operator) of each goal or progress condition that matches it."""
+    found: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
 
     def query(q: Any) -> None:
         for cond in q.where:
             value = cond.value
             if isinstance(value, Ref) and value.namespace == "slot":
-                found[value.name].add(q.table)
+                found[value.name].add((q.table, cond.column, cond.op))
             elif isinstance(value, QueryValue):
                 query(value.query)
 
@@ -847,7 +891,8 @@ def check_totals(site: Site) -> list[Issue]:
 
     A table with a ``total`` money column and a line table with a foreign key to it, a quantity
     and a money price: every total must be the sum of its lines plus a fee the site charges
-    consistently (the most common difference). A total off by anything else is reported.
+    consistently (the most common difference, or the one its rows of one kind share), give or take
+    another amount of its own row (a discount, a tax). A total off by anything else is reported.
     """
     issues = []
     for t_index, table in enumerate(site.database.tables):
@@ -870,12 +915,16 @@ def check_totals(site: Site) -> list[Issue]:
                     diffs[row["total"] - sums[row[table.primary_key]]] += 1
             fees = {d for d, n in diffs.items() if n >= max(2, len(table.rows) // 20) and 0 <= d <= 10_000}
             by_group = _fee_groups(table, sums)
+            # the row's own other amounts (a discount taken off, a tax added) explain a difference too
+            amounts = [c.name for c in table.columns if c.type == "money" and c.name != "total"]
             for r_index, row in enumerate(table.rows):
                 key = row.get(table.primary_key)
                 if not (isinstance(row.get("total"), int) and key in sums):
                     continue
                 diff = row["total"] - sums[key]
-                if diff not in fees and not any(diff in by_group.get((c, row.get(c)), ()) for c, _ in by_group):
+                usual = fees | {f for c, _ in by_group for f in by_group.get((c, row.get(c)), ())}
+                own = [row[c] for c in amounts if isinstance(row.get(c), int) and row[c]]
+                if diff not in usual and not any(d in usual or d == 0 for v in own for d in (diff - v, diff + v)):
                     issues.append(Issue("consistency", TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
                                         f"{table.name} {key}: total {row['total']} disagrees with its lines in "
                                         f"{lines.name} ({sums[key]} plus any usual fee)"))

@@ -33,6 +33,8 @@ from veriweb.verify import checks as C
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _SQL_TYPES = {"integer": "INTEGER", "money": "INTEGER", "real": "REAL", "boolean": "INTEGER"}
 _IDENTIFIERS = ("username", "sku", "email", "slug", "path", "reference", "handle", "login")
+_PER_OWNER = ("slug", "path")
+"""Identifiers that name a row only within its owner's rows (two users may each have a "notes" path)."""
 
 
 # ----------------------------------------------------------------------------- SQL against the schema
@@ -166,7 +168,7 @@ def identifier_columns(site: Site, table: Any) -> set[str]:
     lookups = _lookup_columns(site).get(table.name, set())
     per_user = any(c.name == "user_id" for c in table.columns)
     return {c.name for c in table.columns if c.type == "text" and not c.unique
-            and (c.name in lookups or (c.name in _IDENTIFIERS and not per_user))}
+            and (c.name in lookups or (c.name in _IDENTIFIERS and not (per_user and c.name in _PER_OWNER)))}
 
 
 def check_natural_keys(site: Site) -> list[C.Issue]:
@@ -185,7 +187,8 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
             if not repeated:
                 continue
             looked_up = column.name in lookups.get(table.name, set())
-            identifier = (column.name in _IDENTIFIERS and not per_user and len(counts) >= 5
+            identifier = (column.name in _IDENTIFIERS and not (per_user and column.name in _PER_OWNER)
+                          and len(counts) >= 5
                           and len(repeated) == 1 and counts.most_common(1)[0][1] == 2)
             if not (looked_up or identifier):
                 continue

@@ -143,7 +143,40 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
             issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
                                   f"button {label!r} sounds like it undoes something, but {marker.name} only "
                                   f"adds rows"))
+        elif ops not in ({"insert"}, {"delete"}):
+            issues += _verb_against_name(label, marker.name, path)
     return issues
+
+
+_ENDING = re.compile(r"deactivat|disabl|cancel|void|archiv|clos|leave|withdraw|revok|suspend|unpublish|"
+                     r"unfollow|unsubscrib|unwatch|unstar|unpin|unlike|block|ban\b|reject|decline", re.I)
+"""Marker names that end, withdraw or undo something (``cancel_order``, ``leave_community``)."""
+_STARTING = re.compile(r"activat|enabl|join|publish|restor|reopen|approv|subscrib|follow|unarchiv|accept", re.I)
+"""Marker names that start or restore something (``activate_product``, ``join_community``)."""
+_ENDING_WORDS = re.compile(r"\b(delete|remove|cancel|void|trash|discard|refund|revoke|close|archive|unsubscribe|"
+                           r"deactivate|disable|leave|withdraw|suspend|unpublish|reject|decline|block|ban)\b", re.I)
+_STARTING_WORDS = re.compile(r"\b(save|keep|add|create|publish|activate|enable|join|restore|reopen|approve|"
+                             r"subscribe|follow|accept|unarchive|resume)\b", re.I)
+
+
+def _verb_against_name(label: str, name: str, path: str) -> list[C.Issue]:
+    """M003 on a marker that changes rows: a button that only starts or keeps something ("Save", "Keep",
+    "Activate", "Join") on a marker named for ending it (``void_order``, ``deactivate_product``,
+    ``leave_community``), or a button that only ends something ("Leave", "Cancel") on a marker named for
+    starting it (``join_community``). A label with words of both kinds ("Save and close") is left alone."""
+    ends, starts = bool(_ENDING_WORDS.search(label)), bool(_STARTING_WORDS.search(label))
+    if ends == starts:
+        return []
+    ending = bool(_ENDING.search(name))
+    starting = not ending and bool(_STARTING.search(name))
+    if starts and ending:
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {label!r} sounds like it keeps or starts something, but its marker {name} "
+                        f"ends it")]
+    if ends and starting:
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {label!r} sounds like it ends something, but its marker {name} starts it")]
+    return []
 
 
 # ----------------------------------------------------------------------------- M013

@@ -1,0 +1,134 @@
+"""Checks against hand-made defects written unlike the injector's, and real text that only looks like one.
+
+Each case edits a clean generated site the way a person (or another generator) might: a stored
+"N/A" or "[product name]", a "Keep order" button on a marker that cancels, an order number no
+order has, a booking reference used twice in a table kept per user. Each has a twin that must
+stay clean: "Untitled Goose Plush Toy" is a real name, and a total that a discount column on its
+own row explains is not a wrong total.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.scaffold.site import render_instruction
+from veriweb.verify.checks import Issue, static_issues
+from veriweb.verify.mutation_walk import elements, marker_forms, table
+
+Data = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def clean() -> dict[str, Data]:
+    return {domain: to_data(generate_site(domain, 0)) for domain in ("shop", "admin", "forum", "travel")}
+
+
+def found(data: Data, edit: Callable[[Data], None]) -> list[Issue]:
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    return static_issues(from_data(mutated, check_id=False))
+
+
+def at(issues: list[Issue], code: str, location: str) -> bool:
+    return any(i.code == code and i.location.startswith(location) for i in issues)
+
+
+def _set_row(domain_table: str, column: str, value: Any, row: int = 0) -> Callable[[Data], None]:
+    def edit(data: Data) -> None:
+        tbl, _ = table(data, domain_table)
+        tbl["rows"][row][column] = value
+    return edit
+
+
+@pytest.mark.parametrize("value", ["N/A", "[product name]", "<Insert description>", "TODO: write this",
+                                   "Dolor sit amet, sed do eiusmod tempor."])
+def test_a_stored_placeholder_is_reported(clean: dict[str, Data], value: str) -> None:
+    _, index = table(clean["shop"], "products")
+    issues = found(clean["shop"], _set_row("products", "description", value, row=2))
+    assert at(issues, "M001", f"$.database.tables[{index}].rows[2].description")
+
+
+@pytest.mark.parametrize("value", ["Untitled Goose Plush Toy", "The TODO list widget drops items after a reload",
+                                   "Why does my query return NULL for dates?", "Fails on undefined variables",
+                                   "[Selling] Refurbished trail running shoes"])
+def test_real_text_with_a_placeholder_word_is_not_reported(clean: dict[str, Data], value: str) -> None:
+    issues = found(clean["shop"], _set_row("products", "description", value, row=2))
+    assert not [i for i in issues if i.code == "M001"], [(i.location, i.message) for i in issues]
+
+
+def test_an_insert_here_note_on_a_page_is_reported(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["shop"])
+    path = next(p for node, p, page, _ in elements(data) if page is not None and node.get("type") == "text"
+                and node.get("text", "").strip() and "{" not in node["text"])
+
+    def edit(mutated: Data) -> None:
+        node = next(n for n, p, _, _ in elements(mutated) if p == path)
+        node["text"] = "<Insert company history>"
+    assert at(found(data, edit), "M001", path)
+
+
+def _discounted(explained: bool) -> Callable[[Data], None]:
+    """Orders get a money ``discount`` column; order 0's total drops by 12.34, with (or without) its
+    discount saying so."""
+    def edit(data: Data) -> None:
+        orders, _ = table(data, "orders")
+        total = next(c for c in orders["columns"] if c["name"] == "total")
+        orders["columns"].append(dict(copy.deepcopy(total), name="discount", nullable=True))
+        for row in orders["rows"]:
+            row["discount"] = None
+        orders["rows"][0]["total"] -= 1234
+        if explained:
+            orders["rows"][0]["discount"] = 1234
+    return edit
+
+
+def test_a_total_its_own_discount_explains_is_not_reported_and_one_it_does_not_is(clean: dict[str, Data]) -> None:
+    _, index = table(clean["shop"], "orders")
+    assert not at(found(clean["shop"], _discounted(True)), "C004", f"$.database.tables[{index}]")
+    assert at(found(clean["shop"], _discounted(False)), "C004", f"$.database.tables[{index}].rows[0].total")
+
+
+def _order_slot(value: int | None) -> Callable[[Data], None]:
+    def edit(data: Data) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "refund_line")
+        if value is not None:
+            task["slots"]["order"] = value
+            task["instruction"] = render_instruction(task["template"], task["slots"])
+    return edit
+
+
+def test_a_number_slot_naming_no_row_is_reported(clean: dict[str, Data]) -> None:
+    """"Refund a line of order 999999": the goal looks the order up by key (``refunds.order_id``)."""
+    number = next(n for n, t in enumerate(clean["admin"]["tasks"]) if t["id"] == "refund_line")
+    assert at(found(clean["admin"], _order_slot(999999)), "M005", f"$.tasks[{number}].slots.order")
+    assert not at(found(clean["admin"], _order_slot(None)), "M005", f"$.tasks[{number}]")
+
+
+@pytest.mark.parametrize(("domain", "marker", "label", "wrong"), [
+    ("shop", "cancel_order", "Keep order", True), ("shop", "cancel_order", "Save", True),
+    ("shop", "cancel_order", "Cancel this order", False), ("forum", "join", "Leave", True),
+    ("forum", "leave", "Join", True), ("forum", "leave", "Leave community", False),
+])
+def test_a_button_whose_verb_contradicts_its_markers_name(clean: dict[str, Data], domain: str, marker: str,
+                                                          label: str, wrong: bool) -> None:
+    data = copy.deepcopy(clean[domain])
+    path = next(p for _, p, _, m in marker_forms(data) if m["name"] == marker)
+
+    def edit(mutated: Data) -> None:
+        form = next(f for f, p, _, _ in marker_forms(mutated) if p == path)
+        form["submit"] = label
+    assert at(found(data, edit), "M003", f"{path}.submit") is wrong
+
+
+def test_a_reference_used_twice_in_a_table_kept_per_user_is_reported(clean: dict[str, Data]) -> None:
+    bookings, index = table(clean["travel"], "bookings")
+    assert bookings is not None and len(bookings["rows"]) >= 5
+    twin = bookings["rows"][0]["reference"]
+    issues = found(clean["travel"], _set_row("bookings", "reference", twin, row=3))
+    assert at(issues, "C002", f"$.database.tables[{index}].rows[3].reference")
