@@ -132,3 +132,31 @@ def test_a_reference_used_twice_in_a_table_kept_per_user_is_reported(clean: dict
     twin = bookings["rows"][0]["reference"]
     issues = found(clean["travel"], _set_row("bookings", "reference", twin, row=3))
     assert at(issues, "C002", f"$.database.tables[{index}].rows[3].reference")
+
+
+def _book_flight(invariant: str | None, effect: str | None = None) -> Callable[[Data], None]:
+    def edit(data: Data) -> None:
+        marker = next(m for m in data["markers"] if m["name"] == "book_flight")
+        if invariant is None:
+            marker["invariants"] = []
+        else:
+            marker["invariants"][0]["predicate"]["sql"] = invariant
+        if effect is not None:
+            seats = next(e for e in marker["effects"] if "seats" in e["sql"])
+            seats["sql"] = effect
+    return edit
+
+
+@pytest.mark.parametrize(("invariant", "effect", "unbounded"), [
+    ("SELECT NOT EXISTS (SELECT 1 FROM flights WHERE seats > 100000)", None, True),  # names seats, bounds nothing
+    ("SELECT NOT EXISTS (SELECT 1 FROM flights WHERE seats IS NULL)", None, True),
+    (None, "UPDATE flights SET seats = (seats - :passengers) WHERE id = :flight_id", True),
+    (None, "UPDATE flights SET seats = seats + (0 - :passengers) WHERE id = :flight_id", True),
+    ("SELECT NOT EXISTS (SELECT 1 FROM flights f WHERE f.seats < 0)", None, False),
+    ("SELECT NOT EXISTS (SELECT 1 FROM flights WHERE \"seats\" < 0)",
+     "UPDATE flights SET seats = (seats - :passengers) WHERE id = :flight_id", False),
+])
+def test_a_counter_taken_down_needs_a_check_that_bounds_it(clean: dict[str, Data], invariant: str | None,
+                                                           effect: str | None, unbounded: bool) -> None:
+    index = next(n for n, m in enumerate(clean["travel"]["markers"]) if m["name"] == "book_flight")
+    assert at(found(clean["travel"], _book_flight(invariant, effect)), "C005", f"$.markers[{index}]") is unbounded

@@ -22,7 +22,10 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, Compare, Exists, QueryValue, Ref
 from veriweb.verify import checks as C
 
-_DECREMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\1\s*-")
+_DECREMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\(?\s*\1\s*(?:-|\+\s*\(?\s*(?:0\s*)?-)")
+"""``col = col - x``, and the same written ``col = (col - x)``, ``col = col + (0 - x)`` or ``col = col + -x``."""
+_BOUND_VALUE = r"(?:-?[01](?![\d.])|:\w+|\(|[A-Za-z_]\w*\.\w+)"
+"""What bounds a counter: zero (or one), a parameter, a sub-query, another row's column."""
 _TEMPLATE_REF = re.compile(r"\{row\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
 
 
@@ -43,6 +46,32 @@ def _mentions(check: Any, pattern: re.Pattern[str]) -> bool:
     return bool(pattern.search(json.dumps(check.predicate.model_dump(mode="json"))))
 
 
+def _sql_texts(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("sql"), str):
+            yield node["sql"]
+        for child in node.values():
+            yield from _sql_texts(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from _sql_texts(child)
+
+
+def _bounds(check: Any, column: str) -> bool:
+    """Does ``check`` keep ``column`` from going below zero? Its SQL must compare the column (less
+    what is taken off it) with zero, a parameter or a lookup (``stock < 0``, ``seats >= :n``): a check
+    that merely names it (``seats > 100000``, ``stock IS NULL``) bounds nothing. A check with no SQL
+    (a structured comparison) counts when it names the column."""
+    texts = list(_sql_texts(check.predicate.model_dump(mode="json")))
+    word = re.compile(rf"\b{re.escape(column)}\b")
+    if not texts:
+        return _mentions(check, word)
+    name = rf'(?:\w+\.)?"?\b{re.escape(column)}\b"?'
+    bound = re.compile(rf"{name}\s*(?:[-+]\s*(?::\w+|\w+|\([^()]*\))\s*)?(?:<=?|>=?)\s*{_BOUND_VALUE}|"
+                       rf"{_BOUND_VALUE}\s*(?:<=?|>=?)\s*{name}", re.I)
+    return any(bound.search(text) for text in texts)
+
+
 def guarded_writes(site: Site) -> list[GuardedWrite]:
     """Every counter a marker decrements and every date parameter it stores, with the
     preconditions and invariants that mention them (``(kind, index)`` pairs)."""
@@ -53,8 +82,7 @@ def guarded_writes(site: Site) -> list[GuardedWrite]:
             if effect.op != "update":
                 continue
             for column in dict.fromkeys(_DECREMENT.findall(effect.sql)):
-                word = re.compile(rf"\b{re.escape(column)}\b")
-                guards = {(kind, n) for kind, n, c in checks if _mentions(c, word)}
+                guards = {(kind, n) for kind, n, c in checks if _bounds(c, column)}
                 out.append(GuardedWrite(m_index, f"$.markers[{m_index}].effects[{e_index}]",
                                         f"{effect.table}.{column} from going below zero", guards))
         for p_index, column, table in _param_counts(site, marker):
