@@ -160,3 +160,25 @@ def test_a_counter_taken_down_needs_a_check_that_bounds_it(clean: dict[str, Data
                                                            effect: str | None, unbounded: bool) -> None:
     index = next(n for n, m in enumerate(clean["travel"]["markers"]) if m["name"] == "book_flight")
     assert at(found(clean["travel"], _book_flight(invariant, effect)), "C005", f"$.markers[{index}]") is unbounded
+
+
+def _group_options(keep: Callable[[str], bool]) -> Callable[[Data], None]:
+    def edit(data: Data) -> None:
+        form = next(f for f, _, _, m in marker_forms(data) if m["name"] == "set_customer_group")
+        field = next(f for f in form["fields"] if f["name"] == "customer_group")
+        field["options"] = [o for o in field["options"] if keep(o["value"])]
+    return edit
+
+
+def test_a_goal_value_no_form_can_send_is_a_missing_control(clean: dict[str, Data]) -> None:
+    """"Move the customer to VIP" where the only drop-down that sets the group lost its "VIP" option; the
+    same form with every option, or without an option no task needs, is fine."""
+    data = clean["admin"]
+    number = next(n for n, t in enumerate(data["tasks"]) if t["id"] == "customer_group")
+    form = next(f for f, _, _, m in marker_forms(data) if m["name"] == "set_customer_group")
+    options = [o["value"] for o in next(f for f in form["fields"] if f["name"] == "customer_group")["options"]]
+    needed = next(v for v in options if any(v == str(s) for s in data["tasks"][number]["slots"].values()))
+    spare = next(v for v in options if v != needed and v)
+    assert at(found(data, _group_options(lambda v: v != needed)), "M007", f"$.tasks[{number}].goal")
+    assert not at(found(data, _group_options(lambda v: v != spare)), "M007", f"$.tasks[{number}]")
+    assert not at(found(data, _group_options(lambda v: True)), "M007", f"$.tasks[{number}]")

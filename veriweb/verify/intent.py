@@ -260,11 +260,84 @@ def check_controls(site: Site) -> list[C.Issue]:
     for number, task in enumerate(site.tasks):
         if task.kind != "mutate":
             continue
+        missing = False
         for index, entry in enumerate(task.footprint):
             if not any((entry.table, op) in writes for op in entry.ops):
+                missing = True
                 issues.append(C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].footprint[{index}]",
                                       f"task {task.id!r} must change {entry.table}, but no form on the site does"))
+        if not missing:
+            issues += _unsendable(site, forms, task, number)
     return issues
+
+
+def _unsendable(site: Site, forms: list[Any], task: Any, number: int) -> list[C.Issue]:
+    """M007 for a value the goal needs written (``customers.customer_group = 'VIP'``) that every form
+    writing that column can only send from a fixed set without it (a drop-down lacking "VIP", an
+    argument fixed to ""). A form that may send anything (a text box, options read from the data, a
+    value computed in SQL) can send it."""
+    issues = []
+    for index, predicate in enumerate(task.goal):
+        if not isinstance(predicate, Exists) or predicate.negate:
+            continue
+        for cond in predicate.query.where:
+            value = cond.value
+            if isinstance(value, Ref) and value.namespace == "slot":
+                value = task.slots.get(value.name)
+            if cond.op != "=" or value is None or isinstance(value, (Ref, QueryValue, list, bool)):
+                continue
+            sets = _sent_values(site, forms, predicate.query.table, cond.column)
+            wanted = str(value).strip().casefold()
+            if sets and all(s is not None and wanted not in s for s in sets):
+                offered = sorted({v for s in sets if s is not None for v in s})[:6]
+                issues.append(C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
+                                      f"task {task.id!r} needs {predicate.query.table}.{cond.column} = {value!r}, "
+                                      f"but every form that writes it sends only one of {offered}"))
+    return issues
+
+
+def _sent_values(site: Site, forms: list[Any], table: str, column: str) -> list[set[str] | None]:
+    """For each form whose marker writes ``table.column``, the values it can write there (folded), or
+    ``None`` when it can write any."""
+    from veriweb.verify.dataflow import parse_effect
+
+    out: list[set[str] | None] = []
+    for form in forms:
+        marker = site.marker(form.action.marker)
+        if marker is None:
+            continue
+        for effect in marker.effects:
+            if effect.table != table or effect.op not in ("insert", "update"):
+                continue
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            if write.columns is not None and column not in write.columns:
+                continue
+            source = write.sources.get(column)
+            if source is None:
+                out.append(None)  # written, from what is not known
+            elif source.kind == "literal":
+                out.append({str(source.value).strip().casefold()})
+            elif source.kind != "param":
+                out.append(None)
+            else:
+                out.append(_arg_values(form, source.value))
+    return out
+
+
+def _arg_values(form: Any, param: str) -> set[str] | None:
+    """The values a form can post as ``param`` (folded), ``None`` for any."""
+    arg = form.action.args.get(param)
+    if arg is None or isinstance(arg, QueryValue):
+        return None
+    if not isinstance(arg, Ref):
+        return {str(arg).strip().casefold()}
+    if arg.namespace != "field":
+        return None
+    field_el = next((f for f in form.fields if f.name == arg.name), None)
+    if field_el is None or C.field_of(field_el, "options_query") is not None:
+        return None
+    options = C.field_of(field_el, "options") or []
+    return {str(o.value).strip().casefold() for o in options} or None
 
 
 # ----------------------------------------------------------------------------- M008
