@@ -480,7 +480,9 @@ def test_a_hidden_write_is_shown_on_the_detail_page_of_its_row(sites: dict[str, 
     assert where in [i.location for i in static_issues(broken) if i.code == "M010"]
     fixed, repairs = repair_static(broken)[:2]
     assert [(r.code, r.operator, r.location) for r in repairs] == [("M010", "show_column", where)]
-    assert static_issues(fixed) == []
+    # what is left is the edit's other effect: cancel_order no longer sets "cancelled", which its task needs
+    number = next(n for n, t in enumerate(fixed.tasks) if t.id == "cancel_order")
+    assert [(i.code, i.location.split(".goal")[0]) for i in static_issues(fixed)] == [("M007", f"$.tasks[{number}]")]
     order = fixed.page("order")
     record = next(e for e in order.elements if e.type == "record")
     assert "City: {row.city}" in [getattr(e, "text", None) for e in record.elements]
