@@ -37,8 +37,8 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import AllOf, AnyOf, PageIs, QueryValue, ScalarQuery
 from veriweb.verify.checks import (
-    ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START, GOAL_AT_START,
-    INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, Issue,
+    ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START, CONSTRAINT_FORBIDS_GOAL,
+    GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, Issue,
 )
 from veriweb.verify.search import solve
 
@@ -279,6 +279,8 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
     if not search:
         return TaskVerdict(task.id, "undecided", (), NOT_SEARCHED, tuple(issues), 0)
     result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps, grounded=True)
+    if result.status != "solved":
+        issues += _blocking(task, result.blocked, location)
     if result.status == "unsolved":
         issues.append(_issue(NO_SOLUTION, f"{location}.goal",
                              f"task {task.id!r}: no action sequence reaches the goal: {result.reason}"))
@@ -292,6 +294,20 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
         return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
                            result.expanded)
     return certified(task, result.actions, issues, location, result.expanded)
+
+
+def _blocking(task: Task, blocked: dict[str, int], location: str) -> list[Issue]:
+    """C007 for each constraint that broke in every goal state the search reached (it found no
+    solution): the engine's own witness that the constraint forbids what the goal requires, whatever
+    form the two are written in (SQL, counts, pages)."""
+    out = []
+    for description, states in blocked.items():
+        index = next((n for n, c in enumerate(task.constraints) if c.description == description), None)
+        if index is not None:
+            out.append(_issue(CONSTRAINT_FORBIDS_GOAL, f"{location}.constraints[{index}]",
+                              f"task {task.id!r}: the goal held in {states} state(s) the search reached, and "
+                              f"constraint {description!r} was broken in each; no solution keeps it"))
+    return out
 
 
 def certified(task: Task, actions: list[str] | tuple[str, ...], issues: list[Issue], location: str,

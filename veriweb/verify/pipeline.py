@@ -295,6 +295,13 @@ def _raw_statuses(site: Site, verdicts: dict[str, Any], fresh: dict[str, Any], b
 # ----------------------------------------------------------------------------- one site
 
 
+def _merged(static: list[Issue], dynamic: list[Issue]) -> list[Issue]:
+    """The dynamic issues that a static one does not already report (same code, same place: a
+    constraint the checks read as forbidding the goal and the search found breaking at it)."""
+    known = {(i.code, i.location) for i in static}
+    return [i for i in dynamic if (i.code, i.location) not in known]
+
+
 def _side(site: Site, issues: list[Issue], verdicts: dict[str, Any], probes: dict[str, tuple[int, list[str]]],
           false_feasible: int) -> Side:
     side = Side(issues=[i.as_dict() for i in issues], tasks=len(site.tasks))
@@ -316,7 +323,7 @@ def _examine(site: Site, budget: int, issues: list[Issue] | None = None, *,
 
     issues = static_issues(site) if issues is None else list(issues)
     verdicts = _verdicts(site, site.tasks, budget, unsearched)
-    dynamic = [i for t in site.tasks for i in verdicts[t.id].issues]
+    dynamic = _merged(issues, [i for t in site.tasks for i in verdicts[t.id].issues])
     session = Session(site)  # one session for every probe: each probe resets the episode it runs
     try:
         probes = {t.id: _bad_probes(site, t, verdicts[t.id].certificate, session=session)
@@ -382,7 +389,8 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
     fresh = _verdicts(fixed, [t for t in fixed.tasks if t.id in again], budget)
     verdicts = {t.id: fresh.get(t.id, raw_verdicts[t.id]) for t in fixed.tasks}
     shown = _raw_statuses(site, raw_verdicts, fresh, budget)
-    report.raw = _side(site, list(static) + [i for t in site.tasks for i in shown[t.id].issues], shown, probes, stale)
+    report.raw = _side(site, list(static) + _merged(static, [i for t in site.tasks for i in shown[t.id].issues]),
+                       shown, probes, stale)
     fixed, moved = _retarget(fixed, verdicts, budget)
     repairs += moved
 

@@ -76,6 +76,8 @@ _WASTE = 6.0
 MAX_UNGROUNDED = 40
 """How many ungrounded answers a grounded search passes over before it says ``undecided``. An answer
 passed over is not put to the check again on a path that has seen no page its earlier path had not."""
+_BROKEN = "constraint broken: "
+"""How :meth:`veriweb.engine.judge.Judge.violation` names a broken constraint."""
 _GC_THRESHOLD = (100_000, 50, 100)
 """The cycle collector's thresholds while a search runs (see :func:`_fewer_collections`)."""
 
@@ -118,13 +120,17 @@ class Result:
     """What a search found: ``solved`` (with ``actions``), ``unsolved`` (every reachable state within
     the depth limit tried: no solution that short), or ``undecided`` (the budget ran out).
 
-    ``expanded`` counts the actions stepped in the engine.
+    ``expanded`` counts the actions stepped in the engine; ``blocked`` (see below) says what stopped
+    goal states from counting.
     """
 
     status: str
     actions: list[str] = field(default_factory=list)
     expanded: int = 0
     reason: str = ""
+    blocked: dict[str, int] = field(default_factory=dict)
+    """For a search that found no solution: each constraint broken in a state where the goal held
+    (its description), and how many such states it saw."""
 
 
 @dataclass
@@ -283,6 +289,8 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                      weight=weight, grounded=grounded)
     try:
         result = search.run()
+        if result.status != "solved":
+            result.blocked = dict(search.blocked)
         if result.status == "solved":
             start = search.nodes[0].state
             if not _replays(search, start, result.actions):
@@ -290,6 +298,8 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                                 reason="the solution found did not replay to success")
             elif shorten:
                 result.actions = _shorten(search, start, result.actions)
+                if len(result.actions) > task.max_steps // 2:
+                    result.actions = _compress(search, start, result.actions)
         return result
     finally:
         search.close()
@@ -324,6 +334,7 @@ class _Search:
         self._passed: dict[str, list[frozenset[str]]] = {}  # each answer passed over: the addresses its paths saw
         self._grounding: dict[tuple[str, ...], bool | None] = {}
         self._check: Grounding | None = None
+        self.blocked: dict[str, int] = {}  # constraint broken -> goal states it spoiled
 
     def grounding(self, actions: list[str]) -> bool | None:
         """:func:`veriweb.verify.grounding.grounded` of a solution, memoised."""
@@ -449,6 +460,9 @@ class _Search:
         task, session = self.task, self.session
         progress = self.judge.progress()
         if progress.violation is not None:
+            if progress.goal and progress.violation.startswith(_BROKEN):
+                broken = progress.violation[len(_BROKEN):]
+                self.blocked[broken] = self.blocked.get(broken, 0) + 1
             return None
         page = session.page()
         if self.grounded:
@@ -614,6 +628,33 @@ def _shorten(search: _Search, start: _State, actions: list[str]) -> list[str]:
                 and not (search.grounded and search.grounding(candidate) is False)):
             best = candidate
         index -= 1
+    return best
+
+
+def _compress(search: _Search, start: _State, actions: list[str]) -> list[str]:
+    """Replace a stretch of two or more actions that ends on an address already seen before it (a
+    search typed again, a list browsed back to) with one ``goto`` there, while the replay still
+    succeeds (and, when grounded, still reads its evidence). For solutions longer than half the
+    step budget: the search finds paths, not shortest ones, and dropping actions cannot shorten a
+    path that should have jumped."""
+    best = list(actions)
+    improved = True
+    while improved:
+        improved = False
+        prefixes = _prefixes(search, start, best[:-1])
+        for end in range(len(best) - 1, 1, -1):
+            url = str(prefixes[end][0].ui.url)
+            jump = format_action(parse_action(f"goto({url!r})"))
+            for begin in range(0, end - 1):
+                if url not in prefixes[begin][2]:
+                    continue
+                candidate = [*best[:begin], jump, *best[end:]]
+                if _replays(search, start, candidate, resume=(begin, *prefixes[begin])) and not (
+                        search.grounded and search.grounding(candidate) is False):
+                    best, improved = candidate, True
+                    break
+            if improved:
+                break
     return best
 
 
