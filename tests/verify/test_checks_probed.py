@@ -182,3 +182,27 @@ def test_a_goal_value_no_form_can_send_is_a_missing_control(clean: dict[str, Dat
     assert at(found(data, _group_options(lambda v: v != needed)), "M007", f"$.tasks[{number}].goal")
     assert not at(found(data, _group_options(lambda v: v != spare)), "M007", f"$.tasks[{number}]")
     assert not at(found(data, _group_options(lambda v: True)), "M007", f"$.tasks[{number}]")
+
+
+def test_a_blank_name_a_list_links_by_and_a_blank_option_are_empty_labels_and_are_restored(
+        clean: dict[str, Data]) -> None:
+    """A category whose name is "" (the home page links each category by ``{row.name}``), and a
+    shipping option with no words: both are M002, and repair gives them words from the data."""
+    from veriweb.verify.repair import repair_static
+
+    _, index = table(clean["shop"], "categories")
+    issues = found(clean["shop"], _set_row("categories", "name", "  ", row=1))
+    assert at(issues, "M002", f"$.database.tables[{index}].rows[1].name")
+    data = copy.deepcopy(clean["shop"])
+    form, path = next((f, p) for f, p, _, m in marker_forms(data) if m["name"] == "place_order")
+    number, field = next((n, f) for n, f in enumerate(form["fields"]) if len(f.get("options") or []) >= 2)
+    field["options"][1]["label"] = ""
+    where = f"{path}.fields[{number}].options[1].label"
+    broken = from_data(data, check_id=False)
+    assert at(static_issues(broken), "M002", where)
+    fixed, repairs = repair_static(broken)[:2]
+    assert [(r.code, r.location) for r in repairs] == [("M002", where)]
+    assert static_issues(fixed) == []
+    restored = to_data(fixed)
+    form = next(f for f, p, _, _ in marker_forms(restored) if p == path)
+    assert form["fields"][number]["options"][1]["label"].strip()

@@ -523,6 +523,12 @@ def check_content(site: Site) -> list[Issue]:
             if not field_el.label.strip():
                 issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.fields[{number}].label",
                                     f"field {field_el.name!r} has no label"))
+            for o_index, option in enumerate(field_of(field_el, "options") or []):
+                if isinstance(getattr(option, "label", None), str) and not option.label.strip() \
+                        and str(option.value).strip():
+                    issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.fields[{number}].options[{o_index}].label",
+                                        f"field {field_el.name!r} offers {option.value!r} with no words on it"))
+    issues += _empty_row_labels(site)
     for p_index, page in enumerate(site.pages):
         if not page.title.strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"$.pages[{p_index}].title",
@@ -535,6 +541,34 @@ def check_content(site: Site) -> list[Issue]:
                 if isinstance(value, str) and _placeholder_value(value):
                     issues.append(Issue("semantic", PLACEHOLDER, f"$.database.tables[{t_index}].rows[{r_index}].{name}",
                                         f"placeholder value in {table.name}.{name}: {value!r}"))
+    return issues
+
+
+_ONE_REF = re.compile(r"\s*\{row\.([A-Za-z_][A-Za-z0-9_]*)\}\s*")
+
+
+def _empty_row_labels(site: Site) -> list[Issue]:
+    """M002 for a stored value that a list shows as all the text of a link or heading (``{row.name}``)
+    and that is blank: that row's link says nothing. Only for a list over a table (a view's rows are
+    not stored)."""
+    issues: list[Issue] = []
+    seen: set[str] = set()
+    for element, _, bound in walk_bound([e for page in site.pages for e in page.elements], "$", None):
+        if element.type not in ("link", "heading") or bound is None:
+            continue
+        match = _ONE_REF.fullmatch(element.text or "")
+        table = site.database.table(bound)
+        if match is None or table is None or table.column(match.group(1)) is None:
+            continue
+        t_index = site.database.tables.index(table)
+        for r_index, row in enumerate(table.rows):
+            value = row.get(match.group(1))
+            where = f"$.database.tables[{t_index}].rows[{r_index}].{match.group(1)}"
+            if isinstance(value, str) and not value.strip() and where not in seen:
+                seen.add(where)
+                issues.append(Issue("semantic", EMPTY_LABEL, where,
+                                    f"{table.name} row {r_index} has a blank {match.group(1)}, which a "
+                                    f"{element.type} shows as all its text: it says nothing"))
     return issues
 
 

@@ -747,6 +747,11 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     if not isinstance(parent, dict):
         return None
     pages = _page_of(tokens, data)
+    if len(tokens) >= 3 and tokens[-3] == "options" and attr == "label":  # an option says its value
+        label = humanise(str(parent.get("value", "")))
+        if label:
+            old, parent[attr] = parent.get(attr), label
+            return f"option label {old!r} -> {label!r}", Touch(pages=pages)
     if len(tokens) >= 3 and tokens[-3] == "fields":  # a field's label
         form = get_at(data, tokens[:-3])
         marker = _marker(data, (form or {}).get("action", {}).get("marker", ""))
@@ -777,10 +782,19 @@ def _restore_row_text(data: dict[str, Any], tokens: list[str | int]) -> Outcome 
         row[column] = None
         change = "cleared"
     else:
-        noun = table["name"].rstrip("s").replace("_", " ").capitalize()
+        noun = _singular(table["name"]).replace("_", " ").capitalize()
         row[column] = f"{noun} {row.get(table.get('primary_key', 'id'))}"
         change = f"-> {row[column]!r}"
     return f"{table['name']}.{column} {old!r} {change}", Touch(tables={table["name"]})
+
+
+def _singular(name: str) -> str:
+    """``categories`` -> ``category``, ``addresses`` -> ``address``, ``posts`` -> ``post``."""
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    if name.endswith(("sses", "xes", "ches", "shes")):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
 
 _VERBS = {"delete": "Delete", "insert": "Add", "update": "Save"}
