@@ -32,6 +32,13 @@ one it calls ungrounded is passed over and the search goes on, and shortening ke
 read the evidence. After ``MAX_UNGROUNDED`` such answers, or when the search ends with only those,
 it says ``undecided``: the task can be done by guessing, which proves nothing an agent can learn.
 
+A pick among records the task names ("which of A, B or C is cheapest?") tries no answer until each
+one's figure has been read, and each record read counts as a subgoal. A search that finds no
+solution says which constraints broke in goal states it reached (``Result.blocked``: the task's
+verifier reports a constraint that broke in every one as forbidding the goal). A solution longer
+than half the step budget is also shortened by jumps: a stretch that ends on an address seen
+before it becomes one ``goto`` there.
+
 With ``exact=True`` the search is A* with unit costs and the number of subgoals still to do as
 its heuristic: slower, but what it finds is a shortest solution.
 
