@@ -133,6 +133,10 @@ class Judge:
         key = ("footprint", id(self.task.footprint), id(self.task.slots), self.task.user, self.session.version)
         return self._memo(key, (self.task.footprint, self.task.slots), self.footprint_violation)
 
+    def broken_constraints(self) -> list[str]:
+        """The description of every constraint broken in the current state."""
+        return [c.description for c in self.task.constraints if self.holds(c.predicate)]
+
     def footprint_violation(self) -> str | None:
         """The first write since reset that the task's footprint does not allow, or ``None``."""
         if self.session.version == "0":

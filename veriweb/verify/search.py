@@ -83,8 +83,6 @@ _WASTE = 6.0
 MAX_UNGROUNDED = 40
 """How many ungrounded answers a grounded search passes over before it says ``undecided``. An answer
 passed over is not put to the check again on a path that has seen no page its earlier path had not."""
-_BROKEN = "constraint broken: "
-"""How :meth:`veriweb.engine.judge.Judge.violation` names a broken constraint."""
 _GC_THRESHOLD = (100_000, 50, 100)
 """The cycle collector's thresholds while a search runs (see :func:`_fewer_collections`)."""
 
@@ -136,8 +134,8 @@ class Result:
     expanded: int = 0
     reason: str = ""
     blocked: dict[str, int] = field(default_factory=dict)
-    """For a search that found no solution: each constraint broken in a state where the goal held
-    (its description), and how many such states it saw."""
+    """For a search that found no solution: each constraint (its description) broken in every state
+    where the goal held, and how many such states it saw."""
 
 
 @dataclass
@@ -296,8 +294,8 @@ def _solve(site: Site, task: Task, *, session: Session | None, budget: int, max_
                      weight=weight, grounded=grounded)
     try:
         result = search.run()
-        if result.status != "solved":
-            result.blocked = dict(search.blocked)
+        if result.status != "solved":  # the constraints that broke in every goal state reached
+            result.blocked = {k: n for k, n in search.blocked.items() if n == search.spoiled}
         if result.status == "solved":
             start = search.nodes[0].state
             if not _replays(search, start, result.actions):
@@ -342,6 +340,7 @@ class _Search:
         self._grounding: dict[tuple[str, ...], bool | None] = {}
         self._check: Grounding | None = None
         self.blocked: dict[str, int] = {}  # constraint broken -> goal states it spoiled
+        self.spoiled = 0  # goal states reached with a constraint or the footprint broken
 
     def grounding(self, actions: list[str]) -> bool | None:
         """:func:`veriweb.verify.grounding.grounded` of a solution, memoised."""
@@ -467,9 +466,10 @@ class _Search:
         task, session = self.task, self.session
         progress = self.judge.progress()
         if progress.violation is not None:
-            if progress.goal and progress.violation.startswith(_BROKEN):
-                broken = progress.violation[len(_BROKEN):]
-                self.blocked[broken] = self.blocked.get(broken, 0) + 1
+            if progress.goal:
+                self.spoiled += 1
+                for broken in self.judge.broken_constraints():
+                    self.blocked[broken] = self.blocked.get(broken, 0) + 1
             return None
         page = session.page()
         if self.grounded:
