@@ -39,9 +39,9 @@ def at(issues: list[Issue], code: str, location: str) -> bool:
     return any(i.code == code and i.location.startswith(location) for i in issues)
 
 
-def _set_row(domain_table: str, column: str, value: Any, row: int = 0) -> Callable[[Data], None]:
+def _set_row(table_name: str, column: str, value: Any, row: int = 0) -> Callable[[Data], None]:
     def edit(data: Data) -> None:
-        tbl, _ = table(data, domain_table)
+        tbl, _ = table(data, table_name)
         tbl["rows"][row][column] = value
     return edit
 

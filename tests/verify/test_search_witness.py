@@ -8,16 +8,14 @@ from veriweb.engine import Session
 from veriweb.generate.corpus import build_site, plan_corpus
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site, Task
+from veriweb.scaffold.site import Constraint
 from veriweb.scaffold.values import SqlPredicate
 from veriweb.verify.feasibility import verify_task
 
 
 def _with_constraint(site: Site, task_id: str, sql: str, description: str) -> tuple[Site, Task, int]:
     task = next(t for t in site.tasks if t.id == task_id)
-    constraint = task.constraints[0].model_copy(update={"description": description,
-                                                        "predicate": SqlPredicate(kind="sql", sql=sql)}) \
-        if task.constraints else None
-    assert constraint is not None
+    constraint = Constraint(description=description, predicate=SqlPredicate(kind="sql", sql=sql))
     changed = task.model_copy(update={"constraints": [*task.constraints, constraint]})
     tasks = [changed if t.id == task_id else t for t in site.tasks]
     return site.model_copy(update={"tasks": tasks}), changed, len(task.constraints)

@@ -63,9 +63,8 @@ def _bounds(check: Any, column: str) -> bool:
     that merely names it (``seats > 100000``, ``stock IS NULL``) bounds nothing. A check with no SQL
     (a structured comparison) counts when it names the column."""
     texts = list(_sql_texts(check.predicate.model_dump(mode="json")))
-    word = re.compile(rf"\b{re.escape(column)}\b")
     if not texts:
-        return _mentions(check, word)
+        return _mentions(check, re.compile(rf"\b{re.escape(column)}\b"))
     name = rf'(?:\w+\.)?"?\b{re.escape(column)}\b"?'
     bound = re.compile(rf"{name}\s*(?:[-+]\s*(?::\w+|\w+|\([^()]*\))\s*)?(?:<=?|>=?)\s*{_BOUND_VALUE}|"
                        rf"{_BOUND_VALUE}\s*(?:<=?|>=?)\s*{name}", re.I)
