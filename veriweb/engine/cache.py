@@ -5,10 +5,11 @@ committed marker moves it to a hash of the previous version, the marker, its arg
 logged-in user and the virtual time (code that writes to a database directly sets a fresh,
 process-unique name). So two sessions of the same site object at the same version hold the
 same rows, and a page state built by one is the page the other would build: the cache is kept
-per site object and shared by all its sessions (the episodes of an env, the sub-envs of a
-vector env, the search). So a site object must not be edited in place once it has sessions (edit a
-copy; the database's build cache asks the same); replacing its pages, layout, markers or database,
-or adding seed rows, is noticed when the next session starts, and empties the cache. Nothing may
+per site (by the parts of it that pages read: see :func:`site_cache`) and shared by all its
+sessions (the episodes of an env, the sub-envs of a vector env, the search). So a site object
+must not be edited in place once it has sessions (edit a copy; the database's build cache asks
+the same); replacing its pages, layout, markers or database gives it another cache, and adding
+seed rows is noticed when the next session starts, and empties the cache. Nothing may
 depend on a hit: a session made with ``cache=False`` (or
 while :data:`ENABLED` is false) builds everything afresh and gives the same bytes; the tests
 compare the two.
@@ -45,6 +46,7 @@ class SiteCache:
         self.rows: dict[tuple[Any, ...], Any] = {}
         self.memos: dict[str, dict[Any, Any]] = {}
         self.shape: tuple[Any, ...] = ()
+        self.pinned: tuple[Any, ...] = ()  # the site parts this cache belongs to (see site_cache)
         self._lock = threading.Lock()
 
     def page(self, key: tuple[Any, ...]) -> Any:
@@ -114,22 +116,28 @@ class NoCache(SiteCache):
         return _Forgetful()
 
 
-_SHARED: dict[int, SiteCache] = {}
+_SHARED: dict[tuple[int, ...], SiteCache] = {}
 _SHARED_LOCK = threading.Lock()
 
 
 def site_cache(site: Site, size: int = 512) -> SiteCache:
-    """The cache shared by the sessions of ``site`` (this object: a copy has its own), at least ``size`` pages.
+    """The cache shared by the sessions of ``site``, at least ``size`` pages.
 
-    It lives as long as the site object does.
+    What a page, a query or a judge result can depend on is the site's pages, layout, markers,
+    database, sign-in and clock, so the cache belongs to those parts (by identity), not to the
+    site object: a copy that shares them (a site whose tasks were rewritten, as repair and
+    retargeting make) shares the cache. An entry holds the parts it is keyed by, so no identity
+    can be reused while it lives, and is dropped when the ``database`` model is.
     """
-    key = id(site)
+    parts = _parts(site)
+    key = tuple(map(id, parts))
     shape = _shape(site)
     with _SHARED_LOCK:
         cache = _SHARED.get(key)
         if cache is None:
             cache = _SHARED[key] = SiteCache(size)
-            weakref.finalize(site, _SHARED.pop, key, None)
+            cache.pinned = parts[:-1]  # all but the database, whose end ends the entry
+            weakref.finalize(site.database, _SHARED.pop, key, None)
         elif cache.size < size:
             cache.size = size
         if cache.shape != shape:
@@ -138,10 +146,14 @@ def site_cache(site: Site, size: int = 512) -> SiteCache:
     return cache
 
 
+def _parts(site: Site) -> tuple[Any, ...]:
+    """The parts of a site that pages, queries and judge results read (the database last)."""
+    return (site.pages, site.layout, site.markers, site.auth, site.clock, site.database)
+
+
 def _shape(site: Site) -> tuple[Any, ...]:
-    """What a session sees change when a site object is edited in place (the parts replaced, rows added)."""
-    return (id(site.pages), id(site.layout), id(site.markers), id(site.database),
-            tuple(len(table.rows) for table in site.database.tables))
+    """What a session sees change when a site's database is edited in place (rows added or removed)."""
+    return tuple(len(table.rows) for table in site.database.tables)
 
 
 __all__ = ["ENABLED", "NoCache", "SiteCache", "site_cache"]

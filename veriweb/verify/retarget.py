@@ -24,7 +24,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import sqlite3
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -170,7 +172,8 @@ def _slot_values(site: Site, task: Task, session: Session) -> Iterator[tuple[str
                 yield name, [fresh]
             continue
         family = _family(site, conn, task, name, tables[name], _slot_columns(data_task, name))
-        ranked = sorted(found, key=lambda v: (found[v] != 1, -family(v),
+        links = _links(site, conn, task, name)
+        ranked = sorted(found, key=lambda v: (found[v] != 1, -links(v), -family(v),
                                               -difflib.SequenceMatcher(None, str(old), str(v)).ratio(), str(v)))
         if ranked:
             yield name, ranked[:MAX_VALUES]
@@ -205,6 +208,80 @@ def _family(site: Site, conn: object, task: Task, name: str, tables: set[str],
         return len(others & {k for t, c in pairs for k in keys(t, c, value)})
 
     return score
+
+
+def _links(site: Site, conn: sqlite3.Connection, task: Task, name: str) -> Callable[[Scalar], int]:
+    """How many of the ways the row slot ``name`` names is tied to the rows the other slots name
+    would still tie the row a new value names.
+
+    Two rows are tied when one points at the other, or a row of a third table points at both (a
+    member of a project, an issue of the project assigned to the user). "Assign the new issue in
+    payments/pulse to Clara Varga" only works in a project Clara is a member of: a rewrite to
+    another project should keep that tie, as the task's author kept it.
+    """
+    from veriweb.verify.checks import _slot_columns as slot_columns
+
+    columns = {slot: sorted({(t, c) for t, c, op in where if op == "="}) for slot, where in slot_columns(task).items()}
+    keyed = {t.name: t for t in site.database.tables}
+
+    def rows(slot: str, value: Scalar) -> set[tuple[str, Any]]:
+        out: set[tuple[str, Any]] = set()
+        for table, column in columns.get(slot, []):
+            found = keyed.get(table)
+            if found is None or isinstance(value, bool) or value is None:
+                continue
+            try:
+                hits = conn.execute(f'SELECT "{found.primary_key}" FROM "{table}" WHERE "{column}" = ? LIMIT 8',
+                                    (value,)).fetchall()
+            except sqlite3.Error:  # a column the table does not have: not this pair
+                continue
+            out |= {(table, key) for key, in hits}
+        return out
+
+    def ties(mine: set[tuple[str, Any]], theirs: set[tuple[str, Any]]) -> set[tuple[str, str, str]]:
+        out: set[tuple[str, str, str]] = set()
+        for table_a, key_a in mine:
+            for table_b, key_b in theirs:
+                for kind, sql, args in _tie_queries(keyed, table_a, key_a, table_b, key_b):
+                    if kind not in out and conn.execute(sql, args).fetchone() is not None:
+                        out.add(kind)
+        return out
+
+    others = [rows(slot, value) for slot, value in task.slots.items() if slot != name]
+    others = [found for found in others if found]
+    old = [ties(rows(name, task.slots[name]), found) for found in others]
+    if not any(old):
+        return lambda value: 0
+
+    def kept(value: Scalar) -> int:
+        mine = rows(name, value)
+        return sum(len(before & ties(mine, found)) for before, found in zip(old, others) if before)
+
+    return kept
+
+
+def _tie_queries(tables: dict[str, Any], table_a: str, key_a: Any, table_b: str, key_b: Any
+                 ) -> Iterator[tuple[tuple[str, str, str], str, tuple[Any, ...]]]:
+    """The queries that find each tie between row ``key_a`` of ``table_a`` and row ``key_b`` of
+    ``table_b`` (see :func:`_links`): (kind of tie, SQL, arguments); a row is found when they are tied."""
+    a, b = tables[table_a], tables[table_b]
+    for fk in a.foreign_keys:
+        if fk.ref_table == table_b:
+            yield ((table_a, fk.column, ""), f'SELECT 1 FROM "{table_a}" WHERE "{a.primary_key}" = ? AND "{fk.column}" = '
+                   f'(SELECT "{fk.ref_column}" FROM "{table_b}" WHERE "{b.primary_key}" = ?)', (key_a, key_b))
+    for fk in b.foreign_keys:
+        if fk.ref_table == table_a:
+            yield ((table_b, "", fk.column), f'SELECT 1 FROM "{table_b}" WHERE "{b.primary_key}" = ? AND "{fk.column}" = '
+                   f'(SELECT "{fk.ref_column}" FROM "{table_a}" WHERE "{a.primary_key}" = ?)', (key_b, key_a))
+    for link in tables.values():
+        if link.name in (table_a, table_b):
+            continue
+        for to_a in (fk for fk in link.foreign_keys if fk.ref_table == table_a):
+            for to_b in (fk for fk in link.foreign_keys if fk.ref_table == table_b and fk.column != to_a.column):
+                yield ((link.name, to_a.column, to_b.column),
+                       f'SELECT 1 FROM "{link.name}" WHERE "{to_a.column}" = (SELECT "{to_a.ref_column}" FROM '
+                       f'"{table_a}" WHERE "{a.primary_key}" = ?) AND "{to_b.column}" = (SELECT "{to_b.ref_column}" '
+                       f'FROM "{table_b}" WHERE "{b.primary_key}" = ?) LIMIT 1', (key_a, key_b))
 
 
 def _fresh(old: Scalar, taken: set[Scalar]) -> Scalar | None:
