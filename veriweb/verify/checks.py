@@ -104,15 +104,25 @@ SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one val
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
 _FILLER = (r"lorem ipsum|dolor sit amet|consectetur adipiscing|\{\{|\}\}|\[object Object\]|"
-           r"\b(?:title|heading|text|content|description|name) (?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
-           r"<\s*insert\b[^>]*>|\bsample (?:text|title|heading|content)\b|\bplaceholder text\b|"
-           r"\[(?:(?:your|the|a|an|product|item|company|user|customer|first|last|full|page|post|short|long)\s+)*"
-           r"(?:name|title|text|description|content|image|link|url|date|price|address|email|here)\]")
+           r"\b(?:title|heading|subtitle|text|content|description|name|message|label|caption|summary|body|copy) "
+           r"(?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
+           r"<\s*insert\b[^>]*>|\b(?:sample|dummy|example) (?:text|title|heading|content|category|product|item|"
+           r"name|user|post|description|entry|record|page|message)\b|\bplaceholder text\b|"
+           r"\[(?:(?:your|the|a|an|product|item|company|user|customer|first|last|full|page|post|short|long|founder|"
+           r"business|brand|store|shop|contact|phone|street)\s+)*"
+           r"(?:name|title|text|description|content|image|link|url|date|price|address|email|here|year|number|"
+           r"amount|phone|city|country|quantity|size|colou?r)\]")
 """Filler an author leaves wherever it stands: lorem ipsum, template braces, "[product name]", "<Insert logo>"."""
-_PLACEHOLDER_TEXT = re.compile(_FILLER + r"|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\?\?\?|"
+_GENERIC_LABEL = (r"^\s*(?:(?:option|tab|choice|button|field|link|heading|title|section|menu) ?#?\d+|"
+                  r"(?:page|site|section|card|button|link|field|menu) (?:title|heading|label|text|name)|"
+                  r"some text|button)\s*$")
+"""A label or value that is a widget's generic name, not its content ("Option 2", "Tab 3", "Page Title")."""
+_CAPS_SLOT = r"(?-i:\[[A-Z][A-Z0-9]*(?:[ _/][A-Z0-9]+)*\])"
+"""A slot left to fill in capitals, "[YEAR]", "[FOUNDER NAME]" (in prose; a stored title may start with a tag: "[SOLD]")."""
+_PLACEHOLDER_TEXT = re.compile(_FILLER + "|" + _GENERIC_LABEL + "|" + _CAPS_SLOT + r"|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\buntitled\b|%s\b|^\s*N/A\s*$", re.IGNORECASE)
 """Placeholder text in a page's own words (a template's literal text)."""
-_PLACEHOLDER_VALUE = re.compile(_FILLER + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
+_PLACEHOLDER_VALUE = re.compile(_FILLER + "|" + _GENERIC_LABEL + r"|(?<=\S )" + _CAPS_SLOT + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
                                 r"^\s*(?:n/a|null|undefined|nan|none yet|untitled|placeholder|xxx+|\?{2,}|-+|\.{3}|"
                                 r"\[[^\]]*\]|<[^>]*>)\s*$", re.IGNORECASE)
 """Placeholder text in a stored value: filler anywhere, a "TODO:" note, or a value that is nothing but a
@@ -444,6 +454,21 @@ def check_tables(site: Site) -> list[Issue]:
             for inner, inner_path in _values(value, where):
                 if isinstance(inner, QueryValue):
                     check_query(inner.query, f"{inner_path}.query")
+    for number, task in enumerate(site.tasks):  # what a task's answer reads
+        answer = task.answer
+        if answer is None:
+            continue
+        base = f"$.tasks[{number}].answer"
+        values = [(answer.value, f"{base}.value")]
+        for name in ("list_query", "candidates"):
+            query = getattr(answer, name)
+            if query is not None:
+                check_query(query, f"{base}.{name}")
+                values += list(_query_values(query, f"{base}.{name}"))
+        for value, where in values:
+            for inner, inner_path in _values(value, where):
+                if isinstance(inner, QueryValue):
+                    check_query(inner.query, f"{inner_path}.query")
     for number, marker in enumerate(site.markers):
         for index, effect in enumerate(marker.effects):
             if effect.table not in columns or columns[effect.table] is None:
@@ -481,12 +506,33 @@ def check_widgets_and_pages(site: Site) -> list[Issue]:
 
 
 def _texts(element: Any) -> list[tuple[str, str]]:
+    """Every text of an element a user reads, with its path below the element: its own words, its
+    tabs' labels, its table's headers, its form's confirmation dialog and success message."""
     out = []
     for attr in ("text", "label", "submit", "title", "empty_text", "missing_text"):
         value = field_of(element, attr)
         if isinstance(value, str):
             out.append((attr, value))
+    for number, tab in enumerate(field_of(element, "tabs") or []):
+        out.append((f"tabs[{number}].label", tab.label))
+    for number, column in enumerate(field_of(element, "columns") or []):
+        out.append((f"columns[{number}].header", column.header))
+    confirm = field_of(element, "confirm")
+    if confirm is not None and not isinstance(confirm, str):
+        out += [(f"confirm.{attr}", getattr(confirm, attr)) for attr in ("title", "text", "confirm", "cancel")]
+    message = getattr(field_of(element, "action"), "success_message", None)
+    if isinstance(message, str):
+        out.append(("action.success_message", message))
+    for number, field_el in enumerate(field_of(element, "fields") or []):
+        out.append((f"fields[{number}].label", field_el.label))
+        for o_index, option in enumerate(field_of(field_el, "options") or []):
+            if isinstance(getattr(option, "label", None), str):
+                out.append((f"fields[{number}].options[{o_index}].label", option.label))
     return out
+
+
+_LABELLED = {"link": "text", "heading": "text", "button": "text", "collapsible": "label", "menu": "label"}
+"""Elements that must say something, and the attribute that says it."""
 
 
 _NAMESPACES = frozenset({"param", "query", "field", "row", "user", "slot", "clock", "result"})
@@ -515,8 +561,16 @@ def check_content(site: Site) -> list[Issue]:
         for attr, value in _texts(element):
             if _placeholder_shown(value, attr == "href"):
                 issues.append(Issue("semantic", PLACEHOLDER, f"{path}.{attr}", f"placeholder text shown: {value!r}"))
-        if element.type in ("link", "heading", "button") and not element.text.strip():
-            issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.text", f"a {element.type} with no text"))
+        attr = _LABELLED.get(element.type)
+        if attr is not None and not getattr(element, attr).strip():
+            issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.{attr}", f"a {element.type} with no {attr}"))
+        for number, tab in enumerate(field_of(element, "tabs") or []):
+            if not tab.label.strip():
+                issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.tabs[{number}].label", "a tab with no label"))
+        for number, column in enumerate(field_of(element, "columns") or []):
+            if not column.header.strip() and _shows_data(column.cell):
+                issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.columns[{number}].header",
+                                    "a table column that shows data has no header"))
         if element.type == "form" and not element.submit.strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.submit", "a form whose button has no label"))
         for number, field_el in enumerate(field_of(element, "fields") or []):
@@ -533,42 +587,69 @@ def check_content(site: Site) -> list[Issue]:
         if not page.title.strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"$.pages[{p_index}].title",
                                 f"page {page.id!r} has no title (the tab and the page's root say nothing)"))
+        elif _placeholder_shown(page.title, False):
+            issues.append(Issue("semantic", PLACEHOLDER, f"$.pages[{p_index}].title",
+                                f"page {page.id!r} is titled with placeholder text: {page.title!r}"))
     for t_index, table in enumerate(site.database.tables):
-        texts = [c.name for c in table.columns if c.type == "text"]
+        texts = {c.name: _column_names(table.name, c.name) for c in table.columns if c.type == "text"}
         for r_index, row in enumerate(table.rows):
-            for name in texts:
+            for name, generic in texts.items():
                 value = row.get(name)
-                if isinstance(value, str) and _placeholder_value(value):
+                if isinstance(value, str) and (_placeholder_value(value) or " ".join(value.lower().split()) in generic):
                     issues.append(Issue("semantic", PLACEHOLDER, f"$.database.tables[{t_index}].rows[{r_index}].{name}",
                                         f"placeholder value in {table.name}.{name}: {value!r}"))
     return issues
+
+
+def _column_names(table: str, column: str) -> frozenset[str]:
+    """What a value that only names its own column says ("Airline Name" in ``airlines.name``)."""
+    words = column.replace("_", " ").lower()
+    kind = table.replace("_", " ").lower()
+    one = kind[:-3] + "y" if kind.endswith("ies") else kind[:-1] if kind.endswith("s") else kind
+    return frozenset({words, f"{one} {words}", f"{kind} {words}", f"your {words}", f"{words} of {one}"})
+
+
+def _shows_data(cells: list[Any]) -> bool:
+    """Whether a table column's cells show a row's values (not only buttons or forms, whose own
+    labels say what they do)."""
+    for element, _, _ in walk_bound(cells, "$", None):
+        if element.type in ("text", "link", "heading") and "{row." in (element.text or ""):
+            return True
+    return False
 
 
 _ONE_REF = re.compile(r"\s*\{row\.([A-Za-z_][A-Za-z0-9_]*)\}\s*")
 
 
 def _empty_row_labels(site: Site) -> list[Issue]:
-    """M002 for a stored value that a list shows as all the text of a link or heading (``{row.name}``)
-    and that is blank: that row's link says nothing. Only for a list over a table (a view's rows are
-    not stored)."""
+    """M002 for a stored value that a list shows as all the text of a link or heading (``{row.name}``),
+    or a drop-down as an option's words, and that is blank: that row's link or option says nothing.
+    Only for rows of a table (a view's rows are not stored)."""
     issues: list[Issue] = []
     seen: set[str] = set()
+    shown: list[tuple[str | None, str, str]] = []  # (table, column, what shows it as all its words)
     for element, _, bound in walk_bound([e for page in site.pages for e in page.elements], "$", None):
-        if element.type not in ("link", "heading") or bound is None:
-            continue
-        match = _ONE_REF.fullmatch(element.text or "")
-        table = site.database.table(bound)
-        if match is None or table is None or table.column(match.group(1)) is None:
+        if element.type in ("link", "heading") and bound is not None:
+            match = _ONE_REF.fullmatch(element.text or "")
+            if match is not None:
+                shown.append((bound, match.group(1), f"a {element.type}"))
+        for field_el in field_of(element, "fields") or []:
+            source = field_of(field_el, "options_query")
+            if source is not None:
+                shown.append((source.query.table, source.label, f"the options of field {field_el.name!r}"))
+    for bound, column, what in shown:
+        table = site.database.table(bound) if bound else None
+        if table is None or table.column(column) is None:
             continue
         t_index = site.database.tables.index(table)
         for r_index, row in enumerate(table.rows):
-            value = row.get(match.group(1))
-            where = f"$.database.tables[{t_index}].rows[{r_index}].{match.group(1)}"
+            value = row.get(column)
+            where = f"$.database.tables[{t_index}].rows[{r_index}].{column}"
             if isinstance(value, str) and not value.strip() and where not in seen:
                 seen.add(where)
                 issues.append(Issue("semantic", EMPTY_LABEL, where,
-                                    f"{table.name} row {r_index} has a blank {match.group(1)}, which a "
-                                    f"{element.type} shows as all its text: it says nothing"))
+                                    f"{table.name} row {r_index} has a blank {column}, which {what} shows as "
+                                    f"all its words: it says nothing"))
     return issues
 
 

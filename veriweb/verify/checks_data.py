@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -400,6 +400,96 @@ def check_seed_dates(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _outliers(held: list[int], broke: list[int], least: int = 5) -> list[int]:
+    """The rows that break a rule every other row keeps: one or two, against at least ``least``
+    keeping it and at least 19 of 20 rows in all."""
+    if not broke or len(held) < least or len(broke) > 2 or len(broke) * 20 > len(held) + len(broke):
+        return []
+    return broke
+
+
+def _status_dates(table: Any, where: str, group: str, statuses: list[str], column: str,
+                  days: list[str | None]) -> list[C.Issue]:
+    """C010 for the rows of a status whose date ``column`` is empty where every other row of that status
+    fills it, or the reverse; only when the status decides the date throughout: some status always
+    fills it, another never does, and no more than two rows in all go against their status."""
+    rows = table.rows
+    odd: list[tuple[int, str, str]] = []
+    filling = emptying = False
+    for status in statuses:
+        members = [i for i, r in enumerate(rows) if r.get(group) == status]
+        filled = [i for i in members if days[i]]
+        empty = [i for i in members if rows[i].get(column) in (None, "")]
+        if len(filled) + len(empty) != len(members):
+            return []  # a value that is neither a date nor empty: not this rule's business
+        fewer, more = (empty, filled) if len(filled) >= len(empty) else (filled, empty)
+        if fewer and not _outliers(more, fewer, 4):
+            return []  # this status does not decide the date
+        filling |= more is filled and len(more) >= 4
+        emptying |= more is empty and len(more) >= 4
+        odd += [(i, status, "empty" if i in empty else "filled") for i in fewer]
+    if not (filling and emptying) or len(odd) > 2:
+        return []
+    return [C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{column}",
+                    f"{table.name} row {r_index} is {status!r} but its {column} is {state}, unlike every other "
+                    f"{status!r} row") for r_index, status, state in odd]
+
+
+def check_row_rules(site: Site) -> list[C.Issue]:
+    """Rules the seed rows of a table keep but for one or two, read off the rows themselves:
+
+    - C010, dates in order: a column dated no earlier than another in every other row (an issue
+      closed before it was opened, a stay that ends before it begins);
+    - C010, a date a status implies: a date column every other row of a status fills (or every
+      other row of it leaves empty), empty (or filled) in one (a merged request with no merge date);
+    - C004, a count of days: a whole-number column that is the days between two date columns in
+      every other row (a stay's nights against its check-in and check-out).
+    """
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        rows = table.rows
+        where = f"$.database.tables[{t_index}].rows"
+        dates = [c.name for c in table.columns if c.type in ("date", "datetime")]
+        days = {c: [_day(r.get(c)) for r in rows] for c in dates}
+        for first in dates:
+            for then in dates:
+                if first == then:
+                    continue
+                pairs = [(i, a, b) for i, (a, b) in enumerate(zip(days[first], days[then])) if a and b]
+                held = [i for i, a, b in pairs if a <= b]
+                broke = [i for i, a, b in pairs if a > b]
+                if len({a for _, a, _ in pairs}) < 3:
+                    continue  # one or two dates in the whole column: no order to learn
+                for r_index in _outliers(held, broke):
+                    issues.append(C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{then}",
+                                          f"{table.name} row {r_index}: {then} {days[then][r_index]} is before {first} "
+                                          f"{days[first][r_index]}, unlike every other row"))
+        for group in (c.name for c in table.columns if c.type == "text"):
+            values = Counter(r.get(group) for r in rows if isinstance(r.get(group), str))
+            if not 2 <= len(values) <= 8:
+                continue  # not a status
+            for column in dates:
+                issues += _status_dates(table, where, group, list(values), column, days[column])
+        for count in (c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key):
+            for first in dates:
+                for then in dates:
+                    if first == then:
+                        continue
+                    known = [(i, r.get(count), days[first][i], days[then][i]) for i, r in enumerate(rows)
+                             if isinstance(r.get(count), int) and days[first][i] and days[then][i]]
+                    if len({n for _, n, _, _ in known}) < 3:
+                        continue  # a constant is no count of days
+                    gap = {i: (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days for i, _, a, b in known}
+                    held = [i for i, n, _, _ in known if n == gap[i]]
+                    broke = [i for i, n, _, _ in known if n != gap[i]]
+                    for r_index in _outliers(held, broke):
+                        issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"{where}[{r_index}].{count}",
+                                              f"{table.name} row {r_index}: {count} is {rows[r_index][count]}, but "
+                                              f"{first} to {then} is {gap[r_index]} days, as {count} is in every "
+                                              f"other row"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M012
 
 
@@ -560,8 +650,8 @@ def check_budgets(site: Site) -> list[C.Issue]:
 
 
 DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
-               check_tied_answers, check_budgets]
+               check_row_rules, check_tied_answers, check_budgets]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_constraint_pages",
-           "check_seed_dates", "check_tied_answers",
+           "check_row_rules", "check_seed_dates", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

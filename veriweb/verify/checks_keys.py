@@ -32,7 +32,7 @@ from veriweb.verify import checks as C
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _SQL_TYPES = {"integer": "INTEGER", "money": "INTEGER", "real": "REAL", "boolean": "INTEGER"}
-_IDENTIFIERS = ("username", "sku", "email", "slug", "path", "reference", "handle", "login")
+_IDENTIFIERS = ("username", "sku", "email", "slug", "path", "reference", "handle", "login", "code")
 _PER_OWNER = ("slug", "path")
 """Identifiers that name a row only within its owner's rows (two users may each have a "notes" path)."""
 
@@ -162,6 +162,44 @@ def _lookup_columns(site: Site) -> dict[str, set[str]]:
     return found
 
 
+def _owned_lookups(site: Site) -> dict[str, dict[str, str]]:
+    """Per table, the columns a record page finds a row by within its owner's rows (``/mail/{name}``
+    shows the signed-in user's folder of that name): column -> the owner column."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for page in site.pages:
+        route = Route.compile(page.id, page.route)
+        if len(route.params) != 1 or route.params[0][1] == "int":
+            continue
+        for element, _ in C.walk(page.elements, "$"):
+            if element.type != "record" or len(element.query.where) != 2:
+                continue
+            refs = [(cond, str(C.field_of(cond.value, "ref") or "")) for cond in element.query.where]
+            by_param = [c for c, ref in refs if c.op == "=" and ref == f"param.{route.params[0][0]}"]
+            by_owner = [c for c, ref in refs if c.op == "=" and ref.startswith("user.")]
+            if len(by_param) == 1 and len(by_owner) == 1:
+                columns = (by_param[0].column, by_owner[0].column)
+                table = _stored_table(site, element.query.table, columns)
+                if table is not None:
+                    found[table][columns[0]] = columns[1]
+    return found
+
+
+_FROM = re.compile(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?", re.I)
+
+
+def _stored_table(site: Site, name: str, columns: tuple[str, ...]) -> str | None:
+    """The table holding ``columns`` that ``name`` reads: ``name`` itself, or for a view, the first
+    table its SQL reads that has them all (``folder_view`` shows ``folders``)."""
+    if site.database.table(name) is not None:
+        return name
+    view = next((v for v in site.database.views if v.name == name), None)
+    for candidate in _FROM.findall(view.sql) if view is not None else []:
+        table = site.database.table(candidate)
+        if table is not None and all(table.column(c) is not None for c in columns):
+            return candidate
+    return None
+
+
 def identifier_columns(site: Site, table: Any) -> set[str]:
     """Text columns of ``table`` that name one row each though nothing declares them unique: the
     ones rows are looked up by, and identifiers (sku, email, ...) of a table not kept per user."""
@@ -175,6 +213,7 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
     """C002: columns rows are looked up by (or identifiers whose other values are all distinct)
     hold no value twice, even where nothing declares them unique."""
     lookups = _lookup_columns(site)
+    owned = _owned_lookups(site)
     issues = []
     for t_index, table in enumerate(site.database.tables):
         declared = {table.primary_key} | {c.name for c in table.columns if c.unique}
@@ -184,6 +223,10 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
                 continue
             counts = Counter(row.get(column.name) for row in table.rows if row.get(column.name) not in (None, ""))
             repeated = {v for v, n in counts.items() if n > 1}
+            owner = owned.get(table.name, {}).get(column.name)
+            if owner is not None and column.name not in lookups.get(table.name, set()):
+                issues += _owned_duplicates(table, t_index, column.name, owner)
+                continue
             if not repeated:
                 continue
             looked_up = column.name in lookups.get(table.name, set())
@@ -200,6 +243,17 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
                                           f"{table.name}.{column.name} {row[column.name]!r} is used by "
                                           f"{counts[row[column.name]]} rows, but {why}"))
     return issues
+
+
+def _owned_duplicates(table: Any, t_index: int, column: str, owner: str) -> list[C.Issue]:
+    """C002 for values of ``column`` that one owner's rows hold twice (a page finds the row by the
+    value among the owner's rows: two folders named "Inbox" of one user)."""
+    counts = Counter((row.get(owner), row.get(column)) for row in table.rows if row.get(column) not in (None, ""))
+    return [C.Issue("consistency", C.DUPLICATE_KEY, f"$.database.tables[{t_index}].rows[{r_index}].{column}",
+                    f"{table.name}.{column} {row[column]!r} is used by {counts[(row.get(owner), row[column])]} rows "
+                    f"of {owner} {row.get(owner)!r}, but a page finds that owner's row by it")
+            for r_index, row in enumerate(table.rows)
+            if row.get(column) not in (None, "") and counts[(row.get(owner), row.get(column))] > 1]
 
 
 # ----------------------------------------------------------------------------- amounts

@@ -143,9 +143,52 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
             issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
                                   f"button {label!r} sounds like it undoes something, but {marker.name} only "
                                   f"adds rows"))
-        elif ops not in ({"insert"}, {"delete"}):
-            issues += _verb_against_name(label, marker.name, path)
+        elif ops not in ({"insert"}, {"delete"}) and (found := _verb_against_name(label, marker.name, path)):
+            issues += found
+        elif not _generic_contradiction(label, ops):
+            issues += _opposite_of_name(label, marker.name, path)
     return issues
+
+
+_OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
+    (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"), (r"\bmerg", r"\bclos"),
+    (r"\bcharg", r"\brefund"), (r"\bapprov", r"\b(?:reject|declin|deny)"), (r"\baccept", r"\b(?:reject|declin)"),
+    (r"\b(?:re)?open\b", r"\bclos"), (r"\barchiv", r"\bunarchiv"), (r"\bpublish", r"\bunpublish"),
+    (r"\bfollow", r"\bunfollow"), (r"\benabl", r"\bdisabl"), (r"\bactivat", r"\bdeactivat"),
+    (r"\bjoin", r"\bleav"), (r"\bsubscrib", r"\bunsubscrib"), (r"\bpin(?:ned)?\b", r"\bunpin"),
+    (r"\bstar(?:red)?\b", r"\bunstar"), (r"\bblock", r"\bunblock"), (r"\bmute", r"\bunmute"),
+    (r"\block\b", r"\bunlock"), (r"\bupvot", r"\bdownvot"), (r"\badd\b", r"\bremov"),
+    (r"\bbuy\b", r"\bsell"), (r"\bassign", r"\bunassign"), (r"\bincreas", r"\bdecreas"),
+    (r"\bhide\b", r"\b(?:show|unhide)\b"), (r"\bwatch", r"\bunwatch"), (r"\bsave", r"\bunsave"),
+))
+"""Pairs of verbs that undo each other: a button saying one on a marker named for the other does the
+opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``)."""
+
+
+def _generic_contradiction(label: str, ops: set[str]) -> bool:
+    """Whether :func:`veriweb.verify.checks.check_labels` reports this label already."""
+    destructive = bool(C._DESTRUCTIVE.search(label))
+    constructive = bool(C._CONSTRUCTIVE.search(label)) and not destructive
+    return (constructive and ops == {"delete"}) or (destructive and ops == {"insert"})
+
+
+_UNDOING = re.compile(r"\b(?:remove|stop|undo|clear|drop|take off|turn off|no longer)\b", re.I)
+"""Words that undo whatever verb follows them ("Remove star" unstars)."""
+
+
+def _opposite_of_name(label: str, name: str, path: str) -> list[C.Issue]:
+    """M003: the button says one verb of a pair in :data:`_OPPOSITES`, and the marker's name the other
+    (a label or a name with both verbs, "Confirm cancellation", is left alone, and so is an undoing
+    word before the verb an ``un`` name undoes: "Remove star" on ``unstar``)."""
+    named = name.replace("_", " ").replace("-", " ")
+    for one, other in _OPPOSITES:
+        for said, meant in ((one, other), (other, one)):
+            if meant.pattern.startswith(r"\bun") and _UNDOING.search(label):
+                continue
+            if said.search(label) and not meant.search(label) and meant.search(named) and not said.search(named):
+                return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                                f"button {label!r} says the opposite of what its marker {name} does")]
+    return []
 
 
 _ENDING = re.compile(r"deactivat|disabl|cancel|void|archiv|clos|leave|withdraw|revok|suspend|unpublish|"

@@ -123,36 +123,56 @@ def _reads_slot(predicate: Any, name: str) -> bool:
     return found
 
 
-def _fixed_comparisons(predicate: Any) -> Iterator[tuple[str, str]]:
-    """(column, fixed text) pairs a predicate compares for equality: ``col = 'text'`` in SQL, or a
-    structured query's ``where`` condition with a literal text value."""
+def _fixed_comparisons(predicate: Any, numbers: bool = False) -> Iterator[tuple[str, str]]:
+    """(column, fixed value as text) pairs a predicate compares for equality: ``col = 'text'`` in SQL,
+    or a structured query's ``where`` condition with a literal text; with ``numbers``, the literal
+    numbers instead (``col = 2``)."""
     if isinstance(predicate, SqlPredicate):
-        for column, literal in _SQL_LITERAL_EQ.findall(predicate.sql):
-            yield column, literal.replace("''", "'")
+        if not numbers:
+            for column, literal in _SQL_LITERAL_EQ.findall(predicate.sql):
+                yield column, literal.replace("''", "'")
+        else:
+            for column, literal in _SQL_NUMBER_EQ.findall(predicate.sql):
+                yield column, str(_text(float(literal)))
         return
     query = C.field_of(predicate, "query")
     for cond in C.field_of(query, "where") or []:
-        if getattr(cond, "op", "=") in ("=", "eq") and isinstance(cond.value, str):
-            yield cond.column, cond.value
+        if getattr(cond, "op", "=") in ("=", "eq") and isinstance(cond.value, str) != numbers \
+                and (text := _text(cond.value)) is not None:
+            yield cond.column, text
+
+
+_SQL_NUMBER_EQ = re.compile(r"\b(\w+)\s*=\s*(-?\d+(?:\.\d+)?)(?![\w.'])")
+
+
+def _text(value: Any) -> str | None:
+    """A literal's text for comparing with a slot (``2`` and ``2.0`` alike), ``None`` for anything else."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return value if isinstance(value, str) else None
 
 
 def check_slot_agreement(site: Site) -> list[C.Issue]:
-    """M016: a slot named like a column whose value the goal fixes to something else."""
+    """M016: a slot named like a column whose value (a text or a number) the goal fixes to something else."""
     issues = []
     for number, task in enumerate(site.tasks):
         leaves = list(_task_predicates(task, number))
-        for name, value in task.slots.items():
-            if not isinstance(value, str) or not value.strip():
+        for name, raw in task.slots.items():
+            value = _text(raw)
+            if value is None or not value.strip():
                 continue
             if any(_reads_slot(predicate, name) for predicate, _ in leaves):
                 continue
+            numbers = not isinstance(raw, str)  # a number slot against literal numbers, a text against texts
             for predicate, where in leaves:
-                clashes = [literal for column, literal in _fixed_comparisons(predicate)
+                fixed = list(_fixed_comparisons(predicate, numbers))
+                clashes = [literal for column, literal in fixed
                            if column.lower() == name.lower() and literal.strip().lower() != value.strip().lower()]
-                if clashes and not any(literal.strip().lower() == value.strip().lower()
-                                       for _, literal in _fixed_comparisons(predicate)):
+                if clashes and not any(literal.strip().lower() == value.strip().lower() for _, literal in fixed):
                     issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
-                                          f"task {task.id!r} asks for {name} {value!r}, but its goal ({where}) checks "
+                                          f"task {task.id!r} asks for {name} {raw!r}, but its goal ({where}) checks "
                                           f"{name} = {clashes[0]!r}: the instruction and the judge disagree"))
                     break
     return issues

@@ -611,8 +611,13 @@ def _unread_field(fields: list[dict[str, Any]], args: dict[str, Any], name: str,
 
 
 def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S005, S006, S007: a name that points at nothing becomes the closest existing name."""
+    """S005, S006, S007: a name that points at nothing becomes the closest existing name (a task that
+    reads one is dropped)."""
     tokens = parse_path(issue.location)
+    if tokens[0] == "tasks":
+        # a task's judge reading a table or column that is not there: the closest name would judge
+        # something else than the instruction asks, so the task goes
+        return drop_task(data, issue, ctx)
     parent = get_at(data, tokens[:-1])
     key = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(key), str):
@@ -815,7 +820,9 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     if marker is None:
         return None
     ops = {e["op"] for e in marker["effects"]}
-    label = marker.get("label") or (_VERBS[ops.pop()] if len(ops) == 1 else humanise(marker["name"]))
+    # the marker's own words first: "Cancel stay" says what cancel_stay does, a bare "Save" may not
+    label = marker.get("label") or (humanise(marker["name"]) if "_" in marker["name"] or len(ops) != 1
+                                    else _VERBS[ops.pop()])
     old, form["submit"] = form.get("submit"), label
     return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
 
@@ -1227,6 +1234,10 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
         old = row.get("total")
         row["total"] = sums[row[key]] + fee
         return f"{table['name']} {row[key]}: total {old!r} -> {row['total']!r}", Touch(tables={table["name"]})
+    days = re.search(r" to \w+ is (-?\d+) days, as ", issue.message)
+    if days is not None and len(tokens) == 6:  # a count of days between two of the row's dates
+        old, row[tokens[5]] = row.get(tokens[5]), int(days.group(1))
+        return f"{table['name']}.{tokens[5]} {old!r} -> {row[tokens[5]]!r}", Touch(tables={table["name"]})
     if not (isinstance(tokens[2], int) and isinstance(tokens[4], int)):
         return None
     value = expected_unit_total(site_of(data), tokens[2], tokens[4])  # no lines: units x price + the usual fee

@@ -201,18 +201,37 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
 
 
 def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time)."""
+    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time); a date
+    before the one it follows is set to that day; a date its status leaves empty is emptied, and one
+    its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
     found = R._table_row(data, tokens)
     if found is None or len(tokens) != 6 or not isinstance(tokens[5], str):
         return None
     table, row = found
-    old = row.get(tokens[5])
-    if not isinstance(old, str) or len(old) < 10:
+    column = tokens[5]
+    old = row.get(column)
+    before = re.search(r" is before (\w+) ", issue.message)
+    if before is not None and isinstance(row.get(before.group(1)), str) and isinstance(old, str):
+        # a date before the one it follows (closed before created): the day it follows
+        row[column] = row[before.group(1)][:10] + old[10:]
+    elif re.search(r" is filled, unlike", issue.message):
+        row[column] = None  # a date its status leaves empty
+    elif re.search(r" is empty, unlike", issue.message):
+        # a date its status fills (merged with no merge date): the row's latest other date
+        days = [v for c in table.get("columns", []) if c["type"] in ("date", "datetime") and c["name"] != column
+                and isinstance(v := row.get(c["name"]), str) and len(v) >= 10]
+        if not days:
+            return None
+        kind = next((c["type"] for c in table.get("columns", []) if c["name"] == column), "date")
+        latest = max(days)[:10]
+        row[column] = latest if kind == "date" else latest + "T12:00:00"
+    elif isinstance(old, str) and len(old) >= 10:
+        today = str(data.get("clock", {}).get("today", "2026-06-15"))
+        row[column] = today + old[10:]
+    else:
         return None
-    today = str(data.get("clock", {}).get("today", "2026-06-15"))
-    row[tokens[5]] = today + old[10:]
-    return f"{table['name']}.{tokens[5]} {old!r} -> {row[tokens[5]]!r}", R.Touch(tables={table["name"]})
+    return f"{table['name']}.{column} {old!r} -> {row[column]!r}", R.Touch(tables={table["name"]})
 
 
 def _written_values(data: dict[str, Any], marker: dict[str, Any], name: str) -> list[str]:
