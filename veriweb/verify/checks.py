@@ -336,10 +336,17 @@ def check_links(site: Site) -> list[Issue]:
 
 
 def check_reachability(site: Site) -> list[Issue]:
-    """S002: every page can be reached from the home page by links, forms or redirects."""
+    """S002: every page can be reached from the home page by links, forms or redirects (not through a
+    dialog no button opens)."""
     routes = _routes(site)
     edges: dict[str | None, set[str]] = defaultdict(set)
-    for element, _, page_id in all_elements(site):
+    elements = list(all_elements(site))
+    opened = {(page_id, e.target) for e, _, page_id in elements if e.type == "button" and e.action != "close"}
+    shut = [f"{path}." for e, path, page_id in elements if e.type == "dialog"
+            and (page_id, e.id) not in opened and (None, e.id) not in opened]  # (a layout button opens everywhere)
+    for element, path, page_id in elements:
+        if shut and any(path.startswith(prefix) for prefix in shut):
+            continue  # its links cannot be clicked
         targets = []
         if element.type == "link":
             targets.append(element.href)

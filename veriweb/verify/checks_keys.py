@@ -122,15 +122,26 @@ def named_table(site: Site, column: str) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+_SELF_REFERENCE = re.compile(r"(?:^|_)(?:in_reply_to|reply_to|parent|previous|prev|next|original|duplicate_of|"
+                             r"forwarded_from|replaces|replaced_by)(?:_id)?$")
+"""Integer columns named for another row of their own table."""
+
+
 def check_undeclared_keys(site: Site) -> list[C.Issue]:
-    """C001: an undeclared ``NAME_id`` column whose values are keys of table NAME, but for a few."""
+    """C001: an undeclared ``NAME_id`` column whose values are keys of table NAME, but for a few (and an
+    undeclared ``in_reply_to`` or ``parent`` column whose values are keys of its own table)."""
     keys = {t.name: {row.get(t.primary_key) for row in t.rows} for t in site.database.tables}
     issues = []
     for t_index, table in enumerate(site.database.tables):
         declared = {fk.column for fk in table.foreign_keys} | {table.primary_key}
         for column in table.columns:
             target = named_table(site, column.name) if column.name not in declared else None
-            if target is None or target.name == table.name or not target.rows:
+            if target is None and column.name not in declared and column.type == "integer" \
+                    and _SELF_REFERENCE.search(column.name):
+                target = table  # a reply's in_reply_to, an item's parent: a row of the same table
+            elif target is not None and target.name == table.name:
+                target = None
+            if target is None or not target.rows:
                 continue
             values = [(n, row.get(column.name)) for n, row in enumerate(table.rows) if row.get(column.name) is not None]
             missing = [(n, v) for n, v in values if v not in keys[target.name]]
@@ -140,6 +151,41 @@ def check_undeclared_keys(site: Site) -> list[C.Issue]:
                 issues.append(C.Issue("consistency", C.DANGLING_KEY,
                                       f"$.database.tables[{t_index}].rows[{r_index}].{column.name}",
                                       f"{table.name}.{column.name} = {value!r} points at no row of {target.name}"))
+    return issues
+
+
+def check_owner_keys(site: Site) -> list[C.Issue]:
+    """C001: a row pointing at a row of another owner, where every other row points within its owner
+    (an email of one user filed in another user's folder). Both tables name their owner by a column
+    of the same name keyed to the same table; the rule is read off the rows (at least five keep it,
+    one or two break it)."""
+    tables = {t.name: t for t in site.database.tables}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        owners = {fk.column: fk.ref_table for fk in table.foreign_keys}
+        for fk in table.foreign_keys:
+            parent = tables.get(fk.ref_table)
+            if parent is None or parent is table:
+                continue
+            shared = [c for c, ref in owners.items() if c != fk.column
+                      and any(p.column == c and p.ref_table == ref for p in parent.foreign_keys)]
+            by_key = {row.get(fk.ref_column): row for row in parent.rows}
+            for owner in shared:
+                known = tables.get(owners[owner])  # a row whose owner is no row is a dangling key already
+                real = {r.get(known.primary_key) for r in known.rows} if known is not None else set()
+                pairs = [(n, row.get(owner), by_key[row[fk.column]].get(owner)) for n, row in enumerate(table.rows)
+                         if row.get(fk.column) in by_key and row.get(owner) in real]
+                held = [n for n, mine, theirs in pairs if mine == theirs]
+                broke = [n for n, mine, theirs in pairs if mine != theirs]
+                if len(held) < 5 or not broke or len(broke) > 2 or len(broke) * 20 > len(pairs):
+                    continue
+                for r_index in broke:
+                    row = table.rows[r_index]
+                    issues.append(C.Issue(
+                        "consistency", C.DANGLING_KEY, f"$.database.tables[{t_index}].rows[{r_index}].{fk.column}",
+                        f"{table.name} row {r_index} ({owner} {row.get(owner)!r}) points at {parent.name} "
+                        f"{row.get(fk.column)!r} of {owner} {by_key[row[fk.column]].get(owner)!r}: every other "
+                        f"{table.name} row points at its own {owner}'s {parent.name}"))
     return issues
 
 
@@ -382,7 +428,8 @@ def expected_unit_total(site: Site, t_index: int, r_index: int) -> int | None:
     return None
 
 
-KEY_CHECKS = [check_sql, check_undeclared_keys, check_natural_keys, check_line_prices, check_unit_totals]
+KEY_CHECKS = [check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
+              check_unit_totals]
 
-__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_sql", "check_undeclared_keys",
+__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_sql", "check_undeclared_keys",
            "check_unit_totals", "expected_unit_total", "named_table"]

@@ -10,6 +10,7 @@ true; rows are only appended at the end of a table.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import random
 import re
@@ -570,6 +571,24 @@ def _overwrites_taken(wb: Workbench, changes: list[Any]) -> bool:
     return False
 
 
+def _other_day(row: dict[str, Any], table: Any, column: str, today: Any, rng: random.Random) -> str:
+    """Another day for a date in ``row``, a few days off, still on the same side of the row's other
+    dates and not after today (a twin merged on another day, not before it was opened)."""
+    old = row.get(column)
+    try:
+        day = dt.date.fromisoformat(str(old)[:10])
+    except ValueError:
+        return "2025-01-0" + str(rng.randrange(1, 9))
+    others = [str(row[c.name])[:10] for c in table.columns if c.type in ("date", "datetime") and c.name != column
+              and isinstance(row.get(c.name), str)]
+    floor = max((o for o in others if o <= day.isoformat()), default="")
+    ceiling = min([o for o in others if o > day.isoformat()] + [today.isoformat()])
+    choices = [d for k in range(1, 10) for d in ((day - dt.timedelta(days=k)).isoformat(),
+                                                 (day + dt.timedelta(days=k)).isoformat())
+               if floor <= d <= ceiling]
+    return rng.choice(choices) if choices else (day - dt.timedelta(days=1)).isoformat()
+
+
 def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
     """A lookup that matches two records with different answers (two products of the same name)."""
     options = []
@@ -611,7 +630,7 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
     elif column.type == "real":
         twin[column.name] = round((old or 0) + 0.5, 1)
     elif column.type == "date":
-        twin[column.name] = "2025-01-0" + str(rng.randrange(1, 9)) if old != "2025-01-01" else "2025-02-02"
+        twin[column.name] = _other_day(twin, table, column.name, wb.site.clock.today, rng)
     else:
         twin[column.name] = f"{old} (copy)"
     from veriweb.verify.checks_keys import identifier_columns

@@ -159,16 +159,16 @@ def _visits(site: Site, certificates: dict[str, list[str]]) -> dict[str, set[str
     try:
         for task in site.tasks:
             pages = {resolve_href(routes, task.start_url)}
-            episode = Episode(site, task, session=session, end_on_success=False)
-            episode.reset()
-            for action in certificates.get(task.id, []):
-                try:
+            try:
+                episode = Episode(site, task, session=session, end_on_success=False)
+                episode.reset()
+                for action in certificates.get(task.id, []):
                     outcome = episode.step(action)
-                except VeriwebError:  # a judge that cannot run (its query reads no table): the pages so far
-                    break
-                pages.add(resolve_href(routes, str(session.ui.url)))
-                if outcome.terminated or outcome.truncated:
-                    break
+                    pages.add(resolve_href(routes, str(session.ui.url)))
+                    if outcome.terminated or outcome.truncated:
+                        break
+            except VeriwebError:  # a task that cannot run (no such user, a judge reading no table): the pages so far
+                pass
             out[task.id] = {p for p in pages if p is not None}
     finally:
         session.close()

@@ -1120,7 +1120,8 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
-    fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None)
+    fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None) or _undeclared_key(
+        data, table, column)
     target = _table(data, fk["ref_table"]) if fk else None
     if target is None:
         return None
@@ -1141,6 +1142,24 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r}", Touch(tables={table["name"]})
     row[column] = new
     return f"{table['name']}.{column} {old!r} -> {new!r}", Touch(tables={table["name"], fk["ref_table"]})
+
+
+def _undeclared_key(data: dict[str, Any], table: dict[str, Any], column: str) -> dict[str, str] | None:
+    """The foreign key an undeclared key column stands for, as the checks read it
+    (:func:`veriweb.verify.checks_keys.check_undeclared_keys`): ``NAME_id`` names table NAME, an
+    ``in_reply_to`` or ``parent`` column its own table."""
+    from veriweb.verify.checks_keys import _SELF_REFERENCE
+
+    if _SELF_REFERENCE.search(column):
+        return {"column": column, "ref_table": table["name"], "ref_column": table.get("primary_key", "id")}
+    if not column.endswith("_id") or len(column) < 5:
+        return None
+    stem = column[:-3].rstrip("s")
+    found = [t for t in _tables(data)
+             if t["name"].rstrip("s") == stem or t["name"] in (stem + "es", stem[:-1] + "ies")]
+    if len(found) != 1 or found[0] is table:
+        return None
+    return {"column": column, "ref_table": found[0]["name"], "ref_column": found[0].get("primary_key", "id")}
 
 
 def _agreement(table: dict[str, Any], row: dict[str, Any], column: str, target: dict[str, Any],
