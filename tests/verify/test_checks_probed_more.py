@@ -354,3 +354,52 @@ def test_a_page_linked_only_from_a_dialog_nothing_opens(clean: dict[str, Data]) 
         return edit
     assert at(found(data, in_dialog(opened=False)), "S002", f"$.pages[{number}]")
     assert not at(found(data, in_dialog(opened=True)), "S002", f"$.pages[{number}]")
+
+
+# ----------------------------------------------------------------------------- repairs of wrong names
+
+
+def test_a_link_over_a_view_passing_the_wrong_key_is_repointed(clean: dict[str, Data]) -> None:
+    """The issue page's link to its project passes the issue's id (the list reads a view)."""
+    data = clean["code"]
+    path = next(p for n, p, _, _ in elements(data) if n.get("type") == "link"
+                and n.get("href") == "/projects/{row.project_id}")
+
+    def edit(mutated: Data) -> None:
+        next(n for n, p, _, _ in elements(mutated) if p == path)["href"] = "/projects/{row.id}"
+    assert at(found(data, edit), "S011", f"{path}.href")
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    assert next(n for n, p, _, _ in elements(fixed) if p == path)["href"] == "/projects/{row.project_id}"
+
+
+def test_an_option_list_reading_a_missing_table_takes_the_table_its_field_names(clean: dict[str, Data]) -> None:
+    data = clean["code"]
+    form, path = next((f, p) for f, p, _, m in marker_forms(data) if m["name"] == "create_issue")
+    number = next(i for i, f in enumerate(form["fields"]) if (f.get("options_query") or {}).get("query", {}).get(
+        "table") == "labels")
+
+    def edit(mutated: Data) -> None:
+        moved = next(f for f, p, _, _ in marker_forms(mutated) if p == path)
+        moved["fields"][number]["options_query"]["query"]["table"] = "tags"
+    assert at(found(data, edit), "S005", f"{path}.fields[{number}].options_query.query.table")
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    repaired_form = next(f for f, p, _, m in marker_forms(fixed) if m["name"] == "create_issue")
+    assert repaired_form["fields"][number]["options_query"]["query"]["table"] == "labels"
+
+
+def test_a_form_argument_reading_a_column_its_row_lacks_reads_the_rows_key(clean: dict[str, Data]) -> None:
+    data = clean["mail"]
+    path, name = next((p, k) for f, p, _, _ in marker_forms(data)
+                      for k, v in f["action"].get("args", {}).items() if v == {"ref": "row.id"})
+
+    def edit(mutated: Data) -> None:
+        next(f for f, p, _, _ in marker_forms(mutated) if p == path)["action"]["args"][name] = {"ref": "row.message_id"}
+    assert at(found(data, edit), "S012", f"{path}.action.args.{name}")
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    assert next(f for f, p, _, _ in marker_forms(fixed) if p == path)["action"]["args"][name] == {"ref": "row.id"}

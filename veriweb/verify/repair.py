@@ -624,13 +624,27 @@ def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcom
         return None
     old = parent[key]
     if key == "table":
-        options = [t["name"] for t in _tables(data)] + [v["name"] for v in data.get("database", {}).get("views", [])]
+        columns = _query_columns(parent, get_at(data, tokens[:-2]) if len(tokens) > 2 else None)
+        fitting = _tables_with(data, columns)
+        views = [v["name"] for v in data.get("database", {}).get("views", [])]
+        # the closest name of a table that has the columns the query reads (or a view, whose columns
+        # are not declared); the one table that has them all when no name is close
+        options = (fitting or [t["name"] for t in _tables(data)]) + views
+        old_cutoff = 0.6
+        if _closest(old, options) is None:
+            # what the drop-down is for names its table ("label", "Tag" -> labels); else the one table
+            # that has the columns
+            field_el = get_at(data, tokens[:-3]) if len(tokens) > 3 and tokens[-3] == "options_query" else None
+            hints = [str(field_el.get(k, "")) for k in ("name", "label")] if isinstance(field_el, dict) else []
+            named = next((found for hint in hints if (found := _closest(hint.lower(), fitting)) is not None), None)
+            if named is not None or (len(fitting) == 1 and len(columns) >= 2):
+                options, old_cutoff = [named or fitting[0]], 0.0
     elif key == "target":
         options = _widget_ids(data, tokens)
     else:
         table = _query_table(data, tokens)
         options = [c["name"] for c in table["columns"]] + [table.get("primary_key", "id")] if table else []
-    new = _closest(old, options)
+    new = _closest(old, options, old_cutoff if key == "table" else 0.6)
     if new is None:
         return remove_element(data, issue, ctx) if _element_path(tokens) and key == "target" else None
     parent[key] = new
@@ -640,6 +654,22 @@ def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcom
     if key == "table":
         touch.tables.add(new)
     return f"{key} {old!r} -> {new!r}", touch
+
+
+def _query_columns(query: dict[str, Any], holder: Any) -> set[str]:
+    """The columns a query reads (its conditions, order, selection; an option list's value and label)."""
+    names = {c.get("column") for c in query.get("where", []) if isinstance(c, dict)}
+    names |= {o.get("column") for o in query.get("order_by", []) if isinstance(o, dict)}
+    names.add(query.get("select") if query.get("select") != "*" else None)
+    if isinstance(holder, dict) and holder.get("query") is query:
+        names |= {holder.get("value"), holder.get("label")}
+    return {n for n in names if isinstance(n, str)}
+
+
+def _tables_with(data: dict[str, Any], columns: set[str]) -> list[str]:
+    """The tables that have every one of ``columns``."""
+    return [t["name"] for t in _tables(data)
+            if columns <= {c["name"] for c in t["columns"]} | {t.get("primary_key", "id")}]
 
 
 def _query_table(data: dict[str, Any], tokens: list[str | int]) -> dict[str, Any] | None:
@@ -1405,29 +1435,38 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
 
 def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S011: a link that passes its target page the wrong record's key passes the right column of
-    its row instead (the one that holds the target's key), else it is removed."""
+    its row instead (the one that holds the target's key, in a table or shown unchanged by a view),
+    else it is removed."""
     from veriweb.verify import intent
+    from veriweb.verify.checks import walk_bound
+    from veriweb.verify.checks_pages import _passthrough, base_column
 
     tokens = parse_path(issue.location)
+    if tokens[:1] != ["pages"] or not isinstance(tokens[1], int):
+        return None
     site = site_of(data)
-    keys = intent._page_keys(site)
+    keys = intent._page_keys(site, through_views=True)
     routes = _routes(data)
-    for element, path, _, table, column in intent.bound_links(site):
-        if f"{path}.href" != issue.location:
+    page = site.pages[tokens[1]]
+    for element, path, bound in walk_bound(page.elements, f"$.pages[{tokens[1]}].elements", None):
+        if f"{path}.href" != issue.location or element.type != "link" or bound is None:
             continue
+        refs = intent._HREF_ROW.findall(element.href)
         dest = resolve_href(routes, element.href)
-        if dest not in keys:
+        if len(refs) != 1 or dest not in keys:
             return None
         _, target_table, target_column = keys[dest]
-        bound = site.database.table(table)
-        names = [bound.primary_key] + [c.name for c in bound.columns] if bound else []
-        right = next((n for n in names if n != column and intent.passes_key(site, table, n, target_table, target_column)),
-                     None)
+        table = site.database.table(bound)
+        names = ([table.primary_key] + [c.name for c in table.columns] if table is not None
+                 else sorted(_passthrough(site, bound)))
+        cache: dict[Any, Any] = {}
+        right = next((n for n in names if n != refs[0] and (base := base_column(site, bound, n, cache)) is not None
+                      and intent.passes_key(site, base[0], base[1], target_table, target_column)), None)
         if right is None:
             return remove_element(data, issue, ctx)
         link = get_at(data, tokens[:-1])
         old = link["href"]
-        link["href"] = re.sub(r"\{row\." + re.escape(column) + r"\}", "{row." + right + "}", old)
+        link["href"] = re.sub(r"\{row\." + re.escape(refs[0]) + r"\}", "{row." + right + "}", old)
         return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data) | {dest})
     return None
 

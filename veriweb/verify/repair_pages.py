@@ -137,6 +137,21 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
             parent[attr] = re.sub(r"\{row\." + re.escape(wrong.group(1)) + r"(\|[a-z_]+)?\}",
                                   lambda m: "{row." + column + (m.group(1) or "") + "}", old)
             return f"{attr} {old!r} -> {parent[attr]!r}", R.Touch(pages=R._page_of(tokens, data))
+    if ".action.args." in issue.location and wrong is not None:
+        # a form's argument reading a column its row lacks: the closest column it has (a key that
+        # names no column, ``message_id``, most likely means the row's own key)
+        tokens = R.parse_path(issue.location)
+        arg = R.get_at(data, tokens)
+        form_path = issue.location.split(".action.args.")[0]
+        site = R.site_of(data)
+        bound = next((b for _, path, _, b in bound_elements(site) if path == form_path), None)
+        columns = sorted(source_columns(site, bound) or ()) if bound else []
+        column = R._closest(wrong.group(1), columns) or (
+            "id" if wrong.group(1).endswith("_id") and "id" in columns else None)
+        if isinstance(arg, dict) and arg.get("ref") == f"row.{wrong.group(1)}" and column is not None:
+            arg["ref"] = f"row.{column}"
+            return (f"argument {tokens[-1]}: row.{wrong.group(1)} -> row.{column}",
+                    R.Touch(pages=R._page_of(tokens, data)))
     if ".action.args." in issue.location or ".fields[" in issue.location:
         return None  # a form's argument: removing the form would lose a control
     return R.remove_element(data, issue, ctx)
