@@ -403,3 +403,36 @@ def test_a_form_argument_reading_a_column_its_row_lacks_reads_the_rows_key(clean
     edit(mutated)
     fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
     assert next(f for f, p, _, _ in marker_forms(fixed) if p == path)["action"]["args"][name] == {"ref": "row.id"}
+
+
+def test_a_link_row_that_can_be_added_twice_is_reported_and_guarded(clean: dict[str, Data]) -> None:
+    """add_label without the check that the issue has that tag already: issue_labels would hold the
+    pair twice, which no seed row does."""
+    data = clean["code"]
+    number = next(n for n, m in enumerate(data["markers"]) if any(
+        e["table"] == "issue_labels" and e["op"] == "insert" and ":issue_id" in e["sql"] for e in m["effects"]))
+
+    def unguarded(mutated: Data) -> None:
+        marker = mutated["markers"][number]
+        for kind in ("preconditions", "invariants"):
+            marker[kind] = [g for g in marker.get(kind, []) if "issue_labels" not in str(g)]
+        for effect in marker["effects"]:
+            effect["sql"] = effect["sql"].replace("OR IGNORE ", "")
+    issues = found(data, unguarded)
+    assert any(i.code == "C005" and i.location.startswith(f"$.markers[{number}].effects") for i in issues)
+    assert not any(i.code == "C005" and i.location.startswith(f"$.markers[{number}]") for i in found(data, lambda d: None))
+    assert not any(i.code == "C005" for i in repaired(data, unguarded))
+
+
+def test_a_column_headed_total_showing_the_refunded_amount(clean: dict[str, Data]) -> None:
+    data = to_data(generate_site("admin", 0))
+    cell_path, column_path = next((p, p.rsplit(".cell", 1)[0]) for n, p, _, _ in elements(data)
+                                  if n.get("type") == "text" and "{row.total|money}" in (n.get("text") or "")
+                                  and ".columns[" in p)
+
+    def edit(mutated: Data) -> None:
+        node = next(n for n, p, _, _ in elements(mutated) if p == cell_path)
+        node["text"] = node["text"].replace("{row.total|money}", "{row.refunded|money}")
+    assert at(found(data, edit), "C008", f"{column_path}.header")
+    assert not at(found(data, lambda d: None), "C008", column_path)
+    assert not at(repaired(data, edit), "C008", column_path)

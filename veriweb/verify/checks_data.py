@@ -490,6 +490,41 @@ def check_row_rules(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_duplicate_inserts(site: Site) -> list[C.Issue]:
+    """C005: a marker that adds a row linking two records the user picks and nothing else (a tag on an
+    issue, a star on a project) where the seed rows never pair them twice, and nothing stops a second one: no
+    guard of the marker reads the table, the insert neither ignores nor checks an existing pair, and
+    no key declares the pair unique. Adding the same tag twice is then one click away."""
+    from veriweb.verify.dataflow import parse_effect
+
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        guards = " ".join(str(getattr(g.predicate, "sql", "")) + json.dumps(g.predicate.model_dump(), default=str)
+                          for g in (*marker.preconditions, *marker.invariants))
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op != "insert" or table is None or len(table.rows) < 5:
+                continue
+            if re.search(r"\bOR\s+(?:IGNORE|REPLACE)\b|\bON\s+CONFLICT\b|\bNOT\s+EXISTS\b|\bEXCEPT\b",
+                         effect.sql, re.I) or re.search(rf"\b{re.escape(table.name)}\b", guards):
+                continue
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            picked = sorted(fk.column for fk in table.foreign_keys
+                            if write.sources.get(fk.column) is not None and write.sources[fk.column].kind == "param")
+            if len(picked) < 2 or set(picked) <= {c.name for c in table.columns if c.unique}:
+                continue
+            if any(c.name not in picked and c.name != table.primary_key and c.type not in ("date", "datetime")
+                   for c in table.columns):
+                continue  # a row that says more than the pair (a refund's amount): an event, not a link
+            pairs = Counter(tuple(r.get(c) for c in picked) for r in table.rows)
+            if max(pairs.values()) > 1:
+                continue  # the seed data pairs them twice: a second pair is allowed
+            issues.append(C.Issue("consistency", C.UNGUARDED_WRITE, f"$.markers[{m_index}].effects[{e_index}]",
+                                  f"marker {marker.name!r} can add a second {table.name} row for the same "
+                                  f"{' and '.join(picked)}, which no seed row repeats, and nothing stops it"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M012
 
 
@@ -650,8 +685,8 @@ def check_budgets(site: Site) -> list[C.Issue]:
 
 
 DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
-               check_row_rules, check_tied_answers, check_budgets]
+               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_constraint_pages",
-           "check_row_rules", "check_seed_dates", "check_tied_answers",
+           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -621,9 +621,46 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
     return issues
 
 
-PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
-               check_observable, check_controls_distinct]
+_ONE_ROW_REF = re.compile(r"\{row\.(\w+)(?:\|[a-z_]+)?\}")
 
-__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
+
+def _stored_type(site: Site, source: str, column: str) -> str | None:
+    """The declared type of the stored column ``source.column`` shows unchanged (``None``: computed)."""
+    base = base_column(site, source, column)
+    table = site.database.table(base[0]) if base is not None else None
+    found = table.column(base[1]) if table is not None and base is not None else None
+    return found.type if found is not None else ("integer" if table is not None and base[1] == table.primary_key
+                                                 else None)
+
+
+def check_headers(site: Site) -> list[C.Issue]:
+    """C008: a table column headed with the name of one of its row's stored columns shows another
+    stored column of the same type ("Total" over ``{row.refunded}`` where the row has a ``total``)."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "table":
+            continue
+        columns = source_columns(site, element.query.table) or set()
+        for number, column in enumerate(element.columns):
+            named = "_".join(column.header.lower().split())
+            if named not in columns:
+                continue
+            shown = {m for e, _, _ in C.walk_bound(column.cell, "$", None) if e.type in ("text", "link")
+                     for m in _ONE_ROW_REF.findall(e.text or "")}
+            # a stored column under another's name; a column computed for the list (a line's total
+            # under "Price") or named after the header (bounty_shown under "Bounty") may say the same
+            kind = _stored_type(site, element.query.table, named)
+            if shown and named not in shown and shown <= columns and kind is not None and all(
+                    named not in m and _stored_type(site, element.query.table, m) == kind for m in shown):
+                issues.append(C.Issue("consistency", C.LIST_DETAIL, f"{path}.columns[{number}].header",
+                                      f"the column headed {column.header!r} shows {', '.join(sorted(shown))}, not the "
+                                      f"row's own {named}"))
+    return issues
+
+
+PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
+               check_observable, check_controls_distinct, check_headers]
+
+__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types", "check_headers",
            "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
            "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]

@@ -1318,7 +1318,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     """Markers whose effects can break an invariant: add the missing guards.
 
     A column an effect decrements (``stock = stock - :qty``) gets an invariant that no row goes
-    below zero; a date parameter an insert stores gets a precondition that it is not in the past.
+    below zero; a date parameter an insert stores gets a precondition that it is not in the past;
+    a link row that could be added twice gets an invariant that each pair is there once.
     """
     tokens = parse_path(issue.location)
     if tokens[:1] != ["markers"] or len(tokens) < 2:
@@ -1345,6 +1346,13 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
             if repr(guard) not in known:
                 preconditions.append({"predicate": guard, "message": "That date is in the past."})
                 added.append(f"{param['name']} >= today")
+    pair = re.search(r"second (\w+) row for the same ([\w ]+?), which no seed row", issue.message)
+    if pair is not None:  # a link row added twice: an invariant that each pair is there once
+        table, columns = pair.group(1), pair.group(2).split(" and ")
+        sql = (f"SELECT NOT EXISTS (SELECT 1 FROM {table} GROUP BY {', '.join(columns)} HAVING count(*) > 1)")
+        if sql not in known:
+            invariants.append({"predicate": {"kind": "sql", "sql": sql}, "message": "That is there already."})
+            added.append(f"one {table} row per {' and '.join(columns)}")
     if not added:
         return None
     return f"marker {marker['name']!r} guarded: {', '.join(added)}", Touch(markers={marker["name"]})

@@ -159,7 +159,23 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
 
 def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """C008: the list shows the column its detail page shows under the same label (when the list
-    reads the detail page's own table, so the column can be named directly)."""
+    reads the detail page's own table, so the column can be named directly); a table column shows
+    the column its header names."""
+    headed = re.search(r"the column headed '[^']*' shows ([\w, ]+), not the row's own (\w+)", issue.message)
+    if headed is not None and issue.location.endswith(".header"):
+        tokens = R.parse_path(issue.location)
+        column = R.get_at(data, tokens[:-1])
+        if not isinstance(column, dict):
+            return None
+        wrong, right = headed.group(1).split(", "), headed.group(2)
+        for node in R.json_dicts(column.get("cell", [])):
+            for attr in ("text", "href"):
+                if isinstance(node.get(attr), str):
+                    for name in wrong:
+                        node[attr] = re.sub(r"\{row\." + re.escape(name) + r"(\|[a-z_]+)?\}",
+                                            lambda m: "{row." + right + (m.group(1) or "") + "}", node[attr])
+        return (f"column {column.get('header')!r} shows {right} instead of {', '.join(wrong)}",
+                R.Touch(pages=R._page_of(tokens, data)))
     found = _text_at(data, issue)
     names = re.search(r"shows (?:the amount )?(\w+)\.(\w+)(?: under '[^']*')?, but page '\w+' shows (\w+)\.(\w+)",
                       issue.message)
