@@ -436,3 +436,16 @@ def test_a_column_headed_total_showing_the_refunded_amount(clean: dict[str, Data
     assert at(found(data, edit), "C008", f"{column_path}.header")
     assert not at(found(data, lambda d: None), "C008", column_path)
     assert not at(repaired(data, edit), "C008", column_path)
+
+
+def test_a_count_typed_without_a_minimum_is_guarded_by_repair() -> None:
+    data = to_data(generate_site("admin", 0))
+    number, marker = next((n, m) for n, m in enumerate(data["markers"]) if m["name"] == "save_product")
+    param = next(i for i, p in enumerate(marker["params"]) if p["name"] == "stock")
+
+    def unbounded(mutated: Data) -> None:
+        moved = mutated["markers"][number]
+        moved["params"][param].pop("min", None)
+        moved["invariants"] = []
+    assert at(found(data, unbounded), "C005", f"$.markers[{number}].params[{param}]")
+    assert not at(repaired(data, unbounded), "C005", f"$.markers[{number}]")

@@ -1319,7 +1319,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 
     A column an effect decrements (``stock = stock - :qty``) gets an invariant that no row goes
     below zero; a date parameter an insert stores gets a precondition that it is not in the past;
-    a link row that could be added twice gets an invariant that each pair is there once.
+    a link row that could be added twice gets an invariant that each pair is there once; a count
+    typed straight into a column gets a minimum of zero.
     """
     tokens = parse_path(issue.location)
     if tokens[:1] != ["markers"] or len(tokens) < 2:
@@ -1346,6 +1347,11 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
             if repr(guard) not in known:
                 preconditions.append({"predicate": guard, "message": "That date is in the past."})
                 added.append(f"{param['name']} >= today")
+    if len(tokens) >= 4 and tokens[2] == "params" and isinstance(tokens[3], int) and "below zero" in issue.message:
+        param = marker["params"][tokens[3]]  # a value typed straight into a count: at least zero
+        if param.get("min") is None or param["min"] < 0:
+            param["min"] = 0
+            added.append(f"{param['name']} >= 0")
     pair = re.search(r"second (\w+) row for the same ([\w ]+?), which no seed row", issue.message)
     if pair is not None:  # a link row added twice: an invariant that each pair is there once
         table, columns = pair.group(1), pair.group(2).split(" and ")
