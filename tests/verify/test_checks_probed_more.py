@@ -449,3 +449,38 @@ def test_a_count_typed_without_a_minimum_is_guarded_by_repair() -> None:
         moved["invariants"] = []
     assert at(found(data, unbounded), "C005", f"$.markers[{number}].params[{param}]")
     assert not at(repaired(data, unbounded), "C005", f"$.markers[{number}]")
+
+
+def test_a_floor_on_a_counter_the_marker_only_raises_is_vacuous_and_gets_the_seed_rows_ceiling() -> None:
+    """refund_order's "refunded <= total" rewritten as "refunded >= 0": refunds could pass the total."""
+    data = to_data(generate_site("admin", 0))
+    number = next(n for n, m in enumerate(data["markers"]) if m["name"] == "refund_order")
+    guard = next(i for i, g in enumerate(data["markers"][number]["invariants"]) if "refunded" in str(g))
+
+    def floor(mutated: Data) -> None:
+        mutated["markers"][number]["invariants"][guard]["predicate"] = {
+            "kind": "sql", "sql": "SELECT NOT EXISTS (SELECT 1 FROM orders WHERE refunded < 0)"}
+    path = f"$.markers[{number}].invariants[{guard}].predicate"
+    assert at(found(data, floor), "C009", path)
+    assert not at(found(data, lambda d: None), "C009", f"$.markers[{number}]")
+    mutated = copy.deepcopy(data)
+    floor(mutated)
+    fixed = repair_static(from_data(mutated, check_id=False))[0]
+    marker = next(m for m in fixed.markers if m.name == "refund_order")
+    assert any("refunded > total" in getattr(g.predicate, "sql", "") for g in marker.invariants)
+
+
+def test_a_view_wording_a_flag_backwards_is_reported_and_swapped(clean: dict[str, Data]) -> None:
+    data = clean["travel"]
+    number, view = next((n, v) for n, v in enumerate(data["database"]["views"])
+                        if "THEN 'Yes' ELSE 'No'" in v["sql"])
+
+    def backwards(mutated: Data) -> None:
+        moved = mutated["database"]["views"][number]
+        moved["sql"] = moved["sql"].replace("THEN 'Yes' ELSE 'No'", "THEN 'No' ELSE 'Yes'", 1)
+    assert at(found(data, backwards), "C006", f"$.database.views[{number}].sql")
+    assert not at(found(data, lambda d: None), "C006", "$.database.views")
+    mutated = copy.deepcopy(data)
+    backwards(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    assert fixed["database"]["views"][number]["sql"] == view["sql"]

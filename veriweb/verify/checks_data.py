@@ -87,6 +87,12 @@ def _vacuous_sql(site: Site, marker: Any, predicate: SqlPredicate) -> str | None
         if column in counters:
             return (f"it bounds {column} by {match.group(1).replace(' ', '')}, but {column} is never negative: "
                     f"the bound never blocks and lets it go below zero")
+    raised = _raised_only(marker)
+    for match in _ZERO_BOUND.finditer(sql):
+        column = match.group(1).split(".")[-1]
+        if column in raised:
+            return (f"it only keeps {column} from going below zero, but {marker.name} only raises {column}: "
+                    f"the bound never blocks, and nothing bounds {column} from above")
     if not tables and ":" not in sql and not predicate.params:
         return "it reads no table and no parameter, so its answer never changes"
     dates = {p.name for p in marker.params if p.type in ("date", "datetime")}
@@ -104,6 +110,30 @@ def _vacuous_sql(site: Site, marker: Any, predicate: SqlPredicate) -> str | None
             return (f"it only asks that {param} be after {literal}, long before today ({today}): "
                     f"a date in the past passes")
     return None
+
+
+_ZERO_BOUND = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+)\s*(?:<\s*0|>=\s*0)(?![\d.])")
+_RAISE = re.compile(r"\b(\w+)\s*=\s*(?:\w+\.)?\1\s*\+\s*(?::(\w+)|(\d+(?:\.\d+)?))")
+_LOWER = re.compile(r"\b(\w+)\s*=\s*(?:\w+\.)?\1\s*-")
+
+
+def _raised_only(marker: Any) -> set[str]:
+    """Columns every write of the marker raises (``refunded = refunded + :amount`` with an amount of at
+    least zero) and none lowers or sets outright."""
+    params = {p.name: p for p in marker.params}
+    raised: set[str] = set()
+    other: set[str] = set()
+    for effect in marker.effects:
+        if effect.op != "update":
+            continue
+        for match in _RAISE.finditer(effect.sql):
+            param = params.get(match.group(2)) if match.group(2) else None
+            if match.group(3) is not None or (param is not None and param.min is not None and param.min >= 0):
+                raised.add(match.group(1))
+            else:
+                other.add(match.group(1))
+        other |= set(_LOWER.findall(effect.sql))
+    return raised - other
 
 
 def _vacuous_compare(predicate: Any) -> bool:

@@ -658,9 +658,37 @@ def check_headers(site: Site) -> list[C.Issue]:
     return issues
 
 
-PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
-               check_observable, check_controls_distinct, check_headers]
+_FLAG_WORDS = re.compile(r"CASE\s+WHEN\s+(NOT\s+)?(?:\w+\.)?(\w+)\s*(=\s*[01]|<>\s*0|!=\s*0|IS\s+(?:NOT\s+)?TRUE)?\s+"
+                         r"THEN\s+'([^']*)'\s+ELSE\s+'([^']*)'\s+END", re.I)
+_YES = re.compile(r"^(?:yes|with\b.*|on|true|included|paid|active|enabled|open|available|in stock|read)$", re.I)
+_NO = re.compile(r"^(?:no|none|without\b.*|off|false|not \w+|excluded|unpaid|inactive|disabled|closed|"
+                 r"unavailable|out of stock|unread)$", re.I)
 
-__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types", "check_headers",
+
+def check_flag_words(site: Site) -> list[C.Issue]:
+    """C006: a view that words a yes-or-no column backwards (``CASE WHEN b.bag THEN 'No' ELSE 'Yes'``):
+    every page showing it says the opposite of the data."""
+    flags = {c.name for t in site.database.tables for c in t.columns if c.type == "boolean"}
+    issues = []
+    for number, view in enumerate(site.database.views):
+        for match in _FLAG_WORDS.finditer(view.sql):
+            negated, column, test, then, other = match.groups()
+            if column not in flags:
+                continue
+            truth = not negated
+            if test and re.match(r"=\s*0|IS\s+NOT", test, re.I):
+                truth = not truth
+            said, unsaid = (then, other) if truth else (other, then)  # the words for a true value, a false one
+            if _NO.match(said.strip()) and _YES.match(unsaid.strip()):
+                issues.append(C.Issue("consistency", C.VALUE_DISAGREES, f"$.database.views[{number}].sql",
+                                      f"view {view.name!r} says {said!r} when {column} is true and {unsaid!r} when "
+                                      f"it is false: the words are the wrong way round"))
+    return issues
+
+
+PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
+               check_observable, check_controls_distinct, check_headers, check_flag_words]
+
+__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types", "check_flag_words", "check_headers",
            "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
            "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]

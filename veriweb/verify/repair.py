@@ -1366,12 +1366,24 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 
 def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """C006: an amount shown in raw cents (``{row.price}``) is shown as money (``{row.price|money}``);
-    other values of the same text (``{row.items}`` items) keep their format."""
+    other values of the same text (``{row.items}`` items) keep their format. A view that words a
+    yes-or-no column backwards swaps its words."""
     tokens = parse_path(issue.location)
     parent = get_at(data, tokens[:-1])
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
+    backwards = re.search(r"says '([^']*)' when (\w+) is true and '([^']*)' when it is false", issue.message)
+    if backwards is not None and tokens[:2] == ["database", "views"]:
+        said, column, unsaid = backwards.groups()
+        old = parent[attr]
+        pattern = (r"(CASE\s+WHEN\s+(?:NOT\s+)?(?:\w+\.)?" + re.escape(column) + r"\b[^']*?THEN\s+)'([^']*)'"
+                   r"(\s+ELSE\s+)'([^']*)'")
+        parent[attr] = re.sub(pattern, lambda m: f"{m.group(1)}'{m.group(4)}'{m.group(3)}'{m.group(2)}'", old,
+                              count=1, flags=re.I)
+        if parent[attr] == old:
+            return None
+        return f"view {parent.get('name')!r}: {said!r} and {unsaid!r} swapped", Touch(tables={parent.get("name", "")})
     from veriweb.verify.intent import _money_columns, money_references
 
     site = site_of(data)

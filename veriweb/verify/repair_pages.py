@@ -194,14 +194,43 @@ def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
 _NEGATIVE = re.compile(r"((?:\w+\.)?\w+\s*(?:>=|>|<=|<)\s*)-\s*\d+(?:\.\d+)?|-\s*\d+(?:\.\d+)?(\s*(?:>=|>|<=|<)\s*(?:\w+\.)?\w+)")
 
 
+def _ceiling(data: dict[str, Any], sql: str, column: str) -> tuple[str | None, str | None]:
+    """The table a guard reads that has ``column``, and the other column of it that every seed row
+    keeps ``column`` at or under (a refund under its order's total), or ``(None, None)``."""
+    for name in re.findall(r"\bFROM\s+\"?(\w+)", sql, re.I):
+        table = R._table(data, name)
+        if table is None or not any(c["name"] == column for c in table["columns"]):
+            continue
+        rows = [r for r in table.get("rows", []) if isinstance(r.get(column), (int, float))]
+        for other in table["columns"]:
+            if other["name"] == column or other["type"] not in ("integer", "money", "real"):
+                continue
+            pairs = [(r[column], r.get(other["name"])) for r in rows]
+            if len(pairs) >= 5 and all(isinstance(b, (int, float)) and a <= b for a, b in pairs) \
+                    and any(a > 0 for a, _ in pairs):
+                return name, other["name"]
+    return None, None
+
+
 def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """C009: a negative bound on a counter becomes zero; a date bound long before today becomes
-    today. A guard that reads nothing has no safe fix."""
+    today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
+    (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
     predicate = R.get_at(data, tokens)
     marker = R.get_at(data, tokens[:2])
     if not isinstance(predicate, dict) or not isinstance(marker, dict):
         return None
+    raised = re.search(r"only keeps (\w+) from going below zero, but \w+ only raises", issue.message)
+    if predicate.get("kind") == "sql" and raised is not None:
+        # a counter the marker only raises: bounded from above by the column every seed row keeps it under
+        table, ceiling = _ceiling(data, predicate["sql"], raised.group(1))
+        if ceiling is None:
+            return None
+        old = predicate["sql"]
+        predicate["sql"] = f"SELECT NOT EXISTS (SELECT 1 FROM {table} WHERE {raised.group(1)} > {ceiling})"
+        predicate.pop("params", None)
+        return f"marker {marker['name']!r}: {old!r} -> {predicate['sql']!r}", R.Touch(markers={marker["name"]})
     if predicate.get("kind") == "sql":
         old = predicate["sql"]
         column = re.search(r"bounds (\w+) by", issue.message)
