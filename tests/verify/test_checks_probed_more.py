@@ -484,3 +484,55 @@ def test_a_view_wording_a_flag_backwards_is_reported_and_swapped(clean: dict[str
     backwards(mutated)
     fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
     assert fixed["database"]["views"][number]["sql"] == view["sql"]
+
+
+@pytest.mark.parametrize(("value", "wrong"), [("Founded in 20XX by Acme.", True), ("Founded in 2019 by Acme.", False),
+                                              ("Replace lorem ipsum in the onboarding emails", False),
+                                              ("Lorem ipsum, dolor sit amet.", True)])
+def test_filler_in_a_stored_value(clean: dict[str, Data], value: str, wrong: bool) -> None:
+    number = _index(clean["code"], "issues")
+
+    def edit(data: Data) -> None:
+        _rows(data, "issues")[0]["title"] = value
+    assert at(found(clean["code"], edit), "M001", f"$.database.tables[{number}].rows[0].title") is wrong
+
+
+def test_a_confirming_dialog_with_no_title_or_its_buttons_swapped() -> None:
+    data = to_data(generate_site("shop", 0))
+    path = next(p for f, p, _, m in marker_forms(data) if f.get("confirm") and m["name"] == "remove_from_cart")
+
+    def dialog(**changes: str) -> Edit:
+        def edit(mutated: Data) -> None:
+            next(f for f, p, _, _ in marker_forms(mutated) if p == path)["confirm"].update(changes)
+        return edit
+    assert at(found(data, dialog(title="")), "M002", f"{path}.confirm.title")
+    assert not at(found(data, lambda d: None), "M002", path)
+    assert not at(found(data, dialog(confirm="Confirm")), "M003", path)  # "Confirm" agrees to whatever is asked
+    swapped = dialog(confirm="Add to cart", cancel="Remove item")
+    assert at(found(data, swapped), "M003", f"{path}.confirm.confirm")
+    assert not at(repaired(data, swapped), "M003", path)
+
+
+def test_a_sort_by_a_missing_column_is_reported_and_removed(clean: dict[str, Data]) -> None:
+    data = clean["shop"]
+    path, count = next((p, len(n["sorts"])) for n, p, _, _ in elements(data) if n.get("sorts")
+                       and table(data, n["query"]["table"])[0] is not None)
+
+    def edit(mutated: Data) -> None:
+        next(n for n, p, _, _ in elements(mutated) if p == path)["sorts"].append(
+            {"key": "popular", "label": "Most popular", "column": "popularity_rank", "dir": "desc"})
+    assert at(found(data, edit), "S006", f"{path}.sorts[{count}].column")
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    assert len(next(n for n, p, _, _ in elements(fixed) if p == path)["sorts"]) == count
+
+
+def test_a_relabelled_button_never_takes_words_the_checks_call_contradictory() -> None:
+    """An unlabelled form on ``unsave_post``: "Unsave post" has "post" in it, which sounds like adding."""
+    from veriweb.verify.checks_meaning import label_contradicts
+
+    assert label_contradicts("Unsave post", "unsave_post", {"delete"})
+    assert not label_contradicts("Delete", "unsave_post", {"delete"})
+    assert label_contradicts("Restore", "trash_email", {"update"})
+    assert not label_contradicts("Trash email", "trash_email", {"update"})

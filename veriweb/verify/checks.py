@@ -103,7 +103,7 @@ START_NOWHERE = _code("S016", "structural", "a task starts at an address no page
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
-_FILLER = (r"lorem ipsum|dolor sit amet|consectetur adipiscing|\{\{|\}\}|\[object Object\]|"
+_FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|\{\{|\}\}|\[object Object\]|"
            r"\b(?:title|heading|subtitle|text|content|description|name|message|label|caption|summary|body|copy) "
            r"(?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
            r"<\s*insert\b[^>]*>|\b(?:sample|dummy|example) (?:text|title|heading|content|category|product|item|"
@@ -114,7 +114,8 @@ _FILLER = (r"lorem ipsum|dolor sit amet|consectetur adipiscing|\{\{|\}\}|\[objec
            r"amount|phone|city|country|quantity|size|colou?r)\]")
 """Filler an author leaves wherever it stands: lorem ipsum, template braces, "[product name]", "<Insert logo>"."""
 _GENERIC_LABEL = (r"^\s*(?:(?:option|tab|choice|button|field|link|heading|title|section|menu) ?#?\d+|"
-                  r"(?:page|site|section|card|button|link|field|menu) (?:title|heading|label|text|name)|"
+                  r"(?:page|site|section|card|button|link|field|menu|dialog|modal|popup) (?:title|heading|label|"
+                  r"text|name)|"
                   r"some text|button)\s*$")
 """A label or value that is a widget's generic name, not its content ("Option 2", "Tab 3", "Page Title")."""
 _CAPS_SLOT = r"(?-i:\[[A-Z][A-Z0-9]*(?:[ _/][A-Z0-9]+)*\])"
@@ -438,6 +439,13 @@ def check_tables(site: Site) -> list[Issue]:
                 issues.append(Issue("structural", UNKNOWN_COLUMN, where,
                                     f"table {query.table!r} has no column {name!r}"))
 
+    for element, path, _ in all_elements(site):  # a sort link orders the list by a column of its rows
+        query = field_of(element, "query")
+        known = columns.get(query.table) if query is not None else None
+        for number, sort in enumerate(field_of(element, "sorts") or []):
+            if known is not None and sort.column not in known:
+                issues.append(Issue("structural", UNKNOWN_COLUMN, f"{path}.sorts[{number}].column",
+                                    f"sort {sort.label!r} orders by {query.table}.{sort.column}, which does not exist"))
     for query, path in _queries(site):
         check_query(query, path)
         for value, where in _query_values(query, path):
@@ -571,6 +579,12 @@ def check_content(site: Site) -> list[Issue]:
         attr = _LABELLED.get(element.type)
         if attr is not None and not getattr(element, attr).strip():
             issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.{attr}", f"a {element.type} with no {attr}"))
+        confirm = field_of(element, "confirm")
+        if element.type == "form" and confirm is not None:
+            for attr in ("title", "confirm", "cancel"):
+                if not getattr(confirm, attr).strip():
+                    issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.confirm.{attr}",
+                                        f"the dialog confirming {element.submit!r} has no {attr} text"))
         for number, tab in enumerate(field_of(element, "tabs") or []):
             if not tab.label.strip():
                 issues.append(Issue("semantic", EMPTY_LABEL, f"{path}.tabs[{number}].label", "a tab with no label"))

@@ -147,11 +147,19 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
             issues += found
         elif not _generic_contradiction(label, ops):
             issues += _opposite_of_name(label, marker.name, path)
+        if form.confirm is not None:  # the dialog's own "yes" button says what the marker does too
+            # "Confirm", "Yes" and "OK" only agree to whatever the dialog asks: the words after them count
+            said = re.sub(r"^\s*(?:confirm|yes|ok(?:ay)?|continue|proceed)\b[,:!.]?\s*", "", form.confirm.confirm,
+                          flags=re.I)
+            found = (_verb_against_name(said, marker.name, path) or _opposite_of_name(said, marker.name, path)
+                     if said else [])
+            issues += [C.Issue(i.cls, i.code, f"{path}.confirm.confirm", i.message.replace("button", "dialog button", 1))
+                       for i in found]
     return issues
 
 
 _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
-    (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"), (r"\bmerg", r"\bclos"),
+    (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"), (r"\binbox\b", r"\barchiv"), (r"\bmerg", r"\bclos"),
     (r"\bcharg", r"\brefund"), (r"\bapprov", r"\b(?:reject|declin|deny)"), (r"\baccept", r"\b(?:reject|declin)"),
     (r"\b(?:re)?open\b", r"\bclos"), (r"\barchiv", r"\bunarchiv"), (r"\bpublish", r"\bunpublish"),
     (r"\bfollow", r"\bunfollow"), (r"\benabl", r"\bdisabl"), (r"\bactivat", r"\bdeactivat"),
@@ -163,6 +171,19 @@ _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
 ))
 """Pairs of verbs that undo each other: a button saying one on a marker named for the other does the
 opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``)."""
+
+
+def label_contradicts(label: str, name: str, ops: set[str]) -> bool:
+    """Whether the label checks (:func:`veriweb.verify.checks.check_labels`, :func:`check_label_meaning`)
+    would call ``label`` a contradiction of marker ``name`` whose effects do ``ops``."""
+    if _generic_contradiction(label, ops):
+        return True
+    if _DELETE_WORDS.search(label) and "delete" not in ops and not _GONE.search(name):
+        return True
+    if ops == {"insert"} and _UNDO_WORDS.search(label) and not C._DESTRUCTIVE.search(label) \
+            and not _GONE.search(name):
+        return True
+    return bool(_verb_against_name(label, name, "") or _opposite_of_name(label, name, ""))
 
 
 def _generic_contradiction(label: str, ops: set[str]) -> bool:

@@ -623,6 +623,17 @@ def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcom
     if not isinstance(parent, dict) or not isinstance(parent.get(key), str):
         return None
     old = parent[key]
+    if len(tokens) >= 3 and tokens[-3] == "sorts" and key == "column":
+        # a sort by a column the list's rows lack: the closest one they have, else the sort goes
+        element = get_at(data, tokens[:-3])
+        table = _table(data, element.get("query", {}).get("table", "")) if isinstance(element, dict) else None
+        names = [c["name"] for c in table["columns"]] + [table.get("primary_key", "id")] if table else []
+        new_column = _closest(old, names)
+        if new_column is None:
+            removed = element["sorts"].pop(tokens[-2])
+            return f"sort {removed.get('label')!r} removed", Touch(pages=_page_of(tokens, data))
+        parent[key] = new_column
+        return f"sort column {old!r} -> {new_column!r}", Touch(pages=_page_of(tokens, data))
     if key == "table":
         columns = _query_columns(parent, get_at(data, tokens[:-2]) if len(tokens) > 2 else None)
         fitting = _tables_with(data, columns)
@@ -839,6 +850,16 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     """M003: a submit label that contradicts its marker takes the marker's own label or verb (a login or
     logout form's button says "Log in" or "Sign out")."""
     tokens = parse_path(issue.location)
+    if tokens[-2:] == ["confirm", "confirm"]:  # the confirming dialog's "yes" button: the marker's own words
+        form, dialog = get_at(data, tokens[:-2]), get_at(data, tokens[:-1])
+        marker = _marker(data, form.get("action", {}).get("marker", "")) if isinstance(form, dict) else None
+        if marker is None or not isinstance(dialog, dict):
+            return None
+        old, dialog["confirm"] = dialog.get("confirm"), marker.get("label") or humanise(marker["name"])
+        if dialog.get("cancel", "").strip().lower() == dialog["confirm"].strip().lower():
+            dialog["cancel"] = "Go back"  # the two buttons were swapped: the other one backs out
+        return f"dialog button {old!r} -> {dialog['confirm']!r}", Touch(pages=_page_of(tokens, data),
+                                                                          markers={marker["name"]})
     form = get_at(data, tokens[:-1])
     if not isinstance(form, dict):
         return None
@@ -850,9 +871,13 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     if marker is None:
         return None
     ops = {e["op"] for e in marker["effects"]}
-    # the marker's own words first: "Cancel stay" says what cancel_stay does, a bare "Save" may not
-    label = marker.get("label") or (humanise(marker["name"]) if "_" in marker["name"] or len(ops) != 1
-                                    else _VERBS[ops.pop()])
+    # the marker's own words first ("Cancel stay" says what cancel_stay does, a bare "Save" may not),
+    # unless the checks would read them as contradicting it ("Unsave post": "post" sounds like adding)
+    from veriweb.verify.checks_meaning import label_contradicts
+
+    candidates = [marker.get("label") or "", humanise(marker["name"]), _VERBS[min(ops)] if len(ops) == 1 else ""]
+    candidates = [c for c in candidates if c.strip()]
+    label = next((c for c in candidates if not label_contradicts(c, marker["name"], ops)), candidates[-1])
     old, form["submit"] = form.get("submit"), label
     return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
 
