@@ -103,7 +103,8 @@ START_NOWHERE = _code("S016", "structural", "a task starts at an address no page
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
-_FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|\{\{|\}\}|\[object Object\]|"
+_FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|"
+           r"\{\{|\}\}|\[object Object\]|"
            r"\b(?:title|heading|subtitle|text|content|description|name|message|label|caption|summary|body|copy) "
            r"(?:goes )?here\b|\binsert \w+(?: \w+)? here\b|"
            r"<\s*insert\b[^>]*>|\b(?:sample|dummy|example) (?:text|title|heading|content|category|product|item|"
@@ -119,11 +120,14 @@ _GENERIC_LABEL = (r"^\s*(?:(?:option|tab|choice|button|field|link|heading|title|
                   r"some text|button)\s*$")
 """A label or value that is a widget's generic name, not its content ("Option 2", "Tab 3", "Page Title")."""
 _CAPS_SLOT = r"(?-i:\[[A-Z][A-Z0-9]*(?:[ _/][A-Z0-9]+)*\])"
-"""A slot left to fill in capitals, "[YEAR]", "[FOUNDER NAME]" (in prose; a stored title may start with a tag: "[SOLD]")."""
-_PLACEHOLDER_TEXT = re.compile(_FILLER + "|" + _GENERIC_LABEL + "|" + _CAPS_SLOT + r"|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\?\?\?|"
+"""A slot left to fill in capitals, "[YEAR]", "[FOUNDER NAME]" (in prose; a stored title may start with a
+tag: "[SOLD]")."""
+_PLACEHOLDER_TEXT = re.compile(_FILLER + "|" + _GENERIC_LABEL + "|" + _CAPS_SLOT
+                               + r"|\bTODO\b|\bTBD\b|\bFIXME\b|\bplaceholder\b|\bxxx+\b|\?\?\?|"
                                r"\bundefined\b|\bnull\b|\bNaN\b|\buntitled\b|%s\b|^\s*N/A\s*$", re.IGNORECASE)
 """Placeholder text in a page's own words (a template's literal text)."""
-_PLACEHOLDER_VALUE = re.compile(_FILLER + "|" + _GENERIC_LABEL + r"|(?<=\S )" + _CAPS_SLOT + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
+_PLACEHOLDER_VALUE = re.compile(_FILLER + "|" + _GENERIC_LABEL + r"|(?<=\S )" + _CAPS_SLOT
+                                + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
                                 r"^\s*(?:n/a|null|undefined|nan|none yet|untitled|placeholder|xxx+|\?{2,}|-+|\.{3}|"
                                 r"\[[^\]]*\]|<[^>]*>)\s*$", re.IGNORECASE)
 """Placeholder text in a stored value: filler anywhere, a "TODO:" note, or a value that is nothing but a

@@ -431,5 +431,5 @@ def expected_unit_total(site: Site, t_index: int, r_index: int) -> int | None:
 KEY_CHECKS = [check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
               check_unit_totals]
 
-__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_sql", "check_undeclared_keys",
-           "check_unit_totals", "expected_unit_total", "named_table"]
+__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_sql",
+           "check_undeclared_keys", "check_unit_totals", "expected_unit_total", "named_table"]

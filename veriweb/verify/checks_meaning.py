@@ -153,13 +153,14 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
                           flags=re.I)
             found = (_verb_against_name(said, marker.name, path) or _opposite_of_name(said, marker.name, path)
                      if said else [])
-            issues += [C.Issue(i.cls, i.code, f"{path}.confirm.confirm", i.message.replace("button", "dialog button", 1))
-                       for i in found]
+            issues += [C.Issue(i.cls, i.code, f"{path}.confirm.confirm",
+                               i.message.replace("button", "dialog button", 1)) for i in found]
     return issues
 
 
 _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
-    (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"), (r"\binbox\b", r"\barchiv"), (r"\bmerg", r"\bclos"),
+    (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"),
+    (r"\binbox\b", r"\barchiv"), (r"\bmerg", r"\bclos"),
     (r"\bcharg", r"\brefund"), (r"\bapprov", r"\b(?:reject|declin|deny)"), (r"\baccept", r"\b(?:reject|declin)"),
     (r"\b(?:re)?open\b", r"\bclos"), (r"\barchiv", r"\bunarchiv"), (r"\bpublish", r"\bunpublish"),
     (r"\bfollow", r"\bunfollow"), (r"\benabl", r"\bdisabl"), (r"\bactivat", r"\bdeactivat"),

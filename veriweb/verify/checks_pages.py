@@ -689,6 +689,7 @@ def check_flag_words(site: Site) -> list[C.Issue]:
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
                check_observable, check_controls_distinct, check_headers, check_flag_words]
 
-__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types", "check_flag_words", "check_headers",
+__all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
+           "check_flag_words", "check_headers",
            "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
            "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]

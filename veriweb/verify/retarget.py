@@ -267,11 +267,13 @@ def _tie_queries(tables: dict[str, Any], table_a: str, key_a: Any, table_b: str,
     a, b = tables[table_a], tables[table_b]
     for fk in a.foreign_keys:
         if fk.ref_table == table_b:
-            yield ((table_a, fk.column, ""), f'SELECT 1 FROM "{table_a}" WHERE "{a.primary_key}" = ? AND "{fk.column}" = '
+            yield ((table_a, fk.column, ""),
+                   f'SELECT 1 FROM "{table_a}" WHERE "{a.primary_key}" = ? AND "{fk.column}" = '
                    f'(SELECT "{fk.ref_column}" FROM "{table_b}" WHERE "{b.primary_key}" = ?)', (key_a, key_b))
     for fk in b.foreign_keys:
         if fk.ref_table == table_a:
-            yield ((table_b, "", fk.column), f'SELECT 1 FROM "{table_b}" WHERE "{b.primary_key}" = ? AND "{fk.column}" = '
+            yield ((table_b, "", fk.column),
+                   f'SELECT 1 FROM "{table_b}" WHERE "{b.primary_key}" = ? AND "{fk.column}" = '
                    f'(SELECT "{fk.ref_column}" FROM "{table_a}" WHERE "{a.primary_key}" = ?)', (key_b, key_a))
     for link in tables.values():
         if link.name in (table_a, table_b):
