@@ -537,3 +537,25 @@ def test_a_relabelled_button_never_takes_words_the_checks_call_contradictory() -
     assert not label_contradicts("Delete", "unsave_post", {"delete"})
     assert label_contradicts("Restore", "trash_email", {"update"})
     assert not label_contradicts("Trash email", "trash_email", {"update"})
+
+
+def test_options_that_write_their_numbers_out_are_repaired_to_the_numbers() -> None:
+    """A rating radio sending "one".."five" to an integer parameter: every option is refused (S013);
+    the repair sends 1..5 again."""
+    data = to_data(generate_site("shop", 3))
+    words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    path, number, values = next((p, i, [o["value"] for o in f["options"]]) for form, p, _, _ in marker_forms(data)
+                                for i, f in enumerate(form.get("fields", []))
+                                if len(f.get("options") or []) >= 3 and all(
+                                    str(o["value"]).isdigit() and int(o["value"]) <= 10 for o in f["options"]))
+
+    def spelled(mutated: Data) -> None:
+        form = next(f for f, p, _, _ in marker_forms(mutated) if p == path)
+        for option in form["fields"][number]["options"]:
+            option["value"] = words[int(option["value"])]
+    assert at(found(data, spelled), "S013", f"{path}.fields[{number}].options")
+    mutated = copy.deepcopy(data)
+    spelled(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    form = next(f for f, p, _, _ in marker_forms(fixed) if p == path)
+    assert [o["value"] for o in form["fields"][number]["options"]] == values

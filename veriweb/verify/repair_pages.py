@@ -334,7 +334,22 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         marker = R.get_at(data, tokens[:2])
         return (f"{marker['name']}.{param['name']}: {old} -> {param['type']}",
                 R.Touch(markers={marker["name"]}))
+    if tokens[-1] == "options" and re.search(r"\((?:integer|money|real)\) with values", issue.message):
+        options = R.get_at(data, tokens)  # every option writes its number out ("one", "2 passengers")
+        numbers = [_number_in(o.get("value")) if str(o.get("value", "")).strip() else "" for o in options or []]
+        if options and all(n is not None for n in numbers):
+            for option, number in zip(options, numbers):
+                option["value"] = str(number)
+            return (f"options of field {tokens[-2]}: values -> {[o['value'] for o in options]}",
+                    R.Touch(pages=R._page_of(tokens, data)))
     if len(tokens) >= 3 and tokens[-3] == "options" and tokens[-1] == "value":
+        option = R.get_at(data, tokens[:-1])
+        number = _number_in(option.get("value")) if isinstance(option, dict) else None
+        if number is not None and re.search(r"\b(?:integer|number|real|money)\b", issue.message):
+            # a number written out ("five", "2 passengers"): the number itself
+            old, option["value"] = option["value"], str(number)
+            return f"option {option.get('label')!r}: {old!r} -> {option['value']!r}", R.Touch(
+                pages=R._page_of(tokens, data))
         removed = R._remove_at(data, tokens[:-1])
         if removed is None:
             return None
@@ -348,6 +363,20 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         field["type"] = "textbox"
         return f"field {field.get('label')!r}: {old} -> textbox", R.Touch(pages=R._page_of(tokens, data))
     return None
+
+
+_NUMBER_WORDS = {w: n for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                             "nine", "ten", "eleven", "twelve"))}
+
+
+def _number_in(value: Any) -> int | None:
+    """The whole number a value writes out: "5", "five", "2 passengers", "Four stars"; else ``None``."""
+    text = str(value).strip().lower()
+    digits = re.fullmatch(r"(\d+)(?:\s+[a-z]+){0,2}", text)
+    if digits:
+        return int(digits.group(1))
+    words = re.fullmatch(r"([a-z]+)(?:\s+[a-z]+){0,2}", text)
+    return _NUMBER_WORDS.get(words.group(1)) if words else None
 
 
 def retarget_entity_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
