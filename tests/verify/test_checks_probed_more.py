@@ -559,3 +559,20 @@ def test_options_that_write_their_numbers_out_are_repaired_to_the_numbers() -> N
     fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
     form = next(f for f, p, _, _ in marker_forms(fixed) if p == path)
     assert [o["value"] for o in form["fields"][number]["options"]] == values
+
+
+@pytest.mark.parametrize(("domain", "name", "edit_row"), [
+    ("shop", "cart_items", lambda row: row.update(qty=14)),
+    ("mail", "users", lambda row: row.update(vacation=True, vacation_message="")),
+])
+def test_a_seed_row_breaking_a_per_user_invariant_is_moved_back_inside_it(domain: str, name: str,
+                                                                          edit_row: Callable[[Data], None]) -> None:
+    """An invariant over one user's rows (``user_id = :user_id AND qty > 10``): the number or the flag
+    that makes it true is set back."""
+    data = to_data(generate_site(domain, 3))
+    number = _index(data, name)
+
+    def edit(mutated: Data) -> None:
+        edit_row(_rows(mutated, name)[1])
+    assert at(found(data, edit), "C012", f"$.database.tables[{number}].rows[1]")
+    assert not at(repaired(data, edit), "C012", f"$.database.tables[{number}]")

@@ -6,8 +6,9 @@
 - C012: a seed row that breaks a marker's invariant ``NOT EXISTS (SELECT 1 FROM T WHERE cond)``
   gets the nearest value that keeps it: a column compared with a number (``stock < 0``) takes
   that bound, a column compared with another column of the row (``refunded > total``) takes that
-  column's value. A condition of any other shape is left alone (the site is then dropped, as
-  before, rather than guessed at).
+  column's value; of a condition that ANDs parts (one user's rows: ``user_id = :user_id AND qty >
+  10``), the first comparison with a number is kept false, else a flag is turned off. A condition
+  of any other shape is left alone (the site is then dropped, as before, rather than guessed at).
 """
 
 from __future__ import annotations
@@ -38,8 +39,21 @@ def restart_task(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
 
 def _fixes(condition: str) -> list[tuple[str, str, Any]]:
     """(column, operator, bound) for each comparison the condition ORs together, or [] when any
-    part has another shape. ``bound`` is a number, or ``("column", name)``."""
+    part has another shape. ``bound`` is a number, or ``("column", name)``. A condition that ANDs
+    parts (``user_id = :user_id AND qty > 10``) is kept once one of its comparisons is: the first
+    that compares a column with a number (``qty > 10``), else a flag (``vacation = 1``)."""
     parts = re.split(r"\s+OR\s+", condition.strip(), flags=re.I)
+    if len(parts) == 1 and re.search(r"\s+AND\s+", parts[0], flags=re.I):
+        conjuncts = re.split(r"\s+AND\s+", parts[0].strip(), flags=re.I)
+        for conjunct in conjuncts:
+            match = _COMPARISON.match(conjunct)
+            if match is not None and match.group(3) is not None:
+                return [(match.group(1), match.group(2), float(match.group(3)))]
+        for conjunct in conjuncts:
+            flag = _FLAG.match(conjunct)
+            if flag is not None:  # keeping a flag off keeps the whole condition false
+                return [(flag.group(1), "flag", float(flag.group(2)))]
+        return []
     out = []
     for part in parts:
         match = _COMPARISON.match(part)
@@ -48,6 +62,9 @@ def _fixes(condition: str) -> list[tuple[str, str, Any]]:
         column, op, number, other = match.groups()
         out.append((column, op, float(number) if number is not None else ("column", other)))
     return out
+
+
+_FLAG = re.compile(r"^\s*\(?\s*\"?(\w+)\"?\s*=\s*([01])\s*\)?\s*$")
 
 
 def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
@@ -67,6 +84,11 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             changed = []
             for column, op, bound in fixes:
                 value = row.get(column)
+                if op == "flag":
+                    if value in (0, 1) and float(value) == bound:  # True == 1: a boolean counts
+                        row[column] = (not value) if isinstance(value, bool) else 1 - int(value)
+                        changed.append(f"{column} {value!r} -> {row[column]!r}")
+                    continue
                 if not isinstance(value, (int, float)) or isinstance(value, bool):
                     continue
                 target = row.get(bound[1]) if isinstance(bound, tuple) else bound
