@@ -576,3 +576,25 @@ def test_a_seed_row_breaking_a_per_user_invariant_is_moved_back_inside_it(domain
         edit_row(_rows(mutated, name)[1])
     assert at(found(data, edit), "C012", f"$.database.tables[{number}].rows[1]")
     assert not at(repaired(data, edit), "C012", f"$.database.tables[{number}]")
+
+
+def test_a_row_number_used_twice_in_one_scope(clean: dict[str, Data]) -> None:
+    """Two issues of one project both numbered #2; the same number in two projects is right."""
+    data = clean["code"]
+    number = _index(data, "issues")
+    rows = _rows(data, "issues")
+    first, second = next((i, j) for i, a in enumerate(rows) for j, b in enumerate(rows)
+                         if i < j and a["project_id"] == b["project_id"])
+    other = next(j for j, b in enumerate(rows) if b["project_id"] != rows[first]["project_id"])
+
+    def twice(mutated: Data) -> None:
+        _rows(mutated, "issues")[second]["number"] = rows[first]["number"]
+
+    def elsewhere(mutated: Data) -> None:
+        moved = _rows(mutated, "issues")
+        taken = {r["number"] for r in moved if r["project_id"] == moved[other]["project_id"]}
+        if rows[first]["number"] not in taken:
+            moved[other]["number"] = rows[first]["number"]
+    assert at(found(data, twice), "C002", f"$.database.tables[{number}].rows[{second}].number")
+    assert not at(found(data, elsewhere), "C002", f"$.database.tables[{number}]")
+    assert not at(repaired(data, twice), "C002", f"$.database.tables[{number}]")

@@ -288,6 +288,34 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
                                           f"$.database.tables[{t_index}].rows[{r_index}].{column.name}",
                                           f"{table.name}.{column.name} {row[column.name]!r} is used by "
                                           f"{counts[row[column.name]]} rows, but {why}"))
+        issues += _scoped_numbers(table, t_index, declared)
+    return issues
+
+
+_NUMBERED = re.compile(r"^(?:number|no|seq|position)$|_(?:number|no)$")
+"""Whole-number columns that number rows within a scope (an issue's #2 in its project)."""
+
+
+def _scoped_numbers(table: Any, t_index: int, declared: set[str]) -> list[C.Issue]:
+    """C002 for a row number (``issues.number``) that two rows of one scope (a foreign key: the
+    project) share, where every other row's number is its scope's own."""
+    issues = []
+    for column in table.columns:
+        if column.name in declared or column.type != "integer" or not _NUMBERED.search(column.name):
+            continue
+        for fk in table.foreign_keys:
+            pairs = Counter((row.get(fk.column), row.get(column.name)) for row in table.rows
+                            if row.get(column.name) is not None and row.get(fk.column) is not None)
+            repeated = {p for p, n in pairs.items() if n > 1}
+            if len(pairs) < 5 or len(repeated) != 1 or pairs[next(iter(repeated))] != 2:
+                continue
+            for r_index, row in enumerate(table.rows):
+                if (row.get(fk.column), row.get(column.name)) in repeated:
+                    issues.append(C.Issue("consistency", C.DUPLICATE_KEY,
+                                          f"$.database.tables[{t_index}].rows[{r_index}].{column.name}",
+                                          f"{table.name}.{column.name} {row[column.name]!r} is used twice in "
+                                          f"{fk.column} {row[fk.column]!r}, where every other number is its own"))
+            break
     return issues
 
 
