@@ -635,7 +635,11 @@ def answer_not_unique(wb: Workbench, rng: random.Random) -> Hit | None:
         twin[column.name] = f"{old} (copy)"
     from veriweb.verify.checks_keys import identifier_columns
 
-    for unique in (c for c in table.columns if c.unique or c.name in identifier_columns(wb.site, table)):
+    from veriweb.verify.checks_keys import _NUMBERED
+
+    numbered = {c.name for c in table.columns if c.type == "integer" and _NUMBERED.search(c.name)}
+    for unique in (c for c in table.columns
+                   if c.unique or c.name in identifier_columns(wb.site, table) or c.name in numbered):
         if isinstance(twin.get(unique.name), str):
             twin[unique.name] = f"{twin[unique.name]}-2"
         elif isinstance(twin.get(unique.name), int):
