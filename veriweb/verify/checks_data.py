@@ -15,6 +15,11 @@ price of what must be bought (C007, C009, C010, C011, M012).
 - C007 (by page): a constraint forbids the one page whose forms can write what the goal needs.
 - M012: a retrieve task whose answer is the first row of an ordering (the cheapest, the newest)
   where the first two rows tie on the ordering but have different answers.
+- Rules read off a table's seed rows, reported for the one or two rows that break them
+  (:func:`check_row_rules`): dates in order (C010), a date a status implies (C010), a count of
+  days between two dates (C004).
+- C005: a link row a marker can add twice where no seed row repeats the pair
+  (:func:`check_duplicate_inserts`); C009 also for a zero floor on a counter the marker only raises.
 
 Pure functions of the scaffold, silent on clean generated sites.
 """

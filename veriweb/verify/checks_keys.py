@@ -5,10 +5,15 @@
   SQLite database); one that names a missing table or column, or does not parse, is reported
   at its ``sql``.
 - C001 undeclared: a ``NAME_id`` column no foreign key declares, whose values are (almost all)
-  keys of the one table ``NAME`` names; the rest point at nothing.
+  keys of the one table ``NAME`` names (or, for ``in_reply_to`` and ``parent``, of its own
+  table); the rest point at nothing.
+- C001 owners: a row pointing at a row of another owner where every other row points within its
+  own (an email filed in another user's folder).
 - C002 natural keys: a column rows are looked up by must be unique even when nothing declares
-  it: the accounts' login name, a record page's route parameter (``/u/{username}``), and an
-  identifier column (sku, email, slug, path, reference) whose other values are all distinct.
+  it: the accounts' login name, a record page's route parameter (``/u/{username}``; within the
+  signed-in user's rows when the page looks it up there), an identifier column (sku, email,
+  slug, path, reference, code) whose other values are all distinct, and a row number within
+  its scope (an issue's number in its project).
 - C004 per unit: a stored ``total`` on a row pointing at a priced row and counting units
   (passengers, nights) agrees with count x price plus the fees the other rows charge.
 - C006 lines: a line's price (an order item) disagrees with the priced row it points at, where

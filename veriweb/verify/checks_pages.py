@@ -18,7 +18,9 @@ LLM-written site shows and that single-element checks miss:
   different things: an agent cannot tell them apart.
 - C008: a list and the detail page its links open show a different column for the same
   record under the same label (or disjoint amounts): the price on the list is not the price
-  on the product page.
+  on the product page; and a table column headed with one stored column of its row that shows
+  another of the same type ("Total" over the refunded amount).
+- C006 in views: a view that words a yes-or-no column backwards (``CASE WHEN bag THEN 'No'``).
 
 Every check is a pure function of the scaffold and silent on clean generated sites.
 """
