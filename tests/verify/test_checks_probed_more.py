@@ -488,6 +488,7 @@ def test_a_view_wording_a_flag_backwards_is_reported_and_swapped(clean: dict[str
 
 
 @pytest.mark.parametrize(("value", "wrong"), [("Founded in 20XX by Acme.", True), ("Founded in 2019 by Acme.", False),
+                                              ("None", True), ("None of the tabs restore their order", False),
                                               ("Replace lorem ipsum in the onboarding emails", False),
                                               ("Lorem ipsum, dolor sit amet.", True)])
 def test_filler_in_a_stored_value(clean: dict[str, Data], value: str, wrong: bool) -> None:

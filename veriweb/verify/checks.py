@@ -127,12 +127,13 @@ _PLACEHOLDER_TEXT = re.compile(_FILLER + "|" + _GENERIC_LABEL + "|" + _CAPS_SLOT
                                r"\bundefined\b|\bnull\b|\bNaN\b|\buntitled\b|%s\b|^\s*N/A\s*$", re.IGNORECASE)
 """Placeholder text in a page's own words (a template's literal text)."""
 _PLACEHOLDER_VALUE = re.compile(_FILLER + "|" + _GENERIC_LABEL + r"|(?<=\S )" + _CAPS_SLOT
-                                + r"|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
+                                + r"|(?-i:^\s*None\s*$)|^\s*(?:TODO|TBD|FIXME)\b\s*(?:[:\-]|$)|"
                                 r"^\s*(?:n/a|null|undefined|nan|none yet|untitled|placeholder|xxx+|\?{2,}|-+|\.{3}|"
                                 r"\[[^\]]*\]|<[^>]*>)\s*$", re.IGNORECASE)
 """Placeholder text in a stored value: filler anywhere, a "TODO:" note, or a value that is nothing but a
-placeholder ("N/A", "null", "Untitled", "[name]"). A word alone is not enough: "Untitled Goose Plush Toy",
-"Parser throws on undefined variable" and "The TODO list widget" are real titles."""
+placeholder ("N/A", "null", "Untitled", "[name]", Python's "None"). A word alone is not enough:
+"Untitled Goose Plush Toy", "Parser throws on undefined variable" and "The TODO list widget" are
+real titles."""
 _BARE_TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*(?:\|[a-z_]+)?\}|\$\{[^}]*\}|\{%|%\}")
 _REF_TEXT = re.compile(r"\{([a-z]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\|[a-z_]+)?\}")
 _DESTRUCTIVE = re.compile(r"\b(delete|remove|cancel|trash|discard|refund|revoke|close|archive|unsubscribe)\b", re.I)

@@ -1,6 +1,7 @@
 """Checks of what data, guards and tasks mean: guards that never block, goals a constraint forbids
 in meaning, seed dates on the wrong side of today, answers picked from a tie, budgets below the
-price of what must be bought (C007, C009, C010, C011, M012).
+price of what must be bought, rules the seed rows keep, link rows added twice (C004, C005, C007,
+C009, C010, C011, M012).
 
 - C009: a marker's precondition or invariant that can never fail: it compares a counter that is
   never negative with a negative bound (``stock >= -100``), compares constants, reads nothing,
