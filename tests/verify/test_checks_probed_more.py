@@ -599,3 +599,21 @@ def test_a_row_number_used_twice_in_one_scope(clean: dict[str, Data]) -> None:
     assert at(found(data, twice), "C002", f"$.database.tables[{number}].rows[{second}].number")
     assert not at(found(data, elsewhere), "C002", f"$.database.tables[{number}]")
     assert not at(repaired(data, twice), "C002", f"$.database.tables[{number}]")
+
+
+def test_a_link_sending_a_name_to_another_kind_of_page_goes_to_the_page_that_looks_it_up() -> None:
+    """A post table's "c/{row.forum}" link sent to /u/{row.forum}, a user's profile (looked up by
+    username): S011, and the repair sends it to the community page, which looks up forum names."""
+    data = to_data(generate_site("forum", 3))
+    path, href = next((p, n["href"]) for n, p, _, _ in elements(data) if n.get("type") == "link"
+                      and n.get("href", "").startswith("/c/{row.") and n["href"].count("{") == 1)
+    profile = next(p["route"] for p in data["pages"] if p["route"].startswith("/u/{"))
+    wrong = profile.split("{")[0] + "{" + href.split("{")[1]
+
+    def edit(mutated: Data) -> None:
+        next(n for n, p, _, _ in elements(mutated) if p == path)["href"] = wrong
+    assert at(found(data, edit), "S011", f"{path}.href")
+    mutated = copy.deepcopy(data)
+    edit(mutated)
+    fixed = to_data(repair_static(from_data(mutated, check_id=False))[0])
+    assert next(n for n, p, _, _ in elements(fixed) if p == path)["href"] == href

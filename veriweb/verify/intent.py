@@ -413,8 +413,8 @@ def _page_keys_of(site: Site, through_views: bool) -> dict[str, tuple[str, str, 
     out: dict[str, tuple[str, str, str]] = {}
     for page in site.pages:
         route = Route.compile(page.id, page.route)
-        if len(route.params) != 1 or route.params[0][1] != "int":
-            continue
+        if len(route.params) != 1 or route.params[0][1] not in ("int", "str", "slug"):
+            continue  # a record page found by one key: a number (/posts/{id}) or a name (/u/{username})
         name = route.params[0][0]
         found = set()
         for element, _ in C.walk(page.elements, "$"):

@@ -1485,9 +1485,10 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
 
 
 def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S011: a link that passes its target page the wrong record's key passes the right column of
-    its row instead (the one that holds the target's key, in a table or shown unchanged by a view),
-    else it is removed."""
+    """S011: a link that passes its target page the wrong record's key goes to the page that looks up
+    what it passes, when it shows that value and such a page exists (a community's name sent to a
+    user's profile goes to the community); else it passes the right column of its row (the one that holds the target's key,
+    in a table or shown unchanged by a view); else it is removed."""
     from veriweb.verify import intent
     from veriweb.verify.checks import walk_bound
     from veriweb.verify.checks_pages import _passthrough, base_column
@@ -1507,15 +1508,23 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         if len(refs) != 1 or dest not in keys:
             return None
         _, target_table, target_column = keys[dest]
+        cache: dict[Any, Any] = {}
+        passed = base_column(site, bound, refs[0], cache)
+        home = next((page_id for page_id, (_, t, c) in sorted(keys.items()) if passed == (t, c)), None)
+        link = get_at(data, tokens[:-1])
+        if home is not None and link.get("href", "").count("{") == 1 and "{row." + refs[0] in link.get("text", ""):
+            # the link shows the value it sends, which is the key of another page ("c/{row.forum}"
+            # sent to a user's profile): it goes to the page that looks that value up
+            old = link["href"]
+            link["href"] = re.sub(r"\{\w+(?::\w+)?\}", "{row." + refs[0] + "}", site.page(home).route)
+            return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data) | {dest, home})
         table = site.database.table(bound)
         names = ([table.primary_key] + [c.name for c in table.columns] if table is not None
                  else sorted(_passthrough(site, bound)))
-        cache: dict[Any, Any] = {}
         right = next((n for n in names if n != refs[0] and (base := base_column(site, bound, n, cache)) is not None
                       and intent.passes_key(site, base[0], base[1], target_table, target_column)), None)
         if right is None:
             return remove_element(data, issue, ctx)
-        link = get_at(data, tokens[:-1])
         old = link["href"]
         link["href"] = re.sub(r"\{row\." + re.escape(refs[0]) + r"\}", "{row." + right + "}", old)
         return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data) | {dest})
