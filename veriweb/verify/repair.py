@@ -1487,8 +1487,8 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
 def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S011: a link that passes its target page the wrong record's key goes to the page that looks up
     what it passes, when it shows that value and such a page exists (a community's name sent to a
-    user's profile goes to the community); else it passes the right column of its row (the one that holds the target's key,
-    in a table or shown unchanged by a view); else it is removed."""
+    user's profile goes to the community); else it passes the right column of its row (the one
+    that holds the target's key, in a table or shown unchanged by a view); else it is removed."""
     from veriweb.verify import intent
     from veriweb.verify.checks import walk_bound
     from veriweb.verify.checks_pages import _passthrough, base_column
@@ -1512,7 +1512,8 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         passed = base_column(site, bound, refs[0], cache)
         home = next((page_id for page_id, (_, t, c) in sorted(keys.items()) if passed == (t, c)), None)
         link = get_at(data, tokens[:-1])
-        if home is not None and link.get("href", "").count("{") == 1 and "{row." + refs[0] in link.get("text", ""):
+        shows_it = "{row." + refs[0] in link.get("text", "")
+        if home is not None and link.get("href", "").count("{") == 1 and shows_it:
             # the link shows the value it sends, which is the key of another page ("c/{row.forum}"
             # sent to a user's profile): it goes to the page that looks that value up
             old = link["href"]
