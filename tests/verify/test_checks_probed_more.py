@@ -51,6 +51,13 @@ def repaired(data: Data, edit: Edit) -> list[Issue]:
     return static_issues(repair_static(from_data(mutated, check_id=False))[0])
 
 
+def found_then_fixed(data: Data, edit: Edit, code: str, where: str, around: str) -> None:
+    """The edit is reported as ``code`` at ``where``, and nothing of that code is left ``around`` it
+    once the repairs have run."""
+    assert at(found(data, edit), code, where)
+    assert not at(repaired(data, edit), code, around)
+
+
 def _rows(data: Data, name: str) -> list[Data]:
     found_table, _ = table(data, name)
     assert found_table is not None, name
@@ -251,8 +258,7 @@ def test_an_email_in_another_users_folder_is_reported_and_repointed(clean: dict[
 
     def edit(mutated: Data) -> None:
         _rows(mutated, "emails")[row]["folder_id"] = foreign
-    assert at(found(data, edit), "C001", f"$.database.tables[{number}].rows[{row}].folder_id")
-    assert not at(repaired(data, edit), "C001", f"$.database.tables[{number}]")
+    found_then_fixed(data, edit, "C001", f"$.database.tables[{number}].rows[{row}].folder_id", f"$.database.tables[{number}]")
 
 
 def test_a_reply_to_no_email_is_reported_and_repaired(clean: dict[str, Data]) -> None:
@@ -262,8 +268,7 @@ def test_a_reply_to_no_email_is_reported_and_repaired(clean: dict[str, Data]) ->
 
     def edit(mutated: Data) -> None:
         _rows(mutated, "emails")[row]["in_reply_to"] = 987654
-    assert at(found(data, edit), "C001", f"$.database.tables[{number}].rows[{row}].in_reply_to")
-    assert not at(repaired(data, edit), "C001", f"$.database.tables[{number}]")
+    found_then_fixed(data, edit, "C001", f"$.database.tables[{number}].rows[{row}].in_reply_to", f"$.database.tables[{number}]")
 
 
 # ----------------------------------------------------------------------------- rules of the rows
@@ -280,8 +285,7 @@ def test_an_issue_closed_before_it_was_opened(clean: dict[str, Data]) -> None:
     def edit(mutated: Data) -> None:
         issue = _rows(mutated, "issues")[row]
         issue["closed_on"] = (dt.date.fromisoformat(issue["created"][:10]) - dt.timedelta(days=30)).isoformat()
-    assert at(found(data, edit), "C010", f"$.database.tables[{number}].rows[{row}].closed_on")
-    assert not at(repaired(data, edit), "C010", f"$.database.tables[{number}]")
+    found_then_fixed(data, edit, "C010", f"$.database.tables[{number}].rows[{row}].closed_on", f"$.database.tables[{number}]")
 
 
 def test_a_merged_request_without_a_merge_date(clean: dict[str, Data]) -> None:
@@ -291,8 +295,7 @@ def test_a_merged_request_without_a_merge_date(clean: dict[str, Data]) -> None:
 
     def edit(mutated: Data) -> None:
         _rows(mutated, "merge_requests")[row]["merged_on"] = None
-    assert at(found(data, edit), "C010", f"$.database.tables[{number}].rows[{row}].merged_on")
-    assert not at(repaired(data, edit), "C010", f"$.database.tables[{number}]")
+    found_then_fixed(data, edit, "C010", f"$.database.tables[{number}].rows[{row}].merged_on", f"$.database.tables[{number}]")
 
 
 def test_nights_that_disagree_with_the_dates(clean: dict[str, Data]) -> None:
@@ -448,8 +451,7 @@ def test_a_count_typed_without_a_minimum_is_guarded_by_repair() -> None:
         moved = mutated["markers"][number]
         moved["params"][param].pop("min", None)
         moved["invariants"] = []
-    assert at(found(data, unbounded), "C005", f"$.markers[{number}].params[{param}]")
-    assert not at(repaired(data, unbounded), "C005", f"$.markers[{number}]")
+    found_then_fixed(data, unbounded, "C005", f"$.markers[{number}].params[{param}]", f"$.markers[{number}]")
 
 
 def test_a_floor_on_a_counter_the_marker_only_raises_is_vacuous_and_gets_the_seed_rows_ceiling() -> None:
@@ -575,8 +577,7 @@ def test_a_seed_row_breaking_a_per_user_invariant_is_moved_back_inside_it(domain
 
     def edit(mutated: Data) -> None:
         edit_row(_rows(mutated, name)[1])
-    assert at(found(data, edit), "C012", f"$.database.tables[{number}].rows[1]")
-    assert not at(repaired(data, edit), "C012", f"$.database.tables[{number}]")
+    found_then_fixed(data, edit, "C012", f"$.database.tables[{number}].rows[1]", f"$.database.tables[{number}]")
 
 
 def test_a_row_number_used_twice_in_one_scope(clean: dict[str, Data]) -> None:
