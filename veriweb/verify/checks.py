@@ -21,6 +21,7 @@ from typing import Any
 from veriweb.engine.templates import Route
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, AnyOf, Compare, Count, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
+from veriweb.verify.wording import fold, singular
 
 CLASSES = ("structural", "semantic", "consistency", "feasibility")
 
@@ -621,7 +622,7 @@ def check_content(site: Site) -> list[Issue]:
         for r_index, row in enumerate(table.rows):
             for name, generic in texts.items():
                 value = row.get(name)
-                if isinstance(value, str) and (_placeholder_value(value) or " ".join(value.lower().split()) in generic):
+                if isinstance(value, str) and (_placeholder_value(value) or fold(value) in generic):
                     issues.append(Issue("semantic", PLACEHOLDER, f"$.database.tables[{t_index}].rows[{r_index}].{name}",
                                         f"placeholder value in {table.name}.{name}: {value!r}"))
     return issues
@@ -631,7 +632,7 @@ def _column_names(table: str, column: str) -> frozenset[str]:
     """What a value that only names its own column says ("Airline Name" in ``airlines.name``)."""
     words = column.replace("_", " ").lower()
     kind = table.replace("_", " ").lower()
-    one = kind[:-3] + "y" if kind.endswith("ies") else kind[:-1] if kind.endswith("s") else kind
+    one = singular(kind)
     return frozenset({words, f"{one} {words}", f"{kind} {words}", f"your {words}", f"{words} of {one}"})
 
 

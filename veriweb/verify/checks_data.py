@@ -28,6 +28,7 @@ Pure functions of the scaffold, silent on clean generated sites.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 from collections import Counter, defaultdict
@@ -38,7 +39,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, Compare, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
-from veriweb.verify.intent import _canonical, _required
+from veriweb.verify.intent import _DECREMENT, _canonical, _required
 
 _NEGATIVE_BOUND = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+)\s*(>=|>|<=|<)\s*(-\s*\d+(?:\.\d+)?)")
 _NEGATIVE_BOUND_LEFT = re.compile(r"(-\s*\d+(?:\.\d+)?)\s*(>=|>|<=|<)\s*((?:\w+\.)?\w+)(?![\w(])")
@@ -120,7 +121,6 @@ def _vacuous_sql(site: Site, marker: Any, predicate: SqlPredicate) -> str | None
 
 _ZERO_BOUND = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+)\s*(?:<\s*0|>=\s*0)(?![\d.])")
 _RAISE = re.compile(r"\b(\w+)\s*=\s*(?:\w+\.)?\1\s*\+\s*(?::(\w+)|(\d+(?:\.\d+)?))")
-_LOWER = re.compile(r"\b(\w+)\s*=\s*(?:\w+\.)?\1\s*-")
 
 
 def _raised_only(marker: Any) -> set[str]:
@@ -138,7 +138,7 @@ def _raised_only(marker: Any) -> set[str]:
                 raised.add(match.group(1))
             else:
                 other.add(match.group(1))
-        other |= set(_LOWER.findall(effect.sql))
+        other |= set(_DECREMENT.findall(effect.sql))
     return raised - other
 
 
@@ -483,46 +483,50 @@ def check_row_rules(site: Site) -> list[C.Issue]:
     """
     issues = []
     for t_index, table in enumerate(site.database.tables):
-        rows = table.rows
         where = f"$.database.tables[{t_index}].rows"
         dates = [c.name for c in table.columns if c.type in ("date", "datetime")]
-        days = {c: [_day(r.get(c)) for r in rows] for c in dates}
-        for first in dates:
-            for then in dates:
-                if first == then:
-                    continue
-                pairs = [(i, a, b) for i, (a, b) in enumerate(zip(days[first], days[then])) if a and b]
-                held = [i for i, a, b in pairs if a <= b]
-                broke = [i for i, a, b in pairs if a > b]
-                if len({a for _, a, _ in pairs}) < 3:
-                    continue  # one or two dates in the whole column: no order to learn
-                for r_index in _outliers(held, broke):
-                    issues.append(C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{then}",
-                                          f"{table.name} row {r_index}: {then} {days[then][r_index]} is before {first} "
-                                          f"{days[first][r_index]}, unlike every other row"))
+        days = {c: [_day(r.get(c)) for r in table.rows] for c in dates}
+        for first, then in itertools.permutations(dates, 2):
+            issues += _dates_in_order(table, where, first, then, days)
+            issues += _day_counts(table, where, first, then, days)
         for group in (c.name for c in table.columns if c.type == "text"):
-            values = Counter(r.get(group) for r in rows if isinstance(r.get(group), str))
+            values = Counter(r.get(group) for r in table.rows if isinstance(r.get(group), str))
             if not 2 <= len(values) <= 8:
                 continue  # not a status
             for column in dates:
                 issues += _status_dates(table, where, group, list(values), column, days[column])
-        for count in (c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key):
-            for first in dates:
-                for then in dates:
-                    if first == then:
-                        continue
-                    known = [(i, r.get(count), days[first][i], days[then][i]) for i, r in enumerate(rows)
-                             if isinstance(r.get(count), int) and days[first][i] and days[then][i]]
-                    if len({n for _, n, _, _ in known}) < 3:
-                        continue  # a constant is no count of days
-                    gap = {i: (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days for i, _, a, b in known}
-                    held = [i for i, n, _, _ in known if n == gap[i]]
-                    broke = [i for i, n, _, _ in known if n != gap[i]]
-                    for r_index in _outliers(held, broke):
-                        issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"{where}[{r_index}].{count}",
-                                              f"{table.name} row {r_index}: {count} is {rows[r_index][count]}, but "
-                                              f"{first} to {then} is {gap[r_index]} days, as {count} is in every "
-                                              f"other row"))
+    return issues
+
+
+def _dates_in_order(table: Any, where: str, first: str, then: str,
+                    days: dict[str, list[str | None]]) -> list[C.Issue]:
+    """C010 for the rows whose ``then`` is before their ``first`` where every other row's is not."""
+    pairs = [(i, a, b) for i, (a, b) in enumerate(zip(days[first], days[then])) if a and b]
+    if len({a for _, a, _ in pairs}) < 3:
+        return []  # one or two dates in the whole column: no order to learn
+    held = [i for i, a, b in pairs if a <= b]
+    broke = [i for i, a, b in pairs if a > b]
+    return [C.Issue("consistency", C.STALE_DATE, f"{where}[{r_index}].{then}",
+                    f"{table.name} row {r_index}: {then} {days[then][r_index]} is before {first} "
+                    f"{days[first][r_index]}, unlike every other row") for r_index in _outliers(held, broke)]
+
+
+def _day_counts(table: Any, where: str, first: str, then: str, days: dict[str, list[str | None]]) -> list[C.Issue]:
+    """C004 for a whole-number column that is the days from ``first`` to ``then`` in every row but one
+    or two."""
+    issues = []
+    for count in (c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key):
+        known = [(i, r.get(count), days[first][i], days[then][i]) for i, r in enumerate(table.rows)
+                 if isinstance(r.get(count), int) and days[first][i] and days[then][i]]
+        if len({n for _, n, _, _ in known}) < 3:
+            continue  # a constant is no count of days
+        gap = {i: (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days for i, _, a, b in known}
+        held = [i for i, n, _, _ in known if n == gap[i]]
+        broke = [i for i, n, _, _ in known if n != gap[i]]
+        issues += [C.Issue("consistency", C.TOTAL_MISMATCH, f"{where}[{r_index}].{count}",
+                           f"{table.name} row {r_index}: {count} is {table.rows[r_index][count]}, but {first} to "
+                           f"{then} is {gap[r_index]} days, as {count} is in every other row")
+                   for r_index in _outliers(held, broke)]
     return issues
 
 
@@ -531,11 +535,9 @@ def check_duplicate_inserts(site: Site) -> list[C.Issue]:
     issue, a star on a project) where the seed rows never pair them twice, and nothing stops a second one: no
     guard of the marker reads the table, the insert neither ignores nor checks an existing pair, and
     no key declares the pair unique. Adding the same tag twice is then one click away."""
-    from veriweb.verify.dataflow import parse_effect
-
     issues = []
     for m_index, marker in enumerate(site.markers):
-        guards = " ".join(str(getattr(g.predicate, "sql", "")) + json.dumps(g.predicate.model_dump(), default=str)
+        guards = " ".join(json.dumps(g.predicate.model_dump(), default=str)
                           for g in (*marker.preconditions, *marker.invariants))
         for e_index, effect in enumerate(marker.effects):
             table = site.database.table(effect.table)
@@ -544,7 +546,7 @@ def check_duplicate_inserts(site: Site) -> list[C.Issue]:
             if re.search(r"\bOR\s+(?:IGNORE|REPLACE)\b|\bON\s+CONFLICT\b|\bNOT\s+EXISTS\b|\bEXCEPT\b",
                          effect.sql, re.I) or re.search(rf"\b{re.escape(table.name)}\b", guards):
                 continue
-            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
             picked = sorted(fk.column for fk in table.foreign_keys
                             if write.sources.get(fk.column) is not None and write.sources[fk.column].kind == "param")
             if len(picked) < 2 or set(picked) <= {c.name for c in table.columns if c.unique}:

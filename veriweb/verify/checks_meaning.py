@@ -134,19 +134,7 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
         meaning = marker.name + " " + " ".join(e.sql for e in marker.effects)
         if C._DESTRUCTIVE.search(label) and ops == {"insert"}:
             continue  # reported by checks.check_labels
-        if _DELETE_WORDS.search(label) and "delete" not in ops and not _GONE.search(meaning):
-            issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
-                                  f"button {label!r} sounds like it removes something, but {marker.name} only "
-                                  f"changes or adds rows and marks nothing removed"))
-        elif ops == {"insert"} and _UNDO_WORDS.search(label) and not C._DESTRUCTIVE.search(label) \
-                and not _GONE.search(marker.name):
-            issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
-                                  f"button {label!r} sounds like it undoes something, but {marker.name} only "
-                                  f"adds rows"))
-        elif ops not in ({"insert"}, {"delete"}) and (found := _verb_against_name(label, marker.name, path)):
-            issues += found
-        elif not _generic_contradiction(label, ops):
-            issues += _opposite_of_name(label, marker.name, path)
+        issues += _submit_issues(label, marker.name, meaning, ops, path)
         if form.confirm is not None:  # the dialog's own "yes" button says what the marker does too
             # "Confirm", "Yes" and "OK" only agree to whatever the dialog asks: the words after them count
             said = re.sub(r"^\s*(?:confirm|yes|ok(?:ay)?|continue|proceed)\b[,:!.]?\s*", "", form.confirm.confirm,
@@ -174,17 +162,27 @@ _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
 opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``)."""
 
 
-def label_contradicts(label: str, name: str, ops: set[str]) -> bool:
-    """Whether the label checks (:func:`veriweb.verify.checks.check_labels`, :func:`check_label_meaning`)
-    would call ``label`` a contradiction of marker ``name`` whose effects do ``ops``."""
-    if _generic_contradiction(label, ops):
-        return True
-    if _DELETE_WORDS.search(label) and "delete" not in ops and not _GONE.search(name):
-        return True
+def _submit_issues(label: str, name: str, meaning: str, ops: set[str], path: str) -> list[C.Issue]:
+    """M003 for a submit button labelled ``label`` on marker ``name`` whose effects do ``ops``
+    (``meaning``: the name and the effects' SQL), beyond what
+    :func:`veriweb.verify.checks.check_labels` reports."""
+    if _DELETE_WORDS.search(label) and "delete" not in ops and not _GONE.search(meaning):
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {label!r} sounds like it removes something, but {name} only changes or adds "
+                        f"rows and marks nothing removed")]
     if ops == {"insert"} and _UNDO_WORDS.search(label) and not C._DESTRUCTIVE.search(label) \
             and not _GONE.search(name):
-        return True
-    return bool(_verb_against_name(label, name, "") or _opposite_of_name(label, name, ""))
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {label!r} sounds like it undoes something, but {name} only adds rows")]
+    if ops not in ({"insert"}, {"delete"}) and (found := _verb_against_name(label, name, path)):
+        return found
+    return [] if _generic_contradiction(label, ops) else _opposite_of_name(label, name, path)
+
+
+def label_contradicts(label: str, name: str, ops: set[str], sql: str = "") -> bool:
+    """Whether the label checks (:func:`veriweb.verify.checks.check_labels`, :func:`check_label_meaning`)
+    would call ``label`` a contradiction of marker ``name`` whose effects do ``ops`` (``sql``: their SQL)."""
+    return _generic_contradiction(label, ops) or bool(_submit_issues(label, name, f"{name} {sql}", ops, ""))
 
 
 def _generic_contradiction(label: str, ops: set[str]) -> bool:

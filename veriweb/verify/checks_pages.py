@@ -630,9 +630,12 @@ def _stored_type(site: Site, source: str, column: str) -> str | None:
     """The declared type of the stored column ``source.column`` shows unchanged (``None``: computed)."""
     base = base_column(site, source, column)
     table = site.database.table(base[0]) if base is not None else None
-    found = table.column(base[1]) if table is not None and base is not None else None
-    return found.type if found is not None else ("integer" if table is not None and base[1] == table.primary_key
-                                                 else None)
+    if base is None or table is None:
+        return None
+    found = table.column(base[1])
+    if found is not None:
+        return found.type
+    return "integer" if base[1] == table.primary_key else None
 
 
 def check_headers(site: Site) -> list[C.Issue]:

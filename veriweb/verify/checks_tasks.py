@@ -133,7 +133,7 @@ def _fixed_comparisons(predicate: Any, numbers: bool = False) -> Iterator[tuple[
                 yield column, literal.replace("''", "'")
         else:
             for column, literal in _SQL_NUMBER_EQ.findall(predicate.sql):
-                yield column, str(_text(float(literal)))
+                yield column, _text(float(literal))
         return
     query = C.field_of(predicate, "query")
     for cond in C.field_of(query, "where") or []:

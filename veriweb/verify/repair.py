@@ -41,6 +41,7 @@ from veriweb.verify.form_fields import FIELD_TYPES, build_fields, humanise
 from veriweb.verify.placement import place_form
 from veriweb.verify.recheck import CheckRun, check_site, recheck
 from veriweb.verify.repair_links import heading_columns, json_dicts, link_by_values
+from veriweb.verify.wording import singular
 
 MAX_ROUNDS = 6
 """How many check-repair rounds the loop runs before giving up on what is left."""
@@ -635,27 +636,12 @@ def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcom
         parent[key] = new_column
         return f"sort column {old!r} -> {new_column!r}", Touch(pages=_page_of(tokens, data))
     if key == "table":
-        columns = _query_columns(parent, get_at(data, tokens[:-2]) if len(tokens) > 2 else None)
-        fitting = _tables_with(data, columns)
-        views = [v["name"] for v in data.get("database", {}).get("views", [])]
-        # the closest name of a table that has the columns the query reads (or a view, whose columns
-        # are not declared); the one table that has them all when no name is close
-        options = (fitting or [t["name"] for t in _tables(data)]) + views
-        old_cutoff = 0.6
-        if _closest(old, options) is None:
-            # what the drop-down is for names its table ("label", "Tag" -> labels); else the one table
-            # that has the columns
-            field_el = get_at(data, tokens[:-3]) if len(tokens) > 3 and tokens[-3] == "options_query" else None
-            hints = [str(field_el.get(k, "")) for k in ("name", "label")] if isinstance(field_el, dict) else []
-            named = next((found for hint in hints if (found := _closest(hint.lower(), fitting)) is not None), None)
-            if named is not None or (len(fitting) == 1 and len(columns) >= 2):
-                options, old_cutoff = [named or fitting[0]], 0.0
+        new = _table_for(data, tokens, parent, old)
     elif key == "target":
-        options = _widget_ids(data, tokens)
+        new = _closest(old, _widget_ids(data, tokens))
     else:
         table = _query_table(data, tokens)
-        options = [c["name"] for c in table["columns"]] + [table.get("primary_key", "id")] if table else []
-    new = _closest(old, options, old_cutoff if key == "table" else 0.6)
+        new = _closest(old, [c["name"] for c in table["columns"]] + [table.get("primary_key", "id")] if table else [])
     if new is None:
         return remove_element(data, issue, ctx) if _element_path(tokens) and key == "target" else None
     parent[key] = new
@@ -665,6 +651,25 @@ def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcom
     if key == "table":
         touch.tables.add(new)
     return f"{key} {old!r} -> {new!r}", touch
+
+
+def _table_for(data: dict[str, Any], tokens: list[str | int], query: dict[str, Any], old: str) -> str | None:
+    """The table a query naming the missing table ``old`` most likely means: the closest name among the
+    tables that have the columns it reads (and the views, whose columns are not declared); when no
+    name is close, the table its drop-down's field names ("label", "Tag" -> labels), else the one
+    table that has those columns."""
+    columns = _query_columns(query, get_at(data, tokens[:-2]) if len(tokens) > 2 else None)
+    fitting = _tables_with(data, columns)
+    views = [v["name"] for v in data.get("database", {}).get("views", [])]
+    found = _closest(old, (fitting or [t["name"] for t in _tables(data)]) + views)
+    if found is not None:
+        return found
+    field_el = get_at(data, tokens[:-3]) if len(tokens) > 3 and tokens[-3] == "options_query" else None
+    hints = [str(field_el.get(k, "")) for k in ("name", "label")] if isinstance(field_el, dict) else []
+    named = next((found for hint in hints if (found := _closest(hint.lower(), fitting)) is not None), None)
+    if named is not None:
+        return named
+    return fitting[0] if len(fitting) == 1 and len(columns) >= 2 else None
 
 
 def _query_columns(query: dict[str, Any], holder: Any) -> set[str]:
@@ -828,19 +833,10 @@ def _restore_row_text(data: dict[str, Any], tokens: list[str | int]) -> Outcome 
         row[column] = None
         change = "cleared"
     else:
-        noun = _singular(table["name"]).replace("_", " ").capitalize()
+        noun = singular(table["name"]).replace("_", " ").capitalize()
         row[column] = f"{noun} {row.get(table.get('primary_key', 'id'))}"
         change = f"-> {row[column]!r}"
     return f"{table['name']}.{column} {old!r} {change}", Touch(tables={table["name"]})
-
-
-def _singular(name: str) -> str:
-    """``categories`` -> ``category``, ``addresses`` -> ``address``, ``posts`` -> ``post``."""
-    if name.endswith("ies"):
-        return name[:-3] + "y"
-    if name.endswith(("sses", "xes", "ches", "shes")):
-        return name[:-2]
-    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
 
 _VERBS = {"delete": "Delete", "insert": "Add", "update": "Save"}
@@ -877,7 +873,8 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
 
     candidates = [marker.get("label") or "", humanise(marker["name"]), _VERBS[min(ops)] if len(ops) == 1 else ""]
     candidates = [c for c in candidates if c.strip()]
-    label = next((c for c in candidates if not label_contradicts(c, marker["name"], ops)), candidates[-1])
+    sql = " ".join(e["sql"] for e in marker["effects"])
+    label = next((c for c in candidates if not label_contradicts(c, marker["name"], ops, sql)), candidates[-1])
     old, form["submit"] = form.get("submit"), label
     return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
 
@@ -1203,18 +1200,14 @@ def _undeclared_key(data: dict[str, Any], table: dict[str, Any], column: str) ->
     """The foreign key an undeclared key column stands for, as the checks read it
     (:func:`veriweb.verify.checks_keys.check_undeclared_keys`): ``NAME_id`` names table NAME, an
     ``in_reply_to`` or ``parent`` column its own table."""
-    from veriweb.verify.checks_keys import _SELF_REFERENCE
+    from veriweb.verify.checks_keys import _SELF_REFERENCE, named_table
 
     if _SELF_REFERENCE.search(column):
         return {"column": column, "ref_table": table["name"], "ref_column": table.get("primary_key", "id")}
-    if not column.endswith("_id") or len(column) < 5:
+    target = named_table(site_of(data), column)
+    if target is None or target.name == table["name"]:
         return None
-    stem = column[:-3].rstrip("s")
-    found = [t for t in _tables(data)
-             if t["name"].rstrip("s") == stem or t["name"] in (stem + "es", stem[:-1] + "ies")]
-    if len(found) != 1 or found[0] is table:
-        return None
-    return {"column": column, "ref_table": found[0]["name"], "ref_column": found[0].get("primary_key", "id")}
+    return {"column": column, "ref_table": target.name, "ref_column": target.primary_key}
 
 
 def _agreement(table: dict[str, Any], row: dict[str, Any], column: str, target: dict[str, Any],

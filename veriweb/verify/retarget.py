@@ -226,9 +226,11 @@ def _links(site: Site, conn: sqlite3.Connection, task: Task, name: str) -> Calla
 
     def rows(slot: str, value: Scalar) -> set[tuple[str, Any]]:
         out: set[tuple[str, Any]] = set()
+        if isinstance(value, bool) or value is None:
+            return out
         for table, column in columns.get(slot, []):
             found = keyed.get(table)
-            if found is None or isinstance(value, bool) or value is None:
+            if found is None:
                 continue
             try:
                 hits = conn.execute(f'SELECT "{found.primary_key}" FROM "{table}" WHERE "{column}" = ? LIMIT 8',

@@ -128,10 +128,19 @@ TEXT_WORDS = frozenset(words("reason note comment message body text description 
 """Label words of free-text fields (a refund's reason): a bare number is not what they take."""
 
 
+def singular(name: str) -> str:
+    """``categories`` -> ``category``, ``addresses`` -> ``address``, ``posts`` -> ``post``."""
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    if name.endswith(("sses", "xes", "ches", "shes")):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+
+
 def fold(value: Any) -> str:
     """A text folded for comparison: lower case, runs of white space as one space."""
     return " ".join(str(value).casefold().split())
 
 
 __all__ = ["AMOUNT", "AMOUNT_WORDS", "DATE_WORDS", "EMAIL", "EMAIL_WORDS", "ISO", "NUMBER_WORDS", "NUMERIC", "PERSON",
-           "PERSON_SLOTS", "TEXT_WORDS", "date_aliases", "fold", "looks_like_date", "month_day", "words"]
+           "PERSON_SLOTS", "TEXT_WORDS", "date_aliases", "fold", "looks_like_date", "month_day", "singular", "words"]
