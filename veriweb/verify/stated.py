@@ -168,8 +168,8 @@ class StatedConditions:
         if not self.conditions:
             return False
         touched: dict[str, set[tuple[tuple[str, Any], ...]]] = {}
-        for name, before in self.before.items():
-            after = _rows(session, name)
+        for name in dict.fromkeys(table for table, _, _, _ in self.conditions):  # only what a condition reads
+            before, after = self.before.get(name, set()), _rows(session, name)
             touched[name] = (after - before) | (before - after)
         for table, column, op, target in self.conditions:
             if not any(_holds(dict(row).get(column), op, target) for row in touched.get(table, ())):
