@@ -129,3 +129,80 @@ def test_a_view_that_cannot_be_created_is_named_and_the_rest_stands(shop: Site) 
     db = build(site)
     assert db.load_warnings == ["view 'v_broken' could not be created: near \"SELEC\": syntax error"]
     assert db.state_hash() == build(shop).state_hash()
+
+
+def scratch(site: Site) -> Database:
+    """A build from the scaffold alone, with no earlier build to start from."""
+    from veriweb.engine import database
+
+    saved = dict(database._TEMPLATES)
+    database._TEMPLATES.clear()
+    try:
+        return build(site.model_copy(deep=True))
+    finally:
+        database._TEMPLATES.clear()
+        database._TEMPLATES.update(saved)
+
+
+def _same_data(derived: Database, fresh: Database) -> None:
+    assert derived.state_hash() == fresh.state_hash() and schema(derived) == schema(fresh)
+    assert (derived.column_types, derived.primary_keys, derived.load_warnings) == (
+        fresh.column_types, fresh.primary_keys, fresh.load_warnings)
+    stats = "SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx"
+    assert derived.conn.execute(stats).fetchall() == fresh.conn.execute(stats).fetchall()
+    assert derived.change_count() == 0
+
+
+def test_a_copy_with_other_seed_rows_in_one_table_is_built_from_the_first_build(
+        shop: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    derives: list[list[str]] = []
+    real = Database._derive
+
+    def spy(self: Database, template: Any, changed: list[Any]) -> bool:
+        derives.append([t.name for t in changed])
+        return real(self, template, changed)
+
+    monkeypatch.setattr(Database, "_derive", spy)
+    site = shop.model_copy(deep=True)
+    first = build(site)
+    number = next(n for n, t in enumerate(site.database.tables) if len(t.rows) >= 3)
+    table = site.database.tables[number]
+    rows = [dict(r) for r in table.rows[1:]]  # a row dropped and another one's values changed
+    column = next(c.name for c in table.columns if c.name != table.primary_key and c.type == "text")
+    rows[0][column] = "rewritten"
+    tables = [t.model_copy(update={"rows": rows}) if t is table else t for t in site.database.tables]
+    other = site.model_copy(update={"database": site.database.model_copy(update={"tables": tables})})
+    derived = build(other)
+    fresh = scratch(other)
+    _same_data(derived, fresh)
+    assert derives[-1] == [table.name]  # only that table was loaded again
+    assert derived.state_hash() != first.state_hash()
+    assert rows_of(derived, table.name, table.primary_key) == rows_of(fresh, table.name, table.primary_key)
+    # the derived build is a template like any other: resetting it and copying it give its rows
+    derived.conn.execute(f'DELETE FROM "{table.name}"')
+    derived.reset()
+    again = build(other)
+    assert derived.state_hash() == again.state_hash() == fresh.state_hash()
+
+
+def test_a_copy_whose_rows_do_not_load_is_built_from_scratch_and_says_why(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    build(site)
+    table = site.database.tables[0]
+    rows = [*table.rows, {**table.rows[0], "nosuch": 1, table.primary_key: 99_999}, dict(table.rows[0])]
+    tables = [table.model_copy(update={"rows": rows}), *site.database.tables[1:]]
+    other = site.model_copy(update={"database": site.database.model_copy(update={"tables": tables})})
+    db = build(other)
+    fresh = scratch(other)
+    assert db.load_warnings == fresh.load_warnings and len(db.load_warnings) == 2
+    _same_data(db, fresh)
+
+
+def test_a_copy_with_another_schema_or_view_is_built_from_scratch(shop: Site) -> None:
+    site = shop.model_copy(deep=True)
+    build(site)
+    views = [*site.database.views, View(name="v_count", sql=f'SELECT count(*) AS n FROM "{site.database.tables[0].name}"')]
+    other = site.model_copy(update={"database": site.database.model_copy(update={"views": views})})
+    db = build(other)
+    assert db.conn.execute("SELECT n FROM v_count").fetchone()[0] == len(site.database.tables[0].rows)
+    _same_data(db, scratch(other))
