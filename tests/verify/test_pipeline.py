@@ -260,3 +260,24 @@ def test_precision_counts_symptoms_of_a_broken_task_but_not_of_a_sound_one(tmp_p
     assert scores is not None
     assert scores["F001"]["recall"] == 1.0 and scores["F001"]["precision"] == 1.0
     assert scores["F003"]["true_positives"] == 1 and scores["F003"]["precision"] == 0.5
+
+
+def test_a_harmless_edit_that_renumbers_elements_keeps_every_task(small: Site) -> None:
+    """A link added to the home page shifts the element numbers that the stored certificates click:
+    they no longer replay (F002), but the search certifies each task anew and its certificate
+    replaces the stale one, so repairing loses no task that the unedited site keeps."""
+    data = copy.deepcopy(to_data(small))
+    data.pop("id", None)
+    home = next(p for p in data["pages"] if p["id"] == "home")
+    home["elements"].insert(0, {"type": "link", "text": "About us", "href": "/"})
+    edited = from_data(data, check_id=False)
+    report = verify_site(edited, budget=BUDGET)
+    stale = {i["location"] for i in report.raw.issues if i["code"] == "F002"}
+    assert stale  # the edit did make stored certificates fail
+    before, _ = repair_site(small, budget=BUDGET)
+    after, log = repair_site(edited, budget=BUDGET)
+    assert before is not None and after is not None
+    assert [t.id for t in after.tasks] == [t.id for t in before.tasks]
+    replaced = {r["location"] for r in log.repairs if r["operator"] == "replace_certificate"}
+    assert replaced == stale
+    assert all(replays(after, t, t.certificate) for t in after.tasks if t.kind != "infeasible")

@@ -68,8 +68,12 @@ class TaskVerdict:
 
     @property
     def shipped(self) -> bool:
-        """Certified or proven infeasible, with no feasibility issue."""
-        return self.status in ("certified", "proven_infeasible") and not self.issues
+        """Certified or proven infeasible, with no feasibility issue; for a certified task, a stored
+        certificate that no longer replays (F002: an edit renumbered the elements it clicks) is not
+        one, since the new certificate replaces it (repair ``replace_certificate``)."""
+        if self.status == "certified":
+            return all(i.code == CERTIFICATE_FAILS for i in self.issues)
+        return self.status == "proven_infeasible" and not self.issues
 
 
 def _issue(code: str, location: str, message: str) -> Issue:

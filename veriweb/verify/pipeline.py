@@ -213,6 +213,21 @@ def _retarget(site: Site, verdicts: dict[str, Any], budget: int) -> tuple[Site, 
     return (site.model_copy(update={"tasks": tasks}) if log else site), log
 
 
+def _replaced_certificates(site: Site, verdicts: dict[str, Any], kept: set[str]) -> list[Repair]:
+    """``replace_certificate`` for each kept task whose stored certificate failed (F002) and whose
+    search certified it anew: the new certificate is the one shipped."""
+    from veriweb.verify.checks import CERTIFICATE_FAILS
+
+    out = []
+    for index, task in enumerate(site.tasks):
+        verdict = verdicts.get(task.id)
+        if task.id in kept and verdict is not None and any(i.code == CERTIFICATE_FAILS for i in verdict.issues):
+            out.append(Repair(CERTIFICATE_FAILS, f"$.tasks[{index}].certificate", "replace_certificate",
+                              f"task {task.id!r}: the stored certificate ({len(task.certificate)} actions) no "
+                              f"longer replays; the search's ({len(verdict.certificate)} actions) replaces it"))
+    return out
+
+
 def ship_unrepaired(site: Site, budget: int) -> tuple[list[Task], dict[str, Any], dict[str, str]]:
     """Verify every task of ``site`` as it is, repairing nothing: the tasks it would ship (with
     their certificates), each task's verdict, and why each other task was dropped.
@@ -409,6 +424,7 @@ def _repair_site(site: Site, *, budget: int, name: str, search_raw: bool) -> tup
 
     kept, probes = _keep(fixed, verdicts, dropped, reuse={t: probes[t] for t in probes if t not in again
                                                           and verdicts.get(t) is raw_verdicts.get(t)})
+    repairs += _replaced_certificates(fixed, verdicts, {t.id for t in kept})
     final = with_id(fixed.model_copy(update={"tasks": kept}))
     false_feasible = 0
     session = Session(final)  # a fresh session of the final site, never used by the search

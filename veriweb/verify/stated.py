@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from veriweb.engine import Episode, Session
@@ -107,8 +107,14 @@ def _holds(value: Any, op: str, target: Any) -> bool:
     return value >= target if op == ">=" else value <= target
 
 
-def _rows(session: Session, name: str) -> set[tuple[tuple[str, Any], ...]]:
-    cursor = session.db.guard.engine(f'SELECT * FROM "{name}"')
+def _rows(session: Session, name: str, key: str | None = None, values: list[Any] | None = None
+          ) -> set[tuple[tuple[str, Any], ...]]:
+    """The rows of table or view ``name`` as ``(column, value)`` tuples (those whose ``key`` is in ``values``)."""
+    if key is not None and values is not None:
+        cursor = session.db.guard.engine(f'SELECT * FROM "{name}" WHERE "{key}" IN ({", ".join("?" * len(values))})',
+                                         values)
+    else:
+        cursor = session.db.guard.engine(f'SELECT * FROM "{name}"')
     names = [d[0] for d in cursor.description]
     return {tuple(zip(names, row)) for row in cursor.fetchall()}
 
@@ -123,6 +129,7 @@ class StatedConditions:
 
     conditions: list[Condition]
     before: dict[str, set[tuple[tuple[str, Any], ...]]]
+    _by_key: dict[str, dict[Any, tuple[tuple[str, Any], ...]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, site: Site, task: Task, session: Session, run: Run) -> StatedConditions:
@@ -168,9 +175,32 @@ class StatedConditions:
         if not self.conditions:
             return False
         touched: dict[str, set[tuple[tuple[str, Any], ...]]] = {}
+        logged: dict[str, set[Any]] | None = None
         for name in dict.fromkeys(table for table, _, _, _ in self.conditions):  # only what a condition reads
-            before, after = self.before.get(name, set()), _rows(session, name)
-            touched[name] = (after - before) | (before - after)
+            before = self.before.get(name, set())
+            key = session.db.primary_keys.get(name)
+            if key is None:  # a view: its rows are compared whole
+                after = _rows(session, name)
+                touched[name] = (after - before) | (before - after)
+                continue
+            # a table: only the rows the change log names can differ from the rows before
+            if logged is None:
+                logged = {}
+                for change in session.db.changes():
+                    pk = session.db.primary_keys.get(change.table)
+                    for row in (change.old, change.new):
+                        if row is not None:
+                            logged.setdefault(change.table, set()).add(row.get(pk))
+            keys = logged.get(name, set())
+            if not keys:
+                touched[name] = set()
+                continue
+            if name not in self._by_key:
+                self._by_key[name] = {dict(row).get(key): row for row in before}
+            by_key = self._by_key[name]
+            old = {by_key[k] for k in keys if k in by_key}
+            new = _rows(session, name, key, sorted(keys, key=repr))
+            touched[name] = (new - old) | (old - new)
         for table, column, op, target in self.conditions:
             if not any(_holds(dict(row).get(column), op, target) for row in touched.get(table, ())):
                 return False
