@@ -1102,16 +1102,18 @@ STATIC_CHECKS: list[Callable[[Site], list[Issue]]] = [
 def all_checks() -> list[Callable[[Site], list[Issue]]]:
     """Every static check, in the order :func:`static_issues` runs them (this module's, then those of
     :mod:`veriweb.verify.intent`, :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`,
-    :mod:`veriweb.verify.checks_keys`, :mod:`veriweb.verify.checks_meaning` and
-    :mod:`veriweb.verify.checks_tasks`)."""
+    :mod:`veriweb.verify.checks_keys`, :mod:`veriweb.verify.checks_meaning`,
+    :mod:`veriweb.verify.checks_tasks` and :mod:`veriweb.verify.checks_views`)."""
     from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
     from veriweb.verify.checks_keys import KEY_CHECKS
     from veriweb.verify.checks_meaning import MEANING_CHECKS
     from veriweb.verify.checks_pages import PAGE_CHECKS
     from veriweb.verify.checks_tasks import TASK_CHECKS
+    from veriweb.verify.checks_views import VIEW_CHECKS
     from veriweb.verify.intent import INTENT_CHECKS
 
-    return [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS, *TASK_CHECKS]
+    return [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS, *TASK_CHECKS,
+            *VIEW_CHECKS]
 
 
 def static_issues(site: Site) -> list[Issue]:

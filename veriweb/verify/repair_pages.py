@@ -395,12 +395,34 @@ def retarget_entity_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> 
     return R.remove_element(data, issue, ctx)
 
 
+def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """C013: the SQL the check computed for the view (or effect) at the issue's place: the quantity
+    put back into a sum, the subquery tied to its row, the value the figure is named for, the
+    words of a ``CASE`` swapped (:func:`veriweb.verify.checks_views.view_fixes`)."""
+    from veriweb.verify.checks_views import view_fixes
+
+    tokens = R.parse_path(issue.location)
+    parent = R.get_at(data, tokens[:-1])
+    if not isinstance(parent, dict) or not isinstance(parent.get(tokens[-1]), str):
+        return None
+    fix = next((f for f in view_fixes(R.site_of(data)) if f.location == issue.location
+                and f.old == parent[tokens[-1]]), None)
+    if fix is None or fix.new == fix.old:
+        return None
+    parent[tokens[-1]] = fix.new
+    if tokens[0] == "markers":
+        name = data["markers"][tokens[1]]["name"]
+        return f"marker {name!r}: {fix.message.split(':')[0]}; rewritten", R.Touch(markers={name})
+    name = parent.get("name", "")
+    return f"view {name!r}: {fix.message.split(':')[0]}; rewritten", R.Touch(tables={name})
+
+
 OPERATORS: dict[str, R.Operator] = {
     "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
     "M009": bind_amount, "M010": show_column, "M011": leave,
-    "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date,
+    "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
-__all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "leave", "match_detail", "rebind_reference",
+__all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
            "restore_guard", "retarget_entity_link", "show_column"]

@@ -1,0 +1,123 @@
+"""C013: figures views (and effects) compute against their own names and the site's other SQL.
+
+Each defect was first written by hand in a held-out set (a cart total without the quantity, a
+star count over every project, an "open issues" count of closed ones, an unread count of read
+mail, vote notes and stay states worded backwards); each has a twin edit that must stay clean,
+and the repair must give back the SQL of the unedited site.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import static_issues
+from veriweb.verify.checks_views import VIEW_FIGURE, check_view_figures
+from veriweb.verify.repair import repair_static
+
+Data = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def clean() -> dict[str, Data]:
+    return {domain: to_data(generate_site(domain, 0)) for domain in ("shop", "forum", "code", "travel", "mail")}
+
+
+def _view(data: Data, name: str) -> Data:
+    return next(v for v in data["database"]["views"] if v["name"] == name)
+
+
+def _edited(data: Data, name: str, old: str, new: str) -> Data:
+    out = copy.deepcopy(data)
+    out.pop("id", None)
+    view = _view(out, name)
+    assert old in view["sql"], (name, old)
+    view["sql"] = view["sql"].replace(old, new, 1)
+    return out
+
+
+CASES = [
+    ("shop", "cart_totals", "sum(c.qty * p.price)", "sum(p.price)", "leaves out the quantity"),
+    ("code", "project_view", "FROM stars s WHERE s.project_id = p.id", "FROM stars s", "every row shows the same"),
+    ("code", "label_view", "i.state = 'open'", "i.state = 'closed'", "named for state = 'open'"),
+    ("mail", "folder_view", "e.read = 0", "e.read = 1", "the opposite of what its name says"),
+    ("forum", "vote_view", "THEN 'You upvoted this post.' ELSE 'You downvoted this post.'",
+     "THEN 'You downvoted this post.' ELSE 'You upvoted this post.'", "wrong way round"),
+    ("travel", "stay_view", "THEN 'Upcoming'", "THEN 'Completed'", "wrong way round"),
+]
+
+
+@pytest.mark.parametrize("domain, view, old, new, said", CASES, ids=[c[1] + ":" + c[4][:12] for c in CASES])
+def test_a_view_figure_its_name_or_the_site_contradicts_is_found_and_fixed(
+        clean: dict[str, Data], domain: str, view: str, old: str, new: str, said: str) -> None:
+    data = clean[domain]
+    if view == "stay_view":  # the swap touches both words: Upcoming under the future test, Completed last
+        edited = _edited(data, view, "THEN 'Upcoming'", "THEN '@@'")
+        edited = _edited(edited, view, "ELSE 'Completed'", "ELSE 'Upcoming'")
+        edited = _edited(edited, view, "THEN '@@'", "THEN 'Completed'")
+    else:
+        edited = _edited(data, view, old, new)
+    site = from_data(edited, check_id=False)
+    number = [v.name for v in site.database.views].index(view)
+    issues = [i for i in check_view_figures(site) if i.location == f"$.database.views[{number}].sql"]
+    assert len(issues) == 1 and said in issues[0].message, issues
+    assert issues[0].cls == "consistency" and issues[0].code == VIEW_FIGURE
+    fixed, log, _, _, _ = repair_static(site)
+    assert any(r.operator == "fix_view" for r in log)
+    assert _view(to_data(fixed), view)["sql"] == _view(data, view)["sql"]
+    assert not [i for i in static_issues(fixed) if i.code == VIEW_FIGURE]
+
+
+@pytest.mark.parametrize("domain", ["shop", "forum", "code", "travel", "mail"])
+def test_clean_sites_have_no_view_figure_issue(clean: dict[str, Data], domain: str) -> None:
+    assert check_view_figures(from_data(clean[domain], check_id=False)) == []
+
+
+TWINS = [
+    # the quantity kept, only written the other way round
+    ("shop", "cart_totals", "sum(c.qty * p.price)", "sum(p.price * c.qty)"),
+    # a count over every project, on purpose: the view's own table is not what stars point at
+    ("code", "label_view", "(SELECT count(*) FROM issue_labels il", "(SELECT count(*) FROM issue_labels il"),
+    # a figure named for the value it counts, spelled with another word order
+    ("code", "project_view", "AS open_issues", "AS issues_open"),
+    # an unread count that tests the flag the other way and says so
+    ("mail", "folder_view", "e.read = 0", "NOT e.read = 1"),
+    # words with no direction to get wrong
+    ("forum", "vote_view", "'You upvoted this post.' ELSE 'You downvoted this post.'",
+     "'Your vote: +1' ELSE 'Your vote: -1'"),
+]
+
+
+@pytest.mark.parametrize("domain, view, old, new", TWINS, ids=[t[1] + ":" + t[3][:16] for t in TWINS])
+def test_twin_edits_that_keep_the_figure_right_stay_clean(clean: dict[str, Data], domain: str, view: str, old: str,
+                                                          new: str) -> None:
+    assert check_view_figures(from_data(_edited(clean[domain], view, old, new), check_id=False)) == []
+
+
+def test_a_total_an_effect_sums_without_the_quantity_is_found_and_fixed(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["shop"])
+    data.pop("id", None)
+    marker = next(m for m in data["markers"] if m["name"] == "place_order")
+    effect = next(e for e in marker["effects"] if "sum(c.qty * p.price)" in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace("sum(c.qty * p.price)", "sum(p.price)")
+    site = from_data(data, check_id=False)
+    issues = [i for i in check_view_figures(site) if i.location.startswith("$.markers[")]
+    assert len(issues) == 1 and "leaves out the quantity" in issues[0].message
+    fixed, _, _, _, _ = repair_static(site)
+    marker = next(m for m in to_data(fixed)["markers"] if m["name"] == "place_order")
+    assert original in [e["sql"] for e in marker["effects"]]
+
+
+def test_a_figure_named_for_another_value_needs_that_value_in_the_data(clean: dict[str, Data]) -> None:
+    """A count named "archived_issues" that counts state = 'closed' says nothing wrong when no issue is
+    ever "archived": the name is only read against values the column holds or is given."""
+    edited = _edited(clean["code"], "label_view", "AS open_issues", "AS archived_issues")
+    edited = _edited(edited, "label_view", "i.state = 'open'", "i.state = 'closed'")
+    assert check_view_figures(from_data(edited, check_id=False)) == []
+
+

@@ -1,0 +1,385 @@
+"""Checks of the figures views compute: what a column's own name, or the site's other SQL, says it must be.
+
+A view that an author got wrong shows a wrong figure on every page that reads it, and nothing
+else in the site disagrees loudly: the count is a number, the total is an amount. These
+checks (C013) read a view's SQL against evidence inside the site itself:
+
+- a sum over line rows that leaves out the quantity every other figure multiplies the same
+  amount by (``sum(p.price)`` where ``c.qty * p.price`` is the line total elsewhere);
+- a per-row count or sum whose subquery never refers to the row (``(SELECT count(*) FROM
+  stars s)`` on each project, where stars point at projects): every row shows the same figure;
+- a figure named after one value of a column that counts another (``... AND i.state =
+  'closed') AS open_issues``; ``e.read = 1`` counted as ``unread``);
+- a ``CASE`` whose words say the opposite of its test: "Upcoming" for a date already past,
+  "You downvoted" for a vote of +1.
+
+The same reading applies to markers' effects (a stored total summed without the quantity).
+:func:`view_fixes` gives, for each finding, the SQL that fixes it; the repair operator
+(:func:`veriweb.verify.repair_pages.fix_view`) applies it. Every check is a pure function of the
+scaffold and silent on clean generated sites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from veriweb.scaffold import Site
+from veriweb.verify import checks as C
+from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, split_top
+
+VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
+                                             "figures contradict")
+
+_QUANTITY = re.compile(r"^(?:qty|quantity|quantities|units|count|seats|nights|passengers|guests|tickets|amount_units)$")
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One finding: where (a view's or an effect's SQL), what is wrong, and the SQL that fixes it."""
+
+    location: str
+    message: str
+    old: str
+    new: str
+
+
+# ----------------------------------------------------------------------------- SQL reading
+
+
+def _aliases(sql: str) -> dict[str, str]:
+    """Alias (and table name) -> table, for every ``FROM``/``JOIN`` of ``sql`` (subqueries included)."""
+    out: dict[str, str] = {}
+    for match in _TABLE_NAMES.finditer(sql):
+        table, alias = match.group(1), match.group(2)
+        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
+            continue
+        if alias and alias.lower() not in _SQL_WORDS:
+            out[alias] = table
+        out.setdefault(table, table)
+    return out
+
+
+def _subqueries(sql: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each parenthesised ``SELECT`` in ``sql`` (the text inside the parentheses)."""
+    for match in re.finditer(r"\(\s*SELECT\b", sql, re.I):
+        depth, quote = 0, False
+        for index in range(match.start(), len(sql)):
+            char = sql[index]
+            if char == "'":
+                quote = not quote
+            elif not quote and char == "(":
+                depth += 1
+            elif not quote and char == ")":
+                depth -= 1
+                if depth == 0:
+                    yield match.start() + 1, index
+                    break
+
+
+def _select_items(sql: str) -> list[tuple[str, str]] | None:
+    """The top-level select list of a ``SELECT`` as ``(expression, alias)``; ``None`` if it is not one."""
+    body = sql.strip()
+    if not body[:6].upper() == "SELECT":
+        return None
+    cut = _top_keyword(body[6:], "FROM")
+    if cut < 0:
+        return None
+    out = []
+    for item in split_top(body[6:6 + cut]):
+        found = re.fullmatch(r"(.*?)\s+AS\s+\"?(\w+)\"?", item.strip(), re.I | re.S)
+        if found:
+            out.append((found.group(1), found.group(2)))
+    return out
+
+
+def _main_from(sql: str) -> tuple[str, str] | None:
+    """The ``(table, alias)`` after the outermost ``FROM``."""
+    body = sql.strip()
+    cut = _top_keyword(body[6:], "FROM") if body[:6].upper() == "SELECT" else -1
+    if cut < 0:
+        return None
+    found = re.match(r"FROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?", body[6 + cut:], re.I)
+    if found is None:
+        return None
+    alias = found.group(2) if found.group(2) and found.group(2).lower() not in _SQL_WORDS else found.group(1)
+    return found.group(1), alias
+
+
+def _words(name: str) -> set[str]:
+    return {w for w in re.split(r"[_\W]+", name.lower()) if w}
+
+
+# ----------------------------------------------------------------------------- sums without the quantity
+
+
+def _products(site: Site, texts: list[str]) -> dict[tuple[str, str], set[tuple[str, str]]]:
+    """Each amount ``(table, column)`` that some SQL of the site multiplies by a quantity column, with
+    those quantity columns: ``c.qty * p.price`` gives ``(products, price) -> {(cart_items, qty)}``."""
+    out: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for sql in texts:
+        aliases = _aliases(sql)
+        for a1, c1, a2, c2 in re.findall(r"\b(\w+)\.(\w+)\s*\*\s*(\w+)\.(\w+)\b", sql):
+            for (qa, qc), (pa, pc) in (((a1, c1), (a2, c2)), ((a2, c2), (a1, c1))):
+                if _QUANTITY.match(qc) and not _QUANTITY.match(pc) and qa in aliases and pa in aliases:
+                    out.setdefault((aliases[pa], pc), set()).add((aliases[qa], qc))
+    return out
+
+
+def _unweighted_sums(site: Site, location: str, sql: str,
+                     products: dict[tuple[str, str], set[tuple[str, str]]]) -> Iterator[Fix]:
+    aliases = _aliases(sql)
+    for match in re.finditer(r"\bsum\s*\(", sql, re.I):
+        depth, end = 0, None
+        for index in range(match.end() - 1, len(sql)):
+            depth += {"(": 1, ")": -1}.get(sql[index], 0)
+            if depth == 0:
+                end = index
+                break
+        if end is None:
+            continue
+        inner = sql[match.end():end]
+        if "*" in inner or re.search(r"\bSELECT\b", inner, re.I):
+            continue
+        for alias, column in re.findall(r"\b(\w+)\.(\w+)\b", inner):
+            table = aliases.get(alias)
+            partners = products.get((table, column), set()) if table else set()
+            here = [(a, qc) for qt, qc in sorted(partners) for a, t in aliases.items() if t == qt and a != t]
+            here += [(qt, qc) for qt, qc in sorted(partners) if aliases.get(qt) == qt]
+            if not here:
+                continue
+            q_alias, q_column = here[0]
+            fixed = sql[:match.end()] + re.sub(rf"\b{re.escape(alias)}\.{re.escape(column)}\b",
+                                               f"{q_alias}.{q_column} * {alias}.{column}", inner, count=1) + sql[end:]
+            yield Fix(location, f"sum({inner.strip()}) adds up {table}.{column} once per row, but the site "
+                                f"multiplies {table}.{column} by {q_column} elsewhere (a line's amount is "
+                                f"{q_column} times it): the sum leaves out the quantity", sql, fixed)
+            break
+
+
+# ----------------------------------------------------------------------------- per-row figures over every row
+
+
+def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    main = _main_from(sql)
+    if main is None:
+        return
+    outer_table, outer_alias = main
+    outer = site.database.table(outer_table)
+    if outer is None:
+        return
+    items = _select_items(sql) or []
+    spans = list(_subqueries(sql))
+    for start, end in spans:
+        if any(s < start and end < e for s, e in spans):
+            continue  # nested: its parent is what refers to the row or not
+        inner = sql[start:end]
+        if not re.match(r"\s*SELECT\s+(?:count|sum|avg|max|min|total|group_concat)\s*\(", inner, re.I):
+            continue
+        own = _aliases(inner)
+        if any(alias not in own for alias, _ in re.findall(r"\b([A-Za-z_]\w*)\.(\w+)\b", inner)):
+            continue  # refers to something outside itself: correlated
+        if not any(expr.strip().startswith("(") and sql.find(expr) <= start - 1 < sql.find(expr) + len(expr)
+                   for expr, _ in items):
+            continue  # not a column of each row (a filter, a join)
+        for alias, table_name in own.items():
+            table = site.database.table(table_name)
+            link = next((fk for fk in table.foreign_keys if fk.ref_table == outer_table), None) if table else None
+            if link is None:
+                continue
+            where = _top_keyword(inner, "WHERE")
+            condition = f"{alias}.{link.column} = {outer_alias}.{link.ref_column}"
+            if where >= 0:
+                fixed_inner = inner[:where + 5] + f" {condition} AND" + inner[where + 5:]
+            else:
+                fixed_inner = inner.rstrip() + f" WHERE {condition}"
+            yield Fix(location, f"({inner.strip()}) never refers to the {outer_table} row it is shown on, though "
+                                f"{table_name}.{link.column} points at {outer_table}: every row shows the same "
+                                f"figure, the one for all of them", sql, sql[:start] + fixed_inner + sql[end:])
+            break
+
+
+# ----------------------------------------------------------------------------- a figure named after another value
+
+
+def _domain(site: Site, table: str, column: str) -> set[str]:
+    """The text values a column holds in the seed rows and gets from markers' literal writes."""
+    out = {str(r[column]).lower() for t in site.database.tables if t.name == table for r in t.rows
+           if isinstance(r.get(column), str)}
+    for marker in site.markers:
+        for effect in marker.effects:
+            if effect.table != table:
+                continue
+            out |= {v.lower() for v in re.findall(rf"\b{re.escape(column)}\s*=\s*'([^']*)'", effect.sql)}
+    return out
+
+
+def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    items = _select_items(sql) or []
+    aliases = _aliases(sql)
+    flags = {(t.name, c.name) for t in site.database.tables for c in t.columns if c.type == "boolean"}
+    for expr, name in items:
+        if not re.search(r"\b(?:count|sum|total)\s*\(", expr, re.I):
+            continue
+        words = _words(name)
+        for match in re.finditer(r"\b(\w+)\.(\w+)\s*(=|!=|<>)\s*('([^']*)'|[01]\b)", expr):
+            alias, column, op, literal, text = match.groups()
+            table = aliases.get(alias)
+            if table is None or re.search(r"\bNOT\s*\(?\s*$", expr[:match.start()], re.I):
+                continue  # a negated test: read no further than a plain one
+            if text is not None and op == "=":
+                value = text.lower()
+                others = (_domain(site, table, column) & words) - {value}
+                if not others or _words(value) & words:
+                    continue  # the name says no other value, or says this one
+                named = sorted(others)[0]
+                fixed_expr = expr[:match.start(4)] + f"'{named}'" + expr[match.end(4):]
+                yield Fix(location, f"{name} is named for {column} = {named!r}, but it counts rows where "
+                                    f"{alias}.{column} = {literal}", sql, sql.replace(expr, fixed_expr, 1))
+            elif text is None and (table, column) in flags:
+                truth = (literal == "1") == (op == "=")
+                if f"un{column}" in words or f"not_{column}" in name.lower():
+                    wanted = False
+                elif column in words:
+                    wanted = True
+                else:
+                    continue
+                if truth != wanted:
+                    flipped = "0" if literal == "1" else "1"
+                    fixed_expr = expr[:match.start(4)] + flipped + expr[match.end(4):]
+                    yield Fix(location, f"{name} counts rows where {alias}.{column} {op} {literal}: the "
+                                        f"{'opposite' if truth else 'rest'} of what its name says",
+                              sql, sql.replace(expr, fixed_expr, 1))
+
+
+# ----------------------------------------------------------------------------- words against their test
+
+_FUTURE = {"upcoming", "scheduled", "future", "planned", "coming", "next", "due", "pending"}
+_PAST = {"completed", "past", "done", "finished", "departed", "expired", "flown", "ended", "previous", "over",
+         "overdue", "stayed"}
+_UP = {"up", "upvote", "upvoted", "liked", "like", "plus", "positive", "agree", "agreed"}
+_DOWN = {"down", "downvote", "downvoted", "disliked", "dislike", "minus", "negative", "disagree", "disagreed"}
+_TODAY = r"(?:vw_today\(\)|date\('now'\)|:today|current_date)"
+_TEXT = r"'((?:[^']|'')*)'"
+
+
+def _cases(sql: str) -> Iterator[tuple[list[tuple[str, int, int]], tuple[int, int] | None]]:
+    """Each ``CASE`` of ``sql`` whose results are all quoted texts: its branches as ``(test, start, end)``
+    (the span of the branch's text; a simple ``CASE x WHEN v`` gives the test ``x = v``) and the
+    span of its ``ELSE`` text, if any."""
+    for match in re.finditer(r"\bCASE\b", sql, re.I):
+        depth, end = 0, None
+        for word in re.finditer(r"'(?:[^']|'')*'|\bCASE\b|\bEND\b", sql[match.start():], re.I):
+            token = word.group(0).upper()
+            depth += 1 if token == "CASE" else -1 if token == "END" else 0
+            if depth == 0:
+                end = match.start() + word.start()
+                break
+        if end is None:
+            continue
+        body_start = match.end()
+        body = sql[body_start:end]
+        first = re.search(r"\bWHEN\b", body, re.I)
+        if first is None:
+            continue
+        subject = body[:first.start()].strip()
+        branches = [(m.group(1).strip() if not subject else f"{subject} = {m.group(1).strip()}",
+                     body_start + m.start(2), body_start + m.end(2))
+                    for m in re.finditer(rf"\bWHEN\s+(.+?)\s+THEN\s+{_TEXT}", body, re.I | re.S)]
+        if len(branches) != len(re.findall(r"\bWHEN\b", body, re.I)):
+            continue  # a result that is not a text: not a wording
+        other = re.search(rf"\bELSE\s+{_TEXT}\s*$", body, re.I | re.S)
+        yield branches, ((body_start + other.start(1), body_start + other.end(1)) if other else None)
+
+
+def _side(text: str, first: set[str], second: set[str]) -> int:
+    """1 if ``text`` has words of ``first`` only, -1 of ``second`` only, else 0."""
+    words = _words(text)
+    a, b = bool(words & first), bool(words & second)
+    return 1 if a and not b else -1 if b and not a else 0
+
+
+def _test_sides(test: str) -> tuple[str, int] | None:
+    """What a ``CASE`` test says about its THEN branch: ``("time", 1)`` for a date after today (-1 before),
+    ``("sign", 1)`` for a positive value (-1 negative); ``None`` when it is neither."""
+    test = test.strip()
+    date = re.fullmatch(rf"(?:\w+\.)?\w+\s*(>=|>|<=|<)\s*{_TODAY}", test, re.I)
+    if date:
+        return "time", 1 if date.group(1).startswith(">") else -1
+    date = re.fullmatch(rf"{_TODAY}\s*(>=|>|<=|<)\s*(?:\w+\.)?\w+", test, re.I)
+    if date:
+        return "time", 1 if date.group(1).startswith("<") else -1
+    sign = re.fullmatch(r"(?:\w+\.)?\w+\s*(=|>=|>|<=|<)\s*(-?\d+)", test)
+    if sign:
+        op, number = sign.group(1), int(sign.group(2))
+        if op == "=" and number != 0:
+            return "sign", 1 if number > 0 else -1
+        if op in (">", ">=") and number >= 0:
+            return "sign", 1
+        if op in ("<", "<=") and number <= 0:
+            return "sign", -1
+    return None
+
+
+def _backwards_words(location: str, sql: str) -> Iterator[Fix]:
+    for branches, other in _cases(sql):
+        texts = [(a, b) for _, a, b in branches] + ([other] if other else [])
+        for test, a, b in branches:
+            sides = _test_sides(test)
+            if sides is None:
+                continue
+            kind, side = sides
+            first, second = (_FUTURE, _PAST) if kind == "time" else (_UP, _DOWN)
+            if _side(sql[a:b], first, second) != -side:
+                continue
+            partner = next(((c, d) for c, d in reversed(texts) if (c, d) != (a, b)
+                            and _side(sql[c:d], first, second) == side), None)
+            if partner is None:
+                continue
+            c, d = partner
+            (x, y), (u, v) = sorted([(a, b), (c, d)])
+            fixed = sql[:x] + sql[u:v] + sql[y:u] + sql[x:y] + sql[v:]
+            what = {("time", 1): "a date after today", ("time", -1): "a date before today",
+                    ("sign", 1): "a positive value", ("sign", -1): "a negative value"}[(kind, side)]
+            yield Fix(location, f"CASE WHEN {test} says '{sql[a:b]}' for {what}, and '{sql[c:d]}' is said "
+                                f"otherwise: the words are the wrong way round", sql, fixed)
+            break
+
+
+# ----------------------------------------------------------------------------- the check
+
+
+def view_fixes(site: Site) -> list[Fix]:
+    """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
+    texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
+    products = _products(site, texts)
+    out: list[Fix] = []
+    for number, view in enumerate(site.database.views):
+        location = f"$.database.views[{number}].sql"
+        for finder in (_uncorrelated, _misnamed):
+            out += finder(site, location, view.sql)
+        out += _unweighted_sums(site, location, view.sql, products)
+        out += _backwards_words(location, view.sql)
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
+    return out
+
+
+def check_view_figures(site: Site) -> list[C.Issue]:
+    """C013: a view (or an effect) that computes a figure its own name or the site's other SQL
+    contradicts (see the module docstring)."""
+    seen: set[str] = set()
+    issues = []
+    for fix in view_fixes(site):
+        if fix.location in seen:
+            continue  # one finding per place: the repair fixes them one round at a time
+        seen.add(fix.location)
+        issues.append(C.Issue("consistency", VIEW_FIGURE, fix.location, fix.message))
+    return issues
+
+
+VIEW_CHECKS = [check_view_figures]
+
+__all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "view_fixes"]
