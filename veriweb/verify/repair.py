@@ -1338,7 +1338,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     A column an effect decrements (``stock = stock - :qty``) gets an invariant that no row goes
     below zero; a date parameter an insert stores gets a precondition that it is not in the past;
     a link row that could be added twice gets an invariant that each pair is there once; a count
-    typed straight into a column gets a minimum of zero.
+    typed straight into a column gets a minimum of zero; two dates typed into a row get a
+    precondition that keeps them in the order every seed row has (:mod:`veriweb.verify.checks_guards`).
     """
     tokens = parse_path(issue.location)
     if tokens[:1] != ["markers"] or len(tokens) < 2:
@@ -1357,7 +1358,7 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
                 invariants.append({"predicate": {"kind": "sql", "sql": sql},
                                    "message": f"Sorry, there is not enough {column.replace('_', ' ')}."})
                 added.append(f"{effect['table']}.{column} >= 0")
-    for param in marker.get("params", []):
+    for param in marker.get("params", []) if "as every seed row of" not in issue.message else ():
         mentioned = any(f":{param['name']}" in e["sql"] for e in marker["effects"] if e["op"] in ("insert", "update"))
         if param.get("type") == "date" and mentioned:
             guard = {"kind": "compare", "left": {"ref": f"param.{param['name']}"}, "op": ">=",
@@ -1370,6 +1371,15 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
         if param.get("min") is None or param["min"] < 0:
             param["min"] = 0
             added.append(f"{param['name']} >= 0")
+    if len(tokens) == 2:  # dates typed out of the order every seed row keeps: the precondition
+        from veriweb.verify.checks_guards import guard_fixes
+
+        for fix in guard_fixes(site_of(data)):
+            if fix.location == issue.location and fix.add is not None and fix.add[0] not in known:
+                sql, message, params = fix.add
+                preconditions.append({"predicate": {"kind": "sql", "sql": sql, "params": params},
+                                      "message": message})
+                added.append(message)
     pair = re.search(r"second (\w+) row for the same ([\w ]+?), which no seed row", issue.message)
     if pair is not None:  # a link row added twice: an invariant that each pair is there once
         table, columns = pair.group(1), pair.group(2).split(" and ")

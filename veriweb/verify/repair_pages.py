@@ -213,14 +213,22 @@ def _ceiling(data: dict[str, Any], sql: str, column: str) -> tuple[str | None, s
 
 
 def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C009: a negative bound on a counter becomes zero; a date bound long before today becomes
-    today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
+    """C009: a guard that lets through what its message rules out admits what the message admits
+    (:mod:`veriweb.verify.checks_guards`); a negative bound on a counter becomes zero; a date bound
+    long before today becomes today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
     (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
     predicate = R.get_at(data, tokens)
     marker = R.get_at(data, tokens[:2])
     if not isinstance(predicate, dict) or not isinstance(marker, dict):
         return None
+    from veriweb.verify.checks_guards import guard_fixes
+
+    fix = next((f for f in guard_fixes(R.site_of(data)) if f.location == issue.location and f.sql
+                and predicate.get("sql") != f.sql), None)
+    if fix is not None:  # a guard its message or the seed dates contradict: the test they call for
+        old, predicate["sql"] = predicate["sql"], fix.sql
+        return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", R.Touch(markers={marker["name"]})
     raised = re.search(r"only keeps (\w+) from going below zero, but \w+ only raises", issue.message)
     if predicate.get("kind") == "sql" and raised is not None:
         # a counter the marker only raises: bounded from above by the column every seed row keeps it under

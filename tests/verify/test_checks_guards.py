@@ -1,0 +1,151 @@
+"""Guards that look right and do not guard (C009, C005), read against their messages and the seed data.
+
+The defects were first written by hand in a held-out set: a cancel guard that lets shipped orders
+through under "Only orders that have not shipped can be cancelled", a merge guard reduced to
+``pipeline IS NOT NULL`` under "The pipeline must pass", a departure test against a fixed day
+long past, a booking whose check-out may come before its check-in. Each has twins that must stay
+clean, and the repair must give back a guard that blocks what the unedited site blocks.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import static_issues
+from veriweb.verify.checks_guards import check_guards
+from veriweb.verify.repair import repair_static
+
+Data = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def clean() -> dict[str, Data]:
+    return {domain: to_data(generate_site(domain, 0)) for domain in ("shop", "admin", "code", "travel")}
+
+
+def _marker(data: Data, name: str) -> Data:
+    return next(m for m in data["markers"] if m["name"] == name)
+
+
+def _guard(data: Data, marker: str, text: str) -> Data:
+    """The precondition of ``marker`` whose SQL contains ``text``."""
+    return next(g for g in _marker(data, marker)["preconditions"] if text in g["predicate"].get("sql", ""))
+
+
+def _copy(data: Data) -> Data:
+    out = copy.deepcopy(data)
+    out.pop("id", None)
+    return out
+
+
+def _issues(data: Data) -> list[Any]:
+    return check_guards(from_data(data, check_id=False))
+
+
+GUARDS = [  # (domain, marker, text in its SQL, the edit of that text, what the issue says)
+    ("shop", "cancel_order", "status = 'placed'", "status IN ('placed', 'shipped')", "lets status 'shipped' through"),
+    ("admin", "cancel_order", "status IN ('pending', 'processing')",
+     "status IN ('pending', 'processing', 'shipped', 'complete')", "lets status 'complete', 'shipped' through"),
+    ("code", "merge_mr", "pipeline = 'passed'", "pipeline IS NOT NULL", "lets pipeline 'failed', "),
+    ("travel", "book_flight", "date > :today", "date > '2020-01-01'", "the fixed day 2020-01-01"),
+]
+
+
+@pytest.mark.parametrize("domain, marker, text, edit, said", GUARDS, ids=[g[1] + ":" + g[2] for g in GUARDS])
+def test_a_guard_that_does_not_guard_is_found_and_repaired(clean: dict[str, Data], domain: str, marker: str,
+                                                            text: str, edit: str, said: str) -> None:
+    data = _copy(clean[domain])
+    guard = _guard(data, marker, text)
+    original = guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = original.replace(text, edit)
+    issues = _issues(data)
+    assert len(issues) == 1 and issues[0].code == "C009" and said in issues[0].message, issues
+    fixed, log, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert any(r.operator == "restore_guard" for r in log)
+    sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
+    if "today" in text:
+        assert original.replace(":today", ":today") in sqls  # compared with today again
+    else:
+        assert any(s is not None and text.split(" ")[0] in s and "shipped'" not in s and "NULL" not in s
+                   and "complete" not in s for s in sqls if s and text.split(" ")[0] in s)
+    assert not [i for i in static_issues(fixed) if i.code == "C009"]
+
+
+def test_one_value_beyond_an_only_message_proves_nothing(clean: dict[str, Data]) -> None:
+    """ "Only maintainers can merge" over ``role IN ('Owner', 'Maintainer')`` is right: an owner is a kind
+    of maintainer. So one value beyond what an "only" message names is not reported; two are."""
+    data = _copy(clean["admin"])
+    guard = _guard(data, "cancel_order", "status IN ('pending', 'processing')")
+    guard["predicate"]["sql"] = guard["predicate"]["sql"].replace("'processing')", "'processing', 'shipped')")
+    assert _issues(data) == []
+
+
+TWINS = [  # edits that keep the guard right
+    ("shop", "cancel_order", "status = 'placed'", "status != 'shipped' AND status != 'delivered'",
+     "Orders can be cancelled until they ship."),
+    ("shop", "cancel_order", "status = 'placed'", "status = 'placed'", "Only placed orders can be cancelled."),
+    ("travel", "book_flight", "date > :today", "date > :today AND date > '2020-01-01'", None),
+    ("travel", "book_flight", "date > :today", "date > '2026-07-01'", None),  # a real floor: some flights are earlier
+]
+
+
+@pytest.mark.parametrize("domain, marker, text, edit, message", TWINS, ids=[t[3][:24] for t in TWINS])
+def test_twin_guards_stay_clean(clean: dict[str, Data], domain: str, marker: str, text: str, edit: str,
+                                message: str | None) -> None:
+    data = _copy(clean[domain])
+    guard = _guard(data, marker, text)
+    guard["predicate"]["sql"] = guard["predicate"]["sql"].replace(text, edit)
+    if message is not None:
+        guard["message"] = message
+    assert _issues(data) == []
+
+
+@pytest.mark.parametrize("domain", ["shop", "admin", "code", "travel"])
+def test_clean_sites_have_no_guard_issue(clean: dict[str, Data], domain: str) -> None:
+    assert _issues(_copy(clean[domain])) == []
+
+
+def test_dates_typed_out_of_the_seed_rows_order_get_a_precondition(clean: dict[str, Data]) -> None:
+    data = _copy(clean["travel"])
+    marker = _marker(data, "book_stay")
+    order = next(g for g in marker["preconditions"] if g["message"].startswith("Check-out must be after"))
+    marker["preconditions"].remove(order)
+    issues = _issues(data)
+    assert [(i.code, i.location) for i in issues] == [("C005", f"$.markers[{data['markers'].index(marker)}]")]
+    assert "nothing keeps check_out after check_in" in issues[0].message
+    fixed, log, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert [r.operator for r in log if r.code == "C005"] == ["tighten_marker"]
+    assert _issues(to_data(fixed)) == []
+    # the repaired marker refuses a stay that ends before it begins, and takes the same stay the right way round
+    from veriweb.engine import Session
+    from veriweb.engine.markers import MarkerFailed, run_marker
+    from veriweb.engine.query import Context
+
+    session = Session(fixed)
+    try:
+        marker = next(m for m in fixed.markers if m.name == "book_stay")
+        user = fixed.database.table("users").rows[0]
+        today = str(fixed.clock.today)
+        cursor = session.db.conn.execute("SELECT * FROM users WHERE id = ?", (user["id"],))
+        row = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+        ctx = Context(user=row, clock={"today": today, "now": today + "T09:00:00"})
+        args = {p.name: None for p in marker.params}
+        args.update(hotel_id=fixed.database.table("hotels").rows[0]["id"], check_in="2026-07-10",
+                    check_out="2026-07-08", guests=1, name="Ada Lovelace", email="ada@example.com")
+        with pytest.raises(MarkerFailed, match="Check-out must be after check-in"):
+            run_marker(session.db, marker, args, ctx)
+    finally:
+        session.close()
+
+
+def test_a_difference_or_a_chain_of_guards_keeps_dates_in_order(clean: dict[str, Data]) -> None:
+    data = _copy(clean["travel"])
+    marker = _marker(data, "book_stay")
+    order = next(g for g in marker["preconditions"] if g["message"].startswith("Check-out must be after"))
+    order["predicate"]["sql"] = "SELECT julianday(:co) - julianday(:ci) >= 1"
+    assert _issues(data) == []

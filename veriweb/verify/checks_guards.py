@@ -1,0 +1,302 @@
+"""Checks of guards that look right and do not guard: against their own messages and the seed data.
+
+An author writes a precondition and its message together; when they disagree, the message is
+what users and tasks believe, and the SQL is what runs. These checks read a guard's SQL
+against evidence in the site:
+
+- C009, a guard that admits values its message rules out: "Only orders that have not shipped
+  can be cancelled" over ``status IN ('placed', 'shipped')``; "The pipeline must pass" over
+  ``pipeline IS NOT NULL``. The values are those the column holds in the seed rows or gets from
+  markers' writes; the repair rewrites the test to admit what the message admits.
+- C009, a guard that keeps a date after a fixed day that every date the column holds, and the
+  site's today, are already after (``date > '2020-01-01'`` for "this flight has already
+  departed"), with no other test of today: it never blocks; the repair compares with today.
+- C005, a marker that stores two dates from what the user types while every seed row keeps them
+  in order (check-in before check-out), and no guard compares them: the repair adds the
+  precondition.
+
+:func:`guard_fixes` gives each finding with the SQL that fixes it; the repair operators apply it
+(:func:`veriweb.verify.repair_pages.restore_guard`, :func:`veriweb.verify.repair.tighten_marker`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import Compare, SqlPredicate
+from veriweb.verify import checks as C
+from veriweb.verify.dataflow import parse_effect
+
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
+_ONLY = re.compile(r"\b(?:only|must|just)\b", re.I)
+
+
+@dataclass(frozen=True)
+class GuardFix:
+    """One finding: where (a guard's predicate, or a marker), what is wrong, and the fix: the guard's
+    new SQL (``sql``), or a precondition to add (``add``: its SQL, message and parameters)."""
+
+    location: str
+    code: str
+    message: str
+    sql: str = ""
+    add: tuple[str, str, dict[str, Any]] | None = None
+
+
+def _stem(word: str) -> str:
+    """A crude stem, the same for "ship", "shipped" and "shipping", "cancel" and "cancelled"."""
+    word = word.lower()
+    for suffix in ("ing", "ed", "es", "s", "d"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word
+
+
+def _domains(site: Site) -> dict[tuple[str, str], dict[str, str]]:
+    """For each text column: its values (folded -> as written) in the seed rows and in markers' literal writes."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for table in site.database.tables:
+        for column in table.columns:
+            if column.type != "text":
+                continue
+            values = {r[column.name] for r in table.rows if isinstance(r.get(column.name), str)}
+            if 2 <= len(values) <= 8 and all(len(v) <= 24 for v in values):
+                out[(table.name, column.name)] = {v.lower(): v for v in values}
+    for marker in site.markers:
+        for effect in marker.effects:
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            for column, source in write.sources.items():
+                if source.kind == "literal" and isinstance(source.value, str) and (effect.table, column) in out:
+                    out[(effect.table, column)].setdefault(source.value.lower(), source.value)
+            for column, value in re.findall(r"\b(\w+)\s*=\s*'([^']*)'", effect.sql if effect.op == "update" else ""):
+                if (effect.table, column) in out:
+                    out[(effect.table, column)].setdefault(value.lower(), value)
+    return out
+
+
+def _words(name: str) -> set[str]:
+    return {_stem(w) for w in re.split(r"[_\W]+", name) if w}
+
+
+def _mentions(message: str, values: dict[str, str], action: set[str]) -> tuple[set[str], set[str], bool]:
+    """The values a guard's message names as allowed and as ruled out, and whether it says "only"; a
+    word of the marker's own name (``action``: "cancelled" for ``cancel_order``) names what it does,
+    not a value."""
+    allowed: set[str] = set()
+    ruled_out: set[str] = set()
+    stems = {_stem(v): v for v in values if " " not in v and _stem(v) not in action}
+    words = list(re.finditer(r"[A-Za-z']+", message))
+    for index, word in enumerate(words):
+        value = stems.get(_stem(word.group(0)))
+        if value is None and word.group(0).lower().startswith("un"):
+            value = stems.get(_stem(word.group(0)[2:]))
+            if value is not None:
+                ruled_out.add(value)
+                continue
+        if value is None:
+            continue
+        before = message[words[max(0, index - 3)].start():word.start()]
+        (ruled_out if _NEGATION.search(before) else allowed).add(value)
+    return allowed - ruled_out, ruled_out, bool(_ONLY.search(message))
+
+
+_TEST = re.compile(r"\b(?:(?P<alias>\w+)\.)?(?P<column>\w+)\s+(?:(?P<op>=|!=|<>)\s*'(?P<value>[^']*)'|"
+                   r"(?P<neg>NOT\s+)?IN\s*\((?P<list>[^)]*)\)|IS\s+NOT\s+NULL)", re.I)
+
+
+def _admitted(match: re.Match[str], domain: dict[str, str]) -> set[str]:
+    if match.group("op"):
+        value = match.group("value").lower()
+        return {value} if match.group("op") == "=" else set(domain) - {value}
+    if match.group("list") is not None:
+        listed = {v.lower() for v in re.findall(r"'([^']*)'", match.group("list"))}
+        return set(domain) - listed if match.group("neg") else listed
+    return set(domain)  # IS NOT NULL: every value
+
+
+def _rewrite(match: re.Match[str], values: list[str]) -> str:
+    column = f"{match.group('alias')}.{match.group('column')}" if match.group("alias") else match.group("column")
+    if len(values) == 1:
+        return f"{column} = '{values[0]}'"
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+def _tables_of(sql: str) -> dict[str, str]:
+    from veriweb.verify.checks_views import _aliases
+
+    return _aliases(sql)
+
+
+def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, guard in enumerate(getattr(marker, kind)):
+                predicate = guard.predicate
+                if not isinstance(predicate, SqlPredicate) or not guard.message:
+                    continue
+                sql, aliases = predicate.sql, _tables_of(predicate.sql)
+                for match in _TEST.finditer(sql):
+                    table = aliases.get(match.group("alias") or "") or next(
+                        (t for t in aliases.values() if (t, match.group("column")) in domains), None)
+                    domain = domains.get((table or "", match.group("column")))
+                    if domain is None:
+                        continue
+                    allowed, ruled_out, only = _mentions(guard.message, domain, _words(marker.name))
+                    admitted = _admitted(match, domain) & set(domain)
+                    wrong = admitted & ruled_out
+                    if only and allowed and len(admitted - allowed) >= 2:
+                        wrong |= admitted - allowed  # "only X": two or more others let through (one may be a kind of X)
+                    if not wrong:
+                        continue
+                    keep = sorted(allowed if only and allowed else admitted - ruled_out)
+                    if not keep:
+                        continue
+                    fixed = sql[:match.start()] + _rewrite(match, [domain[v] for v in keep]) + sql[match.end():]
+                    said = ", ".join(repr(domain[v]) for v in sorted(wrong))
+                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
+                                   f"a check of marker {marker.name!r} lets {match.group('column')} {said} through, "
+                                   f"but its message says {guard.message!r}", sql=fixed)
+                    break
+
+
+# ----------------------------------------------------------------------------- fixed days
+
+_FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
+
+
+def _fixed_days(site: Site) -> Iterator[GuardFix]:
+    today = str(site.clock.today)[:10]
+    dates = {(t.name, c.name): [r.get(c.name) for r in t.rows if isinstance(r.get(c.name), str)]
+             for t in site.database.tables for c in t.columns if c.type in ("date", "datetime")}
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, guard in enumerate(getattr(marker, kind)):
+                predicate = guard.predicate
+                if not isinstance(predicate, SqlPredicate):
+                    continue
+                aliases = _tables_of(predicate.sql)
+                if re.search(r":today\b|vw_today\(\)", predicate.sql):
+                    continue  # a fixed day beside today is a cap or a floor of its own, not today misspelt
+                for match in _FIXED_DAY.finditer(predicate.sql):
+                    alias, column, op, day = match.groups()
+                    if not op.startswith(">"):
+                        continue  # "until a fixed day": a cap, whatever today is
+                    table = aliases.get(alias or "") or next((t for t in aliases.values() if (t, column) in dates), None)
+                    values = [v[:10] for v in dates.get((table or "", column), [])]
+                    if len(set(values)) < 3:
+                        continue
+                    later = op.startswith(">")
+                    side_today = today > day if later else today < day
+                    if not side_today or not all((v > day) if later else (v < day) for v in values):
+                        continue
+                    fixed = predicate.sql[:match.start(4) - 1] + ":today" + predicate.sql[match.end(4) + 1:]
+                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
+                                   f"a check of marker {marker.name!r} can never block: it compares {column} with "
+                                   f"the fixed day {day}, and every {column} is {'after' if later else 'before'} it, "
+                                   f"as today ({today}) is; it never tells a past {column} from a future one",
+                                   sql=fixed)
+                    break
+
+
+# ----------------------------------------------------------------------------- dates typed out of order
+
+
+def _day(value: Any) -> str | None:
+    if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+        return value[:10]
+    return None
+
+
+def _guard_texts(marker: Any) -> list[str]:
+    """Each guard of a marker as text: its SQL, or ``left op right`` with references as ``:name``."""
+    out = []
+    for guard in [*marker.preconditions, *marker.invariants]:
+        predicate = guard.predicate
+        if isinstance(predicate, SqlPredicate):
+            names = {name: value.ref.split(".", 1)[1] for name, value in predicate.params.items()
+                     if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+            out.append(re.sub(r":(\w+)", lambda m: f":{names.get(m.group(1), m.group(1))}", predicate.sql))
+        elif isinstance(predicate, Compare):
+            def side(value: Any) -> str:
+                ref = getattr(value, "ref", None)
+                return f":{ref.split('.', 1)[1]}" if isinstance(ref, str) and ref.startswith("param.") else repr(value)
+            out.append(f"{side(predicate.left)} {predicate.op} {side(predicate.right)}")
+    return out
+
+
+def _ordered(texts: list[str], first: str, then: str) -> bool:
+    """Do the guards keep ``:then`` after ``:first``, directly or through others (``:ci > :today`` and
+    ``:co > :ci`` keep ``:co`` after ``:today``)? A comparison ``:b > :a`` (or ``:a < :b``), or a
+    difference ``... :b ... - ... :a ... > 0``, puts ``b`` after ``a``."""
+    after: dict[str, set[str]] = {}
+    for text in texts:
+        for b, a in re.findall(r":(\w+)\s*>=?\s*:(\w+)", text):
+            after.setdefault(a, set()).add(b)
+        for a, b in re.findall(r":(\w+)\s*<=?\s*:(\w+)", text):
+            after.setdefault(a, set()).add(b)
+        for b, a in re.findall(r":(\w+)\b[^<>=]*-[^<>=]*:(\w+)\b[^<>=]*(?:>\s*0|>=\s*1)\b", text):
+            after.setdefault(a, set()).add(b)
+    seen, todo = {first}, [first]
+    while todo:
+        for nxt in after.get(todo.pop(), set()) - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return then in seen
+
+
+def _unordered_dates(site: Site) -> Iterator[GuardFix]:
+    for m_index, marker in enumerate(site.markers):
+        texts = _guard_texts(marker)
+        found = None
+        for effect in marker.effects:
+            table = site.database.table(effect.table) if effect.op == "insert" else None
+            if table is None or found:
+                continue
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            typed = {c: s.value for c, s in write.sources.items() if s.kind == "param"}
+            dates = [c.name for c in table.columns if c.type in ("date", "datetime") and c.name in typed]
+            for first, then in itertools.permutations(dates, 2):
+                pairs = [(_day(r.get(first)), _day(r.get(then))) for r in table.rows]
+                pairs = [(a, b) for a, b in pairs if a and b]
+                if len({a for a, _ in pairs}) < 3 or not all(a < b for a, b in pairs):
+                    continue
+                p1, p2 = typed[first], typed[then]
+                if _ordered(texts, p1, p2):
+                    continue
+                words = (then.replace("_", "-").capitalize(), first.replace("_", "-"))
+                found = GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                                 f"marker {marker.name!r} stores {first} and {then} as typed (:{p1}, :{p2}), and "
+                                 f"nothing keeps {then} after {first}, as every seed row of {table.name} has it",
+                                 add=(f"SELECT :{p2} > :{p1}", f"{words[0]} must be after {words[1]}.",
+                                      {p: {"ref": f"param.{p}"} for p in (p1, p2) if p != "today"}))
+                break
+        if found is not None:
+            yield found
+
+
+def guard_fixes(site: Site) -> list[GuardFix]:
+    """Every finding of :func:`check_guards`, with its fix."""
+    return [*_message_guards(site, _domains(site)), *_fixed_days(site), *_unordered_dates(site)]
+
+
+def check_guards(site: Site) -> list[C.Issue]:
+    """C009 and C005: guards against their messages and the seed data (see the module docstring)."""
+    return [C.Issue(C.CHECKS[f.code][0], f.code, f.location, f.message) for f in guard_fixes(site)]
+
+
+GUARD_CHECKS = [check_guards]
+
+__all__ = ["GUARD_CHECKS", "GuardFix", "check_guards", "guard_fixes"]
