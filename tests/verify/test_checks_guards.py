@@ -149,3 +149,44 @@ def test_a_difference_or_a_chain_of_guards_keeps_dates_in_order(clean: dict[str,
     order = next(g for g in marker["preconditions"] if g["message"].startswith("Check-out must be after"))
     order["predicate"]["sql"] = "SELECT julianday(:co) - julianday(:ci) >= 1"
     assert _issues(data) == []
+
+
+def test_a_count_that_leaving_raises_like_joining_is_found_and_turned(clean: dict[str, Data]) -> None:
+    data = _copy(to_data(generate_site("forum", 0)))
+    leave = _marker(data, "leave")
+    effect = next(e for e in leave["effects"] if "members - 1" in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace("members - 1", "members + 1")
+    issues = [i for i in _issues(data) if i.code == "C005"]
+    assert len(issues) == 1 and "as 'join' does when it adds one" in issues[0].message
+    fixed, log, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert original in [e["sql"] for e in _marker(to_data(fixed), "leave")["effects"]]
+    assert not [i for i in static_issues(fixed) if i.code in ("C005", "C009")]
+
+
+def test_a_count_both_markers_move_their_own_way_stays_clean() -> None:
+    """Only two markers that move the same count the same way contradict each other: a count that joining
+    raises and leaving leaves alone (a delete that moves nothing) says nothing wrong."""
+    data = _copy(to_data(generate_site("forum", 0)))
+    join = _marker(data, "join")
+    assert any("members + 1" in e["sql"] for e in join["effects"])
+    for effect in _marker(data, "leave")["effects"]:  # leaving no longer moves the count at all
+        effect["sql"] = effect["sql"].replace("members - 1", "members")
+    assert [i for i in _issues(data) if i.code == "C005"] == []
+
+
+def test_a_bound_wider_than_every_choice_and_row_is_lowered(clean: dict[str, Data]) -> None:
+    data = _copy(clean["shop"])
+    marker = _marker(data, "write_review")
+    param = next(p for p in marker["params"] if p["name"] == "rating")
+    top = param["max"]
+    param["max"] = 10.0
+    issues = _issues(data)
+    assert len(issues) == 1 and issues[0].location.endswith(f".params[{marker['params'].index(param)}]")
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    param = next(p for p in _marker(to_data(fixed), "write_review")["params"] if p["name"] == "rating")
+    assert param["max"] == top
+    # a twin: a bound no wider than the choices
+    data = _copy(clean["shop"])
+    next(p for p in _marker(data, "write_review")["params"] if p["name"] == "rating")["max"] = top
+    assert _issues(data) == []

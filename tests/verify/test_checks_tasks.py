@@ -109,3 +109,38 @@ def test_invariant_per_account_names_the_user() -> None:
     rows[0]["qty"] = 11  # add_to_cart keeps every line at 10 or fewer for the user who adds
     found = check_seed_invariants(_site(data))
     assert any(i.code == "C012" and f"user {rows[0]['user_id']!r}" in i.message for i in found)
+
+
+@pytest.mark.parametrize("written", ["iso", "words"])
+def test_an_instruction_stating_another_day_than_its_goal_reads(written: str) -> None:
+    """M016: the flight's day is stated as ``date`` and judged as ``day``; the two disagree. The repair
+    states the goal's day, written as the instruction writes days. Twins: the same day stated, and a
+    round trip that states both of its days."""
+    from veriweb.verify.checks_tasks import check_stated_days
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("travel", 0))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if t["id"] == "open_flight")
+    number = data["tasks"].index(task)
+    assert check_stated_days(_site(data)) == []
+    day = task["slots"]["day"]
+    from veriweb.scaffold.site import render_instruction
+
+    if written == "iso":
+        task["slots"]["date"] = day
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        assert check_stated_days(_site(data)) == []  # the same day in the other form: clean
+    year, month, date = day.split("-")
+    other = f"{year}-{month}-{int(date) % 28 + 1:02d}"
+    from veriweb.verify.checks_tasks import written_like
+
+    task["slots"]["date"] = written_like(other, task["slots"]["date"])
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    issues = check_stated_days(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].slots.date")]
+    fixed, log, _, _, _ = repair_static(_site(data))
+    task = next(t for t in to_data(fixed)["tasks"] if t["id"] == "open_flight")
+    assert [r.operator for r in log if r.code == "M016"] == ["state_goal_day"]
+    assert task["slots"]["date"] == written_like(day, task["slots"]["date"]) and task["slots"]["day"] == day
+    assert task["slots"]["date"] in task["instruction"]

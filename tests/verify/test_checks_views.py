@@ -121,3 +121,20 @@ def test_a_figure_named_for_another_value_needs_that_value_in_the_data(clean: di
     assert check_view_figures(from_data(edited, check_id=False)) == []
 
 
+
+
+def test_a_date_stamped_when_the_state_becomes_another_is_found_and_fixed(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    data.pop("id", None)
+    marker = next(m for m in data["markers"] if m["name"] == "set_state")
+    effect = next(e for e in marker["effects"] if "WHEN 'closed' THEN :today" in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace("WHEN 'closed' THEN :today", "WHEN 'open' THEN :today")
+    issues = [i for i in check_view_figures(from_data(data, check_id=False)) if i.location.startswith("$.markers[")]
+    assert len(issues) == 1 and "closed_on is named for state = 'closed'" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    marker = next(m for m in to_data(fixed)["markers"] if m["name"] == "set_state")
+    assert original in [e["sql"] for e in marker["effects"]]
+    # a twin: the stamp renamed to what it records stays clean
+    effect["sql"] = original.replace("closed_on = CASE", "changed_on = CASE")
+    assert not [i for i in check_view_figures(from_data(data, check_id=False)) if "changed_on" in i.message]

@@ -1103,9 +1103,10 @@ def all_checks() -> list[Callable[[Site], list[Issue]]]:
     """Every static check, in the order :func:`static_issues` runs them (this module's, then those of
     :mod:`veriweb.verify.intent`, :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`,
     :mod:`veriweb.verify.checks_keys`, :mod:`veriweb.verify.checks_meaning`,
-    :mod:`veriweb.verify.checks_tasks`, :mod:`veriweb.verify.checks_views` and
-    :mod:`veriweb.verify.checks_guards`)."""
+    :mod:`veriweb.verify.checks_tasks`, :mod:`veriweb.verify.checks_views`,
+    :mod:`veriweb.verify.checks_guards` and :mod:`veriweb.verify.checks_figures`)."""
     from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
+    from veriweb.verify.checks_figures import FIGURE_CHECKS
     from veriweb.verify.checks_guards import GUARD_CHECKS
     from veriweb.verify.checks_keys import KEY_CHECKS
     from veriweb.verify.checks_meaning import MEANING_CHECKS
@@ -1115,7 +1116,7 @@ def all_checks() -> list[Callable[[Site], list[Issue]]]:
     from veriweb.verify.intent import INTENT_CHECKS
 
     return [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS, *TASK_CHECKS,
-            *VIEW_CHECKS, *GUARD_CHECKS]
+            *VIEW_CHECKS, *GUARD_CHECKS, *FIGURE_CHECKS]
 
 
 def static_issues(site: Site) -> list[Issue]:

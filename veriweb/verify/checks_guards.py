@@ -14,6 +14,11 @@ against evidence in the site:
 - C005, a marker that stores two dates from what the user types while every seed row keeps them
   in order (check-in before check-out), and no guard compares them: the repair adds the
   precondition.
+- C005, a parameter whose maximum is above every choice the forms offer and every value the
+  column it writes holds (ratings up to 10 on five stars): the repair lowers it.
+- C005, two markers that add and remove the same link rows and move the count kept on the row
+  they point at the same way (joining and leaving both raise a community's members): the repair
+  turns the step of the one that moves against its rows.
 
 :func:`guard_fixes` gives each finding with the SQL that fixes it; the repair operators apply it
 (:func:`veriweb.verify.repair_pages.restore_guard`, :func:`veriweb.verify.repair.tighten_marker`).
@@ -274,8 +279,8 @@ def _unordered_dates(site: Site) -> Iterator[GuardFix]:
                 if len({a for a, _ in pairs}) < 3 or not all(a < b for a, b in pairs):
                     continue
                 p1, p2 = typed[first], typed[then]
-                if _ordered(texts, p1, p2):
-                    continue
+                if "today" in (p1, p2) or _ordered(texts, p1, p2):
+                    continue  # a typed date against today is the date-in-the-past check's (C005 on the parameter)
                 words = (then.replace("_", "-").capitalize(), first.replace("_", "-"))
                 found = GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
                                  f"marker {marker.name!r} stores {first} and {then} as typed (:{p1}, :{p2}), and "
@@ -287,9 +292,98 @@ def _unordered_dates(site: Site) -> Iterator[GuardFix]:
             yield found
 
 
+# ----------------------------------------------------------------------------- counters against their rows
+
+_STEP = re.compile(r"\bSET\s+(\w+)\s*=\s*\1\s*([+-])\s*(\d+|:\w+)", re.I)
+
+
+def _counter_signs(site: Site) -> Iterator[GuardFix]:
+    """C005: of two markers that add and remove the same link rows (join / leave) and move the count
+    they keep on the row the link points at, one moves it the wrong way: both raise it."""
+    moves: dict[tuple[str, str, str], list[tuple[str, str, int, str, re.Match[str]]]] = {}
+    for m_index, marker in enumerate(site.markers):
+        links = {e.table: e.op for e in marker.effects if e.op in ("insert", "delete")}
+        for e_index, effect in enumerate(marker.effects):
+            step = _STEP.search(effect.sql) if effect.op == "update" else None
+            if step is None:
+                continue
+            for link, op in links.items():
+                table = site.database.table(link)
+                if table is None or not any(fk.ref_table == effect.table for fk in table.foreign_keys):
+                    continue
+                moves.setdefault((link, effect.table, step.group(1)), []).append(
+                    (marker.name, op, 1 if step.group(2) == "+" else -1, f"$.markers[{m_index}].effects[{e_index}].sql",
+                     step))
+    for (link, table, column), found in moves.items():
+        for name, op, sign, location, step in found:
+            natural = 1 if op == "insert" else -1
+            if sign == natural or not any(o != op and s == sign for _, o, s, _, _ in found):
+                continue
+            other = next(n for n, o, s, _, _ in found if o != op and s == sign)
+            sql = next(e.sql for m in site.markers if m.name == name for e in m.effects if step.string == e.sql)
+            fixed = sql[:step.start(2)] + ("-" if sign > 0 else "+") + sql[step.end(2):]
+            did = "removes" if op == "delete" else "adds"
+            yield GuardFix(location, C.UNGUARDED_WRITE,
+                           f"marker {name!r} {did} a {link} row and {'raises' if sign > 0 else 'lowers'} "
+                           f"{table}.{column}, as {other!r} does when it {'adds' if op == 'delete' else 'removes'} "
+                           f"one: {column} stops counting the {link} rows", sql=fixed)
+
+
+# ----------------------------------------------------------------------------- bounds wider than every choice
+
+
+def _offered(site: Site, marker: str, param: str) -> list[float] | None:
+    """The numbers every form posting to ``marker`` offers for ``param`` (from select or radio options);
+    ``None`` when some form lets it be typed, or none offers it."""
+    out: list[float] = []
+    for page in site.pages:
+        for form, _ in C.walk(page.elements, ""):
+            if form.type != "form" or form.action.kind != "marker" or form.action.marker != marker:
+                continue
+            ref = getattr(form.action.args.get(param), "ref", None)
+            if not isinstance(ref, str) or not ref.startswith("field."):
+                return None
+            field = next((f for f in form.fields if f.name == ref[6:]), None)
+            options = getattr(field, "options", None) if field is not None else None
+            if not options or getattr(field, "options_query", None) is not None:
+                return None
+            try:
+                out += [float(o.value) for o in options]
+            except ValueError:
+                return None
+    return out or None
+
+
+def _wide_bounds(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker parameter whose maximum lets through more than every form offers and every seed
+    row of the column it writes holds (a rating up to 10 where the stars go to 5)."""
+    for m_index, marker in enumerate(site.markers):
+        for p_index, param in enumerate(marker.params):
+            if param.max is None or param.type not in ("integer", "real"):
+                continue
+            offered = _offered(site, marker.name, param.name)
+            if offered is None or max(offered) >= param.max:
+                continue
+            stored = []
+            for effect in marker.effects:
+                write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+                table = site.database.table(effect.table)
+                for column, source in write.sources.items():
+                    if source.kind == "param" and source.value == param.name and table is not None:
+                        stored += [r[column] for r in table.rows if isinstance(r.get(column), (int, float))]
+            if len(stored) < 3 or max(stored) > max(offered):
+                continue
+            top = max(offered)
+            yield GuardFix(f"$.markers[{m_index}].params[{p_index}]", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} accepts {param.name} up to {param.max:g}, but every form "
+                           f"offers at most {top:g} and no stored row holds more: the bound lets in values the "
+                           f"site never shows", sql=f"{top:g}")
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
-    return [*_message_guards(site, _domains(site)), *_fixed_days(site), *_unordered_dates(site)]
+    return [*_message_guards(site, _domains(site)), *_fixed_days(site), *_unordered_dates(site),
+            *_counter_signs(site), *_wide_bounds(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

@@ -134,7 +134,8 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
         meaning = marker.name + " " + " ".join(e.sql for e in marker.effects)
         if C._DESTRUCTIVE.search(label) and ops == {"insert"}:
             continue  # reported by checks.check_labels
-        issues += _submit_issues(label, marker.name, meaning, ops, path)
+        found = _submit_issues(label, marker.name, meaning, ops, path)
+        issues += found or _names_other_marker(site, form, marker, path) or _sign_against_label(form, marker, path)
         if form.confirm is not None:  # the dialog's own "yes" button says what the marker does too
             # "Confirm", "Yes" and "OK" only agree to whatever the dialog asks: the words after them count
             said = re.sub(r"^\s*(?:confirm|yes|ok(?:ay)?|continue|proceed)\b[,:!.]?\s*", "", form.confirm.confirm,
@@ -144,6 +145,61 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
             issues += [C.Issue(i.cls, i.code, f"{path}.confirm.confirm",
                                i.message.replace("button", "dialog button", 1)) for i in found]
     return issues
+
+
+_GENERIC_VERBS = {"save", "update", "edit", "set", "add", "create", "submit", "send", "change", "apply", "confirm",
+                  "make", "new", "post", "go", "do", "get", "view", "open", "show", "mark", "toggle", "put",
+                  "delete", "remove", "clear", "cancel", "close", "reset", "select", "choose", "sign", "log", "move"}
+"""Verbs many markers share ("Save", "Delete", "Move to Bin"): naming one says nothing about which marker."""
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ing", "ed", "es", "e", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _names_other_marker(site: Site, form: Any, marker: Any, path: str) -> list[C.Issue]:
+    """M003: a button whose label names what another marker of the site does to the same records, by that
+    marker's own verb, and says nothing of its own marker ("Archive it" on a form that runs ``trash_email`` while
+    ``archive_email`` exists): the button does something else than it says."""
+    label = {_stem(w) for w in re.findall(r"[A-Za-z]+", form.submit)}
+    own = {_stem(w) for w in re.split(r"[_\W]+", marker.name) if w}
+    own |= {_stem(w[2:]) for w in re.split(r"[_\W]+", marker.name) if w.startswith("un")}  # "Remove star": unstar
+    if label & own:
+        return []
+    tables = {e.table for e in marker.effects}
+    for other in site.markers:
+        verb = other.name.split("_")[0].lower()
+        if other.name == marker.name or verb in _GENERIC_VERBS or len(verb) < 4 or _stem(verb) not in label:
+            continue
+        if not tables & {e.table for e in other.effects}:
+            continue  # another kind of record: "Trash" on a contact's delete says how, not which marker
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {form.submit!r} says what marker {other.name} does, but its form runs "
+                        f"{marker.name}")]
+    return []
+
+
+_UP_LABEL = re.compile(r"\b(?:up\s*vote|upvote|like|thumbs? up|increase|raise|plus|\+1)\b|\bup\b", re.I)
+_DOWN_LABEL = re.compile(r"\b(?:down\s*vote|downvote|dislike|thumbs? down|decrease|lower|minus|-1)\b|\bdown\b",
+                         re.I)
+
+
+def _sign_against_label(form: Any, marker: Any, path: str) -> list[C.Issue]:
+    """M003: a button that says up (or down) and sends a fixed number of the other sign ("Upvote"
+    posting ``value: -1``)."""
+    up, down = bool(_UP_LABEL.search(form.submit)), bool(_DOWN_LABEL.search(form.submit))
+    if up == down:
+        return []
+    for name, value in form.action.args.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value != 0 and (value > 0) != up:
+            return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.action.args.{name}",
+                            f"button {form.submit!r} sends {name} = {value} to {marker.name}: the "
+                            f"{'opposite' if value < 0 else 'reverse'} of what it says")]
+    return []
 
 
 _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (

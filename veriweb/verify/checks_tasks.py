@@ -270,5 +270,58 @@ def _broken_invariants(site: Site, db: Any, candidates: list[tuple[int, int, Any
     return issues
 
 
-TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants]
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _as_day(value: Any, today: Any) -> str | None:
+    """The ISO day a slot value names ("2026-06-16", "16 June", "June 16"), or ``None``."""
+    from veriweb.engine.answers import parse_date
+
+    if not isinstance(value, str) or not re.search(r"\d", value) or len(value) > 24:
+        return None
+    day = parse_date(value, today)
+    return day.isoformat() if day is not None else None
+
+
+def written_like(day: str, example: str) -> str:
+    """``day`` (ISO) written the way ``example`` writes a day ("2026-06-16", "16 June", "June 16")."""
+    import datetime as dt
+
+    date = dt.date.fromisoformat(day)
+    if _ISO_DAY.match(example):
+        return day
+    if re.match(r"^\d{1,2} [A-Za-z]+$", example.strip()):
+        return f"{date.day} {date:%B}"
+    if re.match(r"^[A-Za-z]+ \d{1,2}$", example.strip()):
+        return f"{date:%B} {date.day}"
+    raise ValueError(f"no known way of writing a day like {example!r}")
+
+
+def check_stated_days(site: Site) -> list[C.Issue]:
+    """M016: the instruction states one day (a date slot of its template) and the goal reads another
+    date slot, not stated, holding a different day: the judge checks a day the agent is never told."""
+    issues = []
+    today = site.clock.today
+    for number, task in enumerate(site.tasks):
+        stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
+        leaves = list(_task_predicates(task, number))
+        read = {n for n in task.slots if any(_reads_slot(p, n) for p, _ in leaves)}
+        hidden = [n for n, v in task.slots.items() if n in read and n not in stated
+                  and isinstance(v, str) and _ISO_DAY.match(v)]
+        if len(hidden) != 1:
+            continue
+        goal_day = task.slots[hidden[0]]
+        told = {n: day for n, v in task.slots.items() if n in stated and n not in read
+                and (day := _as_day(v, today)) is not None}
+        if not told or goal_day in told.values():
+            continue  # the goal's day is stated (a round trip states two days: one of them is it)
+        if len(told) == 1:
+            name = next(iter(told))
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
+                                  f"task {task.id!r} states {name} {task.slots[name]!r}, but its goal reads "
+                                  f"{hidden[0]} = {goal_day!r}, a day the instruction never states"))
+    return issues
+
+
+TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -11,7 +11,9 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - a figure named after one value of a column that counts another (``... AND i.state =
   'closed') AS open_issues``; ``e.read = 1`` counted as ``unread``);
 - a ``CASE`` whose words say the opposite of its test: "Upcoming" for a date already past,
-  "You downvoted" for a vote of +1.
+  "You downvoted" for a vote of +1;
+- an effect that stamps a date column named for one state when the state becomes another
+  (``closed_on = CASE :state WHEN 'open' THEN :today``).
 
 The same reading applies to markers' effects (a stored total summed without the quantity).
 :func:`view_fixes` gives, for each finding, the SQL that fixes it; the repair operator
@@ -347,6 +349,29 @@ def _backwards_words(location: str, sql: str) -> Iterator[Fix]:
             break
 
 
+# ----------------------------------------------------------------------------- a date stamped for another state
+
+_STAMP = re.compile(r"\b(\w+)\s*=\s*CASE\s+:(\w+)\s+WHEN\s+'([^']*)'\s+THEN\s+(?::today|:now|vw_today\(\)|vw_now\(\))",
+                    re.I)
+
+
+def _stamps(site: Site, location: str, table: str, sql: str) -> Iterator[Fix]:
+    """An effect that stamps a date column named for one state (``closed_on``) when the state it
+    writes from the same parameter is another (``CASE :state WHEN 'open' THEN :today``)."""
+    for match in _STAMP.finditer(sql):
+        column, param, value = match.group(1), match.group(2), match.group(3).lower()
+        state = re.search(rf"\b(\w+)\s*=\s*:{re.escape(param)}\b", sql)
+        if state is None:
+            continue
+        words = _words(column)
+        named = sorted((_domain(site, table, state.group(1)) & words) - {value})
+        if value in words or len(named) != 1:
+            continue
+        fixed = sql[:match.start(3)] + named[0] + sql[match.end(3):]
+        yield Fix(location, f"{column} is named for {state.group(1)} = {named[0]!r}, but the effect stamps it when "
+                            f"{state.group(1)} becomes {value!r}", sql, fixed)
+
+
 # ----------------------------------------------------------------------------- the check
 
 
@@ -364,6 +389,7 @@ def view_fixes(site: Site) -> list[Fix]:
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
+            out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
     return out
 
 

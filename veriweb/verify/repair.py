@@ -844,7 +844,9 @@ _VERBS = {"delete": "Delete", "insert": "Add", "update": "Save"}
 
 def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """M003: a submit label that contradicts its marker takes the marker's own label or verb (a login or
-    logout form's button says "Log in" or "Sign out")."""
+    logout form's button says "Log in" or "Sign out"); a button that names a sibling marker runs that
+    marker when its form sends every parameter it takes; a fixed number sent against the button's
+    word ("Upvote" sending -1) changes sign."""
     tokens = parse_path(issue.location)
     if tokens[-2:] == ["confirm", "confirm"]:  # the confirming dialog's "yes" button: the marker's own words
         form, dialog = get_at(data, tokens[:-2]), get_at(data, tokens[:-1])
@@ -856,9 +858,26 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             dialog["cancel"] = "Go back"  # the two buttons were swapped: the other one backs out
         return f"dialog button {old!r} -> {dialog['confirm']!r}", Touch(pages=_page_of(tokens, data),
                                                                           markers={marker["name"]})
+    if len(tokens) >= 3 and tokens[-3:-1] == ["action", "args"]:  # "Upvote" sending -1: the sign it says
+        form = get_at(data, tokens[:-3])
+        args = form.get("action", {}).get("args", {}) if isinstance(form, dict) else {}
+        value = args.get(tokens[-1])
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not value:
+            return None
+        args[tokens[-1]] = -value
+        return (f"button {form.get('submit')!r} sends {tokens[-1]} = {-value}, not {value}",
+                Touch(pages=_page_of(tokens, data), markers={form["action"].get("marker", "")}))
     form = get_at(data, tokens[:-1])
     if not isinstance(form, dict):
         return None
+    named = re.search(r"says what marker (\w+) does, but its form runs", issue.message)
+    other = _marker(data, named.group(1)) if named else None
+    if other is not None:  # the button names a sibling marker: run it, when the form supplies what it needs
+        supplied = set(form.get("action", {}).get("args", {}))
+        if {p["name"] for p in other.get("params", [])} <= supplied:
+            old, form["action"]["marker"] = form["action"].get("marker"), other["name"]
+            return (f"button {form.get('submit')!r} runs {other['name']}, not {old}",
+                    Touch(pages=_page_of(tokens, data), markers={other["name"], old or ""}))
     kind = form.get("action", {}).get("kind")
     if kind in ("login", "logout"):  # a session button says what its form does
         old, form["submit"] = form.get("submit"), "Log in" if kind == "login" else "Sign out"
@@ -1358,7 +1377,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
                 invariants.append({"predicate": {"kind": "sql", "sql": sql},
                                    "message": f"Sorry, there is not enough {column.replace('_', ' ')}."})
                 added.append(f"{effect['table']}.{column} >= 0")
-    for param in marker.get("params", []) if "as every seed row of" not in issue.message else ():
+    own_fix = "as every seed row of" in issue.message or "every form offers at most" in issue.message
+    for param in marker.get("params", []) if not own_fix else ():
         mentioned = any(f":{param['name']}" in e["sql"] for e in marker["effects"] if e["op"] in ("insert", "update"))
         if param.get("type") == "date" and mentioned:
             guard = {"kind": "compare", "left": {"ref": f"param.{param['name']}"}, "op": ">=",
@@ -1366,11 +1386,25 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
             if repr(guard) not in known:
                 preconditions.append({"predicate": guard, "message": "That date is in the past."})
                 added.append(f"{param['name']} >= today")
-    if len(tokens) >= 4 and tokens[2] == "params" and isinstance(tokens[3], int) and "below zero" in issue.message:
+    wide = re.search(r"accepts (\w+) up to [\d.]+, but every form offers at most ([\d.]+)", issue.message)
+    if len(tokens) >= 4 and tokens[2] == "params" and isinstance(tokens[3], int) and wide is not None:
+        param = marker["params"][tokens[3]]  # a bound wider than any choice: the widest choice
+        param["max"] = float(wide.group(2))
+        added.append(f"{param['name']} <= {wide.group(2)}")
+    elif len(tokens) >= 4 and tokens[2] == "params" and isinstance(tokens[3], int) and "below zero" in issue.message:
         param = marker["params"][tokens[3]]  # a value typed straight into a count: at least zero
         if param.get("min") is None or param["min"] < 0:
             param["min"] = 0
             added.append(f"{param['name']} >= 0")
+    if len(tokens) >= 4 and tokens[2] == "effects":  # a counter stepped against the rows it counts
+        from veriweb.verify.checks_guards import guard_fixes
+
+        effect = marker["effects"][tokens[3]]
+        fix = next((f for f in guard_fixes(site_of(data)) if f.location == issue.location and f.sql
+                    and f.sql != effect["sql"]), None)
+        if fix is not None:
+            old, effect["sql"] = effect["sql"], fix.sql
+            return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", Touch(markers={marker["name"]})
     if len(tokens) == 2:  # dates typed out of the order every seed row keeps: the precondition
         from veriweb.verify.checks_guards import guard_fixes
 
@@ -1401,6 +1435,18 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
+    from veriweb.verify.checks_figures import stated_fixes
+
+    stated = next((f for f in stated_fixes(site_of(data)) if f.location == issue.location), None)
+    if stated is not None:  # a figure the words state against the SQL: the words, or a CASE that ignores its test
+        if stated.sql_at:
+            place = parse_path(stated.sql_at)
+            effect = get_at(data, place[:-1])
+            old, effect["sql"] = effect["sql"], stated.sql
+            name = data["markers"][place[1]]["name"]
+            return f"marker {name!r}: {old!r} -> {stated.sql!r}", Touch(markers={name})
+        old, parent[attr] = parent[attr], stated.text
+        return f"{old!r} -> {stated.text!r}", Touch(pages=_page_of(tokens, data))
     backwards = re.search(r"says '([^']*)' when (\w+) is true and '([^']*)' when it is false", issue.message)
     if backwards is not None and tokens[:2] == ["database", "views"]:
         said, column, unsaid = backwards.groups()
@@ -1639,6 +1685,11 @@ _DROPS: tuple[Operator, ...] = (drop_task, add_control)
 nothing else was repaired (a fix may remove their cause)."""
 
 
+def _gives_up(operator: Operator | None) -> bool:
+    """Whether ``operator`` is one of :data:`_DROPS`, or says it may give up a task (``gives_up``)."""
+    return operator in _DROPS or bool(getattr(operator, "gives_up", False))
+
+
 def operator_for(issue: Issue) -> Operator | None:
     """The operator that repairs ``issue``: by code, else by where the issue is."""
     if issue.code in OPERATORS:
@@ -1785,14 +1836,14 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
     unfixed: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     ordered = sorted(issues, key=lambda i: (_sort_key(i.location), i.code), reverse=True)
-    fixes = [i for i in ordered if operator_for(i) not in _DROPS]
-    drops = [i for i in ordered if operator_for(i) in _DROPS]
+    fixes = [i for i in ordered if not _gives_up(operator_for(i))]
+    drops = [i for i in ordered if _gives_up(operator_for(i))]
     for issue in fixes + drops:
         if (issue.code, issue.location) in seen:
             continue
         seen.add((issue.code, issue.location))
         operator = operator_for(issue)
-        if operator in _DROPS and repairs:
+        if _gives_up(operator) and repairs:
             continue  # a fix this round may remove the cause; the next round's checks decide
         index = _task_index(data, parse_path(issue.location)) if issue.location.startswith("$.tasks[") else None
         if index is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from veriweb.scaffold.site import render_instruction
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
 from veriweb.verify.checks_tasks import ROW_INVARIANT
@@ -107,7 +108,26 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     return None
 
 
-OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": R.drop_task, "C012": keep_invariant}
+def state_goal_day(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M016: the instruction states the day the goal reads (the stated slot takes the goal's value and
+    the instruction is rendered again); any other M016 drops its task."""
+    found = re.search(r"but its goal reads (\w+) = '([^']*)', a day the instruction never states", issue.message)
+    tokens = R.parse_path(issue.location)
+    if found is None or tokens[-2:-1] != ["slots"]:
+        return R.drop_task(data, issue, ctx)
+    from veriweb.verify.checks_tasks import written_like
+
+    task = R.get_at(data, tokens[:2])
+    old = task["slots"][tokens[-1]]
+    task["slots"][tokens[-1]] = written_like(found.group(2), str(old))
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the day its goal reads)",
+            R.Touch(tasks={task["id"]}))
+
+
+state_goal_day.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
+
+OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": state_goal_day, "C012": keep_invariant}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "keep_invariant", "restart_task"]
+__all__ = ["OPERATORS", "keep_invariant", "restart_task", "state_goal_day"]
