@@ -98,19 +98,24 @@ def test_twin_edits_that_keep_the_figure_right_stay_clean(clean: dict[str, Data]
     assert check_view_figures(from_data(_edited(clean[domain], view, old, new), check_id=False)) == []
 
 
-def test_a_total_an_effect_sums_without_the_quantity_is_found_and_fixed(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["shop"])
+def _effect_found_and_fixed(data: Data, marker: str, old: str, new: str, said: str) -> tuple[Data, str]:
+    """Edit ``old`` to ``new`` in an effect of ``marker``: one C013 on a marker saying ``said``, and the
+    repair gives the effect back as it was. Returns the edited data and the effect's original SQL."""
+    data = copy.deepcopy(data)
     data.pop("id", None)
-    marker = next(m for m in data["markers"] if m["name"] == "place_order")
-    effect = next(e for e in marker["effects"] if "sum(c.qty * p.price)" in e["sql"])
+    effect = next(e for m in data["markers"] if m["name"] == marker for e in m["effects"] if old in e["sql"])
     original = effect["sql"]
-    effect["sql"] = original.replace("sum(c.qty * p.price)", "sum(p.price)")
-    site = from_data(data, check_id=False)
-    issues = [i for i in check_view_figures(site) if i.location.startswith("$.markers[")]
-    assert len(issues) == 1 and "leaves out the quantity" in issues[0].message
-    fixed, _, _, _, _ = repair_static(site)
-    marker = next(m for m in to_data(fixed)["markers"] if m["name"] == "place_order")
-    assert original in [e["sql"] for e in marker["effects"]]
+    effect["sql"] = original.replace(old, new)
+    issues = [i for i in check_view_figures(from_data(data, check_id=False)) if i.location.startswith("$.markers[")]
+    assert len(issues) == 1 and said in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert original in [e["sql"] for m in to_data(fixed)["markers"] if m["name"] == marker for e in m["effects"]]
+    return data, original
+
+
+def test_a_total_an_effect_sums_without_the_quantity_is_found_and_fixed(clean: dict[str, Data]) -> None:
+    _effect_found_and_fixed(clean["shop"], "place_order", "sum(c.qty * p.price)", "sum(p.price)",
+                            "leaves out the quantity")
 
 
 def test_a_figure_named_for_another_value_needs_that_value_in_the_data(clean: dict[str, Data]) -> None:
@@ -121,20 +126,11 @@ def test_a_figure_named_for_another_value_needs_that_value_in_the_data(clean: di
     assert check_view_figures(from_data(edited, check_id=False)) == []
 
 
-
-
 def test_a_date_stamped_when_the_state_becomes_another_is_found_and_fixed(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["code"])
-    data.pop("id", None)
-    marker = next(m for m in data["markers"] if m["name"] == "set_state")
-    effect = next(e for e in marker["effects"] if "WHEN 'closed' THEN :today" in e["sql"])
-    original = effect["sql"]
-    effect["sql"] = original.replace("WHEN 'closed' THEN :today", "WHEN 'open' THEN :today")
-    issues = [i for i in check_view_figures(from_data(data, check_id=False)) if i.location.startswith("$.markers[")]
-    assert len(issues) == 1 and "closed_on is named for state = 'closed'" in issues[0].message
-    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
-    marker = next(m for m in to_data(fixed)["markers"] if m["name"] == "set_state")
-    assert original in [e["sql"] for e in marker["effects"]]
+    data, original = _effect_found_and_fixed(clean["code"], "set_state", "WHEN 'closed' THEN :today",
+                                             "WHEN 'open' THEN :today", "closed_on is named for state = 'closed'")
     # a twin: the stamp renamed to what it records stays clean
+    effect = next(e for m in data["markers"] if m["name"] == "set_state" for e in m["effects"]
+                  if "CASE :state" in e["sql"])
     effect["sql"] = original.replace("closed_on = CASE", "changed_on = CASE")
     assert not [i for i in check_view_figures(from_data(data, check_id=False)) if "changed_on" in i.message]

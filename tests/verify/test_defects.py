@@ -183,4 +183,8 @@ def test_unchecked_date_write_is_reported(clean: dict[str, Site]) -> None:
         data["markers"][number][kind] = [
             c for c in data["markers"][number][kind] if marker.params[param].name not in json.dumps(c)]
     found = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C005"]
-    assert [i.location for i in found] == [f"$.markers[{number}].params[{param}]"]
+    # with the guards gone, two typed dates may also come out of the order the seed rows keep
+    # (check-out before check-in): that is the other C005 at the marker, and only that
+    assert [i.location for i in found if i.location != f"$.markers[{number}]"] == [
+        f"$.markers[{number}].params[{param}]"]
+    assert all("nothing keeps" in i.message for i in found if i.location == f"$.markers[{number}]")
