@@ -141,6 +141,32 @@ def test_an_instruction_stating_another_day_than_its_goal_reads(written: str) ->
     assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].slots.date")]
     fixed, log, _, _, _ = repair_static(_site(data))
     task = next(t for t in to_data(fixed)["tasks"] if t["id"] == "open_flight")
-    assert [r.operator for r in log if r.code == "M016"] == ["state_goal_day"]
+    assert [r.operator for r in log if r.code == "M016"] == ["restate_slot"]
     assert task["slots"]["date"] == written_like(day, task["slots"]["date"]) and task["slots"]["day"] == day
     assert task["slots"]["date"] in task["instruction"]
+
+
+def test_a_template_writing_out_another_records_name_gets_its_slot_back() -> None:
+    """M016: the comment task's template names another issue where ``{title}`` belongs; the repair puts
+    the slot back. A twin: a template that writes out its own record's name stays clean."""
+    from veriweb.scaffold.site import render_instruction
+    from veriweb.verify.checks_tasks import check_literal_names
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("code", 0))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if "{title}" in t["template"] and len(t["slots"]["title"].split()) >= 3)
+    number = data["tasks"].index(task)
+    issues_table = next(t for t in data["database"]["tables"] if t["name"] == "issues")
+    other = next(r["title"] for r in issues_table["rows"] if r["title"] != task["slots"]["title"]
+                 and len(r["title"].split()) >= 3)
+    template = task["template"]
+    task["template"] = template.replace("{title}", task["slots"]["title"])
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    assert check_literal_names(_site(data)) == []  # its own record's name, written out: clean
+    task["template"] = template.replace("{title}", other)
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    issues = check_literal_names(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].template")]
+    fixed, _, _, _, _ = repair_static(_site(data))
+    assert next(t for t in to_data(fixed)["tasks"] if t["id"] == task["id"])["template"] == template

@@ -323,5 +323,31 @@ def check_stated_days(site: Site) -> list[C.Issue]:
     return issues
 
 
-TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days]
+def check_literal_names(site: Site) -> list[C.Issue]:
+    """M016: a template that writes out another record's name where its slot belongs ("comment on
+    'Document the notification service'" while the slot ``title``, which the goal reads, names
+    another issue): the instruction sends the agent to the wrong record."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
+        folded = task.template.lower()
+        for name, value in task.slots.items():
+            if name in stated or not isinstance(value, str) or len(value.split()) < 3:
+                continue
+            for table in site.database.tables:
+                if not any(c.name == name for c in table.columns):
+                    continue
+                written = next((r[name] for r in table.rows if isinstance(r.get(name), str)
+                                and len(r[name].split()) >= 3 and r[name].lower() != value.lower()
+                                and r[name].lower() in folded), None)
+                if written is not None:
+                    issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].template",
+                                          f"task {task.id!r} writes out {table.name} {name} {written!r} where its "
+                                          f"slot {name} ({value!r}) belongs: the instruction names another record"))
+                    break
+    return issues
+
+
+TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
+               check_literal_names]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

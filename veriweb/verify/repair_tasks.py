@@ -108,11 +108,22 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     return None
 
 
-def state_goal_day(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M016: the instruction states the day the goal reads (the stated slot takes the goal's value and
-    the instruction is rendered again); any other M016 drops its task."""
-    found = re.search(r"but its goal reads (\w+) = '([^']*)', a day the instruction never states", issue.message)
+    the instruction is rendered again), or the slot goes back where the template wrote another
+    record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    named = re.search(r"writes out \w+ (\w+) (['\"])(.*)\2 where its slot", issue.message)
+    if named is not None and tokens[-1:] == ["template"]:  # the slot back where the other record's name is
+        task = R.get_at(data, tokens[:-1])
+        name, written = named.group(1), named.group(3)
+        at = task["template"].lower().find(written.lower())
+        if at < 0:
+            return None
+        task["template"] = task["template"][:at] + "{" + name + "}" + task["template"][at + len(written):]
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        return f"task {task['id']!r}: {written!r} in the template -> {{{name}}}", R.Touch(tasks={task["id"]})
+    found = re.search(r"but its goal reads (\w+) = '([^']*)', a day the instruction never states", issue.message)
     if found is None or tokens[-2:-1] != ["slots"]:
         return R.drop_task(data, issue, ctx)
     from veriweb.verify.checks_tasks import written_like
@@ -125,9 +136,9 @@ def state_goal_day(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             R.Touch(tasks={task["id"]}))
 
 
-state_goal_day.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
+restate_slot.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
 
-OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": state_goal_day, "C012": keep_invariant}
+OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "keep_invariant", "restart_task", "state_goal_day"]
+__all__ = ["OPERATORS", "keep_invariant", "restart_task", "restate_slot"]
