@@ -36,6 +36,7 @@ from typing import Any
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
+from veriweb.verify.checks_views import _aliases
 from veriweb.verify.dataflow import parse_effect
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -135,12 +136,6 @@ def _rewrite(match: re.Match[str], values: list[str]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-def _tables_of(sql: str) -> dict[str, str]:
-    from veriweb.verify.checks_views import _aliases
-
-    return _aliases(sql)
-
-
 def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
     for m_index, marker in enumerate(site.markers):
         for kind in ("preconditions", "invariants"):
@@ -148,7 +143,7 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
                 predicate = guard.predicate
                 if not isinstance(predicate, SqlPredicate) or not guard.message:
                     continue
-                sql, aliases = predicate.sql, _tables_of(predicate.sql)
+                sql, aliases = predicate.sql, _aliases(predicate.sql)
                 for match in _TEST.finditer(sql):
                     table = aliases.get(match.group("alias") or "") or next(
                         (t for t in aliases.values() if (t, match.group("column")) in domains), None)
@@ -188,7 +183,7 @@ def _fixed_days(site: Site) -> Iterator[GuardFix]:
                 predicate = guard.predicate
                 if not isinstance(predicate, SqlPredicate):
                     continue
-                aliases = _tables_of(predicate.sql)
+                aliases = _aliases(predicate.sql)
                 if re.search(r":today\b|vw_today\(\)", predicate.sql):
                     continue  # a fixed day beside today is a cap or a floor of its own, not today misspelt
                 for match in _FIXED_DAY.finditer(predicate.sql):

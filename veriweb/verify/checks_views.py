@@ -168,10 +168,10 @@ def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
     if main is None:
         return
     outer_table, outer_alias = main
-    outer = site.database.table(outer_table)
-    if outer is None:
+    if site.database.table(outer_table) is None:
         return
-    items = _select_items(sql) or []
+    lead = len(sql) - len(sql.lstrip())
+    select_end = lead + 6 + _top_keyword(sql.lstrip()[6:], "FROM")  # the select list ends here
     spans = list(_subqueries(sql))
     for start, end in spans:
         if any(s < start and end < e for s, e in spans):
@@ -182,9 +182,8 @@ def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
         own = _aliases(inner)
         if any(alias not in own for alias, _ in re.findall(r"\b([A-Za-z_]\w*)\.(\w+)\b", inner)):
             continue  # refers to something outside itself: correlated
-        if not any(expr.strip().startswith("(") and sql.find(expr) <= start - 1 < sql.find(expr) + len(expr)
-                   for expr, _ in items):
-            continue  # not a column of each row (a filter, a join)
+        if start > select_end:
+            continue  # in a filter or a join, not a column of each row
         for alias, table_name in own.items():
             table = site.database.table(table_name)
             link = next((fk for fk in table.foreign_keys if fk.ref_table == outer_table), None) if table else None
