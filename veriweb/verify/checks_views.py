@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
-from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, split_top
+from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, split_top
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
                                              "figures contradict")
@@ -66,18 +66,9 @@ def _aliases(sql: str) -> dict[str, str]:
 def _subqueries(sql: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each parenthesised ``SELECT`` in ``sql`` (the text inside the parentheses)."""
     for match in re.finditer(r"\(\s*SELECT\b", sql, re.I):
-        depth, quote = 0, False
-        for index in range(match.start(), len(sql)):
-            char = sql[index]
-            if char == "'":
-                quote = not quote
-            elif not quote and char == "(":
-                depth += 1
-            elif not quote and char == ")":
-                depth -= 1
-                if depth == 0:
-                    yield match.start() + 1, index
-                    break
+        end = closing_paren(sql, match.start())
+        if end is not None:
+            yield match.start() + 1, end
 
 
 def _select_items(sql: str) -> list[tuple[str, str]] | None:
@@ -133,12 +124,7 @@ def _unweighted_sums(site: Site, location: str, sql: str,
                      products: dict[tuple[str, str], set[tuple[str, str]]]) -> Iterator[Fix]:
     aliases = _aliases(sql)
     for match in re.finditer(r"\bsum\s*\(", sql, re.I):
-        depth, end = 0, None
-        for index in range(match.end() - 1, len(sql)):
-            depth += {"(": 1, ")": -1}.get(sql[index], 0)
-            if depth == 0:
-                end = index
-                break
+        end = closing_paren(sql, match.end() - 1)
         if end is None:
             continue
         inner = sql[match.end():end]

@@ -70,6 +70,22 @@ def _top_level(text: str) -> Iterator[int]:
             yield index
 
 
+def closing_paren(text: str, start: int) -> int | None:
+    """Index of the ``)`` that closes the ``(`` at ``text[start]`` (quotes skipped), or ``None``."""
+    depth, quote = 0, False
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "'":
+            quote = not quote
+        elif not quote and char == "(":
+            depth += 1
+        elif not quote and char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split SQL text at ``sep`` outside parentheses and quotes."""
     parts, start = [], 0
