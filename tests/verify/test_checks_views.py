@@ -24,7 +24,8 @@ Data = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def clean() -> dict[str, Data]:
-    return {domain: to_data(generate_site(domain, 0)) for domain in ("shop", "forum", "code", "travel", "mail")}
+    return {domain: to_data(generate_site(domain, 0)) for domain in ("shop", "forum", "code", "travel", "mail",
+                                                                       "admin")}
 
 
 def _view(data: Data, name: str) -> Data:
@@ -48,6 +49,7 @@ CASES = [
     ("forum", "vote_view", "THEN 'You upvoted this post.' ELSE 'You downvoted this post.'",
      "THEN 'You downvoted this post.' ELSE 'You upvoted this post.'", "wrong way round"),
     ("travel", "stay_view", "THEN 'Upcoming'", "THEN 'Completed'", "wrong way round"),
+    ("admin", "revenue_month", "sum(o.total - o.refunded)", "sum(o.total + o.refunded)", "net adds refunded"),
 ]
 
 
@@ -89,6 +91,8 @@ TWINS = [
     # words with no direction to get wrong
     ("forum", "vote_view", "'You upvoted this post.' ELSE 'You downvoted this post.'",
      "'Your vote: +1' ELSE 'Your vote: -1'"),
+    # a figure that adds what is taken off, named for the sum it is
+    ("admin", "revenue_month", "sum(o.total - o.refunded), 0) AS net", "sum(o.total + o.refunded), 0) AS gross"),
 ]
 
 

@@ -13,7 +13,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - a ``CASE`` whose words say the opposite of its test: "Upcoming" for a date already past,
   "You downvoted" for a vote of +1;
 - an effect that stamps a date column named for one state when the state becomes another
-  (``closed_on = CASE :state WHEN 'open' THEN :today``).
+  (``closed_on = CASE :state WHEN 'open' THEN :today``);
+- a figure named for what remains that adds what is taken off (``sum(o.total + o.refunded) AS net``).
 
 The same reading applies to markers' effects (a stored total summed without the quantity).
 :func:`view_fixes` gives, for each finding, the SQL that fixes it; the repair operator
@@ -334,6 +335,29 @@ def _backwards_words(location: str, sql: str) -> Iterator[Fix]:
             break
 
 
+# ----------------------------------------------------------------------------- deductions added
+
+_NET = {"net", "balance", "remaining", "outstanding", "left", "profit", "after"}
+"""Words of a figure that is what remains once something is taken off."""
+_DEDUCTION = re.compile(r"^(?:refund|refunds|refunded|discount|discounts|returned|returns|cost|costs|expense|"
+                        r"expenses|withdrawn|spent|used|paid_out|chargeback|chargebacks)$")
+"""Columns that hold what is taken off an amount."""
+
+
+def _deductions_added(location: str, sql: str) -> Iterator[Fix]:
+    """A figure named for what remains (``net``, ``balance``) that adds what is taken off
+    (``sum(o.total + o.refunded) AS net``)."""
+    for expr, name in _select_items(sql) or []:
+        if not _words(name) & _NET:
+            continue
+        for match in re.finditer(r"\+\s*(?:\w+\.)?(\w+)\b", expr):
+            if _DEDUCTION.match(match.group(1).lower()):
+                fixed_expr = expr[:match.start()] + "-" + expr[match.start() + 1:]
+                yield Fix(location, f"{name} adds {match.group(1)}, which is taken off what it counts, not added "
+                                    f"to it", sql, sql.replace(expr, fixed_expr, 1))
+                break
+
+
 # ----------------------------------------------------------------------------- a date stamped for another state
 
 _STAMP = re.compile(r"\b(\w+)\s*=\s*CASE\s+:(\w+)\s+WHEN\s+'([^']*)'\s+THEN\s+(?::today|:now|vw_today\(\)|vw_now\(\))",
@@ -371,6 +395,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
+        out += _deductions_added(location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
