@@ -190,3 +190,18 @@ def test_a_bound_wider_than_every_choice_and_row_is_lowered(clean: dict[str, Dat
     data = _copy(clean["shop"])
     next(p for p in _marker(data, "write_review")["params"] if p["name"] == "rating")["max"] = top
     assert _issues(data) == []
+
+
+def test_a_raised_amount_nothing_keeps_under_its_ceiling_gets_the_invariant() -> None:
+    """The refund's invariant (refunded at most total) replaced by one that bounds nothing it raises:
+    found, and the invariant the seed rows keep is added. A twin: the original invariant."""
+    data = _copy(to_data(generate_site("admin", 0)))
+    marker = _marker(data, "refund_order")
+    assert [i for i in _issues(data) if i.code == "C005"] == []
+    marker["invariants"][0]["predicate"]["sql"] = "SELECT NOT EXISTS (SELECT 1 FROM refunds WHERE amount > 100000000)"
+    issues = [i for i in _issues(data) if i.code == "C005"]
+    assert len(issues) == 1 and "raises orders.refunded, which every seed row keeps at or under total" in \
+        issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), "refund_order")["invariants"]]
+    assert "SELECT NOT EXISTS (SELECT 1 FROM orders WHERE refunded > total)" in sqls

@@ -16,6 +16,8 @@ against evidence in the site:
   precondition.
 - C005, a parameter whose maximum is above every choice the forms offer and every value the
   column it writes holds (ratings up to 10 on five stars): the repair lowers it.
+- C005, a marker that raises an amount the seed rows keep under another (refunded under total)
+  with no guard reading it: the repair adds the invariant the rows keep.
 - C005, two markers that add and remove the same link rows and move the count kept on the row
   they point at the same way (joining and leaving both raise a community's members): the repair
   turns the step of the one that moves against its rows.
@@ -375,10 +377,51 @@ def _wide_bounds(site: Site) -> Iterator[GuardFix]:
                            f"site never shows", sql=f"{top:g}")
 
 
+# ----------------------------------------------------------------------------- a raised counter with no ceiling
+
+
+def _seed_ceiling(table: Any, column: str) -> str | None:
+    """The other column of ``column``'s type that every seed row keeps ``column`` at or under (a refunded
+    amount under its order's total; two or more rows above zero), when there is exactly one (keys
+    and ids aside)."""
+    kind = next((c.type for c in table.columns if c.name == column), None)
+    rows = [r for r in table.rows if isinstance(r.get(column), (int, float)) and not isinstance(r.get(column), bool)]
+    if kind not in ("integer", "money", "real") or len(rows) < 5 or sum(r[column] > 0 for r in rows) < 2:
+        return None
+    found = [c.name for c in table.columns
+             if c.name not in (column, table.primary_key) and not c.name.endswith("_id") and c.type == kind
+             and all(isinstance(r.get(c.name), (int, float)) and r[column] <= r[c.name] for r in rows)]
+    return found[0] if len(found) == 1 else None
+
+
+def _unbounded_raises(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that raises a column the seed rows keep at or under another (refunded under total),
+    with no guard that reads the column: nothing stops it passing the other."""
+    for m_index, marker in enumerate(site.markers):
+        texts = " ".join(_guard_texts(marker))
+        for effect in marker.effects:
+            step = _STEP.search(effect.sql) if effect.op == "update" else None
+            table = site.database.table(effect.table)
+            if step is None or step.group(2) != "+" or table is None:
+                continue
+            column = step.group(1)
+            if re.search(rf"\b{re.escape(column)}\b", texts):
+                continue  # some guard reads it: the other checks judge that guard
+            ceiling = _seed_ceiling(table, column)
+            if ceiling is None:
+                continue
+            yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} raises {table.name}.{column}, which every seed row keeps at or "
+                           f"under {ceiling}, and no guard reads {column}: nothing keeps it there",
+                           add=(f"SELECT NOT EXISTS (SELECT 1 FROM {table.name} WHERE {column} > {ceiling})",
+                                f"That would take {column.replace('_', ' ')} past {ceiling.replace('_', ' ')}.", {}))
+            break
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     return [*_message_guards(site, _domains(site)), *_fixed_days(site), *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site)]
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
