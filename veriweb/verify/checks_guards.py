@@ -48,13 +48,14 @@ _ONLY = re.compile(r"\b(?:only|must|just)\b", re.I)
 @dataclass(frozen=True)
 class GuardFix:
     """One finding: where (a guard's predicate, or a marker), what is wrong, and the fix: the guard's
-    new SQL (``sql``), or a precondition to add (``add``: its SQL, message and parameters)."""
+    new SQL (``sql``), or a guard to add (``add``: its SQL, message, parameters, and whether it is one
+    of the ``preconditions`` or the ``invariants``)."""
 
     location: str
     code: str
     message: str
     sql: str = ""
-    add: tuple[str, str, dict[str, Any]] | None = None
+    add: tuple[str, str, dict[str, Any], str] | None = None
 
 
 def _stem(word: str) -> str:
@@ -283,7 +284,7 @@ def _unordered_dates(site: Site) -> Iterator[GuardFix]:
                                  f"marker {marker.name!r} stores {first} and {then} as typed (:{p1}, :{p2}), and "
                                  f"nothing keeps {then} after {first}, as every seed row of {table.name} has it",
                                  add=(f"SELECT :{p2} > :{p1}", f"{words[0]} must be after {words[1]}.",
-                                      {p: {"ref": f"param.{p}"} for p in (p1, p2) if p != "today"}))
+                                      {p: {"ref": f"param.{p}"} for p in (p1, p2) if p != "today"}, "preconditions"))
                 break
         if found is not None:
             yield found
@@ -414,7 +415,8 @@ def _unbounded_raises(site: Site) -> Iterator[GuardFix]:
                            f"marker {marker.name!r} raises {table.name}.{column}, which every seed row keeps at or "
                            f"under {ceiling}, and no guard reads {column}: nothing keeps it there",
                            add=(f"SELECT NOT EXISTS (SELECT 1 FROM {table.name} WHERE {column} > {ceiling})",
-                                f"That would take {column.replace('_', ' ')} past {ceiling.replace('_', ' ')}.", {}))
+                                f"That would take {column.replace('_', ' ')} past {ceiling.replace('_', ' ')}.", {},
+                                "invariants"))
             break
 
 

@@ -1358,7 +1358,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     below zero; a date parameter an insert stores gets a precondition that it is not in the past;
     a link row that could be added twice gets an invariant that each pair is there once; a count
     typed straight into a column gets a minimum of zero; two dates typed into a row get a
-    precondition that keeps them in the order every seed row has (:mod:`veriweb.verify.checks_guards`).
+    precondition that keeps them in the order every seed row has, and an amount raised past what the
+    seed rows keep it under an invariant (:mod:`veriweb.verify.checks_guards`).
     """
     tokens = parse_path(issue.location)
     if tokens[:1] != ["markers"] or len(tokens) < 2:
@@ -1377,7 +1378,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
                 invariants.append({"predicate": {"kind": "sql", "sql": sql},
                                    "message": f"Sorry, there is not enough {column.replace('_', ' ')}."})
                 added.append(f"{effect['table']}.{column} >= 0")
-    own_fix = "as every seed row of" in issue.message or "every form offers at most" in issue.message
+    own_fix = any(said in issue.message for said in ("as every seed row of", "every form offers at most",
+                                                     "which every seed row keeps"))
     for param in marker.get("params", []) if not own_fix else ():
         mentioned = any(f":{param['name']}" in e["sql"] for e in marker["effects"] if e["op"] in ("insert", "update"))
         if param.get("type") == "date" and mentioned:
@@ -1410,9 +1412,9 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 
         for fix in guard_fixes(site_of(data)):
             if fix.location == issue.location and fix.add is not None and fix.add[0] not in known:
-                sql, message, params = fix.add
-                preconditions.append({"predicate": {"kind": "sql", "sql": sql, "params": params},
-                                      "message": message})
+                sql, message, params, kind = fix.add
+                (preconditions if kind == "preconditions" else invariants).append(
+                    {"predicate": {"kind": "sql", "sql": sql, "params": params}, "message": message})
                 added.append(message)
     pair = re.search(r"second (\w+) row for the same ([\w ]+?), which no seed row", issue.message)
     if pair is not None:  # a link row added twice: an invariant that each pair is there once
