@@ -10,6 +10,7 @@ clean, and the repair must give back a guard that blocks what the unedited site 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -205,3 +206,36 @@ def test_a_raised_amount_nothing_keeps_under_its_ceiling_gets_the_invariant() ->
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), "refund_order")["invariants"]]
     assert "SELECT NOT EXISTS (SELECT 1 FROM orders WHERE refunded > total)" in sqls
+
+
+@pytest.mark.parametrize("domain, marker, old, new, said", [
+    ("admin", "cancel_order", "'processing'", "'procesing'", "'procesing' (the data says 'processing')"),
+    ("code", "merge_mr", "('Owner', 'Maintainer')", "('owner', 'maintainer')", "'owner' (the data says 'Owner')"),
+])
+def test_a_guard_comparing_with_a_value_spelt_unlike_the_data_is_respelt(domain: str, marker: str, old: str,
+                                                                       new: str, said: str) -> None:
+    data = _copy(to_data(generate_site(domain, 0)))
+    guard = next(g for g in _marker(data, marker)["preconditions"] if old in g["predicate"].get("sql", ""))
+    original = guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = original.replace(old, new)
+    issues = _issues(data)
+    assert len(issues) == 1 and issues[0].code == "C009" and said in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert original in [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
+
+
+def test_a_delete_beyond_the_users_own_rows_is_limited_to_them() -> None:
+    data = _copy(to_data(generate_site("code", 0)))
+    effect = next(e for e in _marker(data, "unstar")["effects"] if e["op"] == "delete")
+    original = effect["sql"]
+    effect["sql"] = re.sub(r"user_id = :user_id AND |AND user_id = :user_id", "", original)
+    assert effect["sql"] != original
+    issues = _issues(data)
+    assert len(issues) == 1 and "it changes other users' rows too" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sql = next(e for e in _marker(to_data(fixed), "unstar")["effects"] if e["op"] == "delete")["sql"]
+    assert "user_id = :user_id" in sql
+    # a twin: deleting a post takes every user's votes on it with it
+    forum = _copy(to_data(generate_site("forum", 0)))
+    assert any(e["op"] == "delete" and "user_id" not in e["sql"] for e in _marker(forum, "delete_post")["effects"])
+    assert _issues(forum) == []

@@ -138,3 +138,26 @@ def test_a_date_stamped_when_the_state_becomes_another_is_found_and_fixed(clean:
                   if "CASE :state" in e["sql"])
     effect["sql"] = original.replace("closed_on = CASE", "changed_on = CASE")
     assert not [i for i in check_view_figures(from_data(data, check_id=False)) if "changed_on" in i.message]
+
+
+def test_a_flag_worded_backwards_and_a_toggle_that_says_its_action(clean: dict[str, Data]) -> None:
+    site = generate_site("travel", 0)
+    view = next(v for v in site.database.views if "THEN 'Breakfast included' ELSE 'Room only'" in v.sql)
+    data = _edited(to_data(site), view.name, "THEN 'Breakfast included' ELSE 'Room only'",
+                   "THEN 'Room only' ELSE 'Breakfast included'")
+    issues = check_view_figures(from_data(data, check_id=False))
+    assert len(issues) == 1 and "when breakfast is true" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert _view(to_data(fixed), view.name)["sql"] == view.sql
+    # a twin: a toggle's button says what pressing it does, the opposite of the state ("Mark unread")
+    mail = clean["mail"]
+    assert any("THEN 'Mark unread'" in v["sql"] for v in mail["database"]["views"])
+    assert check_view_figures(from_data(mail, check_id=False)) == []
+
+
+def test_a_count_named_for_a_value_it_never_tests(clean: dict[str, Data]) -> None:
+    data = _edited(clean["code"], "label_view", " AND i.state = 'open'", "")
+    issues = check_view_figures(from_data(data, check_id=False))
+    assert len(issues) == 1 and "never tests state" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert "i.state = 'open'" in _view(to_data(fixed), "label_view")["sql"]

@@ -74,3 +74,23 @@ def test_a_vote_button_without_a_direction_word_stays_clean(sites: dict[str, Dat
 @pytest.mark.parametrize("domain", ["forum", "mail"])
 def test_clean_sites_stay_clean(sites: dict[str, Data], domain: str) -> None:
     assert check_label_meaning(from_data(_copy(sites[domain]), check_id=False)) == []
+
+
+def test_a_sort_link_saying_the_other_direction_is_turned() -> None:
+    from veriweb.verify.checks_meaning import check_sort_labels
+    from veriweb.verify.mutation_walk import elements
+
+    data = _copy(to_data(generate_site("shop", 0)))
+    sorts = [(node, index) for node, _, _, _ in elements(data) for index, sort in enumerate(node.get("sorts") or [])
+             if sort.get("dir", "asc") == "asc" and sort["column"] == "price"]
+    assert check_sort_labels(from_data(data, check_id=False)) == []
+    node, index = sorts[0]
+    node["sorts"][index]["label"] = "Price: high to low"  # still sorted cheapest first
+    issues = check_sort_labels(from_data(data, check_id=False))
+    assert len(issues) == 1 and issues[0].location.endswith(f".sorts[{index}].label")
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert check_sort_labels(fixed) == []
+    # twins: a label with no direction word, and one that says the way it sorts
+    for label in ("Price", "Price: low to high"):
+        node["sorts"][index]["label"] = label
+        assert check_sort_labels(from_data(data, check_id=False)) == []

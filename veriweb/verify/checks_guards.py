@@ -8,6 +8,9 @@ against evidence in the site:
   can be cancelled" over ``status IN ('placed', 'shipped')``; "The pipeline must pass" over
   ``pipeline IS NOT NULL``. The values are those the column holds in the seed rows or gets from
   markers' writes; the repair rewrites the test to admit what the message admits.
+- C009, a guard that compares a column with a value no row holds, spelt like one that is
+  (``'cancelled'`` for ``'canceled'``, ``'owner'`` for ``'Owner'``): it never matches; the repair
+  spells it as the data does.
 - C009, a guard that keeps a date after a fixed day that every date the column holds, and the
   site's today, are already after (``date > '2020-01-01'`` for "this flight has already
   departed"), with no other test of today: it never blocks; the repair compares with today.
@@ -18,6 +21,9 @@ against evidence in the site:
   column it writes holds (ratings up to 10 on five stars): the repair lowers it.
 - C005, a marker that raises an amount the seed rows keep under another (refunded under total)
   with no guard reading it: the repair adds the invariant the rows keep.
+- C005, a marker that deletes or updates rows other markers add as the user's own, with a
+  condition that names neither the user nor one row (unstarring removes everyone's star): the
+  repair limits it to the user's rows.
 - C005, two markers that add and remove the same link rows and move the count kept on the row
   they point at the same way (joining and leaving both raise a community's members): the repair
   turns the step of the one that moves against its rows.
@@ -169,6 +175,44 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
                                    f"a check of marker {marker.name!r} lets {match.group('column')} {said} through, "
                                    f"but its message says {guard.message!r}", sql=fixed)
                     break
+
+
+def _misspelt_values(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    """C009: a guard that compares a column with a value no row holds or is given, spelt like one that
+    is (``status = 'cancelled'`` where the data says ``'canceled'``, ``'owner'`` for ``'Owner'``): SQLite
+    compares exactly, so the test never matches."""
+    import difflib
+
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, guard in enumerate(getattr(marker, kind)):
+                predicate = guard.predicate
+                if not isinstance(predicate, SqlPredicate):
+                    continue
+                sql, aliases = predicate.sql, _aliases(predicate.sql)
+                fixed, wrong = sql, []
+                for match in _TEST.finditer(sql):
+                    table = aliases.get(match.group("alias") or "") or next(
+                        (t for t in aliases.values() if (t, match.group("column")) in domains), None)
+                    domain = domains.get((table or "", match.group("column")))
+                    if domain is None:
+                        continue
+                    written = set(domain.values())
+                    listed = [match.group("value")] if match.group("op") else re.findall(
+                        r"'([^']*)'", match.group("list") or "")
+                    for value in listed:
+                        if value in written:
+                            continue
+                        near = domain.get(value.lower()) or next(iter(difflib.get_close_matches(
+                            value, sorted(written), n=1, cutoff=0.85)), None)
+                        if near is not None:
+                            wrong.append((value, near))
+                            fixed = fixed.replace(f"'{value}'", f"'{near}'")
+                if wrong:
+                    said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
+                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
+                                   f"a check of marker {marker.name!r} compares with {said}, a value no row holds or "
+                                   f"gets: the test never matches", sql=fixed)
 
 
 # ----------------------------------------------------------------------------- fixed days
@@ -420,10 +464,48 @@ def _unbounded_raises(site: Site) -> Iterator[GuardFix]:
             break
 
 
+# ----------------------------------------------------------------------------- writes beyond the user's own rows
+
+
+def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that deletes (or updates) rows of a table whose rows another marker adds as the
+    user's own (``user_id = :user_id``), with a condition that neither names the user nor one row by
+    its key: unstarring removes every user's star on the project."""
+    owned: dict[str, str] = {}
+    for marker in site.markers:
+        for effect in marker.effects:
+            if effect.op == "insert":
+                write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+                for column, source in write.sources.items():
+                    if source.kind == "param" and source.value == "user_id":
+                        owned[effect.table] = column
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            column = owned.get(effect.table)
+            table = site.database.table(effect.table)
+            where = re.search(r"\bWHERE\b", effect.sql, re.I)
+            if column is None or table is None or effect.op not in ("delete", "update") or where is None:
+                continue
+            condition = effect.sql[where.end():]
+            parents = {fk.ref_table for fk in table.foreign_keys}
+            if any(e.op == "delete" and e.table in parents for e in marker.effects):
+                continue  # the rows of a record the marker deletes go with it, whoever added them
+            if re.search(rf"\b{re.escape(column)}\b|:user_id\b", condition) or re.search(
+                    rf"(?<![\w.]){re.escape(table.primary_key)}\s*(?:=|IN)\s*", condition):
+                continue  # the user's own rows, or one row by its key
+            fixed = effect.sql[:where.end()] + f" {column} = :user_id AND" + effect.sql[where.end():]
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} {effect.op}s {effect.table} rows whatever their {column}, "
+                           f"though each is one user's own (another marker adds them with {column} = :user_id): "
+                           f"it changes other users' rows too", sql=fixed)
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
-    return [*_message_guards(site, _domains(site)), *_fixed_days(site), *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site)]
+    domains = _domains(site)
+    return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
+            *_unordered_dates(site),
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

@@ -399,7 +399,29 @@ def check_empty_filters(site: Site) -> list[C.Issue]:
     return issues
 
 
-MEANING_CHECKS = [check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters]
+_DESCENDING = re.compile(r"\bhigh(?:est)? to low\b|\bz ?(?:-|to) ?a\b|\b(?:highest|most|largest|biggest|latest|"
+                         r"newest|descending|reverse|best|top|recent|recently|longest|dearest)\b", re.I)
+_ASCENDING = re.compile(r"\blow(?:est)? to high\b|\ba ?(?:-|to) ?z\b|\b(?:lowest|least|fewest|cheapest|earliest|"
+                        r"oldest|ascending|smallest|quickest|shortest|alphabetical)\b", re.I)
+
+
+def check_sort_labels(site: Site) -> list[C.Issue]:
+    """M003: a sort link whose words say one direction ("Price: high to low", "Newest first") over a
+    sort in the other: the list comes out the other way round from what its link says."""
+    issues = []
+    for number, page in enumerate(site.pages):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            for index, sort in enumerate(getattr(element, "sorts", None) or []):
+                down, up = bool(_DESCENDING.search(sort.label)), bool(_ASCENDING.search(sort.label))
+                if (down and not up and sort.dir == "asc") or (up and not down and sort.dir == "desc"):
+                    issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.sorts[{index}].label",
+                                          f"sort {sort.label!r} orders {sort.column} {sort.dir}ending: the "
+                                          f"other way round from what it says"))
+    return issues
+
+
+MEANING_CHECKS = [check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters,
+                  check_sort_labels]
 
 __all__ = ["MEANING_CHECKS", "check_answer_shown", "check_empty_filters", "check_form_keys", "check_label_meaning",
-           "check_link_names", "key_tables", "page_names"]
+           "check_link_names", "check_sort_labels", "key_tables", "page_names"]

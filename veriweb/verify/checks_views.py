@@ -9,9 +9,9 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - a per-row count or sum whose subquery never refers to the row (``(SELECT count(*) FROM
   stars s)`` on each project, where stars point at projects): every row shows the same figure;
 - a figure named after one value of a column that counts another (``... AND i.state =
-  'closed') AS open_issues``; ``e.read = 1`` counted as ``unread``);
+  'closed') AS open_issues``; ``e.read = 1`` counted as ``unread``), or never tests the column;
 - a ``CASE`` whose words say the opposite of its test: "Upcoming" for a date already past,
-  "You downvoted" for a vote of +1;
+  "You downvoted" for a vote of +1, "Room only" for a hotel with breakfast;
 - an effect that stamps a date column named for one state when the state becomes another
   (``closed_on = CASE :state WHEN 'open' THEN :today``);
 - a figure named for what remains that adds what is taken off (``sum(o.total + o.refunded) AS net``).
@@ -241,6 +241,33 @@ def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
                               sql, sql.replace(expr, fixed_expr, 1))
 
 
+def _unfiltered(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row count named for one value of a column (``open_issues``) whose subquery never tests that
+    column: it counts every row, whatever the value."""
+    for expr, name in _select_items(sql) or []:
+        inner = expr.strip()
+        if not (inner.startswith("(") and re.match(r"\(\s*SELECT\s+(?:count|sum)\s*\(", inner, re.I)):
+            continue
+        words = _words(name)
+        for alias, table_name in _aliases(inner).items():
+            table = site.database.table(table_name)
+            if table is None or alias == table_name and any(a != t and t == table_name for a, t in
+                                                            _aliases(inner).items()):
+                continue
+            for column in (c.name for c in table.columns if c.type == "text"):
+                named = sorted(_domain(site, table_name, column) & words)
+                if len(named) != 1 or re.search(rf"\b(?:{re.escape(alias)}\.)?{re.escape(column)}\b", inner):
+                    continue
+                where = _top_keyword(inner[1:-1], "WHERE")
+                if where < 0:
+                    continue
+                cut = 1 + where + 5
+                fixed_expr = inner[:cut] + f" {alias}.{column} = '{named[0]}' AND" + inner[cut:]
+                yield Fix(location, f"{name} is named for {column} = {named[0]!r}, but its count never tests "
+                                    f"{column}: it counts every row", sql, sql.replace(inner, fixed_expr, 1))
+                return
+
+
 # ----------------------------------------------------------------------------- words against their test
 
 _FUTURE = {"upcoming", "scheduled", "future", "planned", "coming", "next", "due", "pending"}
@@ -335,6 +362,54 @@ def _backwards_words(location: str, sql: str) -> Iterator[Fix]:
             break
 
 
+_NEGATING = re.compile(r"\b(?:no|not|without|non|never|unavailable)\b", re.I)
+
+
+def _says(text: str, column: str) -> int:
+    """1 if ``text`` names the flag ``column`` ("Breakfast included" for ``breakfast``), -1 if it names
+    it negated ("No breakfast"), 0 if it does not name it."""
+    words = [w for w in re.split(r"[_\W]+", column.lower()) if len(w) >= 4 and w not in ("has", "is")]
+    if not words:
+        return 0
+    tokens = list(re.finditer(r"[A-Za-z]+", text))
+    if any(m.group(0).lower() in {f"un{w}" for w in words} for m in tokens):
+        return -1  # "unread"
+    found = next((m for m in tokens if m.group(0).lower() in words), None)
+    if found is None:
+        return 0
+    return -1 if _NEGATING.search(text[:found.start()]) or _NEGATING.search(text[found.end():]) else 1
+
+
+_ACTION = re.compile(r"^\s*(?:mark|add|remove|set|make|turn|toggle|enable|disable|show|hide|flag|unflag|star|"
+                     r"unstar|pin|unpin|include|exclude|request|cancel|undo)\b", re.I)
+"""Words a button starts with: its text says what pressing it does."""
+
+
+def _flag_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A ``CASE`` over a yes/no column whose branch for "yes" does not name the flag and whose other
+    branch does ("Room only" for a hotel with breakfast, "Breakfast included" for one without)."""
+    flags = {c.name for t in site.database.tables for c in t.columns if c.type == "boolean"}
+    for branches, other in _cases(sql):
+        if len(branches) != 1 or other is None:
+            continue
+        test, a, b = branches[0]
+        found = re.fullmatch(r"(NOT\s+)?(?:\w+\.)?(\w+)(?:\s*(=|!=|<>)\s*([01]))?", test.strip(), re.I)
+        if found is None or found.group(2) not in flags:
+            continue
+        truth = not found.group(1)
+        if found.group(3) and (found.group(3) != "=") == (found.group(4) == "1"):
+            truth = not truth
+        if any(_ACTION.match(sql[c:d]) for c, d in ((a, b), other)):
+            continue  # a toggle's button says what pressing it does, the opposite of the state
+        yes, no = ((a, b), other) if truth else (other, (a, b))
+        said_yes, said_no = _says(sql[yes[0]:yes[1]], found.group(2)), _says(sql[no[0]:no[1]], found.group(2))
+        if said_yes <= 0 and said_no == 1 or said_yes == -1 and said_no >= 0:
+            (x, y), (u, v) = sorted([(a, b), other])
+            fixed = sql[:x] + sql[u:v] + sql[y:u] + sql[x:y] + sql[v:]
+            yield Fix(location, f"CASE WHEN {test} says '{sql[yes[0]:yes[1]]}' when {found.group(2)} is true and "
+                                f"'{sql[no[0]:no[1]]}' when it is false: the words are the wrong way round", sql, fixed)
+
+
 # ----------------------------------------------------------------------------- deductions added
 
 _NET = {"net", "balance", "remaining", "outstanding", "left", "profit", "after"}
@@ -391,11 +466,12 @@ def view_fixes(site: Site) -> list[Fix]:
     out: list[Fix] = []
     for number, view in enumerate(site.database.views):
         location = f"$.database.views[{number}].sql"
-        for finder in (_uncorrelated, _misnamed):
+        for finder in (_uncorrelated, _misnamed, _unfiltered):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
         out += _deductions_added(location, view.sql)
+        out += _flag_words(site, location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)

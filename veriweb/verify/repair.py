@@ -846,7 +846,8 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     """M003: a submit label that contradicts its marker takes the marker's own label or verb (a login or
     logout form's button says "Log in" or "Sign out"); a button that names a sibling marker runs that
     marker when its form sends every parameter it takes; a fixed number sent against the button's
-    word ("Upvote" sending -1) changes sign."""
+    word ("Upvote" sending -1) changes sign; a sort link saying the other direction sorts the way it
+    says."""
     tokens = parse_path(issue.location)
     if tokens[-2:] == ["confirm", "confirm"]:  # the confirming dialog's "yes" button: the marker's own words
         form, dialog = get_at(data, tokens[:-2]), get_at(data, tokens[:-1])
@@ -858,6 +859,12 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             dialog["cancel"] = "Go back"  # the two buttons were swapped: the other one backs out
         return f"dialog button {old!r} -> {dialog['confirm']!r}", Touch(pages=_page_of(tokens, data),
                                                                           markers={marker["name"]})
+    if len(tokens) >= 3 and tokens[-3] == "sorts":  # a sort link saying the other direction: the direction it says
+        sort = get_at(data, tokens[:-1])
+        if not isinstance(sort, dict):
+            return None
+        old, sort["dir"] = sort.get("dir", "asc"), "desc" if sort.get("dir", "asc") == "asc" else "asc"
+        return f"sort {sort.get('label')!r}: {old} -> {sort['dir']}", Touch(pages=_page_of(tokens, data))
     if len(tokens) >= 3 and tokens[-3:-1] == ["action", "args"]:  # "Upvote" sending -1: the sign it says
         form = get_at(data, tokens[:-3])
         args = form.get("action", {}).get("args", {}) if isinstance(form, dict) else {}
