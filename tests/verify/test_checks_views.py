@@ -161,3 +161,8 @@ def test_a_count_named_for_a_value_it_never_tests(clean: dict[str, Data]) -> Non
     assert len(issues) == 1 and "never tests state" in issues[0].message
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     assert "i.state = 'open'" in _view(to_data(fixed), "label_view")["sql"]
+
+
+def test_a_marker_named_for_one_value_that_picks_another(clean: dict[str, Data]) -> None:
+    _effect_found_and_fixed(clean["mail"], "empty_trash", "kind = 'trash'", "kind = 'archive'",
+                            "named for kind = 'trash'")

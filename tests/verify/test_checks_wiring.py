@@ -94,3 +94,15 @@ def test_a_sort_link_saying_the_other_direction_is_turned() -> None:
     for label in ("Price", "Price: low to high"):
         node["sorts"][index]["label"] = label
         assert check_sort_labels(from_data(data, check_id=False)) == []
+
+
+def test_a_plus_one_button_sending_minus_one_is_turned(sites: dict[str, Data]) -> None:
+    data = _copy(sites["forum"])
+    votes = [f for f in _forms(data, "vote") if f["action"]["args"]["value"] in (1, -1)]  # not the take-back
+    for form in votes:
+        form["submit"] = "+1" if form["action"]["args"]["value"] == 1 else "-1"
+    assert not [i for i in check_label_meaning(from_data(data, check_id=False)) if "sends value" in i.message]
+    for form in votes:
+        form["action"]["args"]["value"] = -form["action"]["args"]["value"]
+    issues = [i for i in check_label_meaning(from_data(data, check_id=False)) if "sends value" in i.message]
+    assert len(issues) == len(votes)

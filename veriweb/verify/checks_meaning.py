@@ -183,9 +183,10 @@ def _names_other_marker(site: Site, form: Any, marker: Any, path: str) -> list[C
     return []
 
 
-_UP_LABEL = re.compile(r"\b(?:up\s*vote|upvote|like|thumbs? up|increase|raise|plus|\+1)\b|\bup\b", re.I)
-_DOWN_LABEL = re.compile(r"\b(?:down\s*vote|downvote|dislike|thumbs? down|decrease|lower|minus|-1)\b|\bdown\b",
-                         re.I)
+_UP_LABEL = re.compile(r"\b(?:up\s*vote|upvote|like|thumbs? up|increase|raise|plus)\b|\bup\b|(?<![\w+-])\+\s?1\b",
+                       re.I)
+_DOWN_LABEL = re.compile(r"\b(?:down\s*vote|downvote|dislike|thumbs? down|decrease|lower|minus)\b|\bdown\b|"
+                         r"(?<![\w+-])[-\u2212]\s?1\b", re.I)
 
 
 def _sign_against_label(form: Any, marker: Any, path: str) -> list[C.Issue]:

@@ -14,7 +14,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
   "You downvoted" for a vote of +1, "Room only" for a hotel with breakfast;
 - an effect that stamps a date column named for one state when the state becomes another
   (``closed_on = CASE :state WHEN 'open' THEN :today``);
-- a figure named for what remains that adds what is taken off (``sum(o.total + o.refunded) AS net``).
+- a figure named for what remains that adds what is taken off (``sum(o.total + o.refunded) AS net``);
+- a marker named for one value (``empty_trash``) whose effect picks rows by another (``kind = 'archive'``).
 
 The same reading applies to markers' effects (a stored total summed without the quantity).
 :func:`view_fixes` gives, for each finding, the SQL that fixes it; the repair operator
@@ -433,6 +434,26 @@ def _deductions_added(location: str, sql: str) -> Iterator[Fix]:
                 break
 
 
+def _marker_named_value(site: Site, m_index: int, e_index: int) -> Iterator[Fix]:
+    """An effect of a marker named for one value of a column (``empty_trash``) that picks rows by another
+    (``kind = 'archive'``) and never by the one its name says."""
+    marker = site.markers[m_index]
+    effect = marker.effects[e_index]
+    words = _words(marker.name)
+    for match in re.finditer(r"\b(?:(\w+)\.)?(\w+)\s*=\s*'([^']*)'", effect.sql):
+        column, value = match.group(2), match.group(3).lower()
+        tables = set(_aliases(effect.sql).values()) | {effect.table}
+        domain = set().union(*(_domain(site, t, column) for t in tables))
+        named = sorted((domain & words) - {value})
+        if len(named) != 1 or value in words or value not in domain or f"'{named[0]}'" in effect.sql.lower():
+            continue
+        fixed = effect.sql[:match.start(3)] + named[0] + effect.sql[match.end(3):]
+        yield Fix(f"$.markers[{m_index}].effects[{e_index}].sql",
+                  f"marker {marker.name!r} is named for {column} = {named[0]!r}, but its effect picks rows with "
+                  f"{column} = {match.group(3)!r}", effect.sql, fixed)
+        return
+
+
 # ----------------------------------------------------------------------------- a date stamped for another state
 
 _STAMP = re.compile(r"\b(\w+)\s*=\s*CASE\s+:(\w+)\s+WHEN\s+'([^']*)'\s+THEN\s+(?::today|:now|vw_today\(\)|vw_now\(\))",
@@ -476,6 +497,7 @@ def view_fixes(site: Site) -> list[Fix]:
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
+            out += _marker_named_value(site, m, e)
     return out
 
 
