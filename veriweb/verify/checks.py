@@ -263,10 +263,13 @@ def resolve_href(routes: list[Route], href: str) -> str | None:
 
 
 def _columns(site: Site) -> dict[str, set[str] | None]:
-    """Known columns per table; views map to ``None`` (their columns are checked by SQLite)."""
+    """Known columns per table, and per view whose SELECT list names every column plainly (``None`` for
+    another view: SQLite checks what it reads)."""
+    from veriweb.verify.checks_pages import view_columns
+
     out: dict[str, set[str] | None] = {t.name: {c.name for c in t.columns} | {t.primary_key} for t in site.database.tables}
     for view in site.database.views:
-        out.setdefault(view.name, None)
+        out.setdefault(view.name, view_columns(site, view.name))
     return out
 
 
