@@ -145,36 +145,47 @@ def _rewrite(match: re.Match[str], values: list[str]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+def _sql_guards(site: Site) -> Iterator[tuple[str, Any, Any, str]]:
+    """Each guard in SQL: its predicate's path, the marker, the guard, and its SQL."""
     for m_index, marker in enumerate(site.markers):
         for kind in ("preconditions", "invariants"):
             for index, guard in enumerate(getattr(marker, kind)):
-                predicate = guard.predicate
-                if not isinstance(predicate, SqlPredicate) or not guard.message:
-                    continue
-                sql, aliases = predicate.sql, _aliases(predicate.sql)
-                for match in _TEST.finditer(sql):
-                    table = aliases.get(match.group("alias") or "") or next(
-                        (t for t in aliases.values() if (t, match.group("column")) in domains), None)
-                    domain = domains.get((table or "", match.group("column")))
-                    if domain is None:
-                        continue
-                    allowed, ruled_out, only = _mentions(guard.message, domain, _words(marker.name))
-                    admitted = _admitted(match, domain) & set(domain)
-                    wrong = admitted & ruled_out
-                    if only and allowed and len(admitted - allowed) >= 2:
-                        wrong |= admitted - allowed  # "only X": two or more others let through (one may be a kind of X)
-                    if not wrong:
-                        continue
-                    keep = sorted(allowed if only and allowed else admitted - ruled_out)
-                    if not keep:
-                        continue
-                    fixed = sql[:match.start()] + _rewrite(match, [domain[v] for v in keep]) + sql[match.end():]
-                    said = ", ".join(repr(domain[v]) for v in sorted(wrong))
-                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
-                                   f"a check of marker {marker.name!r} lets {match.group('column')} {said} through, "
-                                   f"but its message says {guard.message!r}", sql=fixed)
-                    break
+                if isinstance(guard.predicate, SqlPredicate):
+                    yield f"$.markers[{m_index}].{kind}[{index}].predicate", marker, guard, guard.predicate.sql
+
+
+def _tests(sql: str, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[tuple[re.Match[str], dict[str, str]]]:
+    """Each test of ``sql`` on a column whose values are known, with those values."""
+    aliases = _aliases(sql)
+    for match in _TEST.finditer(sql):
+        table = aliases.get(match.group("alias") or "") or next(
+            (t for t in aliases.values() if (t, match.group("column")) in domains), None)
+        domain = domains.get((table or "", match.group("column")))
+        if domain is not None:
+            yield match, domain
+
+
+def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    for location, marker, guard, sql in _sql_guards(site):
+        if not guard.message:
+            continue
+        for match, domain in _tests(sql, domains):
+            allowed, ruled_out, only = _mentions(guard.message, domain, _words(marker.name))
+            admitted = _admitted(match, domain) & set(domain)
+            wrong = admitted & ruled_out
+            if only and allowed and len(admitted - allowed) >= 2:
+                wrong |= admitted - allowed  # "only X": two or more others let through (one may be a kind of X)
+            if not wrong:
+                continue
+            keep = sorted(allowed if only and allowed else admitted - ruled_out)
+            if not keep:
+                continue
+            fixed = sql[:match.start()] + _rewrite(match, [domain[v] for v in keep]) + sql[match.end():]
+            said = ", ".join(repr(domain[v]) for v in sorted(wrong))
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} lets {match.group('column')} {said} through, "
+                           f"but its message says {guard.message!r}", sql=fixed)
+            break
 
 
 def _misspelt_values(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
@@ -183,36 +194,25 @@ def _misspelt_values(site: Site, domains: dict[tuple[str, str], dict[str, str]])
     compares exactly, so the test never matches."""
     import difflib
 
-    for m_index, marker in enumerate(site.markers):
-        for kind in ("preconditions", "invariants"):
-            for index, guard in enumerate(getattr(marker, kind)):
-                predicate = guard.predicate
-                if not isinstance(predicate, SqlPredicate):
+    for location, marker, _, sql in _sql_guards(site):
+        fixed, wrong = sql, []
+        for match, domain in _tests(sql, domains):
+            written = set(domain.values())
+            listed = [match.group("value")] if match.group("op") else re.findall(
+                r"'([^']*)'", match.group("list") or "")
+            for value in listed:
+                if value in written:
                     continue
-                sql, aliases = predicate.sql, _aliases(predicate.sql)
-                fixed, wrong = sql, []
-                for match in _TEST.finditer(sql):
-                    table = aliases.get(match.group("alias") or "") or next(
-                        (t for t in aliases.values() if (t, match.group("column")) in domains), None)
-                    domain = domains.get((table or "", match.group("column")))
-                    if domain is None:
-                        continue
-                    written = set(domain.values())
-                    listed = [match.group("value")] if match.group("op") else re.findall(
-                        r"'([^']*)'", match.group("list") or "")
-                    for value in listed:
-                        if value in written:
-                            continue
-                        near = domain.get(value.lower()) or next(iter(difflib.get_close_matches(
-                            value, sorted(written), n=1, cutoff=0.85)), None)
-                        if near is not None:
-                            wrong.append((value, near))
-                            fixed = fixed.replace(f"'{value}'", f"'{near}'")
-                if wrong:
-                    said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
-                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
-                                   f"a check of marker {marker.name!r} compares with {said}, a value no row holds or "
-                                   f"gets: the test never matches", sql=fixed)
+                near = domain.get(value.lower()) or next(iter(difflib.get_close_matches(
+                    value, sorted(written), n=1, cutoff=0.85)), None)
+                if near is not None:
+                    wrong.append((value, near))
+                    fixed = fixed.replace(f"'{value}'", f"'{near}'")
+        if wrong:
+            said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} compares with {said}, a value no row holds or "
+                           f"gets: the test never matches", sql=fixed)
 
 
 # ----------------------------------------------------------------------------- fixed days
@@ -224,34 +224,24 @@ def _fixed_days(site: Site) -> Iterator[GuardFix]:
     today = str(site.clock.today)[:10]
     dates = {(t.name, c.name): [r.get(c.name) for r in t.rows if isinstance(r.get(c.name), str)]
              for t in site.database.tables for c in t.columns if c.type in ("date", "datetime")}
-    for m_index, marker in enumerate(site.markers):
-        for kind in ("preconditions", "invariants"):
-            for index, guard in enumerate(getattr(marker, kind)):
-                predicate = guard.predicate
-                if not isinstance(predicate, SqlPredicate):
-                    continue
-                aliases = _aliases(predicate.sql)
-                if re.search(r":today\b|vw_today\(\)", predicate.sql):
-                    continue  # a fixed day beside today is a cap or a floor of its own, not today misspelt
-                for match in _FIXED_DAY.finditer(predicate.sql):
-                    alias, column, op, day = match.groups()
-                    if not op.startswith(">"):
-                        continue  # "until a fixed day": a cap, whatever today is
-                    table = aliases.get(alias or "") or next((t for t in aliases.values() if (t, column) in dates), None)
-                    values = [v[:10] for v in dates.get((table or "", column), [])]
-                    if len(set(values)) < 3:
-                        continue
-                    later = op.startswith(">")
-                    side_today = today > day if later else today < day
-                    if not side_today or not all((v > day) if later else (v < day) for v in values):
-                        continue
-                    fixed = predicate.sql[:match.start(4) - 1] + ":today" + predicate.sql[match.end(4) + 1:]
-                    yield GuardFix(f"$.markers[{m_index}].{kind}[{index}].predicate", C.VACUOUS_GUARD,
-                                   f"a check of marker {marker.name!r} can never block: it compares {column} with "
-                                   f"the fixed day {day}, and every {column} is {'after' if later else 'before'} it, "
-                                   f"as today ({today}) is; it never tells a past {column} from a future one",
-                                   sql=fixed)
-                    break
+    for location, marker, _, sql in _sql_guards(site):
+        if re.search(r":today\b|vw_today\(\)", sql):
+            continue  # a fixed day beside today is a cap or a floor of its own, not today misspelt
+        aliases = _aliases(sql)
+        for match in _FIXED_DAY.finditer(sql):
+            alias, column, op, day = match.groups()
+            if not op.startswith(">"):
+                continue  # "until a fixed day": a cap, whatever today is
+            table = aliases.get(alias or "") or next((t for t in aliases.values() if (t, column) in dates), None)
+            values = [v[:10] for v in dates.get((table or "", column), [])]
+            if len(set(values)) < 3 or not today > day or not all(v > day for v in values):
+                continue
+            fixed = sql[:match.start(4) - 1] + ":today" + sql[match.end(4) + 1:]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} can never block: it compares {column} with the fixed "
+                           f"day {day}, and every {column} is after it, as today ({today}) is; it never tells a "
+                           f"past {column} from a future one", sql=fixed)
+            break
 
 
 # ----------------------------------------------------------------------------- dates typed out of order
