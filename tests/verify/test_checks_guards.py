@@ -239,3 +239,16 @@ def test_a_delete_beyond_the_users_own_rows_is_limited_to_them() -> None:
     forum = _copy(to_data(generate_site("forum", 0)))
     assert any(e["op"] == "delete" and "user_id" not in e["sql"] for e in _marker(forum, "delete_post")["effects"])
     assert _issues(forum) == []
+
+
+def test_a_guard_looking_at_every_users_rows_is_limited_to_the_users(clean: dict[str, Data]) -> None:
+    data = _copy(clean["shop"])
+    guard = _guard(data, "place_order", "FROM cart_items WHERE user_id = :user_id")
+    original = guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = "SELECT EXISTS (SELECT 1 FROM cart_items)"
+    issues = _issues(data)
+    assert len(issues) == 1 and "looks for cart_items rows of any user" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sqls = [g["predicate"]["sql"] for g in _marker(to_data(fixed), "place_order")["preconditions"]]
+    assert "SELECT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id)" in sqls
+    assert original in [g["predicate"]["sql"] for g in _marker(clean["shop"], "place_order")["preconditions"]]

@@ -170,3 +170,20 @@ def test_a_template_writing_out_another_records_name_gets_its_slot_back() -> Non
     assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].template")]
     fixed, _, _, _, _ = repair_static(_site(data))
     assert next(t for t in to_data(fixed)["tasks"] if t["id"] == task["id"])["template"] == template
+
+
+def test_a_template_naming_a_near_miss_of_its_slot_gets_the_slot_back() -> None:
+    from veriweb.scaffold.site import render_instruction
+    from veriweb.verify.checks_tasks import check_literal_names
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("code", 0))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if "{title}" in t["template"] and len(t["slots"]["title"].split()) >= 3)
+    template, words = task["template"], task["slots"]["title"].split()
+    task["template"] = template.replace("{title}", " ".join([*words[:-1], "Zebra"]))
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    issues = check_literal_names(_site(data))
+    assert len(issues) == 1 and "one word off it" in issues[0].message
+    fixed, _, _, _, _ = repair_static(_site(data))
+    assert next(t for t in to_data(fixed)["tasks"] if t["id"] == task["id"])["template"] == template

@@ -21,6 +21,8 @@ against evidence in the site:
   column it writes holds (ratings up to 10 on five stars): the repair lowers it.
 - C005, a marker that raises an amount the seed rows keep under another (refunded under total)
   with no guard reading it: the repair adds the invariant the rows keep.
+- C009, a guard that looks for rows each user owns without naming the user, while its marker acts
+  on the user's own rows ("your cart is empty" checked over every cart): the repair names the user.
 - C005, a marker that deletes or updates rows other markers add as the user's own, with a
   condition that names neither the user nor one row (unstarring removes everyone's star): the
   repair limits it to the user's rows.
@@ -457,10 +459,8 @@ def _unbounded_raises(site: Site) -> Iterator[GuardFix]:
 # ----------------------------------------------------------------------------- writes beyond the user's own rows
 
 
-def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
-    """C005: a marker that deletes (or updates) rows of a table whose rows another marker adds as the
-    user's own (``user_id = :user_id``), with a condition that neither names the user nor one row by
-    its key: unstarring removes every user's star on the project."""
+def _owned(site: Site) -> dict[str, str]:
+    """Tables whose rows some marker adds as the acting user's own, with the column that says whose."""
     owned: dict[str, str] = {}
     for marker in site.markers:
         for effect in marker.effects:
@@ -469,6 +469,37 @@ def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
                 for column, source in write.sources.items():
                     if source.kind == "param" and source.value == "user_id":
                         owned[effect.table] = column
+    return owned
+
+
+def _unscoped_guards(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that looks for rows of a table each user owns (``EXISTS (SELECT 1 FROM cart_items)``)
+    without naming the user or a row, where the marker's own effects on that table act on the user's
+    rows: another user's cart lets an empty one through."""
+    owned = _owned(site)
+    for location, marker, _, sql in _sql_guards(site):
+        for match in re.finditer(r"EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?"
+                                 r"(?:\s+WHERE\s+([^()]*))?\)", sql, re.I):
+            table, column = match.group(1), owned.get(match.group(1))
+            condition = match.group(3) or ""
+            if column is None or re.search(rf"\b{re.escape(column)}\b|:user_id\b|:\w+", condition):
+                continue  # the user's rows, or rows a parameter picks
+            if not any(e.table == table and re.search(rf"\b{re.escape(column)}\s*=\s*:user_id\b", e.sql)
+                       for e in marker.effects):
+                continue  # the marker itself acts on every user's rows: so may its guard
+            where = f" WHERE {column} = :user_id" + (f" AND {condition}" if condition else "")
+            fixed = sql[:match.start()] + f"EXISTS (SELECT 1 FROM {table}{where})" + sql[match.end():]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} looks for {table} rows of any user, but the marker "
+                           f"acts on the user's own: another user's rows let it through", sql=fixed)
+            break
+
+
+def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that deletes (or updates) rows of a table whose rows another marker adds as the
+    user's own (``user_id = :user_id``), with a condition that neither names the user nor one row by
+    its key: unstarring removes every user's star on the project."""
+    owned = _owned(site)
     for m_index, marker in enumerate(site.markers):
         for e_index, effect in enumerate(marker.effects):
             column = owned.get(effect.table)
@@ -495,7 +526,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site)]
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
+            *_unscoped_guards(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

@@ -323,10 +323,25 @@ def check_stated_days(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _near_miss(template: str, value: str) -> str | None:
+    """The words of ``template`` that spell ``value`` (three words or more) but for one word ("Just got my
+    first potting shed" for "... potting bench"), or ``None``."""
+    want = value.split()
+    spans = list(re.finditer(r"\S+", template))
+    for start in range(len(spans) - len(want) + 1):
+        window = spans[start:start + len(want)]
+        words = [m.group(0).strip(".,;:!?'\"").lower() for m in window]
+        differ = sum(a != b.lower() for a, b in zip(words, want))
+        if differ == 1 and words[0] == want[0].lower() and "{" not in template[window[0].start():window[-1].end()]:
+            return template[window[0].start():window[-1].end()].strip(".,;:!?'\"")
+    return None
+
+
 def check_literal_names(site: Site) -> list[C.Issue]:
     """M016: a template that writes out another record's name where its slot belongs ("comment on
     'Document the notification service'" while the slot ``title``, which the goal reads, names
-    another issue): the instruction sends the agent to the wrong record."""
+    another issue), or a near miss of the slot's own value (one word off): the instruction sends the
+    agent to the wrong record."""
     issues = []
     for number, task in enumerate(site.tasks):
         stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
@@ -345,6 +360,12 @@ def check_literal_names(site: Site) -> list[C.Issue]:
                                           f"task {task.id!r} writes out {table.name} {name} {written!r} where its "
                                           f"slot {name} ({value!r}) belongs: the instruction names another record"))
                     break
+            else:
+                near = _near_miss(task.template, value)
+                if near is not None:
+                    issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].template",
+                                          f"task {task.id!r} writes out {near!r} where its slot {name} ({value!r}) "
+                                          f"belongs, one word off it: the instruction names another record"))
     return issues
 
 

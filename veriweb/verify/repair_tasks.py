@@ -113,10 +113,10 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     the instruction is rendered again), or the slot goes back where the template wrote another
     record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
-    named = re.search(r"writes out \w+ (\w+) (['\"])(.*)\2 where its slot", issue.message)
+    named = re.search(r"writes out (?:\w+ \w+ )?(['\"])(.*?)\1 where its slot (\w+)", issue.message)
     if named is not None and tokens[-1:] == ["template"]:  # the slot back where the other record's name is
         task = R.get_at(data, tokens[:-1])
-        name, written = named.group(1), named.group(3)
+        name, written = named.group(3), named.group(2)
         at = task["template"].lower().find(written.lower())
         if at < 0:
             return None
