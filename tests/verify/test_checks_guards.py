@@ -68,12 +68,8 @@ def test_a_guard_that_does_not_guard_is_found_and_repaired(clean: dict[str, Data
     assert len(issues) == 1 and issues[0].code == "C009" and said in issues[0].message, issues
     fixed, log, _, _, _ = repair_static(from_data(data, check_id=False))
     assert any(r.operator == "restore_guard" for r in log)
-    sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
-    if "today" in text:
-        assert original.replace(":today", ":today") in sqls  # compared with today again
-    else:
-        assert any(s is not None and text.split(" ")[0] in s and "shipped'" not in s and "NULL" not in s
-                   and "complete" not in s for s in sqls if s and text.split(" ")[0] in s)
+    # the repaired test admits what the unedited site's did (the message's values, or today again)
+    assert original in [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
     assert not [i for i in static_issues(fixed) if i.code == "C009"]
 
 

@@ -109,7 +109,8 @@ class Database:
         try:
             for table in changed:
                 columns = [table.primary_key] + [c.name for c in table.columns if c.name != table.primary_key]
-                if not all(set(columns).issuperset(row) for row in table.rows):
+                known = set(columns)
+                if not all(known.issuperset(row) for row in table.rows):
                     raise ValueError(f"a row of {table.name!r} has an unknown column")
                 engine(f"DELETE FROM {quote(table.name)}")
                 self.guard.engine_many(

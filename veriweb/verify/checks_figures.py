@@ -28,6 +28,7 @@ from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
+from veriweb.verify.checks_views import _words
 
 _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d\d)?)")
 _BOUND = re.compile(r"\b(under|below|less than|fewer than|at most|up to|over|above|more than|at least)\s+"
@@ -50,10 +51,6 @@ class StatedFix:
 
 def _cents(text: str) -> int:
     return round(float(text.replace(",", "")) * 100)
-
-
-def _words(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
 
 
 def _amounts(site: Site, marker_name: str) -> Iterator[tuple[str, str | None, list[int], str, str]]:

@@ -46,8 +46,9 @@ from typing import Any
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
-from veriweb.verify.checks_views import _aliases
+from veriweb.verify.checks_views import _aliases, column_values
 from veriweb.verify.dataflow import parse_effect
+from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|must|just)\b", re.I)
@@ -66,42 +67,21 @@ class GuardFix:
     add: tuple[str, str, dict[str, Any], str] | None = None
 
 
-def _stem(word: str) -> str:
-    """A crude stem, the same for "ship", "shipped" and "shipping", "cancel" and "cancelled"."""
-    word = word.lower()
-    for suffix in ("ing", "ed", "es", "s", "d"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[:-len(suffix)]
-            break
-    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiou":
-        word = word[:-1]
-    return word
-
-
 def _domains(site: Site) -> dict[tuple[str, str], dict[str, str]]:
-    """For each text column: its values (folded -> as written) in the seed rows and in markers' literal writes."""
+    """The values of each text column that reads like a status (two to eight short values in the seed
+    rows), with those markers write (:func:`veriweb.verify.checks_views.column_values`)."""
+    values = column_values(site)
     out: dict[tuple[str, str], dict[str, str]] = {}
     for table in site.database.tables:
         for column in table.columns:
-            if column.type != "text":
-                continue
-            values = {r[column.name] for r in table.rows if isinstance(r.get(column.name), str)}
-            if 2 <= len(values) <= 8 and all(len(v) <= 24 for v in values):
-                out[(table.name, column.name)] = {v.lower(): v for v in values}
-    for marker in site.markers:
-        for effect in marker.effects:
-            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
-            for column, source in write.sources.items():
-                if source.kind == "literal" and isinstance(source.value, str) and (effect.table, column) in out:
-                    out[(effect.table, column)].setdefault(source.value.lower(), source.value)
-            for column, value in re.findall(r"\b(\w+)\s*=\s*'([^']*)'", effect.sql if effect.op == "update" else ""):
-                if (effect.table, column) in out:
-                    out[(effect.table, column)].setdefault(value.lower(), value)
+            seed = {r[column.name] for r in table.rows if isinstance(r.get(column.name), str)}
+            if column.type == "text" and 2 <= len(seed) <= 8 and all(len(v) <= 24 for v in seed):
+                out[(table.name, column.name)] = values[(table.name, column.name)]
     return out
 
 
-def _words(name: str) -> set[str]:
-    return {_stem(w) for w in re.split(r"[_\W]+", name) if w}
+def _stems(name: str) -> set[str]:
+    return {stem(w) for w in re.split(r"[_\W]+", name) if w}
 
 
 def _mentions(message: str, values: dict[str, str], action: set[str]) -> tuple[set[str], set[str], bool]:
@@ -110,12 +90,12 @@ def _mentions(message: str, values: dict[str, str], action: set[str]) -> tuple[s
     not a value."""
     allowed: set[str] = set()
     ruled_out: set[str] = set()
-    stems = {_stem(v): v for v in values if " " not in v and _stem(v) not in action}
+    stems = {stem(v): v for v in values if " " not in v and stem(v) not in action}
     words = list(re.finditer(r"[A-Za-z']+", message))
     for index, word in enumerate(words):
-        value = stems.get(_stem(word.group(0)))
+        value = stems.get(stem(word.group(0)))
         if value is None and word.group(0).lower().startswith("un"):
-            value = stems.get(_stem(word.group(0)[2:]))
+            value = stems.get(stem(word.group(0)[2:]))
             if value is not None:
                 ruled_out.add(value)
                 continue
@@ -172,7 +152,7 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
         if not guard.message:
             continue
         for match, domain in _tests(sql, domains):
-            allowed, ruled_out, only = _mentions(guard.message, domain, _words(marker.name))
+            allowed, ruled_out, only = _mentions(guard.message, domain, _stems(marker.name))
             admitted = _admitted(match, domain) & set(domain)
             wrong = admitted & ruled_out
             if only and allowed and len(admitted - allowed) >= 2:

@@ -26,6 +26,7 @@ from veriweb.verify import checks as C
 from veriweb.verify import dataflow
 from veriweb.verify.checks_pages import base_column, shown_columns
 from veriweb.verify.intent import passes_key
+from veriweb.verify.wording import stem
 
 _BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b",
                      re.I)
@@ -153,27 +154,19 @@ _GENERIC_VERBS = {"save", "update", "edit", "set", "add", "create", "submit", "s
 """Verbs many markers share ("Save", "Delete", "Move to Bin"): naming one says nothing about which marker."""
 
 
-def _stem(word: str) -> str:
-    word = word.lower()
-    for suffix in ("ing", "ed", "es", "e", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
-    return word
-
-
 def _names_other_marker(site: Site, form: Any, marker: Any, path: str) -> list[C.Issue]:
     """M003: a button whose label names what another marker of the site does to the same records, by that
     marker's own verb, and says nothing of its own marker ("Archive it" on a form that runs ``trash_email`` while
     ``archive_email`` exists): the button does something else than it says."""
-    label = {_stem(w) for w in re.findall(r"[A-Za-z]+", form.submit)}
-    own = {_stem(w) for w in re.split(r"[_\W]+", marker.name) if w}
-    own |= {_stem(w[2:]) for w in re.split(r"[_\W]+", marker.name) if w.startswith("un")}  # "Remove star": unstar
+    label = {stem(w) for w in re.findall(r"[A-Za-z]+", form.submit)}
+    own = {stem(w) for w in re.split(r"[_\W]+", marker.name) if w}
+    own |= {stem(w[2:]) for w in re.split(r"[_\W]+", marker.name) if w.startswith("un")}  # "Remove star": unstar
     if label & own:
         return []
     tables = {e.table for e in marker.effects}
     for other in site.markers:
         verb = other.name.split("_")[0].lower()
-        if other.name == marker.name or verb in _GENERIC_VERBS or len(verb) < 4 or _stem(verb) not in label:
+        if other.name == marker.name or verb in _GENERIC_VERBS or len(verb) < 4 or stem(verb) not in label:
             continue
         if not tables & {e.table for e in other.effects}:
             continue  # another kind of record: "Trash" on a contact's delete says how, not which marker

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
-from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, split_top
+from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, split_top
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
                                              "figures contradict")
@@ -192,16 +192,30 @@ def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
 # ----------------------------------------------------------------------------- a figure named after another value
 
 
-def _domain(site: Site, table: str, column: str) -> set[str]:
-    """The text values a column holds in the seed rows and gets from markers' literal writes."""
-    out = {str(r[column]).lower() for t in site.database.tables if t.name == table for r in t.rows
-           if isinstance(r.get(column), str)}
+@C.per_run
+def column_values(site: Site) -> dict[tuple[str, str], dict[str, str]]:
+    """Each column's text values, folded -> as written: those its seed rows hold and those markers write
+    as literals (an insert's value, an update's ``column = 'value'``). Shared: do not change it."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for table in site.database.tables:
+        for column in table.columns:
+            out[(table.name, column.name)] = {r[column.name].lower(): r[column.name] for r in table.rows
+                                              if isinstance(r.get(column.name), str)}
     for marker in site.markers:
         for effect in marker.effects:
-            if effect.table != table:
-                continue
-            out |= {v.lower() for v in re.findall(rf"\b{re.escape(column)}\s*=\s*'([^']*)'", effect.sql)}
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            written = [(c, s.value) for c, s in write.sources.items() if s.kind == "literal" and isinstance(s.value, str)]
+            if effect.op == "update":
+                written += re.findall(r"\b(\w+)\s*=\s*'([^']*)'", effect.sql)
+            for column, value in written:
+                if (effect.table, column) in out:
+                    out[(effect.table, column)].setdefault(value.lower(), value)
     return out
+
+
+def _domain(site: Site, table: str, column: str) -> set[str]:
+    """The text values (folded) a column holds or gets (:func:`column_values`)."""
+    return set(column_values(site).get((table, column), {}))
 
 
 def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
@@ -516,4 +530,4 @@ def check_view_figures(site: Site) -> list[C.Issue]:
 
 VIEW_CHECKS = [check_view_figures]
 
-__all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "view_fixes"]
+__all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "column_values", "view_fixes"]

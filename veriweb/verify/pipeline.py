@@ -34,6 +34,7 @@ from veriweb.scaffold.io import with_id
 from veriweb.verify.checks import CLASSES, Issue, resolve_href, static_issues
 from veriweb.verify.recheck import check_site, recheck
 from veriweb.verify.repair import Repair, invalidated, repair_static
+from veriweb.verify.search import fewer_collections
 
 DEFAULT_BUDGET = 2_000
 """Actions the search may step per task (afresh after each new subgoal) before it says undecided."""
@@ -360,10 +361,8 @@ def verify_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "") -> 
     ``raw.false_feasible`` counts tasks that carry a certificate (so claim to be feasible) whose
     certificate fails on replay in a fresh session.
     """
-    from veriweb.verify.search import _fewer_collections
-
     started = time.perf_counter()
-    with _fewer_collections():
+    with fewer_collections():
         issues, verdicts, probes, stale = _examine(site, budget)
     report = SiteReport(name=name or site.name, domain=site.domain, raw_id=site.id)
     report.raw = _side(site, issues, verdicts, probes, stale)
@@ -388,9 +387,7 @@ def repair_site(site: Site, *, budget: int = DEFAULT_BUDGET, name: str = "", sea
         session, or proven infeasible; every judge probe rejected; no static issue left), or
         ``None`` when the site itself cannot be made usable; and the site's report.
     """
-    from veriweb.verify.search import _fewer_collections
-
-    with _fewer_collections():  # see there: a third of the CPU otherwise goes to the cycle collector
+    with fewer_collections():  # see there: a third of the CPU otherwise goes to the cycle collector
         return _repair_site(site, budget=budget, name=name, search_raw=search_raw)
 
 

@@ -84,16 +84,17 @@ MAX_UNGROUNDED = 40
 """How many ungrounded answers a grounded search passes over before it says ``undecided``. An answer
 passed over is not put to the check again on a path that has seen no page its earlier path had not."""
 _GC_THRESHOLD = (100_000, 50, 100)
-"""The cycle collector's thresholds while a search runs (see :func:`_fewer_collections`)."""
+"""The cycle collector's thresholds while a search runs (see :func:`fewer_collections`)."""
 
 
 _collecting = [0]
-"""How many :func:`_fewer_collections` blocks are open (only the outermost one freezes and thaws)."""
+"""How many :func:`fewer_collections` blocks are open (only the outermost one freezes and thaws)."""
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Any:
-    """Run the cycle collector less often while searching, and never over what was alive before.
+def fewer_collections() -> Any:
+    """Run the cycle collector less often while searching (or verifying a whole site, which searches
+    most of the time: :mod:`veriweb.verify.pipeline`), and never over what was alive before.
 
     Every step of a search builds page trees whose nodes point at their parents, so each one
     it drops is cyclic garbage; with the default thresholds the collector runs every few steps
@@ -270,7 +271,7 @@ def solve(site: Site, task: Task, *, session: Session | None = None, budget: int
     """
     if task.kind == "infeasible":
         return Result("unsolved", reason="infeasible tasks are proved, not searched")
-    with _fewer_collections():
+    with fewer_collections():
         return _solve(site, task, session=session, budget=budget, max_depth=max_depth, from_current=from_current,
                       exact=exact, weight=weight, shorten=shorten,
                       grounded=grounded and task.kind == "retrieve" and not from_current)

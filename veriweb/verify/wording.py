@@ -75,6 +75,20 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
+def stem(word: str) -> str:
+    """A crude stem that one value or verb keeps across its forms: "ship", "shipped" and "shipping";
+    "cancel" and "cancelled"; "archive" and "archived" (for matching a label or a message against
+    values and marker names, not the content words of :func:`words`)."""
+    word = word.lower()
+    for suffix in ("ing", "ed", "es", "s", "d"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
 _THESAURUS = (
     "reply respond answer", "delete remove trash discard", "search find lookup", "home start front",
     "contact people", "send submit post publish", "save update apply", "refund reimburse", "edit change modify",
