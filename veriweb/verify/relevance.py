@@ -236,7 +236,10 @@ class Hints(FormFilling):
             return 0
         if self.page_distance(page.page_id) != 0:
             return _OFF_ENTITY if self.rivals and self._rival_headed(page) else 0
-        shown = [fold(page.title)] + [fold(n.name) for n in page.nodes if n.role == "heading" and n.visible] + [
+        # The title, headings, typed values, and the page's own paragraphs (a message's body names it
+        # when its subject is one many messages share); not cells or links, which may list others.
+        shown = [fold(page.title)] + [fold(n.name or n.text) for n in page.nodes
+                                      if n.role in ("heading", "paragraph") and n.visible] + [
             fold(n.value) for n in page.nodes if n.role == "textbox" and n.visible and n.value]
         names = self.targets or self.entities
         if any(name in text for name in names for text in shown):

@@ -69,6 +69,7 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
     for column, values in literals.items():
         wanted.setdefault(column, set()).update(values)
     keys = {t.name: t.primary_key for t in site.database.tables}
+    absent = [item.query for item in _conjuncts(task.goal) if isinstance(item, Exists) and item.negate]
     written = {(c.table, (c.new or c.old or {}).get(keys.get(c.table, "id")))
                for c in (session.db.changes() if session.version != "0" else ()) if c.op == "update"}
     names: list[str] = []
@@ -82,6 +83,9 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
             continue  # a condition this context cannot resolve: no opinion
         if not rows or len(rows) > MAX_TARGETS or len(rows) >= len(everything):
             continue
+        gone = _rows_to_go(session, entry.table, keys.get(entry.table, "id"), absent, ctx)
+        if gone is not None:  # the goal names the rows it wants gone: those are the ones to write
+            rows = [row for row in rows if row.get(keys.get(entry.table, "id")) in gone]
         shared: Counter[tuple[str, str]] = Counter()
         for row in everything:
             for column, value in row.items():
@@ -101,6 +105,30 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
                 if len(text) >= 4 and _NAME.search(text) and shared[(column, text)] <= _SHARED and text not in names:
                     names.append(text)
     return sorted(names, key=lambda n: (-len(n), n))
+
+
+def _conjuncts(goal: list[Any]) -> list[Any]:
+    """The goal's predicates that must all hold (its list, and the items of an ``AllOf`` in it)."""
+    out: list[Any] = []
+    for item in goal:
+        out.extend(_conjuncts(list(item.items)) if isinstance(item, AllOf) else [item])
+    return out
+
+
+def _rows_to_go(session: Session, table: str, key: str, absent: list[Query], ctx: Context) -> set[Any] | None:
+    """The keys of ``table``'s rows that a negated ``Exists`` of the goal matches now ("no open issue
+    of Uma's is left": Uma's open issues), or ``None`` when the goal has no such query on the table
+    (or it cannot be read in this context)."""
+    found: set[Any] | None = None
+    for query in absent:
+        if query.table != table:
+            continue
+        try:
+            rows = fetch_rows(session.db.guard, Query(table=table, where=query.where), ctx)
+        except VeriwebError:
+            return None
+        found = (found or set()) | {row.get(key) for row in rows}
+    return found
 
 
 _SQL_FROM = re.compile(r"\bFROM\s+[\"`]?(\w+)", re.IGNORECASE)
@@ -260,7 +288,14 @@ def _query_slots(query: Any, out: dict[str, set[str]]) -> None:
         if isinstance(cond.value, Ref) and cond.value.namespace == "slot":
             out.setdefault(_fold(cond.column), set()).add(cond.value.name)
         elif isinstance(cond.value, QueryValue):
-            _query_slots(cond.value.query, out)
+            inner: dict[str, set[str]] = {}
+            _query_slots(cond.value.query, inner)
+            for column, slots in inner.items():
+                out.setdefault(column, set()).update(slots)
+            # The row the subquery finds by a slot is what the outer column holds: assignee_id =
+            # (the id of the user named by slot "new") wants that slot in the assignee field too.
+            if cond.value.query.agg is None:
+                out.setdefault(_fold(cond.column), set()).update(*inner.values())
 
 
 def subgoal_slots(task: Task) -> list[dict[str, set[str]]]:
