@@ -281,3 +281,23 @@ def test_a_harmless_edit_that_renumbers_elements_keeps_every_task(small: Site) -
     replaced = {r["location"] for r in log.repairs if r["operator"] == "replace_certificate"}
     assert replaced == stale
     assert all(replays(after, t, t.certificate) for t in after.tasks if t.kind != "infeasible")
+
+
+def test_an_orphan_page_linked_from_the_navigation_keeps_every_task(small: Site) -> None:
+    """Linking an unreachable page from the header's navigation (S002) renumbers every element after
+    it on every page with the layout, so every task that visits one is certified again on the
+    repaired site: none is dropped for a certificate that no longer replays."""
+    data = copy.deepcopy(to_data(small))
+    data.pop("id", None)
+    data["pages"].append({"id": "moderators", "route": "/moderators", "title": "Moderators",
+                          "elements": [{"type": "heading", "level": 1, "text": "Moderators"},
+                                       {"type": "text", "text": "Our volunteer moderators keep every forum friendly."}]})
+    edited = from_data(data, check_id=False)
+    assert any(i.code == "S002" for i in static_issues(edited))
+    before, _ = repair_site(small, budget=BUDGET)
+    after, log = repair_site(edited, budget=BUDGET)
+    assert before is not None and after is not None
+    assert any(r["operator"] == "link_orphan" and "navigation" in r["change"] for r in log.repairs), log.repairs
+    assert not log.dropped_tasks, log.dropped_tasks
+    assert [t.id for t in after.tasks] == [t.id for t in before.tasks]
+    assert all(replays(after, t, t.certificate) for t in after.tasks if t.kind != "infeasible")

@@ -1880,6 +1880,10 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
         ledger.commit(data, changed)
         change, touch = outcome
         touched.update(touch)
+        if "layout" in changed or "" in changed:
+            # The header, menu and footer are on every page that has the layout: a link added there
+            # renumbers every element after it, so each task that visits such a page is read again.
+            touched.update(Touch(pages={p["id"] for p in data.get("pages", []) if p.get("layout", True) is not False}))
         if change:
             repairs.append(Repair(issue.code, issue.location, operator.__name__, change))
     ctx.changed = {key for key in set(start) | set(ledger.parts) if start.get(key) != ledger.parts.get(key)} | {"id"}
