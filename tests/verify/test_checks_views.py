@@ -50,6 +50,9 @@ CASES = [
      "THEN 'You downvoted this post.' ELSE 'You upvoted this post.'", "wrong way round"),
     ("travel", "stay_view", "THEN 'Upcoming'", "THEN 'Completed'", "wrong way round"),
     ("admin", "revenue_month", "sum(o.total - o.refunded)", "sum(o.total + o.refunded)", "net adds refunded"),
+    # two columns then written alike: the repair rewrites the one named closed_issues, not the first
+    ("code", "milestone_view", "i.state = 'closed') AS closed_issues", "i.state = 'open') AS closed_issues",
+     "named for state = 'closed'"),
 ]
 
 

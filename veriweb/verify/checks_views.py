@@ -239,7 +239,7 @@ def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
                 named = sorted(others)[0]
                 fixed_expr = expr[:match.start(4)] + f"'{named}'" + expr[match.end(4):]
                 yield Fix(location, f"{name} is named for {column} = {named!r}, but it counts rows where "
-                                    f"{alias}.{column} = {literal}", sql, sql.replace(expr, fixed_expr, 1))
+                                    f"{alias}.{column} = {literal}", sql, _replace_item(sql, expr, fixed_expr, name))
             elif text is None and (table, column) in flags:
                 truth = (literal == "1") == (op == "=")
                 if f"un{column}" in words or f"not_{column}" in name.lower():
@@ -253,7 +253,17 @@ def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
                     fixed_expr = expr[:match.start(4)] + flipped + expr[match.end(4):]
                     yield Fix(location, f"{name} counts rows where {alias}.{column} {op} {literal}: the "
                                         f"{'opposite' if truth else 'rest'} of what its name says",
-                              sql, sql.replace(expr, fixed_expr, 1))
+                              sql, _replace_item(sql, expr, fixed_expr, name))
+
+
+def _replace_item(sql: str, expr: str, fixed: str, name: str) -> str:
+    """``sql`` with the select item ``expr AS name`` rewritten to ``fixed``: the occurrence of
+    ``expr`` named ``name``, not the first one (two columns may be written alike, the defect
+    being that one of them should not be)."""
+    for match in re.finditer(re.escape(expr), sql):
+        if re.match(rf"\s*(?:AS\s+)?[\"`]?{re.escape(name)}[\"`]?\b", sql[match.end():], re.I):
+            return sql[:match.start()] + fixed + sql[match.end():]
+    return sql.replace(expr, fixed, 1)
 
 
 def _unfiltered(site: Site, location: str, sql: str) -> Iterator[Fix]:
@@ -279,7 +289,7 @@ def _unfiltered(site: Site, location: str, sql: str) -> Iterator[Fix]:
                 cut = 1 + where + 5
                 fixed_expr = inner[:cut] + f" {alias}.{column} = '{named[0]}' AND" + inner[cut:]
                 yield Fix(location, f"{name} is named for {column} = {named[0]!r}, but its count never tests "
-                                    f"{column}: it counts every row", sql, sql.replace(inner, fixed_expr, 1))
+                                    f"{column}: it counts every row", sql, _replace_item(sql, inner, fixed_expr, name))
                 return
 
 
@@ -444,7 +454,7 @@ def _deductions_added(location: str, sql: str) -> Iterator[Fix]:
             if _DEDUCTION.match(match.group(1).lower()):
                 fixed_expr = expr[:match.start()] + "-" + expr[match.start() + 1:]
                 yield Fix(location, f"{name} adds {match.group(1)}, which is taken off what it counts, not added "
-                                    f"to it", sql, sql.replace(expr, fixed_expr, 1))
+                                    f"to it", sql, _replace_item(sql, expr, fixed_expr, name))
                 break
 
 
