@@ -50,6 +50,12 @@ CASES = [
      "THEN 'You downvoted this post.' ELSE 'You upvoted this post.'", "wrong way round"),
     ("travel", "stay_view", "THEN 'Upcoming'", "THEN 'Completed'", "wrong way round"),
     ("admin", "revenue_month", "sum(o.total - o.refunded)", "sum(o.total + o.refunded)", "net adds refunded"),
+    # a foreign key matched with the key of a table it does not point at (set eight: karma summing the
+    # comments of the post whose id is the user's, a refund's staff member found by its order id)
+    ("forum", "user_stats", "FROM comments WHERE user_id = u.id", "FROM comments WHERE post_id = u.id",
+     "post_id points at posts"),
+    ("admin", "refund_view", "s.id = r.staff_id", "s.id = r.order_id", "r.order_id points at orders"),
+    ("code", "label_view", "i.id = il.issue_id", "i.id = il.label_id", "il.label_id points at labels"),
     # two columns then written alike: the repair rewrites the one named closed_issues, not the first
     ("code", "milestone_view", "i.state = 'closed') AS closed_issues", "i.state = 'open') AS closed_issues",
      "named for state = 'closed'"),
@@ -96,6 +102,9 @@ TWINS = [
      "'Your vote: +1' ELSE 'Your vote: -1'"),
     # a figure that adds what is taken off, named for the sum it is
     ("admin", "revenue_month", "sum(o.total - o.refunded), 0) AS net", "sum(o.total + o.refunded), 0) AS gross"),
+    # a key matched with the table it points at, written the other way round
+    ("admin", "refund_view", "s.id = r.staff_id", "r.staff_id = s.id"),
+    ("code", "label_view", "i.id = il.issue_id", "il.issue_id = i.id"),
 ]
 
 

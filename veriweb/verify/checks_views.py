@@ -189,6 +189,85 @@ def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
             break
 
 
+# ----------------------------------------------------------------------------- a key matched with another table's
+
+
+_EQUAL_COLUMNS = re.compile(r"(?<![\w.:'])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)\s*=\s*(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?![\w.(])")
+
+
+def _scopes(sql: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the whole statement and of each parenthesised ``SELECT`` in it."""
+    return [(0, len(sql)), *_subqueries(sql)]
+
+
+def _column_table(site: Site, sql: str, at: int, alias: str | None, column: str,
+                  bindings: dict[str, set[str]]) -> str | None:
+    """The table a column reference at ``at`` reads: its alias's table (one table for the alias
+    throughout the SQL), or for a bare column the one table of the innermost ``SELECT`` around it
+    that has such a column."""
+    if alias is not None:
+        tables = bindings.get(alias, set())
+        if len(tables) != 1:
+            return None
+        table = next(iter(tables))
+        found = site.database.table(table)
+        return table if found is not None and found.column(column) is not None else None
+    if column.lower() in _SQL_WORDS:
+        return None
+    inner = [(s, e) for s, e in _scopes(sql) if s <= at < e]
+    start, end = max(inner, key=lambda span: span[0])
+    own = {t for a, t in _aliases(_own_text(sql, start, end)).items()}
+    having = [t for t in own if (table := site.database.table(t)) is not None and table.column(column) is not None]
+    return having[0] if len(having) == 1 else None
+
+
+def _own_text(sql: str, start: int, end: int) -> str:
+    """The text of the scope ``start:end`` less its nested ``SELECT``s (blanked, so offsets hold)."""
+    text = sql[start:end]
+    for s, e in _subqueries(sql):
+        if start < s and e <= end and (s, e) != (start, end):
+            text = text[:s - start] + " " * (e - s) + text[e - start:]
+    return text
+
+
+def _mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A condition matching a foreign key with the key of another table than the one it points at
+    (``comments.post_id = u.id`` for a user's comments; ``s.id = r.order_id`` joining the staff
+    member who made a refund): the figure reads unrelated rows. The fix takes the same row's key that
+    does point at that table (``comments.user_id``), when there is exactly one."""
+    bindings: dict[str, set[str]] = {}
+    for match in _TABLE_NAMES.finditer(sql):
+        table, alias = match.group(1), match.group(2)
+        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
+            continue
+        bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
+        bindings.setdefault(table, set()).add(table)
+    for match in _EQUAL_COLUMNS.finditer(sql):
+        left = (match.group(1), match.group(2), match.start(2), match.start(1) if match.group(1) else match.start(2))
+        right = (match.group(3), match.group(4), match.start(4), match.start(3) if match.group(3) else match.start(4))
+        if not (left[0] or right[0]):
+            continue  # two bare names: not a join
+        sides = [(a, c, _column_table(site, sql, at, a, c, bindings), at, begin) for a, c, at, begin in (left, right)]
+        for (alias, column, table, at, _), (o_alias, o_column, o_table, _, _) in (sides, sides[::-1]):
+            if table is None or o_table is None:
+                continue
+            key = next((fk for fk in site.database.table(table).foreign_keys if fk.column == column), None)
+            other = site.database.table(o_table)
+            if key is None or key.ref_table == o_table or o_column != other.primary_key:
+                continue
+            if site.database.table(key.ref_table) is None:
+                continue
+            right_keys = [fk for fk in site.database.table(table).foreign_keys if fk.ref_table == o_table]
+            fixed = sql
+            if len(right_keys) == 1:
+                fixed = sql[:at] + right_keys[0].column + sql[at + len(column):]
+            said = f"{alias + '.' if alias else ''}{column}"
+            yield Fix(location, f"{said} points at {key.ref_table}, but it is matched with "
+                                f"{o_alias + '.' if o_alias else ''}{o_column}, the key of {o_table}: the "
+                                f"condition pairs unrelated rows", sql, fixed)
+            return
+
+
 # ----------------------------------------------------------------------------- a figure named after another value
 
 
@@ -511,7 +590,7 @@ def view_fixes(site: Site) -> list[Fix]:
     out: list[Fix] = []
     for number, view in enumerate(site.database.views):
         location = f"$.database.views[{number}].sql"
-        for finder in (_uncorrelated, _misnamed, _unfiltered):
+        for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
@@ -522,6 +601,11 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
+            out += _mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+        for k, guard in enumerate(marker.preconditions):
+            sql = getattr(guard.predicate, "sql", None)
+            if isinstance(sql, str):
+                out += _mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     return out
 
 
