@@ -207,6 +207,8 @@ def test_a_raised_amount_nothing_keeps_under_its_ceiling_gets_the_invariant() ->
 @pytest.mark.parametrize("domain, marker, old, new, said", [
     ("admin", "cancel_order", "'processing'", "'procesing'", "'procesing' (the data says 'processing')"),
     ("code", "merge_mr", "('Owner', 'Maintainer')", "('owner', 'maintainer')", "'owner' (the data says 'Owner')"),
+    # another form of the same word (set eight): 'opened' where the data says 'open'
+    ("code", "close_mr", "r.state = 'open'", "r.state = 'opened'", "'opened' (the data says 'open')"),
 ])
 def test_a_guard_comparing_with_a_value_spelt_unlike_the_data_is_respelt(domain: str, marker: str, old: str,
                                                                        new: str, said: str) -> None:

@@ -170,26 +170,43 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
             break
 
 
+def near_value(value: str, known: set[str] | list[str]) -> str | None:
+    """The one known value that ``value`` (known to none) is a misspelling of: the same but for case,
+    the same word stem (``'opened'`` for ``'open'``), or one letter or so off (``'cancelled'`` for
+    ``'canceled'``); ``None`` when none or several are."""
+    import difflib
+
+    same = [k for k in known if k.lower() == value.lower()]
+    if not same:
+        same = [k for k in known if stem(k) == stem(value) and " " not in k and " " not in value]
+    if not same:
+        same = difflib.get_close_matches(value, sorted(known), n=2, cutoff=0.85)[:1]
+    return same[0] if len(same) == 1 else None
+
+
+def misspelt_tests(sql: str, domains: dict[tuple[str, str], dict[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """``sql`` with each value it tests a known column against that no row holds or is given, but that
+    is a misspelling of one (:func:`near_value`), put right; and those ``(value, right value)`` pairs."""
+    fixed, wrong = sql, []
+    for match, domain in _tests(sql, domains):
+        written = set(domain.values())
+        listed = [match.group("value")] if match.group("op") else re.findall(r"'([^']*)'", match.group("list") or "")
+        for value in listed:
+            if value in written or (value, value) in wrong:
+                continue
+            near = near_value(value, written)
+            if near is not None and (value, near) not in wrong:
+                wrong.append((value, near))
+                fixed = fixed.replace(f"'{value}'", f"'{near}'")
+    return fixed, wrong
+
+
 def _misspelt_values(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
     """C009: a guard that compares a column with a value no row holds or is given, spelt like one that
     is (``status = 'cancelled'`` where the data says ``'canceled'``, ``'owner'`` for ``'Owner'``): SQLite
     compares exactly, so the test never matches."""
-    import difflib
-
     for location, marker, _, sql in _sql_guards(site):
-        fixed, wrong = sql, []
-        for match, domain in _tests(sql, domains):
-            written = set(domain.values())
-            listed = [match.group("value")] if match.group("op") else re.findall(
-                r"'([^']*)'", match.group("list") or "")
-            for value in listed:
-                if value in written:
-                    continue
-                near = domain.get(value.lower()) or next(iter(difflib.get_close_matches(
-                    value, sorted(written), n=1, cutoff=0.85)), None)
-                if near is not None:
-                    wrong.append((value, near))
-                    fixed = fixed.replace(f"'{value}'", f"'{near}'")
+        fixed, wrong = misspelt_tests(sql, domains)
         if wrong:
             said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
             yield GuardFix(location, C.VACUOUS_GUARD,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
@@ -266,6 +267,67 @@ def _mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
                                 f"{o_alias + '.' if o_alias else ''}{o_column}, the key of {o_table}: the "
                                 f"condition pairs unrelated rows", sql, fixed)
             return
+
+
+# ----------------------------------------------------------------------------- a value spelt unlike the data
+
+
+def _misspelt_sql(location: str, sql: str, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[Fix]:
+    """A view or effect that tests a status-like column against a value no row holds or is given,
+    spelt like one that is (``status != 'cancelled'`` where the data says ``'canceled'``): SQLite
+    compares exactly, so the filter keeps or drops every row."""
+    from veriweb.verify.checks_guards import misspelt_tests
+
+    fixed, wrong = misspelt_tests(sql, domains)
+    if wrong:
+        said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
+        yield Fix(location, f"it compares with {said}, a value no row holds or gets: the test never matches",
+                  sql, fixed)
+
+
+def _misspelt_writes(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[Fix]:
+    """An effect that writes a status-like column a value nothing else holds, writes or tests, spelt
+    like one the seed rows hold (``SET status = 'cancelled'`` where every canceled order says
+    ``'canceled'``): what it writes is then a state no page, report or guard knows."""
+    from veriweb.verify.checks_guards import near_value
+
+    sources: dict[tuple[str, str, str], set[tuple[int, int]]] = {}
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            for column, value in _literal_writes(marker.name, effect):
+                sources.setdefault((effect.table, column, value), set()).add((m, e))
+    tested = " ".join([v.sql for v in site.database.views]
+                      + [g.predicate.sql for mk in site.markers for kind in ("preconditions", "invariants")
+                         for g in getattr(mk, kind) if isinstance(getattr(g.predicate, "sql", None), str)])
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            fixed, wrong = effect.sql, []
+            for column, value in _literal_writes(marker.name, effect):
+                domain = domains.get((effect.table, column))
+                table = site.database.table(effect.table)
+                if domain is None or table is None or sources[(effect.table, column, value)] != {(m, e)}:
+                    continue
+                seed = {r[column] for r in table.rows if isinstance(r.get(column), str)}
+                if value in seed or f"'{value}'" in tested:
+                    continue
+                near = near_value(value, seed)
+                if near is not None:
+                    wrong.append((value, near))
+                    fixed = fixed.replace(f"'{value}'", f"'{near}'")
+            if wrong:
+                said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
+                yield Fix(f"$.markers[{m}].effects[{e}].sql", f"marker {marker.name!r} writes {said}, a value "
+                          "nothing else holds, writes or tests: no page or guard knows that state", effect.sql, fixed)
+
+
+def _literal_writes(marker: str, effect: Any) -> list[tuple[str, str]]:
+    """The ``(column, value)`` text literals an effect writes (an insert's values, an update's ``SET``)."""
+    write = parse_effect(marker, effect.op, effect.table, effect.sql)
+    out = [(c, s.value) for c, s in write.sources.items() if s.kind == "literal" and isinstance(s.value, str)]
+    if effect.op == "update":
+        head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
+        out += re.findall(r"\b(\w+)\s*=\s*'([^']*)'", head)
+    return list(dict.fromkeys(out))
 
 
 # ----------------------------------------------------------------------------- a figure named after another value
@@ -587,9 +649,13 @@ def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
     products = _products(site, texts)
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
     out: list[Fix] = []
     for number, view in enumerate(site.database.views):
         location = f"$.database.views[{number}].sql"
+        out += _misspelt_sql(location, view.sql, domains)
         for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
@@ -602,10 +668,12 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
             out += _mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
         for k, guard in enumerate(marker.preconditions):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
                 out += _mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
+    out += _misspelt_writes(site, domains)
     return out
 
 
