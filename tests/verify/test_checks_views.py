@@ -56,6 +56,12 @@ CASES = [
      "post_id points at posts"),
     ("admin", "refund_view", "s.id = r.staff_id", "s.id = r.order_id", "r.order_id points at orders"),
     ("code", "label_view", "i.id = il.issue_id", "i.id = il.label_id", "il.label_id points at labels"),
+    # a toggle's button texts chosen by the state it would set (set eight): "Mark read" on read mail,
+    # "Reopen issue" on an open issue
+    ("mail", "mail_view", "THEN 'Mark unread' ELSE 'Mark read'", "THEN 'Mark read' ELSE 'Mark unread'",
+     "button texts are the wrong way round"),
+    ("code", "issue_view", "THEN 'Close' ELSE 'Reopen issue'", "THEN 'Reopen issue' ELSE 'Close'",
+     "button texts are the wrong way round"),
     # a value spelt unlike the data (set eight): canceled orders counted in the sales
     ("admin", "sales_month", "o.status != 'canceled'", "o.status != 'cancelled'", "'cancelled' (the data says"),
     # two columns then written alike: the repair rewrites the one named closed_issues, not the first

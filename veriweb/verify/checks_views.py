@@ -32,6 +32,7 @@ from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
+from veriweb.verify.wording import stem
 from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, split_top
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
@@ -576,6 +577,63 @@ def _flag_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
                                 f"'{sql[no[0]:no[1]]}' when it is false: the words are the wrong way round", sql, fixed)
 
 
+def _sets(label: str, value: str) -> int:
+    """1 if a button's ``label`` names setting ``value`` ("Star" or "Restar" for starred, "Reopen" for
+    'open', "Mark as closed" for 'closed'), -1 if it names undoing it ("Unstar"), 0 if neither."""
+    wanted = {stem(w) for w in re.split(r"[_\W]+", value.lower()) if len(w) >= 3} - {"has", "is"}
+    if not wanted:
+        return 0
+    said = 0
+    for token in re.findall(r"[A-Za-z]+", label.lower()):
+        if stem(token) in wanted or (token.startswith("re") and stem(token[2:]) in wanted):
+            said = said or 1
+        elif token.startswith("un") and stem(token[2:]) in wanted:
+            said = -1
+    return said
+
+
+def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A toggle's button text chosen by the state it would set, not the one the row is in: "Star"
+    on a starred message and "Unstar" on the others, "Reopen" on an open issue and "Mark as closed" on
+    a closed one. Pressing the button shown would change nothing; the words are swapped."""
+    flags = {c.name for t in site.database.tables for c in t.columns if c.type == "boolean"}
+    for branches, other in _cases(sql):
+        if len(branches) != 1 or other is None:
+            continue
+        test, a, b = branches[0]
+        shown, rest = sql[a:b], sql[other[0]:other[1]]
+        if not (_ACTION.match(shown) or _ACTION.match(rest) or re.match(r"\s*re[a-z]", shown + " " + rest, re.I)):
+            continue
+        flag = re.fullmatch(r"(?:\w+\.)?(\w+)\s*=\s*1", test.strip())
+        value = re.fullmatch(r"(?:\w+\.)?(\w+)\s*=\s*'([^']*)'", test.strip())
+        if flag is not None and flag.group(1) in flags:
+            this, that = _sets(shown, flag.group(1)), _sets(rest, flag.group(1))
+            backwards = this == 1 and that == -1
+        elif value is not None:
+            others = _domain(site, *_column_of(site, sql, value.group(1))) - {value.group(2).lower()} \
+                if _column_of(site, sql, value.group(1)) else set()
+            this = _sets(shown, value.group(2))
+            backwards = this == 1 and _sets(shown, " ".join(others)) == 0 and _sets(rest, " ".join(others)) == 1 \
+                and _sets(rest, value.group(2)) == 0
+        else:
+            continue
+        if backwards:
+            (x, y), (u, v) = sorted([(a, b), other])
+            fixed = sql[:x] + sql[u:v] + sql[y:u] + sql[x:y] + sql[v:]
+            yield Fix(location, f"CASE WHEN {test} offers '{shown}', which would set the state the row is "
+                                f"already in, and '{rest}' otherwise: the button texts are the wrong way round",
+                      sql, fixed)
+
+
+def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
+    """``(table, column)`` of a column a view's ``FROM`` tables hold (the first that has it)."""
+    for table_name in _aliases(sql).values():
+        table = site.database.table(table_name)
+        if table is not None and table.column(column) is not None:
+            return table_name, column
+    return None
+
+
 # ----------------------------------------------------------------------------- deductions added
 
 _NET = {"net", "balance", "remaining", "outstanding", "left", "profit", "after"}
@@ -662,6 +720,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _backwards_words(location, view.sql)
         out += _deductions_added(location, view.sql)
         out += _flag_words(site, location, view.sql)
+        out += _toggle_words(site, location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
