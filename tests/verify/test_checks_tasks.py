@@ -187,3 +187,26 @@ def test_a_template_naming_a_near_miss_of_its_slot_gets_the_slot_back() -> None:
     assert len(issues) == 1 and "one word off it" in issues[0].message
     fixed, _, _, _, _ = repair_static(_site(data))
     assert next(t for t in to_data(fixed)["tasks"] if t["id"] == task["id"])["template"] == template
+
+
+def test_an_instruction_stating_another_month_than_the_record_its_answer_reads() -> None:
+    """M016 (set eight): "How much was your bill for March?" while the answer reads the bill whose
+    subject says April: the agent is asked for one record and judged on another. The twin, the same
+    month stated, stays clean; with nothing to tell which side is right, the repair drops the task."""
+    from veriweb.scaffold.site import render_instruction
+    from veriweb.verify.checks_tasks import check_stated_months
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("mail", 4))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if t["id"] == "bill_amount")
+    number = data["tasks"].index(task)
+    assert task["slots"]["month"] in task["slots"]["subject"]
+    assert check_stated_months(_site(data)) == []
+    task["slots"]["month"] = "April"
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    issues = check_stated_months(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].slots.month")]
+    assert "names march and not april" in issues[0].message
+    fixed, log, _, _, _ = repair_static(_site(data))
+    assert "bill_amount" not in [t.id for t in fixed.tasks]

@@ -323,6 +323,47 @@ def check_stated_days(site: Site) -> list[C.Issue]:
     return issues
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _calendar_words(text: str) -> dict[str, set[str]]:
+    """The month and weekday names ``text`` says, by kind."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return {kind: words & set(names) for kind, names in (("month", _MONTHS), ("weekday", _WEEKDAYS))
+            if words & set(names)}
+
+
+def check_stated_months(site: Site) -> list[C.Issue]:
+    """M016: the instruction states a month or weekday (a slot of its template: "the May bill"), and a
+    slot the goal reads but the instruction does not state names another one and not that one (the
+    bill "for June 2026"): the judge wants a record the agent is never asked for."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
+        judged = task.model_dump_json(include={"goal", "answer", "constraints", "progress"})  # what reads slots
+        for name, value in task.slots.items():
+            if name not in stated or not isinstance(value, str):
+                continue
+            told = _calendar_words(value)
+            if not told or len(value.split()) > 3:
+                continue
+            for other, hidden in task.slots.items():
+                if other in stated or not isinstance(hidden, str) or f'"slot.{other}"' not in judged:
+                    continue
+                said = _calendar_words(hidden)
+                clash = [kind for kind in told if said.get(kind) and not said[kind] & told[kind]]
+                if clash:
+                    kind = clash[0]
+                    issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
+                                          f"task {task.id!r} states {name} {value!r}, but its goal reads {other} "
+                                          f"{hidden!r}, which names {', '.join(sorted(said[kind]))} and not "
+                                          f"{', '.join(sorted(told[kind]))}"))
+                    break
+    return issues
+
+
 def _near_miss(template: str, value: str) -> str | None:
     """The words of ``template`` that spell ``value`` (three words or more) but for one word ("Just got my
     first potting shed" for "... potting bench"), or ``None``."""
@@ -370,5 +411,5 @@ def check_literal_names(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_literal_names]
+               check_stated_months, check_literal_names]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""
