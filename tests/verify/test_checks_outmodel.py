@@ -198,6 +198,24 @@ def test_undo_label_on_an_adding_form_is_reported(clean: dict[str, Data]) -> Non
     assert any(i.code == "M003" and i.location == f"{path}.submit" for i in issues)
 
 
+@pytest.mark.parametrize("label, wrong", [("Track this order", True), ("View details", True),
+                                          ("Cancel this order", False), ("Read and cancel", False)])
+def test_a_looking_label_on_a_form_that_writes_is_reported(clean: dict[str, Data], label: str, wrong: bool) -> None:
+    """M003 (set eight): "Track this order" on the form that cancels it: the button says it only
+    shows something. A label that says what the marker does, also after a looking word, stays clean."""
+    data = copy.deepcopy(clean["shop"])
+    for form, path, _, found in marker_forms(data):
+        if found["name"] == "cancel_order":
+            form["submit"] = label
+            break
+    else:
+        raise AssertionError("no cancel form")
+    issues = [i for i in static_issues(from_data(data, check_id=False)) if i.location == f"{path}.submit"]
+    assert bool(issues) == wrong, issues
+    if wrong:
+        assert issues[0].code == "M003" and "only shows something" in issues[0].message
+
+
 def test_example_site_reports_nothing() -> None:
     from veriweb.cli import load_site
 

@@ -212,6 +212,10 @@ _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
 opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``)."""
 
 
+_LOOKING = re.compile(r"^\s*(?:track|view|show|see|display|preview|print|browse|look at|read)\b", re.I)
+"""Words a button that only shows something starts with ("Track this order", "View details")."""
+
+
 def _submit_issues(label: str, name: str, meaning: str, ops: set[str], path: str) -> list[C.Issue]:
     """M003 for a submit button labelled ``label`` on marker ``name`` whose effects do ``ops``
     (``meaning``: the name and the effects' SQL), beyond what
@@ -224,6 +228,11 @@ def _submit_issues(label: str, name: str, meaning: str, ops: set[str], path: str
             and not _GONE.search(name):
         return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
                         f"button {label!r} sounds like it undoes something, but {name} only adds rows")]
+    if ops and _LOOKING.match(label) and not (_DELETE_WORDS.search(label) or _ENDING_WORDS.search(label)
+                                               or _STARTING_WORDS.search(label)):
+        return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                        f"button {label!r} sounds like it only shows something, but its marker {name} "
+                        f"{'deletes' if ops == {'delete'} else 'adds' if ops == {'insert'} else 'changes'} rows")]
     if ops not in ({"insert"}, {"delete"}) and (found := _verb_against_name(label, name, path)):
         return found
     return [] if _generic_contradiction(label, ops) else _opposite_of_name(label, name, path)
