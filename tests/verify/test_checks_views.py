@@ -199,3 +199,11 @@ def test_an_effect_writing_a_value_spelt_unlike_the_data_is_respelt(clean: dict[
     effect = next(e for m in twin["markers"] if m["name"] == "cancel_order" for e in m["effects"])
     effect["sql"] = effect["sql"].replace("'canceled'", "'refunded'")  # a state of its own, not a misspelling
     assert not [f for f in view_fixes(from_data(twin, check_id=False)) if "writes" in f.message]
+
+
+def test_a_toggle_that_sets_one_value_is_made_to_flip(clean: dict[str, Data]) -> None:
+    """``toggle_read`` writing ``read = 1`` every time (set eight): a second press cannot mark the message
+    unread again. The repair flips the column as the unedited site does."""
+    edited, original = _effect_found_and_fixed(clean["mail"], "toggle_read", "read = 1 - read", "read = 1",
+                                               "named for toggling read")
+    assert "read = 1 - read" in original

@@ -634,6 +634,32 @@ def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
     return None
 
 
+_TOGGLE = re.compile(r"(?:^|_)(?:toggle|flip|switch)(?:_|$)")
+
+
+def _fixed_toggles(site: Site) -> Iterator[Fix]:
+    """A marker named for toggling a yes/no column (``toggle_read``) whose effect sets it to one value
+    (``SET read = 1``): pressing it a second time cannot undo the first. The fix flips it (``1 - read``)."""
+    flags = {(t.name, c.name) for t in site.database.tables for c in t.columns if c.type == "boolean"}
+    for m, marker in enumerate(site.markers):
+        if not _TOGGLE.search(marker.name.lower()):
+            continue
+        for e, effect in enumerate(marker.effects):
+            if effect.op != "update":
+                continue
+            head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
+            for found in re.finditer(r"\b(\w+)\s*=\s*([01]|TRUE|FALSE)\b(?!\s*[-+*/|])", head, re.I):
+                column = found.group(1)
+                if (effect.table, column) not in flags or column.lower() not in marker.name.lower():
+                    continue
+                start, end = found.span()
+                fixed = effect.sql[:start] + f"{column} = 1 - {column}" + effect.sql[end:]
+                yield Fix(f"$.markers[{m}].effects[{e}].sql",
+                          f"marker {marker.name!r} is named for toggling {column}, but its effect sets it to "
+                          f"{found.group(2)} every time: a second press cannot undo the first", effect.sql, fixed)
+                break
+
+
 # ----------------------------------------------------------------------------- deductions added
 
 _NET = {"net", "balance", "remaining", "outstanding", "left", "profit", "after"}
@@ -733,6 +759,7 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += _mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     out += _misspelt_writes(site, domains)
+    out += _fixed_toggles(site)
     return out
 
 
