@@ -250,3 +250,22 @@ def test_a_guard_looking_at_every_users_rows_is_limited_to_the_users(clean: dict
     sqls = [g["predicate"]["sql"] for g in _marker(to_data(fixed), "place_order")["preconditions"]]
     assert "SELECT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id)" in sqls
     assert original in [g["predicate"]["sql"] for g in _marker(clean["shop"], "place_order")["preconditions"]]
+
+
+@pytest.mark.parametrize("domain, marker, old, new, said", [
+    ("shop", "place_order", "SET stock = stock - (", "SET stock = stock + (", "takes products units but raises stock"),
+    ("travel", "cancel_booking", "SET seats = seats + (", "SET seats = seats - (",
+     "gives back flights units but lowers seats"),
+])
+def test_a_marker_moving_what_is_left_the_wrong_way_is_turned(domain: str, marker: str, old: str, new: str,
+                                                              said: str) -> None:
+    """C005 (set eight): placing an order that adds its quantity to the stock, cancelling a booking that
+    takes its seats again. The repair turns the sign back; the clean sites (every domain) stay clean."""
+    data = _copy(to_data(generate_site(domain, 0)))
+    effect = next(e for e in _marker(data, marker)["effects"] if old in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace(old, new)
+    issues = [i for i in _issues(data) if said in i.message]
+    assert len(issues) == 1 and issues[0].code == "C005", _issues(data)
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert original in [e["sql"] for e in _marker(to_data(fixed), marker)["effects"]]

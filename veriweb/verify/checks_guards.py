@@ -360,6 +360,44 @@ def _counter_signs(site: Site) -> Iterator[GuardFix]:
                            f"one: {column} stops counting the {link} rows", sql=fixed)
 
 
+_MOVE = re.compile(r"\b(\w+)\s*=\s*\1\s*([+-])\s*(?=[\w:(])", re.I)
+_TAKING = {"place", "order", "buy", "purchase", "checkout", "book", "reserve", "rent", "claim", "enroll", "register",
+           "sell", "ship", "fulfil", "fulfill", "consume", "use"}
+"""Words of a marker's name that take units of what a row holds (an order takes stock, a booking seats)."""
+_GIVING = {"cancel", "return", "refund", "restock", "release", "unbook", "void", "replenish", "receive", "undo",
+           "withdraw", "drop", "rebook", "change", "move", "swap", "transfer", "edit", "update", "adjust", "set"}
+"""Words of a marker's name that give units back, or move them both ways (rebooking frees one seat and takes another)."""
+_STOCK = re.compile(r"^(?:stock|seats|seats_left|inventory|available|availability|remaining|capacity|spots|"
+                    r"places|rooms_left|units|units_left|in_stock|tickets_left)$", re.I)
+"""Columns that count units still to be had."""
+
+
+def _stock_signs(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker named for taking units (``place_order``, ``book_flight``) that raises the column
+    counting what is left (``stock = stock + qty``), or one named for giving them back
+    (``cancel_booking``, ``restock``) that lowers it: every use moves the count the wrong way."""
+    for m_index, marker in enumerate(site.markers):
+        words = set(re.split(r"[_\W]+", marker.name.lower()))
+        taking, giving = bool(words & _TAKING), bool(words & _GIVING)
+        if taking == giving:
+            continue
+        moves = [(e_index, effect, found) for e_index, effect in enumerate(marker.effects) if effect.op == "update"
+                 for found in _MOVE.finditer(re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0])
+                 if _STOCK.match(found.group(1))]
+        if len({(effect.table, found.group(1), found.group(2)) for _, effect, found in moves}) != len(
+                {(effect.table, found.group(1)) for _, effect, found in moves}):
+            continue  # moves the same count both ways (frees one seat, takes another)
+        for e_index, effect, found in moves:
+            wrong = "+" if taking else "-"
+            if found.group(2) != wrong:
+                continue
+            fixed = effect.sql[:found.start(2)] + ("-" if wrong == "+" else "+") + effect.sql[found.end(2):]
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} {'takes' if taking else 'gives back'} {effect.table} units but "
+                           f"{'raises' if taking else 'lowers'} {found.group(1)}, the count of what is left",
+                           sql=fixed)
+
+
 # ----------------------------------------------------------------------------- bounds wider than every choice
 
 
@@ -524,7 +562,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unscoped_guards(site)]
+            *_unscoped_guards(site), *_stock_signs(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
