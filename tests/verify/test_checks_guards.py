@@ -148,6 +148,24 @@ def test_a_difference_or_a_chain_of_guards_keeps_dates_in_order(clean: dict[str,
     assert _issues(data) == []
 
 
+@pytest.mark.parametrize("sql, same_day", [("SELECT :co >= :ci", True), ("SELECT :ci <= :co", True),
+                                           ("SELECT :ci < :co", False)])
+def test_a_guard_that_lets_dates_every_row_keeps_apart_be_the_same_day(clean: dict[str, Data], sql: str,
+                                                                       same_day: bool) -> None:
+    """C005 (set eight): ``:co >= :ci`` lets a stay end the day it begins, which no seed row does; the
+    repair adds the strict guard. The strict guard written the other way round stays clean."""
+    data = _copy(clean["travel"])
+    marker = _marker(data, "book_stay")
+    order = next(g for g in marker["preconditions"] if g["message"].startswith("Check-out must be after"))
+    order["predicate"]["sql"] = sql
+    issues = _issues(data)
+    assert bool(issues) == same_day, issues
+    if same_day:
+        assert "a guard lets the two be the same day" in issues[0].message
+        fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+        assert _issues(to_data(fixed)) == []
+
+
 def test_a_count_that_leaving_raises_like_joining_is_found_and_turned(clean: dict[str, Data]) -> None:
     data = _copy(to_data(generate_site("forum", 0)))
     leave = _marker(data, "leave")

@@ -273,24 +273,28 @@ def _guard_texts(marker: Any) -> list[str]:
     return out
 
 
-def _ordered(texts: list[str], first: str, then: str) -> bool:
+def _ordered(texts: list[str], first: str, then: str, *, strict: bool = False) -> bool:
     """Do the guards keep ``:then`` after ``:first``, directly or through others (``:ci > :today`` and
     ``:co > :ci`` keep ``:co`` after ``:today``)? A comparison ``:b > :a`` (or ``:a < :b``), or a
-    difference ``... :b ... - ... :a ... > 0``, puts ``b`` after ``a``."""
-    after: dict[str, set[str]] = {}
+    difference ``... :b ... - ... :a ... > 0``, puts ``b`` after ``a``; ``>=`` and ``<=`` put it at or
+    after, which is not enough when ``strict`` (some step of the chain must rule out the same day)."""
+    after: dict[str, set[tuple[str, bool]]] = {}
     for text in texts:
-        for b, a in re.findall(r":(\w+)\s*>=?\s*:(\w+)", text):
-            after.setdefault(a, set()).add(b)
-        for a, b in re.findall(r":(\w+)\s*<=?\s*:(\w+)", text):
-            after.setdefault(a, set()).add(b)
+        for b, op, a in re.findall(r":(\w+)\s*(>=?)\s*:(\w+)", text):
+            after.setdefault(a, set()).add((b, op == ">"))
+        for a, op, b in re.findall(r":(\w+)\s*(<=?)\s*:(\w+)", text):
+            after.setdefault(a, set()).add((b, op == "<"))
         for b, a in re.findall(r":(\w+)\b[^<>=]*-[^<>=]*:(\w+)\b[^<>=]*(?:>\s*0|>=\s*1)\b", text):
-            after.setdefault(a, set()).add(b)
-    seen, todo = {first}, [first]
+            after.setdefault(a, set()).add((b, True))
+    seen, todo = {(first, False)}, [(first, False)]
     while todo:
-        for nxt in after.get(todo.pop(), set()) - seen:
-            seen.add(nxt)
-            todo.append(nxt)
-    return then in seen
+        node, was_strict = todo.pop()
+        for nxt, step_strict in after.get(node, set()):
+            state = (nxt, was_strict or step_strict)
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
+    return (then, True) in seen or (not strict and (then, False) in seen)
 
 
 def _unordered_dates(site: Site) -> Iterator[GuardFix]:
@@ -310,12 +314,14 @@ def _unordered_dates(site: Site) -> Iterator[GuardFix]:
                 if len({a for a, _ in pairs}) < 3 or not all(a < b for a, b in pairs):
                     continue
                 p1, p2 = typed[first], typed[then]
-                if "today" in (p1, p2) or _ordered(texts, p1, p2):
+                if "today" in (p1, p2) or _ordered(texts, p1, p2, strict=True):
                     continue  # a typed date against today is the date-in-the-past check's (C005 on the parameter)
                 words = (then.replace("_", "-").capitalize(), first.replace("_", "-"))
+                same = " (a guard lets the two be the same day)" if _ordered(texts, p1, p2) else ""
                 found = GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
                                  f"marker {marker.name!r} stores {first} and {then} as typed (:{p1}, :{p2}), and "
-                                 f"nothing keeps {then} after {first}, as every seed row of {table.name} has it",
+                                 f"nothing keeps {then} after {first}, as every seed row of {table.name} has it"
+                                 f"{same}",
                                  add=(f"SELECT :{p2} > :{p1}", f"{words[0]} must be after {words[1]}.",
                                       {p: {"ref": f"param.{p}"} for p in (p1, p2) if p != "today"}, "preconditions"))
                 break
