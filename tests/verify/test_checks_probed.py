@@ -94,6 +94,26 @@ def test_a_total_its_own_discount_explains_is_not_reported_and_one_it_does_not_i
     assert at(found(clean["shop"], _discounted(False)), "C004", f"$.database.tables[{index}].rows[0].total")
 
 
+def test_an_express_total_charging_the_standard_fee_is_reported_and_recomputed(clean: dict[str, Data]) -> None:
+    """C004 (set eight): an express order whose total carries the standard fee, which other orders charge,
+    is off: the shipping method sets the fee. The repair recomputes it with the express fee."""
+    from veriweb.verify.repair import repair_static
+
+    orders, index = table(clean["shop"], "orders")
+    row = next(n for n, r in enumerate(orders["rows"]) if r["shipping"] == "express")
+    fees = {r["shipping"]: None for r in orders["rows"]}
+    assert len(fees) == 2  # standard and express, each with its own fee
+
+    def cheaper(data: Data) -> None:
+        table(data, "orders")[0]["rows"][row]["total"] -= 1000  # express 15.00 -> standard 5.00
+
+    assert at(found(clean["shop"], cheaper), "C004", f"$.database.tables[{index}].rows[{row}].total")
+    mutated = copy.deepcopy(clean["shop"])
+    cheaper(mutated)
+    fixed, _, _, _, _ = repair_static(from_data(mutated, check_id=False))
+    assert fixed.database.table("orders").rows[row]["total"] == orders["rows"][row]["total"]
+
+
 def _order_slot(value: int | None) -> Callable[[Data], None]:
     def edit(data: Data) -> None:
         task = next(t for t in data["tasks"] if t["id"] == "refund_line")

@@ -1062,18 +1062,46 @@ def check_totals(site: Site) -> list[Issue]:
             by_group = _fee_groups(table, sums)
             # the row's own other amounts (a discount taken off, a tax added) explain a difference too
             amounts = [c.name for c in table.columns if c.type == "money" and c.name != "total"]
+            deciding = deciding_columns([(c.name, c.type) for c in table.columns], table.rows, table.primary_key, sums)
             for r_index, row in enumerate(table.rows):
                 key = row.get(table.primary_key)
                 if not (isinstance(row.get("total"), int) and key in sums):
                     continue
                 diff = row["total"] - sums[key]
                 usual = fees | {f for c, _ in by_group for f in by_group.get((c, row.get(c)), ())}
+                decided = [by_group[(c, row.get(c))] for c in deciding if len(by_group.get((c, row.get(c)), ())) == 1]
+                if decided:  # a column that sets the fee (shipping: standard 500, express 1500): that fee only
+                    usual = set.intersection(*decided)
                 own = [row[c] for c in amounts if isinstance(row.get(c), int) and row[c]]
                 if diff not in usual and not any(d in usual or d == 0 for v in own for d in (diff - v, diff + v)):
                     issues.append(Issue("consistency", TOTAL_MISMATCH, f"$.database.tables[{t_index}].rows[{r_index}].total",
                                         f"{table.name} {key}: total {row['total']} disagrees with its lines in "
                                         f"{lines.name} ({sums[key]} plus any usual fee)"))
     return issues
+
+
+def deciding_columns(columns: list[tuple[str, str]], rows: list[dict[str, Any]], key: str,
+                     sums: dict[Any, int]) -> list[str]:
+    """Of a table's ``(name, type)`` columns, the categorical ones that set the fee (a shipping
+    method): each of their values has rows, at least two of them, nearly all (all but one in ten)
+    charging one fee, and two values charge different fees."""
+    rows = [r for r in rows if isinstance(r.get("total"), int) and r.get(key) in sums]
+    out = []
+    for name, kind in columns:
+        values = {r.get(name) for r in rows}
+        if kind != "text" or not 2 <= len(values) <= 6 or len(values) > len(rows) // 3:
+            continue
+        modes = set()
+        for value in values:
+            fees = Counter(r["total"] - sums[r[key]] for r in rows if r.get(name) == value)
+            fee, n = fees.most_common(1)[0]
+            if sum(fees.values()) < 2 or n < 0.9 * sum(fees.values()) - 1:
+                break
+            modes.add(fee)
+        else:
+            if len(modes) >= 2:
+                out.append(name)
+    return out
 
 
 def _fee_groups(table: Any, sums: dict[Any, int]) -> dict[tuple[str, Any], set[int]]:

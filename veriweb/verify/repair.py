@@ -1343,8 +1343,12 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
 
 def _usual_fee(table: dict[str, Any], sums: dict[Any, int], row: dict[str, Any], key: str) -> int:
     """The fee most rows like ``row`` (same value of a low-cardinality text column) charge."""
+    from veriweb.verify.checks import deciding_columns
+
     others = [r for r in table["rows"] if r is not row and isinstance(r.get("total"), int) and r.get(key) in sums]
-    for column in [c["name"] for c in table["columns"] if c["type"] == "text"]:
+    deciding = deciding_columns([(c["name"], c["type"]) for c in table["columns"]], table["rows"], key, sums)
+    texts = [c["name"] for c in table["columns"] if c["type"] == "text"]
+    for column in deciding + [c for c in texts if c not in deciding]:  # a column that sets the fee first
         values = {r.get(column) for r in others}
         if len(values) > max(1, len(others) // 2) or len(values) > 12:
             continue
