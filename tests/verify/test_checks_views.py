@@ -64,6 +64,8 @@ CASES = [
      "button texts are the wrong way round"),
     # a value spelt unlike the data (set eight): canceled orders counted in the sales
     ("admin", "sales_month", "o.status != 'canceled'", "o.status != 'cancelled'", "'cancelled' (the data says"),
+    # today written with last year (set eight): every booking of the coming year shown as upcoming
+    ("travel", "booking_view", "WHEN f.date > vw_today()", "WHEN f.date > '2025-06-15'", "with another year"),
     # two columns then written alike: the repair rewrites the one named closed_issues, not the first
     ("code", "milestone_view", "i.state = 'closed') AS closed_issues", "i.state = 'open') AS closed_issues",
      "named for state = 'closed'"),
@@ -110,6 +112,8 @@ TWINS = [
      "'Your vote: +1' ELSE 'Your vote: -1'"),
     # a figure that adds what is taken off, named for the sum it is
     ("admin", "revenue_month", "sum(o.total - o.refunded), 0) AS net", "sum(o.total + o.refunded), 0) AS gross"),
+    # a fixed day that is not today with another year
+    ("travel", "booking_view", "WHEN f.date > vw_today()", "WHEN f.date > '2025-06-16'"),
     # a key matched with the table it points at, written the other way round
     ("admin", "refund_view", "s.id = r.staff_id", "r.staff_id = s.id"),
     ("code", "label_view", "i.id = il.issue_id", "il.issue_id = i.id"),
@@ -207,3 +211,10 @@ def test_a_toggle_that_sets_one_value_is_made_to_flip(clean: dict[str, Data]) ->
     edited, original = _effect_found_and_fixed(clean["mail"], "toggle_read", "read = 1 - read", "read = 1",
                                                "named for toggling read")
     assert "read = 1 - read" in original
+
+
+def test_a_marker_stamping_today_with_another_year_is_given_now(clean: dict[str, Data]) -> None:
+    """A new post stamped '2025-06-15T09:00:00' on a site whose today is 2026-06-15 (set eight): the post
+    is a year old the moment it is written. The repair stamps it with ``:now`` as the unedited site does."""
+    _effect_found_and_fixed(clean["forum"], "create_post", ":body, :now, 1,", ":body, '2025-06-15T09:00:00', 1,",
+                            "is today (2026-06-15) with another year")

@@ -331,6 +331,35 @@ def _literal_writes(marker: str, effect: Any) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
+# ----------------------------------------------------------------------------- today written with another year
+
+_DAY_LITERAL = re.compile(r"'(\d{4})-(\d{2})(?:-(\d{2}))?(T\d{2}:\d{2}(?::\d{2})?)?'")
+
+
+def _today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Iterator[Fix]:
+    """A fixed day (or month) that is the site's today with another year (``f.date > '2025-06-15'`` on a
+    site whose today is 2026-06-15): what was meant is today, and the figure is a year off. In a view
+    the fix reads today (``vw_today()``, ``vw_now()``); in a marker, the ``:today`` or ``:now`` it is given."""
+    today = str(site.clock.today)
+    year, month, day = today[:4], today[5:7], today[8:10]
+    fixed, wrong = sql, []
+    for found in _DAY_LITERAL.finditer(sql):
+        y, m, d, time = found.groups()
+        if y == year or not 1 <= abs(int(y) - int(year)) <= 2 or m != month or (d is not None and d != day):
+            continue
+        if d is None:
+            now = "substr(:today, 1, 7)" if in_marker else "substr(vw_today(), 1, 7)"
+        elif time:
+            now = ":now" if in_marker else "vw_now()"
+        else:
+            now = ":today" if in_marker else "vw_today()"
+        wrong.append(found.group(0))
+        fixed = fixed.replace(found.group(0), now, 1)
+    if wrong:
+        yield Fix(location, f"{', '.join(wrong)} is today ({today}) with another year: the date it reads or "
+                            f"writes is a year off", sql, fixed)
+
+
 # ----------------------------------------------------------------------------- a figure named after another value
 
 
@@ -740,6 +769,7 @@ def view_fixes(site: Site) -> list[Fix]:
     for number, view in enumerate(site.database.views):
         location = f"$.database.views[{number}].sql"
         out += _misspelt_sql(location, view.sql, domains)
+        out += _today_typos(site, location, view.sql, in_marker=False)
         for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
@@ -754,6 +784,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _marker_named_value(site, m, e)
             out += _mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
+            out += _today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
         for k, guard in enumerate(marker.preconditions):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):

@@ -420,11 +420,11 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
     parent[tokens[-1]] = fix.new
     if tokens[0] == "markers":
         name = data["markers"][tokens[1]]["name"]
-        said = fix.message.split(":")[0]
+        said = fix.message.split(": ")[0]
         return (said if said.startswith("marker ") else f"marker {name!r}: {said}") + "; rewritten", \
             R.Touch(markers={name})
     name = parent.get("name", "")
-    return f"view {name!r}: {fix.message.split(':')[0]}; rewritten", R.Touch(tables={name})
+    return f"view {name!r}: {fix.message.split(': ')[0]}; rewritten", R.Touch(tables={name})
 
 
 OPERATORS: dict[str, R.Operator] = {
