@@ -64,6 +64,9 @@ CASES = [
      "button texts are the wrong way round"),
     # a value spelt unlike the data (set eight): canceled orders counted in the sales
     ("admin", "sales_month", "o.status != 'canceled'", "o.status != 'cancelled'", "'cancelled' (the data says"),
+    # a join that repeats each order once per line, read by nothing (set eight): revenue counted per line
+    ("admin", "revenue_month", "AND o.status != 'canceled' GROUP BY",
+     "AND o.status != 'canceled' LEFT JOIN order_items i ON i.order_id = o.id GROUP BY", "count each row several"),
     # today written with last year (set eight): every booking of the coming year shown as upcoming
     ("travel", "booking_view", "WHEN f.date > vw_today()", "WHEN f.date > '2025-06-15'", "with another year"),
     # two columns then written alike: the repair rewrites the one named closed_issues, not the first

@@ -331,6 +331,43 @@ def _literal_writes(marker: str, effect: Any) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
+# ----------------------------------------------------------------------------- a join that repeats rows
+
+_JOIN = re.compile(r"\s(?:LEFT\s+(?:OUTER\s+)?|INNER\s+)?JOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(.+?)"
+                   r"(?=\s(?:LEFT|INNER|JOIN|WHERE|GROUP|ORDER|LIMIT)\b|\)|$)", re.I | re.S)
+
+
+def _fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """An aggregate over one table's rows (``sum(o.total)``, ``count(o.id)``) in a query that also joins
+    the rows pointing at them (``LEFT JOIN order_items i ON i.order_id = o.id``) without reading any of
+    their columns: every row is counted once per row that points at it. The fix drops the join."""
+    aliases = _aliases(sql)
+    for found in _JOIN.finditer(sql):
+        child, alias, on = found.group(1), found.group(2), found.group(3)
+        table = site.database.table(child)
+        if table is None or alias.lower() in _SQL_WORDS:
+            continue
+        rest = sql[:found.start()] + sql[found.end():]
+        if re.search(rf"\b{re.escape(alias)}\.", rest):
+            continue  # its columns are read: the join is meant
+        for fk in table.foreign_keys:
+            link = re.search(rf"\b{re.escape(alias)}\.{fk.column}\s*=\s*(\w+)\.(\w+)\b|\b(\w+)\.(\w+)\s*=\s*"
+                             rf"{re.escape(alias)}\.{fk.column}\b", on)
+            if link is None:
+                continue
+            parent, column = (link.group(1), link.group(2)) if link.group(1) else (link.group(3), link.group(4))
+            if aliases.get(parent) != fk.ref_table or column != fk.ref_column:
+                continue
+            summed = re.search(rf"\b(?:sum|count|avg|total)\s*\(\s*(?:DISTINCT\s+)?[^()]*\b{re.escape(parent)}\.", rest,
+                               re.I)
+            if summed is None or re.search(r"\bDISTINCT\b", summed.group(0), re.I):
+                continue
+            yield Fix(location, f"the join of {child} ({alias}) on {alias}.{fk.column} repeats each {fk.ref_table} "
+                                f"row once per {child} row pointing at it, and nothing reads {alias}'s columns: "
+                                f"the aggregates over {parent} count each row several times", sql, rest)
+            return
+
+
 # ----------------------------------------------------------------------------- today written with another year
 
 _DAY_LITERAL = re.compile(r"'(\d{4})-(\d{2})(?:-(\d{2}))?(T\d{2}:\d{2}(?::\d{2})?)?'")
@@ -770,6 +807,7 @@ def view_fixes(site: Site) -> list[Fix]:
         location = f"$.database.views[{number}].sql"
         out += _misspelt_sql(location, view.sql, domains)
         out += _today_typos(site, location, view.sql, in_marker=False)
+        out += _fanned_out(site, location, view.sql)
         for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
