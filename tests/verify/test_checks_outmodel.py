@@ -221,3 +221,30 @@ def test_example_site_reports_nothing() -> None:
 
     site: Site = load_site(None)
     assert static_issues(site) == []
+
+
+@pytest.mark.parametrize("swap, wrong", [((1, 2), True), ((0, 1), False)])
+def test_drop_down_values_the_wrong_way_round_for_their_words(clean: dict[str, Data], swap: tuple[int, int],
+                                                              wrong: bool) -> None:
+    """M003 (set eight): the stops filter's "At most 1 stop" sending 0 and "Nonstop only" sending 1. The
+    repair swaps them back. Swapping "Any number of stops" with "Nonstop only" is another defect, which
+    this check cannot tell from a choice of values, and it stays quiet about it. The "Off" and "On"
+    values of a setting, swapped, are the same check's other case."""
+    from veriweb.verify.checks_meaning import swapped_options
+    from veriweb.verify.repair import repair_static
+
+    data = copy.deepcopy(clean["travel"])
+    field = data["pages"][1]["elements"][2]["elements"][0]["fields"][4]
+    assert [o["label"] for o in field["options"]] == ["Any number of stops", "Nonstop only", "At most 1 stop"]
+    original = copy.deepcopy(field["options"])
+    a, b = swap
+    field["options"][a]["value"], field["options"][b]["value"] = field["options"][b]["value"], field["options"][a]["value"]
+    where = "$.pages[1].elements[2].elements[0].fields[4].options"
+    issues = [i for i in static_issues(from_data(data, check_id=False)) if i.location == where]
+    assert bool(issues) == wrong, issues
+    if wrong:
+        assert issues[0].code == "M003"
+        fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+        assert to_data(fixed)["pages"][1]["elements"][2]["elements"][0]["fields"][4]["options"] == original
+    assert swapped_options([{"label": "Off", "value": "1"}, {"label": "On", "value": "0"}]) is not None
+    assert swapped_options([{"label": "Off", "value": "0"}, {"label": "On", "value": "1"}]) is None

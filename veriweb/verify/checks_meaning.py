@@ -423,7 +423,50 @@ def check_sort_labels(site: Site) -> list[C.Issue]:
     return issues
 
 
-MEANING_CHECKS = [check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters,
+# ----------------------------------------------------------------------------- option values swapped
+
+_OFF = re.compile(r"^\s*(?:off|no|none|disabled?|hidden|hide|never|inactive|false|unpaid|closed)\b", re.I)
+_ON = re.compile(r"^\s*(?:on|yes|enabled?|shown|show|always|active|true|paid|open)\b", re.I)
+
+
+def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
+    """Two options of a drop-down (or radio group) whose values are the wrong way round, as their
+    indexes and why: "Off" sending 1 while "On" sends 0; "At most 1 stop" sending 0 while another
+    option sends 1. ``None`` when nothing says so."""
+    pairs = [(str(getattr(o, "label", None) or (o.get("label") if isinstance(o, dict) else "") or ""),
+              str(getattr(o, "value", None) if not isinstance(o, dict) else o.get("value"))) for o in options]
+    values = [v for _, v in pairs]
+    if sorted(values) == ["0", "1"]:
+        off = [n for n, (label, _) in enumerate(pairs) if _OFF.match(label)]
+        on = [n for n, (label, _) in enumerate(pairs) if _ON.match(label)]
+        if len(off) == 1 and len(on) == 1 and pairs[off[0]][1] == "1" and pairs[on[0]][1] == "0":
+            return off[0], on[0], f"{pairs[off[0]][0]!r} sends 1 and {pairs[on[0]][0]!r} sends 0"
+    for n, (label, value) in enumerate(pairs):
+        said = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+        if len(said) != 1 or not value.isdigit() or said[0] == value or re.search(r"[$€£]", label):
+            continue
+        other = next((m for m, (_, v) in enumerate(pairs) if v == said[0] and m != n), None)
+        if other is not None and not re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", pairs[other][0]):
+            return n, other, f"{label!r} sends {value} while {pairs[other][0]!r} sends {said[0]}"
+    return None
+
+
+def check_option_values(site: Site) -> list[C.Issue]:
+    """M003: a drop-down whose options' values are the wrong way round for their words (see
+    :func:`swapped_options`): choosing what it says sends the opposite."""
+    issues = []
+    for element, path, _ in C.all_elements(site):
+        for number, field in enumerate(C.field_of(element, "fields") or []):
+            options = C.field_of(field, "options") or []
+            found = swapped_options(options) if len(options) >= 2 else None
+            if found is not None:
+                issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.fields[{number}].options",
+                                      f"field {C.field_of(field, 'label')!r}: {found[2]}, the opposite of what "
+                                      "the words say"))
+    return issues
+
+
+MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters,
                   check_sort_labels]
 
 __all__ = ["MEANING_CHECKS", "check_answer_shown", "check_empty_filters", "check_form_keys", "check_label_meaning",

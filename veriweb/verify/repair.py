@@ -849,6 +849,17 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     word ("Upvote" sending -1) changes sign; a sort link saying the other direction sorts the way it
     says."""
     tokens = parse_path(issue.location)
+    if tokens[-1] == "options":  # a drop-down's values the wrong way round: swapped back
+        from veriweb.verify.checks_meaning import swapped_options
+
+        options = get_at(data, tokens)
+        found = swapped_options(options) if isinstance(options, list) else None
+        if found is None:
+            return None
+        a, b = found[0], found[1]
+        options[a]["value"], options[b]["value"] = options[b]["value"], options[a]["value"]
+        return (f"options {options[a].get('label')!r} and {options[b].get('label')!r} send each other's value",
+                Touch(pages=_page_of(tokens, data)))
     if tokens[-2:] == ["confirm", "confirm"]:  # the confirming dialog's "yes" button: the marker's own words
         form, dialog = get_at(data, tokens[:-2]), get_at(data, tokens[:-1])
         marker = _marker(data, form.get("action", {}).get("marker", "")) if isinstance(form, dict) else None
