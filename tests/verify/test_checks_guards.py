@@ -287,3 +287,23 @@ def test_a_marker_moving_what_is_left_the_wrong_way_is_turned(domain: str, marke
     assert len(issues) == 1 and issues[0].code == "C005", _issues(data)
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     assert original in [e["sql"] for e in _marker(to_data(fixed), marker)["effects"]]
+
+
+@pytest.mark.parametrize("domain, marker, old, new", [
+    ("forum", "edit_post", "WHERE id = :p AND user_id = :user_id", "WHERE id = :p"),
+    ("mail", "move_email", "FROM folders WHERE id = :f AND user_id = :user_id", "FROM folders WHERE id = :f"),
+])
+def test_a_guard_about_the_users_own_rows_that_looks_up_anyones_gets_the_user(domain: str, marker: str, old: str,
+                                                                              new: str) -> None:
+    """C009 (set eight): "You can only change your own posts" over any post with that id; "Please choose
+    one of your folders" over anyone's folder. The repair names the user again. The message of a guard
+    that does name the user (the unedited site) raises nothing."""
+    data = _copy(to_data(generate_site(domain, 0)))
+    guard = next(g for g in _marker(data, marker)["preconditions"] if old in g["predicate"].get("sql", ""))
+    original = guard["predicate"]["sql"]
+    assert not [i for i in _issues(data) if "without the user" in i.message]
+    guard["predicate"]["sql"] = original.replace(old, new)
+    issues = [i for i in _issues(data) if "without the user" in i.message]
+    assert len(issues) == 1 and issues[0].code == "C009"
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    assert original in [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]

@@ -536,6 +536,35 @@ def _unscoped_guards(site: Site) -> Iterator[GuardFix]:
             break
 
 
+_YOURS = re.compile(r"\b(?:your|yours|your own|you own|you wrote|you created|you posted)\b", re.I)
+
+
+def _ownership_messages(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message speaks of the user's own rows ("You can only change your own posts",
+    "Please choose one of your folders") that looks a row up in a table rows of which belong to users
+    (a user column pointing at the users table) without naming the user: anyone's row lets it through.
+    The fix adds the user to the lookup."""
+    users = {t.name: fk.column for t in site.database.tables for fk in t.foreign_keys
+             if fk.ref_table == "users" and fk.column in ("user_id", "owner_id", "author_id")}
+    for location, marker, guard, sql in _sql_guards(site):
+        if not _YOURS.search(guard.message or "") or ":user_id" in sql:
+            continue
+        for match in re.finditer(r"EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?"
+                                 r"\s+WHERE\s+([^()]*)\)", sql, re.I):
+            table, alias = match.group(1), match.group(2)
+            column = users.get(table)
+            if column is None or alias and alias.upper() in ("WHERE",):
+                continue
+            if not re.search(r"\b(?:\w+\.)?id\s*=\s*:\w+", match.group(3)):
+                continue  # not one row picked by a parameter
+            owner = f"{alias}.{column}" if alias else column
+            fixed = sql[:match.end(3)] + f" AND {owner} = :user_id" + sql[match.end(3):]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} says {guard.message!r}, but it looks the {table} row "
+                           f"up without the user: another user's row lets it through", sql=fixed)
+            break
+
+
 def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that deletes (or updates) rows of a table whose rows another marker adds as the
     user's own (``user_id = :user_id``), with a condition that neither names the user nor one row by
@@ -568,7 +597,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unscoped_guards(site), *_stock_signs(site)]
+            *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
