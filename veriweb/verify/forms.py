@@ -431,10 +431,15 @@ class FormFilling:
         return []
 
 
+_KEY_WORDS = frozenset({"id", "ids"})
+"""Words every key column has: naming no field."""
+
+
 def _fits(column: str, label_words: frozenset[str] | set[str]) -> bool:
     """Is a field (its name's and label's words) named like a column (origin_city: Flying from /
     origin; dest_city: Destination)?"""
-    column_words = words(column.replace("_", " "))
+    column_words = words(column.replace("_", " ")) - _KEY_WORDS  # project_id is no assignee_id
+    label_words = set(label_words) - _KEY_WORDS
     return bool(column_words & label_words) or any(
         len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a)) for a in column_words for b in label_words)
 

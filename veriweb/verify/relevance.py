@@ -236,13 +236,16 @@ class Hints(FormFilling):
             return 0
         if self.page_distance(page.page_id) != 0:
             return _OFF_ENTITY if self.rivals and self._rival_headed(page) else 0
-        # The title, headings, typed values, and the page's own paragraphs (a message's body names it
-        # when its subject is one many messages share); not cells or links, which may list others.
-        shown = [fold(page.title)] + [fold(n.name or n.text) for n in page.nodes
-                                      if n.role in ("heading", "paragraph") and n.visible] + [
+        shown = [fold(page.title)] + [fold(n.name) for n in page.nodes if n.role == "heading" and n.visible] + [
             fold(n.value) for n in page.nodes if n.role == "textbox" and n.visible and n.value]
         names = self.targets or self.entities
         if any(name in text for name in names for text in shown):
+            return 0
+        # A row still to write is also named by the page's own paragraphs (a message's body, when its
+        # subject is one many messages share); not cells or links, which may list others. Only such
+        # rows: a slot value ("open") is said in passing by the paragraphs of many pages.
+        if self.targets and any(name in fold(n.text or n.name) for n in page.nodes
+                                if n.role == "paragraph" and n.visible for name in self.targets):
             return 0
         if self.rivals and self._rival_headed(page):
             return _OFF_ENTITY  # headed by another thing of the same kind as the task's

@@ -566,6 +566,10 @@ def _named(judge: Judge) -> frozenset[str]:
         return frozenset()
     values = {str(v).strip().casefold() for v, _ in column_values(judge.session.db.guard, spec.candidates,
                                                                    judge.context())}
+    # Named: those the instruction says. Candidates that are every airline the site has, say, are
+    # what an answer may be, not records the agent was asked to compare.
+    asked = " ".join(judge.task.instruction.casefold().split())
+    values = {v for v in values if v and v in asked}
     return frozenset(values) if 2 <= len(values) <= RUN else frozenset()
 
 
