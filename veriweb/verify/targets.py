@@ -294,7 +294,7 @@ def _query_slots(query: Any, out: dict[str, set[str]]) -> None:
                 out.setdefault(column, set()).update(slots)
             # The row the subquery finds by a slot is what the outer column holds: assignee_id =
             # (the id of the user named by slot "new") wants that slot in the assignee field too.
-            if cond.value.query.agg is None:
+            if cond.value.query.agg is None and (cond.value.query.select == "id" or cond.value.query.select.endswith("_id")):
                 out.setdefault(_fold(cond.column), set()).update(*inner.values())
 
 
