@@ -62,6 +62,9 @@ CASES = [
      "button texts are the wrong way round"),
     ("code", "issue_view", "THEN 'Close' ELSE 'Reopen issue'", "THEN 'Reopen issue' ELSE 'Close'",
      "button texts are the wrong way round"),
+    # words of a CASE over a number saying another branch's number (set eight): nonstop flights "1 stop"
+    ("travel", "flight_view", "WHEN 0 THEN 'Nonstop' WHEN 1 THEN '1 stop'", "WHEN 0 THEN '1 stop' WHEN 1 THEN 'Nonstop'",
+     "says '1 stop'"),
     # a value spelt unlike the data (set eight): canceled orders counted in the sales
     ("admin", "sales_month", "o.status != 'canceled'", "o.status != 'cancelled'", "'cancelled' (the data says"),
     # a join that repeats each order once per line, read by nothing (set eight): revenue counted per line
@@ -115,6 +118,8 @@ TWINS = [
      "'Your vote: +1' ELSE 'Your vote: -1'"),
     # a figure that adds what is taken off, named for the sum it is
     ("admin", "revenue_month", "sum(o.total - o.refunded), 0) AS net", "sum(o.total + o.refunded), 0) AS gross"),
+    # numbers no other branch tests for: other words, not swapped ones
+    ("travel", "flight_view", "WHEN 1 THEN '1 stop'", "WHEN 1 THEN 'One stop'"),
     # a fixed day that is not today with another year
     ("travel", "booking_view", "WHEN f.date > vw_today()", "WHEN f.date > '2025-06-16'"),
     # a key matched with the table it points at, written the other way round

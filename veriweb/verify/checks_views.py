@@ -691,6 +691,34 @@ def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
                       sql, fixed)
 
 
+def _numbered_words(location: str, sql: str) -> Iterator[Fix]:
+    """A ``CASE`` over a number whose words say another branch's number ("WHEN 0 THEN '1 stop' WHEN 1
+    THEN 'Nonstop'"): the words of two branches are swapped. Found where a branch's text states one
+    number, not its own, that another branch tests for, and that branch's text states none."""
+    for branches, _ in _cases(sql):
+        tests = []
+        for test, a, b in branches:
+            found = re.fullmatch(r"(?:\w+\.)?(\w+)\s*=\s*(\d+)", test.strip())
+            if found is None:
+                break
+            tests.append((found.group(1), found.group(2), a, b))
+        else:
+            if len(tests) < 2 or len({t[0] for t in tests}) != 1:
+                continue
+            for column, value, a, b in tests:
+                said = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", sql[a:b])
+                if len(said) != 1 or said[0] == value:
+                    continue
+                other = next((t for t in tests if t[1] == said[0]), None)
+                if other is None or re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", sql[other[2]:other[3]]):
+                    continue
+                (x, y), (u, v) = sorted([(a, b), (other[2], other[3])])
+                fixed = sql[:x] + sql[u:v] + sql[y:u] + sql[x:y] + sql[v:]
+                yield Fix(location, f"CASE WHEN {column} = {value} says '{sql[a:b]}' and WHEN {column} = {other[1]} "
+                                    f"says '{sql[other[2]:other[3]]}': the words are the wrong way round", sql, fixed)
+                break
+
+
 def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
     """``(table, column)`` of a column a view's ``FROM`` tables hold (the first that has it)."""
     for table_name in _aliases(sql).values():
@@ -815,6 +843,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _deductions_added(location, view.sql)
         out += _flag_words(site, location, view.sql)
         out += _toggle_words(site, location, view.sql)
+        out += _numbered_words(location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
