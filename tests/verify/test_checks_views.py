@@ -62,6 +62,10 @@ CASES = [
      "button texts are the wrong way round"),
     ("code", "issue_view", "THEN 'Close' ELSE 'Reopen issue'", "THEN 'Reopen issue' ELSE 'Close'",
      "button texts are the wrong way round"),
+    # a per-row count picking its rows by another column than the key pointing at the row (set eight):
+    # a post's comments counted as every comment of its author
+    ("forum", "post_view", "FROM comments c WHERE c.post_id = p.id", "FROM comments c WHERE c.user_id = p.user_id",
+     "not by comments.post_id"),
     # words of a CASE over a number saying another branch's number (set eight): nonstop flights "1 stop"
     ("travel", "flight_view", "WHEN 0 THEN 'Nonstop' WHEN 1 THEN '1 stop'", "WHEN 0 THEN '1 stop' WHEN 1 THEN 'Nonstop'",
      "says '1 stop'"),

@@ -397,6 +397,46 @@ def _today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Ite
                             f"writes is a year off", sql, fixed)
 
 
+def _miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row figure over one table whose rows point at the row shown (``comments.post_id`` on a post)
+    that picks them by another column instead (``c.user_id = p.user_id``: every comment of the post's
+    author, not the comments on the post). The fix picks them by the key that points at the row."""
+    main = _main_from(sql)
+    if main is None or site.database.table(main[0]) is None:
+        return
+    outer_table, outer_alias = main
+    lead = len(sql) - len(sql.lstrip())
+    select_end = lead + 6 + _top_keyword(sql.lstrip()[6:], "FROM")
+    spans = list(_subqueries(sql))
+    for start, end in spans:
+        if start > select_end or any(s < start and end < e for s, e in spans):
+            continue
+        inner = sql[start:end]
+        if not re.match(r"\s*SELECT\s+(?:count|sum|avg|max|min|total)\s*\(", inner, re.I):
+            continue
+        own = _aliases(inner)
+        tables = set(own.values())
+        if len(tables) != 1 or re.search(r"\bJOIN\b", inner, re.I):
+            continue
+        table = site.database.table(next(iter(tables)))
+        link = next((fk for fk in table.foreign_keys if fk.ref_table == outer_table), None) if table else None
+        if link is None:
+            continue
+        alias = next(a for a, t in own.items() if a != t) if any(a != t for a, t in own.items()) else table.name
+        tests = list(re.finditer(rf"(?:\b{re.escape(alias)}\.)?(\w+)\s*=\s*{re.escape(outer_alias)}\.(\w+)\b", inner))
+        if not tests or any(t.group(1) == link.column and t.group(2) == link.ref_column for t in tests):
+            continue
+        test = tests[0]
+        if table.column(test.group(1)) is None:
+            continue
+        wanted = f"{alias}.{link.column} = {outer_alias}.{link.ref_column}"
+        fixed_inner = inner[:test.start()] + wanted + inner[test.end():]
+        yield Fix(location, f"({inner.strip()}) picks the {table.name} rows by {test.group(0)}, not by "
+                            f"{table.name}.{link.column}, which points at the {outer_table} row shown: it counts "
+                            f"other rows than the row's own", sql, sql[:start] + fixed_inner + sql[end:])
+        return
+
+
 # ----------------------------------------------------------------------------- a figure named after another value
 
 
@@ -836,7 +876,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _misspelt_sql(location, view.sql, domains)
         out += _today_typos(site, location, view.sql, in_marker=False)
         out += _fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys):
+        for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys, _miscorrelated):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
