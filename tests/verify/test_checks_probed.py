@@ -114,6 +114,32 @@ def test_an_express_total_charging_the_standard_fee_is_reported_and_recomputed(c
     assert fixed.database.table("orders").rows[row]["total"] == orders["rows"][row]["total"]
 
 
+@pytest.mark.parametrize("duration, length, wrong", [(None, "4h 15m", True), (170, "2h 50m", False)])
+def test_a_length_written_out_unlike_its_duration_is_reported_and_rewritten(
+        clean: dict[str, Data], duration: int | None, length: str, wrong: bool) -> None:
+    """C004 (set eight): a flight service whose length says another time than its duration, where every
+    other row writes its duration out. A row whose duration and length change together stays clean."""
+    from veriweb.verify.checks_data import written_as
+    from veriweb.verify.repair import repair_static
+
+    services, index = table(clean["travel"], "services")
+    row = services["rows"][0]
+    assert row["length"] in (written_as(row["duration"], "{h}h {m:02d}m"), written_as(row["duration"], "{h}h {m}m"))
+
+    def edit(data: Data) -> None:
+        edited = table(data, "services")[0]["rows"][0]
+        edited["length"] = length
+        if duration is not None:
+            edited["duration"] = duration
+
+    assert at(found(clean["travel"], edit), "C004", f"$.database.tables[{index}].rows[0].length") == wrong
+    if wrong:
+        mutated = copy.deepcopy(clean["travel"])
+        edit(mutated)
+        fixed, _, _, _, _ = repair_static(from_data(mutated, check_id=False))
+        assert fixed.database.table("services").rows[0]["length"] == row["length"]
+
+
 def _order_slot(value: int | None) -> Callable[[Data], None]:
     def edit(data: Data) -> None:
         task = next(t for t in data["tasks"] if t["id"] == "refund_line")

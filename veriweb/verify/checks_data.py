@@ -722,7 +722,55 @@ def check_budgets(site: Site) -> list[C.Issue]:
     return issues
 
 
-DATA_CHECKS = [check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
+_FORMATS = (
+    ("{h}h {m:02d}m", lambda v: {"h": v // 60, "m": v % 60}),
+    ("{h}h {m}m", lambda v: {"h": v // 60, "m": v % 60}),
+    ("{v} min", lambda v: {"v": v}),
+    ("${d}.{c:02d}", lambda v: {"d": v // 100, "c": v % 100}),
+)
+"""Ways a text column may write a number of another column: minutes as hours and minutes, cents as dollars."""
+
+
+def written_as(value: int, form: str) -> str:
+    """``value`` written in the form ``form`` (one of :data:`_FORMATS`)."""
+    return form.format(**dict(_FORMATS)[form](value))
+
+
+def check_written_numbers(site: Site) -> list[C.Issue]:
+    """C004: a text column that writes a number column of its own row in one form (a flight's length
+    "5h 15m" for a duration of 315 minutes), where one or two rows write another number than their
+    own (a length of "4h 15m" beside 315 minutes): a derived value that disagrees with its source."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        numbers = [c.name for c in table.columns if c.type in ("integer", "money") and c.name != table.primary_key]
+        texts = [c.name for c in table.columns if c.type == "text"]
+        rows = table.rows
+        if len(rows) < 5:
+            continue
+        for text in texts:
+            for number in numbers:
+                pairs = [(n, r[number], r[text]) for n, r in enumerate(rows)
+                         if isinstance(r.get(number), int) and isinstance(r.get(text), str)]
+                if len(pairs) < 5:
+                    continue
+                fits = {form: {n for n, v, t in pairs if written_as(v, form) != t} for form, _ in _FORMATS}
+                fits = {form: off for form, off in fits.items() if len(off) <= max(2, len(pairs) // 20)}
+                if not fits:
+                    continue
+                best = min(fits, key=lambda form: (len(fits[form]), form))
+                wrong = set.intersection(*fits.values())  # a row that one fitting form writes is right
+                example = next((v, t) for n, v, t in pairs if n not in wrong)
+                for n, v, t in pairs:
+                    if n in wrong:
+                        issues.append(C.Issue("consistency", C.TOTAL_MISMATCH,
+                                              f"$.database.tables[{t_index}].rows[{n}].{text}",
+                                              f"{table.name} {rows[n].get(table.primary_key)}: {text} {t!r} disagrees "
+                                              f"with its {number} {v}, which the other rows write out ({example[0]} "
+                                              f"as {example[1]!r}) ({text} should read {written_as(v, best)!r})"))
+    return issues
+
+
+DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_constraint_pages",

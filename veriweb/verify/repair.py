@@ -1338,6 +1338,10 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
         old = row.get("total")
         row["total"] = sums[row[key]] + fee
         return f"{table['name']} {row[key]}: total {old!r} -> {row['total']!r}", Touch(tables={table["name"]})
+    written = re.search(r"\((\w+) should read '([^']*)'\)$", issue.message)
+    if written is not None and tokens[-1] == written.group(1):  # a number written out: as its own row's number
+        old, row[written.group(1)] = row.get(written.group(1)), written.group(2)
+        return f"{table['name']}.{written.group(1)} {old!r} -> {written.group(2)!r}", Touch(tables={table["name"]})
     days = re.search(r" to \w+ is (-?\d+) days, as ", issue.message)
     if days is not None and len(tokens) == 6:  # a count of days between two of the row's dates
         old, row[tokens[5]] = row.get(tokens[5]), int(days.group(1))
