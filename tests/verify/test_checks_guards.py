@@ -307,3 +307,30 @@ def test_a_guard_about_the_users_own_rows_that_looks_up_anyones_gets_the_user(do
     assert len(issues) == 1 and issues[0].code == "C009"
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     assert original in [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
+
+
+@pytest.mark.parametrize("marker, old, new", [
+    ("book_flight", ":passengers * (price + CASE WHEN :bag THEN 3500 ELSE 0 END)",
+     "(price + CASE WHEN :bag THEN 3500 ELSE 0 END)"),
+    ("book_stay", "n.nights * h.price", ":guests * h.price"),
+])
+def test_a_booking_total_without_the_units_it_stores_counts_them_again(marker: str, old: str, new: str) -> None:
+    """C004 (set eight): a flight booked for three charged once, a stay charged per guest instead of per
+    night, where every seed booking's total is units x the price. The repair counts the units: the stay's
+    SQL comes back as it was, the flight's with the units around the whole fare."""
+    from veriweb.verify.checks import static_issues
+
+    data = _copy(to_data(generate_site("travel", 0)))
+    effect = next(e for e in _marker(data, marker)["effects"] if old in e["sql"])
+    original = effect["sql"]
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C004"]
+    effect["sql"] = original.replace(old, new)
+    issues = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C004"]
+    assert len(issues) == 1 and issues[0].location.startswith("$.markers[") and "does not count" in issues[0].message
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sql = next(e["sql"] for e in _marker(to_data(fixed), marker)["effects"] if e["op"] == "insert")
+    assert not [i for i in static_issues(fixed) if i.code == "C004"]
+    if marker == "book_stay":
+        assert sql == original
+    else:
+        assert ":passengers * ((price + CASE WHEN :bag THEN 3500 ELSE 0 END))" in sql

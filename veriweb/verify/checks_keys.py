@@ -461,7 +461,81 @@ def expected_unit_total(site: Site, t_index: int, r_index: int) -> int | None:
     return None
 
 
-KEY_CHECKS = [check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
+def _insert_values(sql: str) -> dict[str, tuple[int, int]] | None:
+    """For an ``INSERT ... VALUES (...)`` or ``INSERT ... SELECT ...``, each column's value expression as
+    its ``(start, end)`` in ``sql``; ``None`` when the statement is not that plain."""
+    from veriweb.verify.dataflow import _INSERT, _top_keyword, split_top
+
+    match = _INSERT.match(sql)
+    if match is None:
+        return None
+    columns = [c.strip().strip('"') for c in match.group(3).split(",")]
+    rest_start = match.start(4)
+    rest = match.group(4)
+    if rest.upper().startswith("VALUES"):
+        open_at = rest.index("(")
+        body_start = rest_start + open_at + 1
+        body = sql[body_start:rest_start + rest.rindex(")")]
+    elif rest.upper().startswith("SELECT"):
+        body_start = rest_start + len("SELECT")
+        tail = sql[body_start:]
+        cut = min([i for i in (_top_keyword(tail, "FROM"), _top_keyword(tail, "WHERE")) if i >= 0], default=len(tail))
+        body = tail[:cut]
+    else:
+        return None
+    values = split_top(body)
+    if len(values) != len(columns):
+        return None
+    out, at = {}, body_start
+    for column, value in zip(columns, values):
+        start = sql.index(value, at)
+        out[column] = (start, start + len(value))
+        at = start + len(value)
+    return out
+
+
+def unit_total_writes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """C004 on markers: an insert into a table whose seed totals are units x a price (a booking:
+    passengers x the fare; a stay: nights x the rate) that computes its total without the units it
+    stores (``price + bag`` for every passenger count, ``:guests * price`` for a stay of several
+    nights). Yields the effect's path, the new SQL, the units column and what it stores there."""
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op != "insert" or table is None:
+                continue
+            models = list(_unit_totals(site, table))
+            spans = _insert_values(effect.sql) if models else None
+            if not spans or "total" not in spans:
+                continue
+            for model in models:
+                if model.count not in spans:
+                    continue
+                units = effect.sql[slice(*spans[model.count])].strip()
+                start, end = spans["total"]
+                total = effect.sql[start:end]
+                if re.search(rf"(?<![\w.:]){re.escape(units)}(?![\w])", total) or not re.search(r"\bprice\b", total):
+                    continue
+                others = [effect.sql[slice(*spans[c])].strip() for c in spans if c not in (model.count, "total")]
+                factor = next((o for o in others if re.fullmatch(r":\w+|\w+\.\w+", o)
+                               and re.search(rf"(?<![\w.:]){re.escape(o)}\s*\*|\*\s*{re.escape(o)}(?![\w])", total)),
+                              None)
+                new_total = (re.sub(rf"(?<![\w.:]){re.escape(factor)}(?![\w])", units, total, count=1) if factor
+                             else f"{units} * ({total.strip()})")
+                yield (f"$.markers[{m}].effects[{e}].sql", effect.sql[:start] + new_total + effect.sql[end:],
+                       model.count, units)
+                break
+
+
+def check_unit_total_writes(site: Site) -> list[C.Issue]:
+    """C004: see :func:`unit_total_writes`."""
+    return [C.Issue("consistency", C.TOTAL_MISMATCH, path,
+                    f"the total this insert stores does not count {count} ({units}), though every seed row's total "
+                    f"is {count} x the price")
+            for path, _, count, units in unit_total_writes(site)]
+
+
+KEY_CHECKS = [check_unit_total_writes, check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
               check_unit_totals]
 
 __all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_sql",
