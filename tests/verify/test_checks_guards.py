@@ -334,3 +334,17 @@ def test_a_booking_total_without_the_units_it_stores_counts_them_again(marker: s
         assert sql == original
     else:
         assert ":passengers * ((price + CASE WHEN :bag THEN 3500 ELSE 0 END))" in sql
+
+
+def test_a_delete_picking_rows_by_a_key_a_subquery_reads_is_limited_to_the_users() -> None:
+    """C005 (set eight): removing a cart line by deleting every cart line of its product (``product_id =
+    (SELECT product_id FROM cart_items WHERE id = :item_id)``): the key in the subquery picks one row to
+    read, not the rows deleted, so every user's cart loses the product. The repair limits it to the user's."""
+    data = _copy(to_data(generate_site("shop", 0)))
+    effect = next(e for e in _marker(data, "remove_from_cart")["effects"] if e["op"] == "delete")
+    effect["sql"] = "DELETE FROM cart_items WHERE product_id = (SELECT product_id FROM cart_items WHERE id = :item_id)"
+    issues = [i for i in _issues(data) if "other users' rows" in i.message]
+    assert len(issues) == 1 and issues[0].code == "C005"
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sql = next(e["sql"] for e in _marker(to_data(fixed), "remove_from_cart")["effects"] if e["op"] == "delete")
+    assert "user_id = :user_id" in sql
