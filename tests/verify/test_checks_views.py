@@ -230,3 +230,10 @@ def test_a_marker_stamping_today_with_another_year_is_given_now(clean: dict[str,
     is a year old the moment it is written. The repair stamps it with ``:now`` as the unedited site does."""
     _effect_found_and_fixed(clean["forum"], "create_post", ":body, :now, 1,", ":body, '2025-06-15T09:00:00', 1,",
                             "is today (2026-06-15) with another year")
+
+
+def test_a_stamp_of_today_moved_back_is_today_again(clean: dict[str, Data]) -> None:
+    """Closing an issue stamps ``closed_on`` a year before today (set eight): ``date(:today, '-1 year')``.
+    The repair stamps today, as the unedited site does."""
+    _effect_found_and_fixed(clean["code"], "set_state", "THEN :today END", "THEN date(:today, '-1 year') END",
+                            "moved back")

@@ -392,9 +392,13 @@ def _today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Ite
             now = ":today" if in_marker else "vw_today()"
         wrong.append(found.group(0))
         fixed = fixed.replace(found.group(0), now, 1)
+    if in_marker:  # a stamp written as today moved back (closed_on = date(:today, '-1 year')): today meant
+        for found in re.finditer(r"\b(date|datetime)\s*\(\s*:(today|now)\s*,\s*'-[^']*'\s*\)", sql, re.I):
+            wrong.append(found.group(0))
+            fixed = fixed.replace(found.group(0), f":{found.group(2)}", 1)
     if wrong:
-        yield Fix(location, f"{', '.join(wrong)} is today ({today}) with another year: the date it reads or "
-                            f"writes is a year off", sql, fixed)
+        yield Fix(location, f"{', '.join(wrong)} is today ({today}) with another year or moved back: the date it "
+                            f"reads or writes is off", sql, fixed)
 
 
 def _miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
