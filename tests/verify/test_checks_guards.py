@@ -348,3 +348,25 @@ def test_a_delete_picking_rows_by_a_key_a_subquery_reads_is_limited_to_the_users
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     sql = next(e["sql"] for e in _marker(to_data(fixed), "remove_from_cart")["effects"] if e["op"] == "delete")
     assert "user_id = :user_id" in sql
+
+
+@pytest.mark.parametrize("domain, seed, marker, old, new, said", [
+    ("admin", 2, "create_coupon", "SELECT :e >= :today", "SELECT :e <= :today", "on or before today"),
+    ("admin", 2, "create_coupon", "SELECT :e >= :today", "SELECT :today >= :e", "on or before today"),
+    ("shop", 0, "add_to_cart", "stock >= :q", "stock > :q", "the last one can never be had"),
+])
+def test_a_guard_refusing_what_its_message_takes_is_turned(domain: str, seed: int, marker: str, old: str, new: str,
+                                                           said: str) -> None:
+    """C009 (set eight): "The expiry date must be today or later" over ``:e <= :today`` (also written the
+    other way round); "we do not have that many in stock" over ``stock > :q``, which refuses the last
+    unit. The repair gives back the unedited guard; the unedited guards raise nothing."""
+    data = _copy(to_data(generate_site(domain, seed)))
+    guard = next(g for g in _marker(data, marker)["preconditions"] if old in g["predicate"].get("sql", ""))
+    original = guard["predicate"]["sql"]
+    assert not [i for i in _issues(data) if said in i.message]
+    guard["predicate"]["sql"] = original.replace(old, new)
+    issues = [i for i in _issues(data) if said in i.message]
+    assert len(issues) == 1 and issues[0].code == "C009", _issues(data)
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
+    assert original in sqls or (new == "SELECT :today >= :e" and "SELECT :today <= :e" in sqls)

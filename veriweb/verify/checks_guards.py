@@ -565,6 +565,55 @@ def _ownership_messages(site: Site) -> Iterator[GuardFix]:
             break
 
 
+_LATER = re.compile(r"\b(?:today or later|on or after today|after today|in the future|not in the past|"
+                    r"from today|upcoming|later than today)\b", re.I)
+_EARLIER = re.compile(r"\b(?:today or earlier|on or before today|before today|in the past|not in the future|"
+                      r"earlier than today)\b", re.I)
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _today_directions(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message puts a typed date after today ("The expiry date must be today or
+    later") that compares it the other way (``:e <= :today``): it refuses every date it should take
+    and takes every one it should refuse. The fix turns the comparison."""
+    for location, marker, guard, sql in _sql_guards(site):
+        later, earlier = bool(_LATER.search(guard.message or "")), bool(_EARLIER.search(guard.message or ""))
+        if later == earlier:
+            continue
+        found = re.fullmatch(r"\s*SELECT\s+(:\w+)\s*(<=|>=|<|>)\s*(:today|:now)\s*", sql, re.I)
+        swapped = re.fullmatch(r"\s*SELECT\s+(:today|:now)\s*(<=|>=|<|>)\s*(:\w+)\s*", sql, re.I)
+        if found is None and swapped is None:
+            continue
+        op = found.group(2) if found else _FLIP[swapped.group(2)]  # as ":param op today"
+        after = op in (">", ">=")
+        if after == later:
+            continue
+        match = found or swapped
+        fixed = sql[:match.start(2)] + _FLIP[match.group(2)] + sql[match.end(2):]
+        yield GuardFix(location, C.VACUOUS_GUARD,
+                       f"a check of marker {marker.name!r} says {guard.message!r}, but it takes only dates "
+                       f"{'on or ' if '=' in op else ''}{'after' if after else 'before'} today ({sql.strip()}): "
+                       "it refuses what it should take",
+                       sql=fixed)
+
+
+def _last_units(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that asks for more units left than are asked for (``stock > :q``) where the message
+    speaks of having that many: the last unit can never be had. The fix allows the count itself."""
+    for location, marker, guard, sql in _sql_guards(site):
+        for found in re.finditer(r"\b(\w+)\s*>\s*(:\w+)(?!\s*[-+*/])|(:\w+)\s*<\s*(\w+)\b", sql):
+            column = found.group(1) or found.group(4)
+            if not _STOCK.match(column or ""):
+                continue
+            start, end = (found.span(0))
+            text = found.group(0)
+            fixed_text = text.replace(">", ">=", 1) if found.group(1) else text.replace("<", "<=", 1)
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} needs more {column} left than are asked for "
+                           f"({text}): the last one can never be had", sql=sql[:start] + fixed_text + sql[end:])
+            break
+
+
 def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that deletes (or updates) rows of a table whose rows another marker adds as the
     user's own (``user_id = :user_id``), with a condition that neither names the user nor one row by
@@ -598,7 +647,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site)]
+            *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
+            *_today_directions(site), *_last_units(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
