@@ -370,3 +370,19 @@ def test_a_guard_refusing_what_its_message_takes_is_turned(domain: str, seed: in
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), marker)["preconditions"]]
     assert original in sqls or (new == "SELECT :today >= :e" and "SELECT :today <= :e" in sqls)
+
+
+def test_a_guard_that_never_tests_the_column_its_message_restricts() -> None:
+    """C009 (set eight): "Only maintainers of this project can merge" over membership alone (the role
+    test removed): every member may merge. The repair tests the role for the value the message names.
+    The unedited guard, which tests the role, raises nothing."""
+    data = _copy(to_data(generate_site("code", 0)))
+    guard = next(g for g in _marker(data, "merge_mr")["preconditions"] if "m.role" in g["predicate"].get("sql", ""))
+    assert not [i for i in _issues(data) if "never tests" in i.message]
+    guard["predicate"]["sql"] = guard["predicate"]["sql"].replace(" AND m.role IN ('Owner', 'Maintainer')", "")
+    assert "role" not in guard["predicate"]["sql"]
+    issues = [i for i in _issues(data) if "never tests members.role" in i.message]
+    assert len(issues) == 1 and issues[0].code == "C009", _issues(data)
+    fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
+    sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), "merge_mr")["preconditions"]]
+    assert any("m.role" in (sql or "") for sql in sqls)

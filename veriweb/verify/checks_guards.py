@@ -170,6 +170,40 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
             break
 
 
+def _untested_columns(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    """C009: a guard whose message allows only some values of a column ("Only maintainers of this
+    project can merge") that reads the column's table but never tests the column: every member gets
+    through. The fix tests it for the values the message names."""
+    for location, marker, guard, sql in _sql_guards(site):
+        if not guard.message or not _ONLY.search(guard.message):
+            continue
+        aliases = _aliases(sql)
+        for alias, table in aliases.items():
+            if alias == table and any(a != t and t == table for a, t in aliases.items()):
+                continue  # the table's name where an alias stands for it
+            for (t, column), domain in domains.items():
+                if t != table or re.search(rf"\b{re.escape(column)}\b", sql):
+                    continue
+                allowed, ruled_out, only = _mentions(guard.message, domain, _stems(marker.name))
+                if not (only and allowed) or ruled_out or len(allowed) >= len(domain):
+                    continue
+                close = sql.rstrip().rfind(")")
+                if close < 0 or not re.search(r"\bWHERE\b", sql[:close], re.I):
+                    continue
+                named = [domain[v] for v in sorted(allowed)]
+                target = f"{alias}.{column}" if alias != table or len(aliases) > 1 else column
+                test = f"{target} = '{named[0]}'" if len(named) == 1 else \
+                    f"{target} IN ({', '.join(repr(v) for v in named)})"
+                fixed = sql[:close].rstrip() + f" AND {test}" + sql[close:]
+                yield GuardFix(location, C.VACUOUS_GUARD,
+                               f"a check of marker {marker.name!r} says {guard.message!r}, but it never tests "
+                               f"{table}.{column}: every {table} row gets through", sql=fixed)
+                break
+            else:
+                continue
+            break
+
+
 def near_value(value: str, known: set[str] | list[str]) -> str | None:
     """The one known value that ``value`` (known to none) is a misspelling of: the same but for case,
     the same word stem (``'opened'`` for ``'open'``), or one letter or so off (``'cancelled'`` for
@@ -648,7 +682,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unordered_dates(site),
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
-            *_today_directions(site), *_last_units(site)]
+            *_today_directions(site), *_last_units(site), *_untested_columns(site, domains)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
