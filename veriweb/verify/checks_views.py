@@ -15,7 +15,14 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - an effect that stamps a date column named for one state when the state becomes another
   (``closed_on = CASE :state WHEN 'open' THEN :today``);
 - a figure named for what remains that adds what is taken off (``sum(o.total + o.refunded) AS net``);
-- a marker named for one value (``empty_trash``) whose effect picks rows by another (``kind = 'archive'``).
+- a marker named for one value (``empty_trash``) whose effect picks rows by another (``kind = 'archive'``);
+- a toggle's button texts chosen by the state they would set ("Star" on a starred message), ``CASE``
+  words over a number saying another branch's number, and a marker named for toggling that sets
+  one value (``toggle_read`` writing ``read = 1``).
+
+How SQL matches rows (keys, correlations, joins) is read by :mod:`veriweb.verify.checks_joins`, the
+literal values it writes or compares with by :mod:`veriweb.verify.checks_literals`; their findings
+are gathered here too.
 
 The same reading applies to markers' effects (a stored total summed without the quantity).
 :func:`view_fixes` gives, for each finding, the SQL that fixes it; the repair operator
@@ -28,12 +35,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
-from veriweb.verify.wording import stem
 from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, split_top
+from veriweb.verify.wording import stem
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
                                              "figures contradict")
@@ -189,256 +195,6 @@ def _uncorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
                                 f"{table_name}.{link.column} points at {outer_table}: every row shows the same "
                                 f"figure, the one for all of them", sql, sql[:start] + fixed_inner + sql[end:])
             break
-
-
-# ----------------------------------------------------------------------------- a key matched with another table's
-
-
-_EQUAL_COLUMNS = re.compile(r"(?<![\w.:'])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)\s*=\s*(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?![\w.(])")
-
-
-def _scopes(sql: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of the whole statement and of each parenthesised ``SELECT`` in it."""
-    return [(0, len(sql)), *_subqueries(sql)]
-
-
-def _column_table(site: Site, sql: str, at: int, alias: str | None, column: str,
-                  bindings: dict[str, set[str]]) -> str | None:
-    """The table a column reference at ``at`` reads: its alias's table (one table for the alias
-    throughout the SQL), or for a bare column the one table of the innermost ``SELECT`` around it
-    that has such a column."""
-    if alias is not None:
-        tables = bindings.get(alias, set())
-        if len(tables) != 1:
-            return None
-        table = next(iter(tables))
-        found = site.database.table(table)
-        return table if found is not None and found.column(column) is not None else None
-    if column.lower() in _SQL_WORDS:
-        return None
-    inner = [(s, e) for s, e in _scopes(sql) if s <= at < e]
-    start, end = max(inner, key=lambda span: span[0])
-    own = {t for a, t in _aliases(_own_text(sql, start, end)).items()}
-    having = [t for t in own if (table := site.database.table(t)) is not None and table.column(column) is not None]
-    return having[0] if len(having) == 1 else None
-
-
-def _own_text(sql: str, start: int, end: int) -> str:
-    """The text of the scope ``start:end`` less its nested ``SELECT``s (blanked, so offsets hold)."""
-    text = sql[start:end]
-    for s, e in _subqueries(sql):
-        if start < s and e <= end and (s, e) != (start, end):
-            text = text[:s - start] + " " * (e - s) + text[e - start:]
-    return text
-
-
-def _mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A condition matching a foreign key with the key of another table than the one it points at
-    (``comments.post_id = u.id`` for a user's comments; ``s.id = r.order_id`` joining the staff
-    member who made a refund): the figure reads unrelated rows. The fix takes the same row's key that
-    does point at that table (``comments.user_id``), when there is exactly one."""
-    bindings: dict[str, set[str]] = {}
-    for match in _TABLE_NAMES.finditer(sql):
-        table, alias = match.group(1), match.group(2)
-        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
-            continue
-        bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
-        bindings.setdefault(table, set()).add(table)
-    for match in _EQUAL_COLUMNS.finditer(sql):
-        left = (match.group(1), match.group(2), match.start(2), match.start(1) if match.group(1) else match.start(2))
-        right = (match.group(3), match.group(4), match.start(4), match.start(3) if match.group(3) else match.start(4))
-        if not (left[0] or right[0]):
-            continue  # two bare names: not a join
-        sides = [(a, c, _column_table(site, sql, at, a, c, bindings), at, begin) for a, c, at, begin in (left, right)]
-        for (alias, column, table, at, _), (o_alias, o_column, o_table, _, _) in (sides, sides[::-1]):
-            if table is None or o_table is None:
-                continue
-            key = next((fk for fk in site.database.table(table).foreign_keys if fk.column == column), None)
-            other = site.database.table(o_table)
-            if key is None or key.ref_table == o_table or o_column != other.primary_key:
-                continue
-            if site.database.table(key.ref_table) is None:
-                continue
-            right_keys = [fk for fk in site.database.table(table).foreign_keys if fk.ref_table == o_table]
-            fixed = sql
-            if len(right_keys) == 1:
-                fixed = sql[:at] + right_keys[0].column + sql[at + len(column):]
-            said = f"{alias + '.' if alias else ''}{column}"
-            yield Fix(location, f"{said} points at {key.ref_table}, but it is matched with "
-                                f"{o_alias + '.' if o_alias else ''}{o_column}, the key of {o_table}: the "
-                                f"condition pairs unrelated rows", sql, fixed)
-            return
-
-
-# ----------------------------------------------------------------------------- a value spelt unlike the data
-
-
-def _misspelt_sql(location: str, sql: str, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[Fix]:
-    """A view or effect that tests a status-like column against a value no row holds or is given,
-    spelt like one that is (``status != 'cancelled'`` where the data says ``'canceled'``): SQLite
-    compares exactly, so the filter keeps or drops every row."""
-    from veriweb.verify.checks_guards import misspelt_tests
-
-    fixed, wrong = misspelt_tests(sql, domains)
-    if wrong:
-        said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
-        yield Fix(location, f"it compares with {said}, a value no row holds or gets: the test never matches",
-                  sql, fixed)
-
-
-def _misspelt_writes(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[Fix]:
-    """An effect that writes a status-like column a value nothing else holds, writes or tests, spelt
-    like one the seed rows hold (``SET status = 'cancelled'`` where every canceled order says
-    ``'canceled'``): what it writes is then a state no page, report or guard knows."""
-    from veriweb.verify.checks_guards import near_value
-
-    sources: dict[tuple[str, str, str], set[tuple[int, int]]] = {}
-    for m, marker in enumerate(site.markers):
-        for e, effect in enumerate(marker.effects):
-            for column, value in _literal_writes(marker.name, effect):
-                sources.setdefault((effect.table, column, value), set()).add((m, e))
-    tested = " ".join([v.sql for v in site.database.views]
-                      + [g.predicate.sql for mk in site.markers for kind in ("preconditions", "invariants")
-                         for g in getattr(mk, kind) if isinstance(getattr(g.predicate, "sql", None), str)])
-    for m, marker in enumerate(site.markers):
-        for e, effect in enumerate(marker.effects):
-            fixed, wrong = effect.sql, []
-            for column, value in _literal_writes(marker.name, effect):
-                domain = domains.get((effect.table, column))
-                table = site.database.table(effect.table)
-                if domain is None or table is None or sources[(effect.table, column, value)] != {(m, e)}:
-                    continue
-                seed = {r[column] for r in table.rows if isinstance(r.get(column), str)}
-                if value in seed or f"'{value}'" in tested:
-                    continue
-                near = near_value(value, seed)
-                if near is not None:
-                    wrong.append((value, near))
-                    fixed = fixed.replace(f"'{value}'", f"'{near}'")
-            if wrong:
-                said = ", ".join(f"{v!r} (the data says {n!r})" for v, n in wrong)
-                yield Fix(f"$.markers[{m}].effects[{e}].sql", f"marker {marker.name!r} writes {said}, a value "
-                          "nothing else holds, writes or tests: no page or guard knows that state", effect.sql, fixed)
-
-
-def _literal_writes(marker: str, effect: Any) -> list[tuple[str, str]]:
-    """The ``(column, value)`` text literals an effect writes (an insert's values, an update's ``SET``)."""
-    write = parse_effect(marker, effect.op, effect.table, effect.sql)
-    out = [(c, s.value) for c, s in write.sources.items() if s.kind == "literal" and isinstance(s.value, str)]
-    if effect.op == "update":
-        head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
-        out += re.findall(r"\b(\w+)\s*=\s*'([^']*)'", head)
-    return list(dict.fromkeys(out))
-
-
-# ----------------------------------------------------------------------------- a join that repeats rows
-
-_JOIN = re.compile(r"\s(?:LEFT\s+(?:OUTER\s+)?|INNER\s+)?JOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(.+?)"
-                   r"(?=\s(?:LEFT|INNER|JOIN|WHERE|GROUP|ORDER|LIMIT)\b|\)|$)", re.I | re.S)
-
-
-def _fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """An aggregate over one table's rows (``sum(o.total)``, ``count(o.id)``) in a query that also joins
-    the rows pointing at them (``LEFT JOIN order_items i ON i.order_id = o.id``) without reading any of
-    their columns: every row is counted once per row that points at it. The fix drops the join."""
-    aliases = _aliases(sql)
-    for found in _JOIN.finditer(sql):
-        child, alias, on = found.group(1), found.group(2), found.group(3)
-        table = site.database.table(child)
-        if table is None or alias.lower() in _SQL_WORDS:
-            continue
-        rest = sql[:found.start()] + sql[found.end():]
-        if re.search(rf"\b{re.escape(alias)}\.", rest):
-            continue  # its columns are read: the join is meant
-        for fk in table.foreign_keys:
-            link = re.search(rf"\b{re.escape(alias)}\.{fk.column}\s*=\s*(\w+)\.(\w+)\b|\b(\w+)\.(\w+)\s*=\s*"
-                             rf"{re.escape(alias)}\.{fk.column}\b", on)
-            if link is None:
-                continue
-            parent, column = (link.group(1), link.group(2)) if link.group(1) else (link.group(3), link.group(4))
-            if aliases.get(parent) != fk.ref_table or column != fk.ref_column:
-                continue
-            summed = re.search(rf"\b(?:sum|count|avg|total)\s*\(\s*(?:DISTINCT\s+)?[^()]*\b{re.escape(parent)}\.", rest,
-                               re.I)
-            if summed is None or re.search(r"\bDISTINCT\b", summed.group(0), re.I):
-                continue
-            yield Fix(location, f"the join of {child} ({alias}) on {alias}.{fk.column} repeats each {fk.ref_table} "
-                                f"row once per {child} row pointing at it, and nothing reads {alias}'s columns: "
-                                f"the aggregates over {parent} count each row several times", sql, rest)
-            return
-
-
-# ----------------------------------------------------------------------------- today written with another year
-
-_DAY_LITERAL = re.compile(r"'(\d{4})-(\d{2})(?:-(\d{2}))?(T\d{2}:\d{2}(?::\d{2})?)?'")
-
-
-def _today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Iterator[Fix]:
-    """A fixed day (or month) that is the site's today with another year (``f.date > '2025-06-15'`` on a
-    site whose today is 2026-06-15): what was meant is today, and the figure is a year off. In a view
-    the fix reads today (``vw_today()``, ``vw_now()``); in a marker, the ``:today`` or ``:now`` it is given."""
-    today = str(site.clock.today)
-    year, month, day = today[:4], today[5:7], today[8:10]
-    fixed, wrong = sql, []
-    for found in _DAY_LITERAL.finditer(sql):
-        y, m, d, time = found.groups()
-        if y == year or not 1 <= abs(int(y) - int(year)) <= 2 or m != month or (d is not None and d != day):
-            continue
-        if d is None:
-            now = "substr(:today, 1, 7)" if in_marker else "substr(vw_today(), 1, 7)"
-        elif time:
-            now = ":now" if in_marker else "vw_now()"
-        else:
-            now = ":today" if in_marker else "vw_today()"
-        wrong.append(found.group(0))
-        fixed = fixed.replace(found.group(0), now, 1)
-    if in_marker:  # a stamp written as today moved back (closed_on = date(:today, '-1 year')): today meant
-        for found in re.finditer(r"\b(date|datetime)\s*\(\s*:(today|now)\s*,\s*'-[^']*'\s*\)", sql, re.I):
-            wrong.append(found.group(0))
-            fixed = fixed.replace(found.group(0), f":{found.group(2)}", 1)
-    if wrong:
-        yield Fix(location, f"{', '.join(wrong)} is today ({today}) with another year or moved back: the date it "
-                            f"reads or writes is off", sql, fixed)
-
-
-def _miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A per-row figure over one table whose rows point at the row shown (``comments.post_id`` on a post)
-    that picks them by another column instead (``c.user_id = p.user_id``: every comment of the post's
-    author, not the comments on the post). The fix picks them by the key that points at the row."""
-    main = _main_from(sql)
-    if main is None or site.database.table(main[0]) is None:
-        return
-    outer_table, outer_alias = main
-    lead = len(sql) - len(sql.lstrip())
-    select_end = lead + 6 + _top_keyword(sql.lstrip()[6:], "FROM")
-    spans = list(_subqueries(sql))
-    for start, end in spans:
-        if start > select_end or any(s < start and end < e for s, e in spans):
-            continue
-        inner = sql[start:end]
-        if not re.match(r"\s*SELECT\s+(?:count|sum|avg|max|min|total)\s*\(", inner, re.I):
-            continue
-        own = _aliases(inner)
-        tables = set(own.values())
-        if len(tables) != 1 or re.search(r"\bJOIN\b", inner, re.I):
-            continue
-        table = site.database.table(next(iter(tables)))
-        link = next((fk for fk in table.foreign_keys if fk.ref_table == outer_table), None) if table else None
-        if link is None:
-            continue
-        alias = next(a for a, t in own.items() if a != t) if any(a != t for a, t in own.items()) else table.name
-        tests = list(re.finditer(rf"(?:\b{re.escape(alias)}\.)?(\w+)\s*=\s*{re.escape(outer_alias)}\.(\w+)\b", inner))
-        if not tests or any(t.group(1) == link.column and t.group(2) == link.ref_column for t in tests):
-            continue
-        test = tests[0]
-        if table.column(test.group(1)) is None:
-            continue
-        wanted = f"{alias}.{link.column} = {outer_alias}.{link.ref_column}"
-        fixed_inner = inner[:test.start()] + wanted + inner[test.end():]
-        yield Fix(location, f"({inner.strip()}) picks the {table.name} rows by {test.group(0)}, not by "
-                            f"{table.name}.{link.column}, which points at the {outer_table} row shown: it counts "
-                            f"other rows than the row's own", sql, sql[:start] + fixed_inner + sql[end:])
-        return
 
 
 # ----------------------------------------------------------------------------- a figure named after another value
@@ -872,15 +628,17 @@ def view_fixes(site: Site) -> list[Fix]:
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
     products = _products(site, texts)
     from veriweb.verify.checks_guards import _domains
+    from veriweb.verify.checks_joins import fanned_out, miscorrelated, mismatched_keys
+    from veriweb.verify.checks_literals import misspelt_sql, misspelt_writes, today_typos
 
     domains = _domains(site)
     out: list[Fix] = []
     for number, view in enumerate(site.database.views):
         location = f"$.database.views[{number}].sql"
-        out += _misspelt_sql(location, view.sql, domains)
-        out += _today_typos(site, location, view.sql, in_marker=False)
-        out += _fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _unfiltered, _mismatched_keys, _miscorrelated):
+        out += misspelt_sql(location, view.sql, domains)
+        out += today_typos(site, location, view.sql, in_marker=False)
+        out += fanned_out(site, location, view.sql)
+        for finder in (_uncorrelated, _misnamed, _unfiltered, mismatched_keys, miscorrelated):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
@@ -893,14 +651,14 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
-            out += _mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
-            out += _misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
-            out += _today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
+            out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
+            out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
         for k, guard in enumerate(marker.preconditions):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
-                out += _mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
-    out += _misspelt_writes(site, domains)
+                out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
+    out += misspelt_writes(site, domains)
     out += _fixed_toggles(site)
     return out
 

@@ -1,0 +1,181 @@
+"""Checks of how SQL matches rows: keys paired with the wrong table's, per-row figures picking other rows, joins that repeat rows (C013).
+
+Each is a pure function of a view's (or an effect's, or a guard's) SQL and the scaffold's declared
+foreign keys, yields :class:`veriweb.verify.checks_views.Fix` findings with the SQL that fixes them,
+and is gathered by :func:`veriweb.verify.checks_views.view_fixes`:
+
+- a foreign key matched with the key of a table it does not point at (``comments.post_id = u.id``);
+- a per-row count over rows that point at the row shown, picked by another column
+  (``c.user_id = p.user_id`` for a post's comments);
+- a join of the rows pointing at an aggregate's rows that nothing reads (``LEFT JOIN order_items``
+  under ``sum(o.total)``): each row counted once per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from veriweb.scaffold import Site
+from veriweb.verify.checks_views import Fix, _aliases, _main_from, _subqueries
+from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword
+
+
+# ----------------------------------------------------------------------------- a key matched with another table's
+
+
+_EQUAL_COLUMNS = re.compile(r"(?<![\w.:'])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)\s*=\s*(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?![\w.(])")
+
+
+def _scopes(sql: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the whole statement and of each parenthesised ``SELECT`` in it."""
+    return [(0, len(sql)), *_subqueries(sql)]
+
+
+def _column_table(site: Site, sql: str, at: int, alias: str | None, column: str,
+                  bindings: dict[str, set[str]]) -> str | None:
+    """The table a column reference at ``at`` reads: its alias's table (one table for the alias
+    throughout the SQL), or for a bare column the one table of the innermost ``SELECT`` around it
+    that has such a column."""
+    if alias is not None:
+        tables = bindings.get(alias, set())
+        if len(tables) != 1:
+            return None
+        table = next(iter(tables))
+        found = site.database.table(table)
+        return table if found is not None and found.column(column) is not None else None
+    if column.lower() in _SQL_WORDS:
+        return None
+    inner = [(s, e) for s, e in _scopes(sql) if s <= at < e]
+    start, end = max(inner, key=lambda span: span[0])
+    own = {t for a, t in _aliases(_own_text(sql, start, end)).items()}
+    having = [t for t in own if (table := site.database.table(t)) is not None and table.column(column) is not None]
+    return having[0] if len(having) == 1 else None
+
+
+def _own_text(sql: str, start: int, end: int) -> str:
+    """The text of the scope ``start:end`` less its nested ``SELECT``s (blanked, so offsets hold)."""
+    text = sql[start:end]
+    for s, e in _subqueries(sql):
+        if start < s and e <= end and (s, e) != (start, end):
+            text = text[:s - start] + " " * (e - s) + text[e - start:]
+    return text
+
+
+def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A condition matching a foreign key with the key of another table than the one it points at
+    (``comments.post_id = u.id`` for a user's comments; ``s.id = r.order_id`` joining the staff
+    member who made a refund): the figure reads unrelated rows. The fix takes the same row's key that
+    does point at that table (``comments.user_id``), when there is exactly one."""
+    bindings: dict[str, set[str]] = {}
+    for match in _TABLE_NAMES.finditer(sql):
+        table, alias = match.group(1), match.group(2)
+        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
+            continue
+        bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
+        bindings.setdefault(table, set()).add(table)
+    for match in _EQUAL_COLUMNS.finditer(sql):
+        left = (match.group(1), match.group(2), match.start(2), match.start(1) if match.group(1) else match.start(2))
+        right = (match.group(3), match.group(4), match.start(4), match.start(3) if match.group(3) else match.start(4))
+        if not (left[0] or right[0]):
+            continue  # two bare names: not a join
+        sides = [(a, c, _column_table(site, sql, at, a, c, bindings), at, begin) for a, c, at, begin in (left, right)]
+        for (alias, column, table, at, _), (o_alias, o_column, o_table, _, _) in (sides, sides[::-1]):
+            if table is None or o_table is None:
+                continue
+            key = next((fk for fk in site.database.table(table).foreign_keys if fk.column == column), None)
+            other = site.database.table(o_table)
+            if key is None or key.ref_table == o_table or o_column != other.primary_key:
+                continue
+            if site.database.table(key.ref_table) is None:
+                continue
+            right_keys = [fk for fk in site.database.table(table).foreign_keys if fk.ref_table == o_table]
+            fixed = sql
+            if len(right_keys) == 1:
+                fixed = sql[:at] + right_keys[0].column + sql[at + len(column):]
+            said = f"{alias + '.' if alias else ''}{column}"
+            yield Fix(location, f"{said} points at {key.ref_table}, but it is matched with "
+                                f"{o_alias + '.' if o_alias else ''}{o_column}, the key of {o_table}: the "
+                                f"condition pairs unrelated rows", sql, fixed)
+            return
+
+
+def miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row figure over one table whose rows point at the row shown (``comments.post_id`` on a post)
+    that picks them by another column instead (``c.user_id = p.user_id``: every comment of the post's
+    author, not the comments on the post). The fix picks them by the key that points at the row."""
+    main = _main_from(sql)
+    if main is None or site.database.table(main[0]) is None:
+        return
+    outer_table, outer_alias = main
+    lead = len(sql) - len(sql.lstrip())
+    select_end = lead + 6 + _top_keyword(sql.lstrip()[6:], "FROM")
+    spans = list(_subqueries(sql))
+    for start, end in spans:
+        if start > select_end or any(s < start and end < e for s, e in spans):
+            continue
+        inner = sql[start:end]
+        if not re.match(r"\s*SELECT\s+(?:count|sum|avg|max|min|total)\s*\(", inner, re.I):
+            continue
+        own = _aliases(inner)
+        tables = set(own.values())
+        if len(tables) != 1 or re.search(r"\bJOIN\b", inner, re.I):
+            continue
+        table = site.database.table(next(iter(tables)))
+        link = next((fk for fk in table.foreign_keys if fk.ref_table == outer_table), None) if table else None
+        if link is None:
+            continue
+        alias = next(a for a, t in own.items() if a != t) if any(a != t for a, t in own.items()) else table.name
+        tests = list(re.finditer(rf"(?:\b{re.escape(alias)}\.)?(\w+)\s*=\s*{re.escape(outer_alias)}\.(\w+)\b", inner))
+        if not tests or any(t.group(1) == link.column and t.group(2) == link.ref_column for t in tests):
+            continue
+        test = tests[0]
+        if table.column(test.group(1)) is None:
+            continue
+        wanted = f"{alias}.{link.column} = {outer_alias}.{link.ref_column}"
+        fixed_inner = inner[:test.start()] + wanted + inner[test.end():]
+        yield Fix(location, f"({inner.strip()}) picks the {table.name} rows by {test.group(0)}, not by "
+                            f"{table.name}.{link.column}, which points at the {outer_table} row shown: it counts "
+                            f"other rows than the row's own", sql, sql[:start] + fixed_inner + sql[end:])
+        return
+
+
+
+# ----------------------------------------------------------------------------- a join that repeats rows
+
+_JOIN = re.compile(r"\s(?:LEFT\s+(?:OUTER\s+)?|INNER\s+)?JOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(.+?)"
+                   r"(?=\s(?:LEFT|INNER|JOIN|WHERE|GROUP|ORDER|LIMIT)\b|\)|$)", re.I | re.S)
+
+
+def fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """An aggregate over one table's rows (``sum(o.total)``, ``count(o.id)``) in a query that also joins
+    the rows pointing at them (``LEFT JOIN order_items i ON i.order_id = o.id``) without reading any of
+    their columns: every row is counted once per row that points at it. The fix drops the join."""
+    aliases = _aliases(sql)
+    for found in _JOIN.finditer(sql):
+        child, alias, on = found.group(1), found.group(2), found.group(3)
+        table = site.database.table(child)
+        if table is None or alias.lower() in _SQL_WORDS:
+            continue
+        rest = sql[:found.start()] + sql[found.end():]
+        if re.search(rf"\b{re.escape(alias)}\.", rest):
+            continue  # its columns are read: the join is meant
+        for fk in table.foreign_keys:
+            link = re.search(rf"\b{re.escape(alias)}\.{fk.column}\s*=\s*(\w+)\.(\w+)\b|\b(\w+)\.(\w+)\s*=\s*"
+                             rf"{re.escape(alias)}\.{fk.column}\b", on)
+            if link is None:
+                continue
+            parent, column = (link.group(1), link.group(2)) if link.group(1) else (link.group(3), link.group(4))
+            if aliases.get(parent) != fk.ref_table or column != fk.ref_column:
+                continue
+            summed = re.search(rf"\b(?:sum|count|avg|total)\s*\(\s*(?:DISTINCT\s+)?[^()]*\b{re.escape(parent)}\.", rest,
+                               re.I)
+            if summed is None or re.search(r"\bDISTINCT\b", summed.group(0), re.I):
+                continue
+            yield Fix(location, f"the join of {child} ({alias}) on {alias}.{fk.column} repeats each {fk.ref_table} "
+                                f"row once per {child} row pointing at it, and nothing reads {alias}'s columns: "
+                                f"the aggregates over {parent} count each row several times", sql, rest)
+            return
+
+
+__all__ = ["fanned_out", "miscorrelated", "mismatched_keys"]
