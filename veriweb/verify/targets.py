@@ -56,7 +56,10 @@ def target_names(site: Site, task: Task, session: Session, ctx: Context) -> list
     session's database now, less those whose columns already hold every value the goal wants
     (:func:`goal_values`) in every column the entry lets change (a product restocked or disabled
     already; the columns that pick the rows out do not count), and less those written since
-    the start (a message moved to another folder); each row is named by its
+    the start (a message moved to another folder); where the goal wants some rows gone from a query
+    on the table (a negated ``Exists``: "no open issue of Uma's is left"), only the rows that query
+    still matches count (Uma's open issues, not every open issue the footprint allows); each row is
+    named by its
     text values that at most :data:`_SHARED` rows of the table share (a product's name and SKU,
     not its category or status). An entry matching more than :data:`MAX_TARGETS` rows, or every
     row of its table, names nothing.
