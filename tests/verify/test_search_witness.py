@@ -54,3 +54,29 @@ def test_a_long_solution_jumps_back_to_an_address_it_has_seen() -> None:
     assert len(verdict.certificate) <= task.max_steps // 2
     assert not any(i.code == "F005" for i in verdict.issues)
     assert any(a.startswith("goto(") for a in verdict.certificate)
+
+
+def test_a_checkbox_the_goal_wants_set_is_checked_whatever_the_instruction_calls_it() -> None:
+    """"Add a checked bag" on a site whose checkbox says "Include hold luggage": no word in common, but
+    the goal wants the booking's ``bag`` set, and the checkbox writes ``bag``. Before, the booking
+    form was sent without it and the search ran out of budget."""
+    site, _ = build_site(plan_corpus(30, ["all"], 3).sites[10])
+    task = next(t for t in site.tasks if t.id == "book_for_someone")
+    page_texts = " ".join(e.get("label", "") for p in site.model_dump()["pages"] for e in _fields(p))
+    assert "hold luggage" in page_texts.lower() and "luggage" not in task.instruction.lower()
+    result = solve(site, task, budget=2000, max_depth=task.max_steps, grounded=True)
+    assert result.status == "solved", result.reason
+
+
+def _fields(data: object) -> list[dict]:
+    """Every form field (a dict with a ``label``) nested in ``data``."""
+    out: list[dict] = []
+    if isinstance(data, dict):
+        if data.get("type") == "checkbox" and "label" in data:
+            out.append(data)
+        for value in data.values():
+            out += _fields(value)
+    elif isinstance(data, list):
+        for value in data:
+            out += _fields(value)
+    return out

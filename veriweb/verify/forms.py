@@ -426,10 +426,21 @@ class FormFilling:
             # An option the instruction only mentions: a form that writes likely wants it, a search
             # or filter form may do better without it.
             return [chosen, ""] if getattr(form.action, "kind", "") == "marker" else ["", chosen]
-        if node.role == "checkbox" and not node.checked and words(node.name) & self.instruction:
+        if node.role == "checkbox" and not node.checked and (words(node.name) & self.instruction
+                                                             or self.goal_checks(node)):
             return [f"click('{node.bid}')"]
         return []
 
+    def goal_checks(self, node: Node) -> bool:
+        """Does the goal want the yes/no column a checkbox writes set (``bag`` true: "Include hold
+        luggage", whatever the instruction calls it)?"""
+        behaviour = node.behaviour or ()
+        column = fold(behaviour[2]) if len(behaviour) >= 3 else ""
+        return bool(column) and bool(self.goal_literals.get(column, set()) & _TRUE)
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+"""How a goal says a yes/no column is set."""
 
 _KEY_WORDS = frozenset({"id", "ids"})
 """Words every key column has: naming no field."""

@@ -405,7 +405,7 @@ class Hints(FormFilling):
                     out.append((self._option_cost(node, node.parent, writes=runs_marker(info.form if info else None)),
                                 f"click('{node.bid}')", None))
             elif role == "checkbox":
-                cost = 1 if words(node.name) & self.instruction else 3
+                cost = 1 if words(node.name) & self.instruction or self.goal_checks(node) else 3
                 out.append((cost, f"click('{node.bid}')", None))
             elif node.editable and len(behaviour) >= 3:
                 form_info = page.forms.get(behaviour[1])
