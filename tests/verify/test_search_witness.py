@@ -11,6 +11,7 @@ from veriweb.scaffold import Site, Task
 from veriweb.scaffold.site import Constraint
 from veriweb.scaffold.values import SqlPredicate
 from veriweb.verify.feasibility import verify_task
+from veriweb.verify.repair_links import json_dicts
 from veriweb.verify.search import solve
 
 
@@ -62,21 +63,8 @@ def test_a_checkbox_the_goal_wants_set_is_checked_whatever_the_instruction_calls
     form was sent without it and the search ran out of budget."""
     site, _ = build_site(plan_corpus(30, ["all"], 3).sites[10])
     task = next(t for t in site.tasks if t.id == "book_for_someone")
-    page_texts = " ".join(e.get("label", "") for p in site.model_dump()["pages"] for e in _fields(p))
-    assert "hold luggage" in page_texts.lower() and "luggage" not in task.instruction.lower()
+    boxes = " ".join(d.get("label", "") for d in json_dicts(site.model_dump()["pages"]) if d.get("type") == "checkbox")
+    assert "hold luggage" in boxes.lower() and "luggage" not in task.instruction.lower()
     result = solve(site, task, budget=2000, max_depth=task.max_steps, grounded=True)
     assert result.status == "solved", result.reason
 
-
-def _fields(data: object) -> list[dict]:
-    """Every form field (a dict with a ``label``) nested in ``data``."""
-    out: list[dict] = []
-    if isinstance(data, dict):
-        if data.get("type") == "checkbox" and "label" in data:
-            out.append(data)
-        for value in data.values():
-            out += _fields(value)
-    elif isinstance(data, list):
-        for value in data:
-            out += _fields(value)
-    return out
