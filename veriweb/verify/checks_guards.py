@@ -122,6 +122,11 @@ def _admitted(match: re.Match[str], domain: dict[str, str]) -> set[str]:
 
 def _rewrite(match: re.Match[str], values: list[str]) -> str:
     column = f"{match.group('alias')}.{match.group('column')}" if match.group("alias") else match.group("column")
+    return _rewrite_values(column, values)
+
+
+def _rewrite_values(column: str, values: list[str]) -> str:
+    """``column = 'v'`` for one value, ``column IN ('v', 'w')`` for several."""
     if len(values) == 1:
         return f"{column} = '{values[0]}'"
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
@@ -175,33 +180,36 @@ def _untested_columns(site: Site, domains: dict[tuple[str, str], dict[str, str]]
     project can merge") that reads the column's table but never tests the column: every member gets
     through. The fix tests it for the values the message names."""
     for location, marker, guard, sql in _sql_guards(site):
-        if not guard.message or not _ONLY.search(guard.message):
-            continue
-        aliases = _aliases(sql)
-        for alias, table in aliases.items():
-            if alias == table and any(a != t and t == table for a, t in aliases.items()):
-                continue  # the table's name where an alias stands for it
-            for (t, column), domain in domains.items():
-                if t != table or re.search(rf"\b{re.escape(column)}\b", sql):
-                    continue
-                allowed, ruled_out, only = _mentions(guard.message, domain, _stems(marker.name))
-                if not (only and allowed) or ruled_out or len(allowed) >= len(domain):
-                    continue
-                close = sql.rstrip().rfind(")")
-                if close < 0 or not re.search(r"\bWHERE\b", sql[:close], re.I):
-                    continue
-                named = [domain[v] for v in sorted(allowed)]
-                target = f"{alias}.{column}" if alias != table or len(aliases) > 1 else column
-                test = f"{target} = '{named[0]}'" if len(named) == 1 else \
-                    f"{target} IN ({', '.join(repr(v) for v in named)})"
-                fixed = sql[:close].rstrip() + f" AND {test}" + sql[close:]
+        if guard.message and _ONLY.search(guard.message):
+            found = next(_untested_column(sql, guard.message, marker.name, domains), None)
+            if found is not None:
+                table, column, fixed = found
                 yield GuardFix(location, C.VACUOUS_GUARD,
                                f"a check of marker {marker.name!r} says {guard.message!r}, but it never tests "
                                f"{table}.{column}: every {table} row gets through", sql=fixed)
-                break
-            else:
+
+
+def _untested_column(sql: str, message: str, marker: str,
+                     domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[tuple[str, str, str]]:
+    """Each ``(table, column, fixed SQL)`` for a column of a table ``sql`` reads that it never tests
+    while ``message`` allows only some of its values (see :func:`_untested_columns`)."""
+    aliases = _aliases(sql)
+    close = sql.rstrip().rfind(")")
+    if close < 0 or not re.search(r"\bWHERE\b", sql[:close], re.I):
+        return
+    for alias, table in aliases.items():
+        if alias == table and any(a != t and t == table for a, t in aliases.items()):
+            continue  # the table's name where an alias stands for it
+        for (t, column), domain in domains.items():
+            if t != table or re.search(rf"\b{re.escape(column)}\b", sql):
                 continue
-            break
+            allowed, ruled_out, only = _mentions(message, domain, _stems(marker))
+            if not (only and allowed) or ruled_out or len(allowed) >= len(domain):
+                continue
+            named = [domain[v] for v in sorted(allowed)]
+            target = f"{alias}.{column}" if alias != table or len(aliases) > 1 else column
+            test = _rewrite_values(target, named)
+            yield table, column, sql[:close].rstrip() + f" AND {test}" + sql[close:]
 
 
 def near_value(value: str, known: set[str] | list[str]) -> str | None:
@@ -587,7 +595,7 @@ def _ownership_messages(site: Site) -> Iterator[GuardFix]:
                                  r"\s+WHERE\s+([^()]*)\)", sql, re.I):
             table, alias = match.group(1), match.group(2)
             column = users.get(table)
-            if column is None or alias and alias.upper() in ("WHERE",):
+            if column is None:
                 continue
             if not re.search(r"\b(?:\w+\.)?id\s*=\s*:\w+", match.group(3)):
                 continue  # not one row picked by a parameter

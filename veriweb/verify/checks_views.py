@@ -476,8 +476,8 @@ def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
             this, that = _sets(shown, flag.group(1)), _sets(rest, flag.group(1))
             backwards = this == 1 and that == -1
         elif value is not None:
-            others = _domain(site, *_column_of(site, sql, value.group(1))) - {value.group(2).lower()} \
-                if _column_of(site, sql, value.group(1)) else set()
+            where = _column_of(site, sql, value.group(1))
+            others = _domain(site, *where) - {value.group(2).lower()} if where else set()
             this = _sets(shown, value.group(2))
             backwards = this == 1 and _sets(shown, " ".join(others)) == 0 and _sets(rest, " ".join(others)) == 1 \
                 and _sets(rest, value.group(2)) == 0

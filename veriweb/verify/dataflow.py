@@ -56,34 +56,33 @@ class Write:
         return f"marker {self.marker} {verb} {self.table}{cols}"
 
 
-def _top_level(text: str) -> Iterator[int]:
-    """Indexes of ``text`` that lie outside parentheses and quotes (quote and bracket characters excluded)."""
-    depth, quote = 0, False
-    for index, char in enumerate(text):
-        if char == "'":
-            quote = not quote
-        elif not quote and char == "(":
-            depth += 1
-        elif not quote and char == ")":
-            depth -= 1
-        elif not quote and depth == 0:
-            yield index
-
-
-def closing_paren(text: str, start: int) -> int | None:
-    """Index of the ``)`` that closes the ``(`` at ``text[start]`` (quotes skipped), or ``None``."""
+def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, depth)`` for each character of ``text`` from ``start`` that lies outside quotes
+    (quote characters excluded); ``depth`` counts the parentheses open before it (a ``)`` is counted
+    closed already)."""
     depth, quote = 0, False
     for index in range(start, len(text)):
         char = text[index]
         if char == "'":
             quote = not quote
-        elif not quote and char == "(":
-            depth += 1
-        elif not quote and char == ")":
+            continue
+        if quote:
+            continue
+        if char == ")":
             depth -= 1
-            if depth == 0:
-                return index
-    return None
+        yield index, char, depth
+        if char == "(":
+            depth += 1
+
+
+def _top_level(text: str) -> Iterator[int]:
+    """Indexes of ``text`` that lie outside parentheses and quotes (quote and bracket characters excluded)."""
+    return (index for index, char, depth in _scan(text) if depth == 0 and char not in "()")
+
+
+def closing_paren(text: str, start: int) -> int | None:
+    """Index of the ``)`` that closes the ``(`` at ``text[start]`` (quotes skipped), or ``None``."""
+    return next((index for index, char, depth in _scan(text, start) if char == ")" and depth == 0), None)
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
