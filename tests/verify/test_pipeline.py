@@ -301,3 +301,41 @@ def test_an_orphan_page_linked_from_the_navigation_keeps_every_task(small: Site)
     assert not log.dropped_tasks, log.dropped_tasks
     assert [t.id for t in after.tasks] == [t.id for t in before.tasks]
     assert all(replays(after, t, t.certificate) for t in after.tasks if t.kind != "infeasible")
+
+
+def _admin_with_a_wrong_march_total() -> Site:
+    """Admin site 0 cut to its ``month_revenue`` task ("the gross revenue for March 2026", read off the
+    ``revenue_month`` view over ``orders``), one of whose March orders has a total 15.00 over its lines."""
+    site = generate_site("admin", 0)
+    data = to_data(site.model_copy(update={"tasks": [t for t in site.tasks if t.id == "month_revenue"]}))
+    data.pop("id", None)
+    orders = next(t for t in data["database"]["tables"] if t["name"] == "orders")
+    row = next(r for r in orders["rows"] if r["created"].startswith("2026-03") and r["status"] != "canceled")
+    row["total"] += 1500
+    return from_data(data, check_id=False)
+
+
+def test_a_total_recomputed_under_a_view_re_certifies_the_task_that_reads_the_view() -> None:
+    """The repair recomputes the order's total (C004), which moves March's revenue in the view the task's
+    answer reads: the task is searched again on the repaired site, so the figure it ships is the new one.
+    (It used to keep the raw site's certificate, fail the final replay and be dropped.)"""
+    raw = _admin_with_a_wrong_march_total()
+    fixed, report = repair_site(raw)
+    assert any(r["operator"] == "recompute_total" for r in report.repairs)
+    assert fixed is not None and report.dropped_tasks == {}
+    task = fixed.tasks[0]
+    assert replays(fixed, task, task.certificate)
+    assert not replays(raw, task, task.certificate)  # the raw site's revenue is another figure
+
+
+def test_a_certificate_that_stops_replaying_is_searched_again_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The final replay in a fresh session is the safety net: with an invalidation that misses what a
+    repair changed (here: none at all), the raw certificate fails there, and the task is searched
+    again on the final site and kept with the new certificate, the change logged."""
+    import veriweb.verify.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "invalidated", lambda site, touched, visits: set())
+    fixed, report = pipeline.repair_site(_admin_with_a_wrong_march_total())
+    assert fixed is not None and report.dropped_tasks == {}
+    assert any(r["operator"] == "replace_certificate" and "searched again" in r["change"] for r in report.repairs)
+    assert replays(fixed, fixed.tasks[0], fixed.tasks[0].certificate)

@@ -314,6 +314,52 @@ def _raw_statuses(site: Site, verdicts: dict[str, Any], fresh: dict[str, Any], b
 # ----------------------------------------------------------------------------- one site
 
 
+def _final_replays(final: Site, verdicts: dict[str, Any], probes: dict[str, tuple[int, list[str]]],
+                   dropped: dict[str, str], budget: int) -> tuple[Site, int, list[Repair]]:
+    """Replay every kept certificate in a fresh session of the final site, which the search never used.
+
+    A certificate that does not replay there was found on a site that a repair has changed since in
+    a way the invalidation did not foresee (the figure an answer reads moved with a recomputed
+    total): the task is searched once more on the final site, and kept with the new certificate
+    when that certifies it and its judge rejects every probe (``replace_certificate``, F002);
+    otherwise it is dropped. Returns the site (its certificates updated), how many certificates did
+    not replay, and the repairs. ``verdicts`` and ``probes`` are updated in place.
+    """
+    from veriweb.verify.checks import CERTIFICATE_FAILS
+    from veriweb.verify.feasibility import verify_task
+
+    stale: list[Task] = []
+    session = Session(final)  # a fresh session of the final site, never used by the search
+    try:
+        stale = [t for t in final.tasks if t.kind != "infeasible" and not replays(final, t, t.certificate, session=session)]
+    finally:
+        session.close()
+    if not stale:
+        return final, 0, []
+    tasks = {t.id: t for t in final.tasks}
+    log: list[Repair] = []
+    session = Session(final)
+    try:
+        for task in stale:
+            fresh = verify_task(final, task.model_copy(update={"certificate": []}), budget=budget, session=session)
+            if fresh.status == "certified":
+                moved = task.model_copy(update={"certificate": list(fresh.certificate)})
+                ran, bad = _bad_probes(final, moved, moved.certificate, session=session)
+                if not bad:
+                    tasks[task.id], verdicts[task.id], probes[task.id] = moved, fresh, (ran, bad)
+                    index = next(n for n, t in enumerate(final.tasks) if t.id == task.id)
+                    log.append(Repair(CERTIFICATE_FAILS, f"$.tasks[{index}].certificate", "replace_certificate",
+                                      f"task {task.id!r}: its certificate ({len(task.certificate)} actions) did not "
+                                      f"replay on the repaired site; searched again, a new one "
+                                      f"({len(moved.certificate)} actions) replaces it"))
+                    continue
+            dropped[task.id] = "the certificate does not replay in a fresh session, and searching again did not certify it"
+            del tasks[task.id]
+    finally:
+        session.close()
+    return with_id(final.model_copy(update={"tasks": list(tasks.values())})), len(stale), log
+
+
 def _merged(static: list[Issue], dynamic: list[Issue]) -> list[Issue]:
     """The dynamic issues that a static one does not already report (same code, same place: a
     constraint the checks read as forbidding the goal and the search found breaking at it)."""
@@ -423,15 +469,8 @@ def _repair_site(site: Site, *, budget: int, name: str, search_raw: bool) -> tup
                                                           and verdicts.get(t) is raw_verdicts.get(t)})
     repairs += _replaced_certificates(fixed, verdicts, {t.id for t in kept})
     final = with_id(fixed.model_copy(update={"tasks": kept}))
-    false_feasible = 0
-    session = Session(final)  # a fresh session of the final site, never used by the search
-    try:
-        for task in list(final.tasks):
-            if task.kind != "infeasible" and not replays(final, task, task.certificate, session=session):
-                false_feasible += 1
-                dropped[task.id] = "the certificate does not replay in a fresh session"
-    finally:
-        session.close()
+    final, false_feasible, again_certified = _final_replays(final, verdicts, probes, dropped, budget)
+    repairs += again_certified
     if false_feasible:
         final = with_id(final.model_copy(update={"tasks": [t for t in final.tasks if t.id not in dropped]}))
         session = Session(final)

@@ -2005,6 +2005,15 @@ def invalidated(site: Site, touched: Touch, visits: dict[str, set[str]]) -> set[
     touched_tables = set(touched.tables)
     for name in touched.markers:
         touched_tables |= marker_tables.get(name, set())
+    # A view reading a touched table shows other rows or figures too (a month's revenue over orders
+    # whose totals were recomputed), and so does a view over that view.
+    views = {v["name"]: task_reads({"sql": v.get("sql", "")}, names) - {v["name"]}
+             for v in data.get("database", {}).get("views", [])}
+    grown = True
+    while grown:
+        more = {view for view, reads in views.items() if view not in touched_tables and reads & touched_tables}
+        touched_tables |= more
+        grown = bool(more)
     out = set()
     for task in data.get("tasks", []):
         reads = task_reads(task, names)
