@@ -386,3 +386,22 @@ def test_a_guard_that_never_tests_the_column_its_message_restricts() -> None:
     fixed, _, _, _, _ = repair_static(from_data(data, check_id=False))
     sqls = [g["predicate"].get("sql") for g in _marker(to_data(fixed), "merge_mr")["preconditions"]]
     assert any("m.role" in (sql or "") for sql in sqls)
+
+
+@pytest.mark.parametrize("tests_kind", [True, False])
+def test_a_guard_narrowing_the_table_by_another_column_tests_what_its_message_names(tests_kind: bool) -> None:
+    """C009 (a clean generated site, seed 4242): "Only messages in Bin can be deleted forever." over
+    ``folders.kind = 'trash'`` tests the Bin by its kind, not its name: no issue. Without the kind test
+    every folder gets through, and that is reported."""
+    data = _copy(to_data(generate_site("mail", 0)))
+    folders = next(t for t in data["database"]["tables"] if t["name"] == "folders")
+    for row in folders["rows"]:  # few folder names, so the names are values the message can name
+        if row["kind"] == "custom":
+            row["name"] = ["Projects", "Bills"][row["id"] % 2]
+    guard = _guard(data, "purge_email", "kind = 'trash'")
+    assert "Bin" in guard["message"]
+    if not tests_kind:
+        guard["predicate"]["sql"] = ("SELECT EXISTS (SELECT 1 FROM emails WHERE id = :e AND folder_id IN "
+                                     "(SELECT id FROM folders WHERE user_id = :user_id))")
+    said = [i.message for i in _issues(data) if "purge_email" in i.message]
+    assert bool(said) is not tests_kind

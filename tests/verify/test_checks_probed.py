@@ -115,14 +115,17 @@ def test_an_express_total_charging_the_standard_fee_is_reported_and_recomputed(c
 
 
 def test_a_fee_some_rows_of_every_status_pay_is_not_set_by_the_status() -> None:
-    """C004 (a clean generated site, seed 777): a fee charged at random, with a status that two rows
-    share, one paying it and one not, does not make the status decide the fee; a shipping method
-    whose rows all agree does."""
+    """C004 (clean generated sites, seeds 777 and 4242): a fee charged at random, with a status whose
+    few rows split (one of two, or two of three, paying it), does not make the status decide the
+    fee; a shipping method whose rows all agree does."""
     from veriweb.verify.checks import deciding_columns
 
     rows = ([{"id": n, "status": "complete", "total": 100 + (599 if n % 10 == 0 else 0)} for n in range(40)]
             + [{"id": 40, "status": "canceled", "total": 100}, {"id": 41, "status": "canceled", "total": 100},
                {"id": 42, "status": "pending", "total": 699}, {"id": 43, "status": "pending", "total": 100}])
+    assert deciding_columns([("status", "text")], rows, "id", {r["id"]: 100 for r in rows}) == []
+    rows[43]["total"] = 699  # now two of three pending orders pay it: still too few rows to tell
+    rows.append({"id": 44, "status": "pending", "total": 100})
     sums = {r["id"]: 100 for r in rows}
     assert deciding_columns([("status", "text")], rows, "id", sums) == []
     shipped = [{**r, "status": "express" if r["total"] > 100 else "standard"} for r in rows]

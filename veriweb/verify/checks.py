@@ -1083,7 +1083,7 @@ def check_totals(site: Site) -> list[Issue]:
 def deciding_columns(columns: list[tuple[str, str]], rows: list[dict[str, Any]], key: str,
                      sums: dict[Any, int]) -> list[str]:
     """Of a table's ``(name, type)`` columns, the categorical ones that set the fee (a shipping
-    method): each of their values has rows, at least two of them charging one fee and nearly all
+    method): each of their values has rows, at least three of them charging one fee and nearly all
     of them (all but one in ten) charging it, with no other fee as common, and two values charge
     different fees."""
     rows = [r for r in rows if isinstance(r.get("total"), int) and r.get(key) in sums]
@@ -1096,8 +1096,8 @@ def deciding_columns(columns: list[tuple[str, str]], rows: list[dict[str, Any]],
         for value in values:
             fees = Counter(r["total"] - sums[r[key]] for r in rows if r.get(name) == value)
             (fee, n), *rest = fees.most_common(2)
-            if n < 2 or n < 0.9 * sum(fees.values()) - 1 or (rest and rest[0][1] == n):
-                break  # too few rows, no clear fee, or a tie (one of two rows charging it): not set by the value
+            if n < 3 or n < 0.9 * sum(fees.values()) - 1 or (rest and rest[0][1] == n):
+                break  # too few rows to tell (two of three pending orders paying a fee charged at random), no clear fee, or a tie
             modes.add(fee)
         else:
             if len(modes) >= 2:

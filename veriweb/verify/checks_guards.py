@@ -145,11 +145,15 @@ def _tests(sql: str, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator
     """Each test of ``sql`` on a column whose values are known, with those values."""
     aliases = _aliases(sql)
     for match in _TEST.finditer(sql):
-        table = aliases.get(match.group("alias") or "") or next(
-            (t for t in aliases.values() if (t, match.group("column")) in domains), None)
-        domain = domains.get((table or "", match.group("column")))
+        domain = domains.get((_table_of(match, aliases, domains), match.group("column")))
         if domain is not None:
             yield match, domain
+
+
+def _table_of(match: re.Match[str], aliases: dict[str, str], domains: dict[tuple[str, str], dict[str, str]]) -> str:
+    """The table whose column a test of :data:`_TEST` reads (``""``: none known)."""
+    return aliases.get(match.group("alias") or "") or next(
+        (t for t in aliases.values() if (t, match.group("column")) in domains), "")
 
 
 def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
@@ -197,9 +201,14 @@ def _untested_column(sql: str, message: str, marker: str,
     close = sql.rstrip().rfind(")")
     if close < 0 or not re.search(r"\bWHERE\b", sql[:close], re.I):
         return
+    # A table one of whose other columns the guard tests against values is already narrowed: "Only
+    # messages in Bin" over folders.kind = 'trash' (the Bin's kind) tests the folder, not its name.
+    narrowed = {_table_of(match, aliases, domains) for match, _ in _tests(sql, domains)}
     for alias, table in aliases.items():
         if alias == table and any(a != t and t == table for a, t in aliases.items()):
             continue  # the table's name where an alias stands for it
+        if table in narrowed:
+            continue
         for (t, column), domain in domains.items():
             if t != table or re.search(rf"\b{re.escape(column)}\b", sql):
                 continue
