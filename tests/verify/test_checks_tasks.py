@@ -146,6 +146,52 @@ def test_an_instruction_stating_another_day_than_its_goal_reads(written: str) ->
     assert task["slots"]["date"] in task["instruction"]
 
 
+def _order_a_day_off() -> tuple[dict[str, Any], int]:
+    """Admin site 0 whose ``open_customer_order`` states the day after the order's ("November 7, 2025"
+    for an order of 2025-11-06: set nine wrote it so)."""
+    import datetime as dt
+
+    from veriweb.scaffold.site import render_instruction
+
+    data = to_data(generate_site("admin", 0))
+    data.pop("id", None)
+    number = next(n for n, t in enumerate(data["tasks"]) if t["id"] == "open_customer_order")
+    task = data["tasks"][number]
+    after = dt.date.fromisoformat(task["slots"]["date"]) + dt.timedelta(days=1)
+    assert task["slots"]["day"].endswith(f", {after.year}")  # "November 6, 2025": a day with its year
+    task["slots"]["day"] = f"{after:%B} {after.day}, {after.year}"
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    return data, number
+
+
+def test_a_day_written_with_its_year_is_stated_again_with_its_year() -> None:
+    """M016 (set nine): the repair writes the goal's day the way the slot writes days, year included
+    (it knew only "June 16", "16 June" and ISO, gave up, and the whole site was dropped)."""
+    from veriweb.verify.repair import repair_static
+
+    data, number = _order_a_day_off()
+    fixed, log, _, left, _ = repair_static(_site(data))
+    task = to_data(fixed)["tasks"][number]
+    assert [r.operator for r in log] == ["restate_slot"] and left == []
+    assert task["slots"]["day"] == "November 6, 2025" and "November 6, 2025" in task["instruction"]
+
+
+def test_a_task_issue_its_operator_cannot_fix_drops_the_task_not_the_site(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the operator of a task's issue gives up (here: no way known of writing the day), the task is
+    dropped and the issue is gone: nothing is left to drop the site for."""
+    import veriweb.verify.checks_tasks as checks_tasks
+    from veriweb.verify.repair import repair_static
+
+    def unknown(day: str, example: str, today: Any = None) -> str:
+        raise ValueError(f"no known way of writing a day like {example!r}")
+
+    monkeypatch.setattr(checks_tasks, "written_like", unknown)
+    data, number = _order_a_day_off()
+    fixed, log, _, left, _ = repair_static(_site(data))
+    assert left == [] and [r.operator for r in log] == ["drop_task"]
+    assert "open_customer_order" not in [t.id for t in fixed.tasks] and len(fixed.tasks) == len(data["tasks"]) - 1
+
+
 def test_a_template_writing_out_another_records_name_gets_its_slot_back() -> None:
     """M016: the comment task's template names another issue where ``{title}`` belongs; the repair puts
     the slot back. A twin: a template that writes out its own record's name stays clean."""

@@ -16,7 +16,7 @@ keeps the rules the site's own markers enforce (S016, M016, C012).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -283,17 +283,43 @@ def _as_day(value: Any, today: Any) -> str | None:
     return day.isoformat() if day is not None else None
 
 
-def written_like(day: str, example: str) -> str:
-    """``day`` (ISO) written the way ``example`` writes a day ("2026-06-16", "16 June", "June 16")."""
+_DAY_FORMATS: tuple[Callable[[Any], str], ...] = (
+    lambda d: d.isoformat(),
+    lambda d: f"{d.day} {d:%B}", lambda d: f"{d:%B} {d.day}",
+    lambda d: f"{d:%B} {d.day}, {d.year}", lambda d: f"{d.day} {d:%B} {d.year}", lambda d: f"{d:%B} {d.day} {d.year}",
+    lambda d: f"{d:%b} {d.day}", lambda d: f"{d.day} {d:%b}", lambda d: f"{d:%b} {d.day}, {d.year}",
+    lambda d: f"{d.day} {d:%b} {d.year}",
+    lambda d: f"{d:%A}, {d:%B} {d.day}", lambda d: f"{d:%A}, {d:%B} {d.day}, {d.year}",
+    lambda d: f"{d:%A} {d.day} {d:%B}", lambda d: f"{d:%a}, {d:%b} {d.day}", lambda d: f"{d:%a} {d.day} {d:%b}",
+    lambda d: f"{d:%B} {d.day}{_ordinal(d.day)}", lambda d: f"{d.day}{_ordinal(d.day)} {d:%B}",
+    lambda d: f"{d.month:02d}/{d.day:02d}/{d.year}", lambda d: f"{d.month}/{d.day}/{d.year}",
+    lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}", lambda d: f"{d.day}.{d.month}.{d.year}",
+)
+"""Ways a slot writes a day, tried in turn against the slot's own value (:func:`written_like`)."""
+
+
+def _ordinal(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def written_like(day: str, example: str, today: Any = None) -> str:
+    """``day`` (ISO) written the way ``example`` writes a day ("2026-06-16", "16 June", "June 16",
+    "December 8, 2025", "Tuesday, June 16", ...): the first of :data:`_DAY_FORMATS` that writes the
+    day ``example`` names exactly as ``example`` does.
+
+    Raises:
+        ValueError: ``example`` names no day, or writes it some other way.
+    """
     import datetime as dt
 
+    from veriweb.engine.answers import parse_date
+
     date = dt.date.fromisoformat(day)
-    if _ISO_DAY.match(example):
-        return day
-    if re.match(r"^\d{1,2} [A-Za-z]+$", example.strip()):
-        return f"{date.day} {date:%B}"
-    if re.match(r"^[A-Za-z]+ \d{1,2}$", example.strip()):
-        return f"{date:%B} {date.day}"
+    named = parse_date(example, today or date)
+    text = " ".join(example.split())
+    for form in _DAY_FORMATS:
+        if named is not None and form(named) == text:
+            return form(date)
     raise ValueError(f"no known way of writing a day like {example!r}")
 
 

@@ -1892,18 +1892,13 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
             issue = Issue(issue.cls, issue.code, issue.location.replace(f"$.tasks[{index}]",
                                                                         f"$.tasks[{current.index(wanted)}]", 1),
                           issue.message)
-        try:
-            outcome = operator(data, issue, ctx) if operator else None
-        except _OPERATOR_FAULTS:
-            outcome = None
-        changed = ledger.diff(data)
-        if outcome is not None:
-            try:
-                ledger.validate(data, changed)  # an operator must leave a valid scaffold (hashed once, at the end)
-            except _OPERATOR_FAULTS:
-                outcome = None
+        outcome, changed = _attempt(operator, data, issue, ctx, ledger)
+        if outcome is None and index is not None and _gives_up(operator) and operator is not drop_task:
+            # A task's issue its own operator could not fix, when no other fix is left this round: the
+            # task goes, not the whole site with it.
+            operator = drop_task
+            outcome, changed = _attempt(operator, data, issue, ctx, ledger)
         if outcome is None:
-            ledger.undo(data, changed)
             unfixed.append(issue)
             continue
         ledger.commit(data, changed)
@@ -1917,6 +1912,25 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
             repairs.append(Repair(issue.code, issue.location, operator.__name__, change))
     ctx.changed = {key for key in set(start) | set(ledger.parts) if start.get(key) != ledger.parts.get(key)} | {"id"}
     return from_data(data, check_id=False), repairs, touched, unfixed
+
+
+def _attempt(operator: Operator | None, data: dict[str, Any], issue: Issue, ctx: Context,
+             ledger: _Ledger) -> tuple[Outcome | None, Any]:
+    """Run ``operator`` on ``issue``: its outcome and what it changed, or ``None`` with everything it
+    changed undone (it gave up, raised, or left a scaffold that does not validate)."""
+    try:
+        outcome = operator(data, issue, ctx) if operator else None
+    except _OPERATOR_FAULTS:
+        outcome = None
+    changed = ledger.diff(data)
+    if outcome is not None:
+        try:
+            ledger.validate(data, changed)  # an operator must leave a valid scaffold (hashed once, at the end)
+        except _OPERATOR_FAULTS:
+            outcome = None
+    if outcome is None:
+        ledger.undo(data, changed)
+    return outcome, changed
 
 
 _OPERATOR_FAULTS = (VeriwebError, ValueError, KeyError, IndexError, TypeError, StopIteration)

@@ -130,10 +130,18 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
 
     task = R.get_at(data, tokens[:2])
     old = task["slots"][tokens[-1]]
-    task["slots"][tokens[-1]] = written_like(found.group(2), str(old))
+    today = _today(data)
+    task["slots"][tokens[-1]] = written_like(found.group(2), str(old), today)
     task["instruction"] = render_instruction(task["template"], task["slots"])
     return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the day its goal reads)",
             R.Touch(tasks={task["id"]}))
+
+
+def _today(data: dict[str, Any]) -> Any:
+    """The site's virtual today (a date; the default clock's when its data names none)."""
+    from veriweb.scaffold.site import Clock
+
+    return Clock.model_validate(data.get("clock") or {}).today
 
 
 restate_slot.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
