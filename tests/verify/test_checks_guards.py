@@ -405,3 +405,64 @@ def test_a_guard_narrowing_the_table_by_another_column_tests_what_its_message_na
                                      "(SELECT id FROM folders WHERE user_id = :user_id))")
     said = [i.message for i in _issues(data) if "purge_email" in i.message]
     assert bool(said) is not tests_kind
+
+
+UNKEYED = [  # (domain, marker, the effect's SQL up to where the edit cuts it, what the edit keeps of it)
+    ("shop", "remove_from_cart", "DELETE FROM cart_items WHERE id = :item_id AND user_id = :user_id",
+     "DELETE FROM cart_items WHERE user_id = :user_id"),
+    ("forum", "join", "UPDATE forums SET members = members + 1 WHERE id = :forum_id", "UPDATE forums SET members = members + 1"),
+    ("travel", "cancel_booking", None, "UPDATE flights SET seats = seats + (SELECT passengers FROM bookings WHERE id = :booking_id)"),
+]
+
+
+@pytest.mark.parametrize("domain, name, before, after", UNKEYED, ids=[u[1] for u in UNKEYED])
+def test_a_write_given_one_rows_key_that_changes_every_row(domain: str, name: str, before: str | None,
+                                                           after: str) -> None:
+    """C005 (set nine): "Remove" deleting the user's whole cart (the line's key unread), joining one
+    community adding a member to every one, cancelling one booking giving seats back on every flight
+    (no WHERE; its SET's subquery reads the key). The repair keys the write by the row the guards look
+    the key up in, or the row that one points at. Twin: the unedited markers are silent."""
+    data = _copy(to_data(generate_site(domain, 0)))
+    marker = _marker(data, name)
+    number = next(n for n, e in enumerate(marker["effects"]) if e["sql"].startswith(after.split(" SET")[0].split(" WHERE")[0])
+                  and e["table"] != "subscriptions" and (before is None or e["sql"] == before))
+    m_index = data["markers"].index(marker)
+    assert _issues(data) == []
+    marker["effects"][number]["sql"] = after
+    issues = _issues(data)
+    assert [(i.code, i.location) for i in issues] == [("C005", f"$.markers[{m_index}].effects[{number}].sql")]
+    fixed, log, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and [r.code for r in log] == ["C005"]
+    sql = to_data(fixed)["markers"][m_index]["effects"][number]["sql"]
+    key = {"remove_from_cart": "id = :item_id", "join": "id = :forum_id",
+           "cancel_booking": "id = (SELECT flight_id FROM bookings WHERE id = :booking_id)"}[name]
+    assert key in sql and set(after.split()) <= set(sql.split())
+
+
+OWNED = [  # (domain, marker, what the edit takes out of its effect and guards)
+    ("shop", "cancel_order", " AND user_id = :user_id"),
+    ("forum", "edit_post", " AND user_id = :user_id"),
+]
+
+
+@pytest.mark.parametrize("domain, name, cut", OWNED, ids=[o[1] for o in OWNED])
+def test_a_write_to_one_users_row_that_never_asks_whose(domain: str, name: str, cut: str) -> None:
+    """C005 (set nine): cancel_order or edit_post keyed by the row's id alone, their ownership tests cut
+    from the effect and every guard: any user cancels another's order or rewrites another's post. The
+    repair asks for the user's own row (in the write, or in the guard whose message says "your own"). Twins: the unedited markers, and a vote (a counter of anyone's
+    post, ``score = score + ...``) are silent."""
+    data = _copy(to_data(generate_site(domain, 0)))
+    marker = _marker(data, name)
+    m_index = data["markers"].index(marker)
+    assert _issues(data) == []
+    for effect in marker["effects"]:
+        effect["sql"] = effect["sql"].replace(cut, "")
+    for guard in marker["preconditions"]:
+        guard["predicate"]["sql"] = guard["predicate"]["sql"].replace(cut, "")
+    assert not any(":user_id" in e["sql"] for e in marker["effects"])
+    issues = [i for i in _issues(data) if i.code == "C005"]
+    assert [i.location for i in issues] == [f"$.markers[{m_index}].effects[0].sql"]
+    fixed, log, _, left, _ = repair_static(from_data(data, check_id=False))
+    repaired = to_data(fixed)["markers"][m_index]
+    asked = [repaired["effects"][0]["sql"]] + [g["predicate"].get("sql", "") for g in repaired["preconditions"]]
+    assert left == [] and any("user_id = :user_id" in sql for sql in asked)  # by the write, or by its guard

@@ -270,3 +270,59 @@ def test_a_blank_name_a_list_links_by_and_a_blank_option_are_empty_labels_and_ar
     restored = to_data(fixed)
     form = next(f for f, p, _, _ in marker_forms(restored) if p == path)
     assert form["fields"][number]["options"][1]["label"].strip()
+
+
+SAID = [  # (domain, seed, the form's marker, what is edited, the text, where the issue is, the repair's result)
+    ("admin", 0, "cancel_order", "submit", "Mark as shipped", "submit", "Cancel order"),
+    ("admin", 0, "cancel_order", "success_message", "The order has been marked as shipped.", "action.success_message",
+     "Done."),
+    ("mail", 0, "delete_contact", "success_message", "Contact restored.", "action.success_message", "Done."),
+    ("code", 0, "merge_mr", "title", "Delete this merge request?", "confirm.title", "Merge mr?"),
+    ("mail", 0, "toggle_read", "submit", "Mark as read", "submit", "Toggle read"),
+]
+
+
+@pytest.mark.parametrize("domain, seed, name, field, text, where, fixed_text", SAID,
+                         ids=[f"{s[2]}:{s[3]}" for s in SAID])
+def test_what_a_form_says_against_its_marker(domain: str, seed: int, name: str, field: str, text: str, where: str,
+                                             fixed_text: str) -> None:
+    """M003 (set nine): a cancel button saying "Mark as shipped" (a status its marker does not set), a
+    success message or a dialog title saying what the marker does not do ("Contact restored." after a
+    delete; "Delete this merge request?" before a merge), a read toggle with one fixed text. The repair
+    puts words that cannot contradict the marker. Twin: the unedited site (and the 2,030 clean sites of
+    the seed sweep) report none of these."""
+    from veriweb.verify.checks_meaning import check_label_meaning
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site(domain, seed))
+    data.pop("id", None)
+    assert check_label_meaning(from_data(data, check_id=False)) == []
+    form, path = next((f, p) for f, p, _, m in marker_forms(data) if m["name"] == name)
+    holder = form["action"] if field == "success_message" else form["confirm"] if field == "title" else form
+    holder[field] = text
+    issues = check_label_meaning(from_data(data, check_id=False))
+    assert [(i.code, i.location) for i in issues] == [("M003", f"{path}.{where}")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == []
+    form = next(f for f, p, _, _ in marker_forms(to_data(fixed)) if p == path)
+    holder = form["action"] if field == "success_message" else form["confirm"] if field == "title" else form
+    assert holder[field] == fixed_text
+
+
+@pytest.mark.parametrize("label", ["Decline", "Close without merging"])
+def test_a_form_saying_what_a_sibling_marker_does_runs_that_marker(label: str) -> None:
+    """M003 (set nine): the "Decline" form under "Close this merge request without merging?" posting to
+    ``merge_mr`` (its button says the opposite, its dialog says merging is not done; or a button "Close
+    without merging"): the form runs ``close_mr``, the one marker its words name."""
+    from veriweb.verify.checks_meaning import check_label_meaning
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("code", 0))
+    data.pop("id", None)
+    form, path = next((f, p) for f, p, _, m in marker_forms(data) if m["name"] == "close_mr")
+    assert form["submit"] == "Decline" and "without merging" in form["confirm"]["title"]
+    form["action"]["marker"], form["submit"] = "merge_mr", label
+    issues = check_label_meaning(from_data(data, check_id=False))
+    assert sorted((i.code, i.location) for i in issues) == [("M003", f"{path}.confirm.title"), ("M003", f"{path}.submit")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and next(f for f, p, _, _ in marker_forms(to_data(fixed)) if p == path)["action"]["marker"] == "close_mr"

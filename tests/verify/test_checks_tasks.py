@@ -192,6 +192,61 @@ def test_a_task_issue_its_operator_cannot_fix_drops_the_task_not_the_site(monkey
     assert "open_customer_order" not in [t.id for t in fixed.tasks] and len(fixed.tasks) == len(data["tasks"]) - 1
 
 
+@pytest.mark.parametrize("key", ["2026-04", "2025-12"])
+def test_a_month_stated_in_words_and_read_as_another_iso_month(key: str) -> None:
+    """M016 (set nine): "the gross revenue for March 2026" while the answer reads the month key
+    "2026-04" (or a month of another year): the repair states the month the answer reads, as the slot
+    writes months. Twin: the key of the month stated is clean."""
+    from veriweb.scaffold.site import render_instruction
+    from veriweb.verify.checks_tasks import check_stated_months
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("admin", 0))
+    data.pop("id", None)
+    number = next(n for n, t in enumerate(data["tasks"]) if t["id"] == "month_revenue")
+    task = data["tasks"][number]
+    assert (task["slots"]["key"], task["slots"]["month"]) == ("2026-03", "March 2026")
+    assert check_stated_months(_site(data)) == []
+    task["slots"]["key"] = key
+    issues = check_stated_months(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("M016", f"$.tasks[{number}].slots.month")]
+    fixed, log, _, left, _ = repair_static(_site(data))
+    task = to_data(fixed)["tasks"][number]
+    assert [r.operator for r in log] == ["restate_slot"] and left == []
+    want = {"2026-04": "April 2026", "2025-12": "December 2025"}[key]
+    assert task["slots"]["month"] == want and want in task["instruction"]
+    assert task["instruction"] == render_instruction(task["template"], task["slots"])
+
+
+ASKS = [  # (domain, seed, task, the answer's field, the wrong value, the right one)
+    ("mail", 0, "bills_total", "agg", "max", "sum"),        # "What do the bills ... add up to?"
+    ("forum", 0, "asking_price", "select", "score", "price"),  # "Tell me the price on the listing": a score read
+    ("code", 27, "assignee_of", "select", "author", "assignee"),  # "which person is the assignee"
+]
+
+
+@pytest.mark.parametrize("domain, seed, task_id, field, wrong, right", ASKS, ids=[a[2] for a in ASKS])
+def test_an_answer_reading_another_figure_than_asked(domain: str, seed: int, task_id: str, field: str,
+                                                    wrong: str, right: str) -> None:
+    """M017 (set nine): the answer takes the largest bill where the instruction asks what they add up
+    to, reads a post's score for its price, the author for the assignee. The repair sets what the
+    instruction asks for. Twin: the unedited task (and every clean site in the other tests) is silent."""
+    from veriweb.verify.checks_tasks import check_answer_asks
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site(domain, seed))
+    data.pop("id", None)
+    number = next(n for n, t in enumerate(data["tasks"]) if t["id"] == task_id)
+    query = data["tasks"][number]["answer"]["value"]["query"]
+    assert query.get(field) == right and check_answer_asks(_site(data)) == []
+    query[field] = wrong
+    issues = check_answer_asks(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("M017", f"$.tasks[{number}].answer.value.query.{field}")]
+    fixed, log, _, left, _ = repair_static(_site(data))
+    assert [r.operator for r in log] == ["reread_answer"] and left == []
+    assert to_data(fixed)["tasks"][number]["answer"]["value"]["query"][field] == right
+
+
 def test_a_template_writing_out_another_records_name_gets_its_slot_back() -> None:
     """M016: the comment task's template names another issue where ``{title}`` belongs; the repair puts
     the slot back. A twin: a template that writes out its own record's name stays clean."""

@@ -102,6 +102,7 @@ EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no rec
 START_NOWHERE = _code("S016", "structural", "a task starts at an address no page serves, waits for a missing page, "
                                          "or acts as a user with no account")
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
+ANSWER_ASKS_OTHER = _code("M017", "semantic", "a task's answer reads another figure than its instruction asks for")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
 _FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|"

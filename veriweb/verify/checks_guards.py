@@ -47,7 +47,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.checks_views import _aliases, column_values
-from veriweb.verify.dataflow import parse_effect
+from veriweb.verify.dataflow import _top_keyword, parse_effect
 from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -692,12 +692,126 @@ def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
                            f"it changes other users' rows too", sql=fixed)
 
 
+_PARAM = re.compile(r":(\w+)")
+_CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
+
+
+def _param_keys(site: Site, marker: Any) -> dict[str, tuple[str, str]]:
+    """For each parameter of ``marker`` its guards look a row up by (``FROM cart_items WHERE id = :i``
+    with ``i`` bound to ``param.item_id``): the table and the column it is compared with."""
+    out: dict[str, tuple[str, str]] = {}
+    for guard in marker.preconditions:
+        predicate = guard.predicate
+        if not isinstance(predicate, SqlPredicate):
+            continue
+        bound = {name: ref.ref.split(".", 1)[1] for name, ref in (predicate.params or {}).items()
+                 if getattr(ref, "ref", "").startswith("param.")}
+        aliases = _aliases(predicate.sql)
+        for found in re.finditer(r"(?:\b(\w+)\.)?(\w+)\s*=\s*:(\w+)\b", predicate.sql):
+            param = bound.get(found.group(3), found.group(3) if any(p.name == found.group(3) for p in marker.params)
+                              else None)
+            alias = found.group(1)
+            table = aliases.get(alias) if alias else next(iter(set(aliases.values())), None) if len(
+                set(aliases.values())) == 1 else None
+            if param is not None and table is not None:
+                out.setdefault(param, (table, found.group(2)))
+    return out
+
+
+def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that takes the key of one row (a cart line, a community, a booking) and updates or
+    deletes rows with no condition at all, or with one that reads none of its parameters, where no
+    other of its effects on that table reads the key: "Remove" empties the whole cart, joining one
+    community counts a member in every one, cancelling one booking gives seats back on every flight.
+    The fix keys the write by the row its guards look the key up in (through the foreign key that
+    row holds, for a write to another table)."""
+    for m_index, marker in enumerate(site.markers):
+        keys = _param_keys(site, marker)
+        if not keys:
+            continue
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op not in ("update", "delete") or table is None or len(table.rows) < 2:
+                continue
+            at = _top_keyword(effect.sql, "WHERE")  # not a WHERE inside a subquery of what it sets
+            condition = effect.sql[at + 5:] if at >= 0 else ""
+            if set(_PARAM.findall(condition)) - _CONTEXT_PARAMS:
+                continue  # keyed by something it is given
+            used = {p for e in marker.effects if e.table == effect.table and e is not effect
+                    for p in _PARAM.findall(e.sql)}
+            key = _key_condition(site, table, keys, used)
+            if key is None:
+                continue
+            fixed = (effect.sql[:at + 5] + f" {key} AND" + effect.sql[at + 5:] if at >= 0
+                     else effect.sql.rstrip().rstrip(";") + f" WHERE {key}")
+            said = "with no condition" if at < 0 else "by a condition that reads none of its parameters"
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} is given one row's key but {effect.op}s {effect.table} rows "
+                           f"{said}: it changes every such row, not the one", sql=fixed)
+
+
+def _unowned_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that changes or deletes one row of a table whose rows are each one user's own
+    (another marker adds them with ``user_id = :user_id``), picked by its key alone, while neither the
+    write nor any guard asks whose it is: any user cancels another's order, edits another's post,
+    deletes another's comment. A write that only steps a counter of the row (a vote on a post:
+    ``score = score + :value``) is anyone's to make. The fix asks for the user's own row."""
+    owned = _owned(site)
+    for m_index, marker in enumerate(site.markers):
+        guards = " ".join(g.predicate.sql for g in marker.preconditions if isinstance(g.predicate, SqlPredicate))
+        for e_index, effect in enumerate(marker.effects):
+            column = owned.get(effect.table)
+            table = site.database.table(effect.table)
+            if column is None or table is None or effect.op not in ("update", "delete"):
+                continue
+            at = _top_keyword(effect.sql, "WHERE")
+            condition = effect.sql[at + 5:] if at >= 0 else ""
+            if at < 0 or not re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:\w+", condition):
+                continue  # not one row by its key (the unscoped and unkeyed writes are other checks)
+            if ":user_id" in effect.sql or ":user_id" in guards or re.search(rf"\b{re.escape(column)}\b", condition):
+                continue
+            if any(e.op == "insert" and e.table == effect.table for e in marker.effects):
+                continue
+            if effect.op == "update":
+                sets = effect.sql[:at]
+                assigned = re.findall(r"(\w+)\s*=\s*([^,]+)", sets.split("SET", 1)[-1] if "SET" in sets.upper() else "")
+                if all(re.search(rf"\b{re.escape(name)}\b", value) for name, value in assigned):
+                    continue  # a counter stepped (score = score + :value): anyone's to make
+            fixed = effect.sql[:at + 5] + f" {column} = :user_id AND" + effect.sql[at + 5:]
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} {effect.op}s a {effect.table} row by its key alone, though each "
+                           f"is one user's own (another marker adds them with {column} = :user_id) and no guard "
+                           f"asks whose: any user changes another's", sql=fixed)
+
+
+def _key_condition(site: Site, table: Any, keys: dict[str, tuple[str, str]], used: set[str]) -> str | None:
+    """The condition keying a write to ``table`` by a parameter its guards look a row up by: that row
+    itself (``id = :item_id``), or the row of ``table`` the looked-up row points at (``id = (SELECT
+    flight_id FROM bookings WHERE id = :booking_id)``); ``None`` when no parameter keys ``table`` or
+    another effect on it reads the key already."""
+    for param, (looked, column) in sorted(keys.items()):
+        if param in used:
+            return None
+        if looked == table.name and column == table.primary_key:
+            return f"{table.primary_key} = :{param}"
+    for param, (looked, column) in sorted(keys.items()):
+        source = site.database.table(looked)
+        if source is None or column != source.primary_key:
+            continue
+        links = [fk for fk in source.foreign_keys if fk.ref_table == table.name]
+        if len(links) == 1:
+            return (f"{links[0].ref_column} = (SELECT {links[0].column} FROM {looked} "
+                    f"WHERE {source.primary_key} = :{param})")
+    return None
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site),
+            *_unowned_writes(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains)]
 

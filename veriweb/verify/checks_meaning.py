@@ -129,14 +129,21 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
     """M003: a delete-sounding button whose marker removes nothing, an undoing label on a form
     whose marker only adds (the labels :func:`veriweb.verify.checks.check_labels` does not know)."""
     issues = []
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
     for form, path, _, marker in _marker_forms(site):
         ops = {e.op for e in marker.effects}
         label = form.submit
         meaning = marker.name + " " + " ".join(e.sql for e in marker.effects)
+        issues += _said_elsewhere(form, marker, ops, meaning, path, domains)
         if C._DESTRUCTIVE.search(label) and ops == {"insert"}:
             continue  # reported by checks.check_labels
         found = _submit_issues(label, marker.name, meaning, ops, path)
-        issues += found or _names_other_marker(site, form, marker, path) or _sign_against_label(form, marker, path)
+        issues += (found or _names_other_marker(site, form, marker, path) or _sign_against_label(form, marker, path)
+                   or _value_against_effect(label, marker, domains, f"{path}.submit", "button")
+                   or _negates_name(label, marker.name, f"{path}.submit", "button")
+                   or _constant_toggle(form, marker, path))
         if form.confirm is not None:  # the dialog's own "yes" button says what the marker does too
             # "Confirm", "Yes" and "OK" only agree to whatever the dialog asks: the words after them count
             said = re.sub(r"^\s*(?:confirm|yes|ok(?:ay)?|continue|proceed)\b[,:!.]?\s*", "", form.confirm.confirm,
@@ -146,6 +153,91 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
             issues += [C.Issue(i.cls, i.code, f"{path}.confirm.confirm",
                                i.message.replace("button", "dialog button", 1)) for i in found]
     return issues
+
+
+def _said_elsewhere(form: Any, marker: Any, ops: set[str], meaning: str, path: str,
+                    domains: dict[tuple[str, str], dict[str, str]]) -> list[C.Issue]:
+    """M003 in what a form says besides its button: its success message ("Contact restored." after
+    ``delete_contact``; "marked as shipped" after a cancel) and its confirming dialog's title and text
+    ("Delete this ticket?" before a state toggle): the opposite of its marker's verb, a removal its
+    marker does not make, or a value its marker does not write."""
+    texts = [(form.action.success_message or "", f"{path}.action.success_message", "success message")]
+    if form.confirm is not None:
+        texts += [(form.confirm.title or "", f"{path}.confirm.title", "dialog title"),
+                  (form.confirm.text or "", f"{path}.confirm.text", "dialog text")]
+    out: list[C.Issue] = []
+    for text, where, what in texts:
+        if not text.strip() or "{" in text:
+            continue
+        if _DELETE_WORDS.search(text) and "delete" not in ops and not _REMOVED.search(meaning):
+            out.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                               f"{what} {text!r} speaks of removing something, but {marker.name} removes nothing"))
+            continue
+        found = _opposite_of_name(text, marker.name, where) or _value_against_effect(text, marker, domains, where, what)
+        out += [C.Issue(i.cls, i.code, where, i.message.replace("button", what, 1)) for i in found]
+        if not found:
+            out += _negates_name(text, marker.name, where, what)
+    return out
+
+
+_REMOVED = re.compile(r"delet|remov|trash|purg|discard|eras|bin\b|unsave|unstar|leave", re.I)
+"""Marker names and effects that take something away (a soft delete moving a row to the bin), which a
+success message or dialog may call removing: closing or cancelling is not."""
+
+
+def _negates_name(text: str, name: str, where: str, what: str) -> list[C.Issue]:
+    """M003: ``text`` says its marker's own verb is not done ("Close without merging" on ``merge_mr``)."""
+    own = {stem(w) for w in re.split(r"[_\W]+", name) if len(w) >= 4}
+    for match in re.finditer(r"\b(?:without|not|never|don't|do not)\s+(\w+)", text, re.I):
+        if stem(match.group(1)) in own:
+            return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                            f"{what} {text!r} says {match.group(0)!r}, but its marker {name} does just that")]
+    return []
+
+
+_SET_CONSTANT = re.compile(r"\b(\w+)\s*=\s*'([^']*)'")
+
+
+def _value_against_effect(text: str, marker: Any, domains: dict[tuple[str, str], dict[str, str]],
+                          where: str, what: str) -> list[C.Issue]:
+    """M003: ``text`` names a value of a status-like column ("shipped") that the marker's update sets to
+    another fixed value (``status = 'canceled'``), and neither that value nor a word of the marker's
+    name: it says the marker does something it does not."""
+    said = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    own = {stem(marker.name.split("_")[0])}  # its verb: "Cancel", not "order" of cancel_order
+    for effect in marker.effects:
+        if effect.op != "update":
+            continue
+        match = re.search(r"\bSET\b(.*?)(?:\bWHERE\b|$)", effect.sql, re.I | re.S)
+        for column, value in _SET_CONSTANT.findall(match.group(1) if match else ""):
+            domain = domains.get((effect.table, column))
+            if domain is None or value not in domain.values():
+                continue
+            if stem(value) in said or own & said:
+                continue
+            others = [v for v in domain.values() if v != value and " " not in v and stem(v) in said]
+            if others:
+                return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                                f"button {text!r} says {others[0]!r}, but its marker {marker.name} sets "
+                                f"{effect.table}.{column} to {value!r}".replace("button", what, 1))]
+    return []
+
+
+_FLIPS = re.compile(r"\bSET\b.*?\b(\w+)\s*=\s*(?:1\s*-\s*(\w+)|NOT\s+(\w+)|CASE\s+WHEN\s+(\w+))", re.I | re.S)
+
+
+def _constant_toggle(form: Any, marker: Any, path: str) -> list[C.Issue]:
+    """M003: a button with one fixed text naming one way ("Mark as read") on a marker that flips a flag
+    (``read = 1 - read``): on a row already that way it does the opposite of what it says."""
+    if "{" in form.submit or re.search(r"\btoggle\b|/", form.submit, re.I):
+        return []
+    for effect in marker.effects:
+        found = _FLIPS.search(effect.sql)
+        if found is not None and found.group(1) in {found.group(2), found.group(3), found.group(4)}:
+            return [C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.submit",
+                            f"button {form.submit!r} says the same on every row, but its marker {marker.name} "
+                            f"flips {effect.table}.{found.group(1)}: on a row already that way it does the opposite")]
+    return []
 
 
 _GENERIC_VERBS = {"save", "update", "edit", "set", "add", "create", "submit", "send", "change", "apply", "confirm",
@@ -198,7 +290,7 @@ def _sign_against_label(form: Any, marker: Any, path: str) -> list[C.Issue]:
 
 _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
     (r"\bconfirm", r"\bcancel"), (r"\brestor", r"\b(?:trash|delet|purg|discard)"),
-    (r"\binbox\b", r"\barchiv"), (r"\bmerg", r"\bclos"),
+    (r"\binbox\b", r"\barchiv"), (r"\bmerg", r"\b(?:clos|declin)"),
     (r"\bcharg", r"\brefund"), (r"\bapprov", r"\b(?:reject|declin|deny)"), (r"\baccept", r"\b(?:reject|declin)"),
     (r"\b(?:re)?open\b", r"\bclos"), (r"\barchiv", r"\bunarchiv"), (r"\bpublish", r"\bunpublish"),
     (r"\bfollow", r"\bunfollow"), (r"\benabl", r"\bdisabl"), (r"\bactivat", r"\bdeactivat"),
@@ -251,7 +343,8 @@ def _generic_contradiction(label: str, ops: set[str]) -> bool:
     return (constructive and ops == {"delete"}) or (destructive and ops == {"insert"})
 
 
-_UNDOING = re.compile(r"\b(?:remove|stop|undo|clear|drop|take off|turn off|no longer)\b", re.I)
+_UNDOING = re.compile(r"\b(?:remov(?:e|ed|es|ing)|stop(?:s|ped)?|undo(?:ne)?|clear(?:ed)?|drop(?:ped)?|"
+                      r"take[sn]? off|turn(?:ed)? off|no longer)\b", re.I)
 """Words that undo whatever verb follows them ("Remove star" unstars)."""
 
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from veriweb.engine.templates import Route
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
-from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, Ref, SqlPredicate
+from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 
 START_NOWHERE = C.START_NOWHERE
@@ -354,11 +354,22 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
+_ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
+
+
 def _calendar_words(text: str) -> dict[str, set[str]]:
-    """The month and weekday names ``text`` says, by kind."""
+    """The month and weekday names ``text`` says, by kind, and the year it says ("September 2025");
+    an ISO month or day ("2025-10", "2025-10-04") says its month's name and its year."""
+    iso = _ISO_MONTH.match(text.strip())
+    if iso is not None and 1 <= int(iso.group(2)) <= 12:
+        return {"month": {_MONTHS[int(iso.group(2)) - 1]}, "year": {iso.group(1)}}
     words = set(re.findall(r"[a-z]+", text.lower()))
-    return {kind: words & set(names) for kind, names in (("month", _MONTHS), ("weekday", _WEEKDAYS))
-            if words & set(names)}
+    out = {kind: words & set(names) for kind, names in (("month", _MONTHS), ("weekday", _WEEKDAYS))
+           if words & set(names)}
+    years = set(re.findall(r"\b(?:19|20)\d\d\b", text))
+    if out and years:
+        out["year"] = years
+    return out
 
 
 def check_stated_months(site: Site) -> list[C.Issue]:
@@ -373,7 +384,7 @@ def check_stated_months(site: Site) -> list[C.Issue]:
             if name not in stated or not isinstance(value, str):
                 continue
             told = _calendar_words(value)
-            if not told or len(value.split()) > 3:
+            if not told or len(value.split()) > 3 or _ISO_MONTH.match(value.strip()):
                 continue
             for other, hidden in task.slots.items():
                 if other in stated or not isinstance(hidden, str) or f'"slot.{other}"' not in judged:
@@ -436,6 +447,110 @@ def check_literal_names(site: Site) -> list[C.Issue]:
     return issues
 
 
+# ----------------------------------------------------------------------------- M017
+
+_AGG_WORDS: dict[str, tuple[str, ...]] = {
+    "sum": ("total", "altogether", "in all", "combined", "come to", "add up", "adds up", "sum", "overall"),
+    "max": ("largest", "biggest", "highest", "most expensive", "maximum", "greatest", "longest", "top"),
+    "min": ("smallest", "lowest", "cheapest", "least expensive", "minimum", "shortest", "fewest"),
+    "avg": ("average", "mean", "on average", "typical"),
+    "count": ("how many", "number of", "count"),
+}
+"""Words an instruction asks for each aggregate with."""
+
+
+def _asked_aggs(text: str) -> set[str]:
+    folded = " ".join(re.findall(r"[a-z]+", text.lower()))
+    return {agg for agg, words in _AGG_WORDS.items() if any(re.search(rf"\b{w}\b", folded) for w in words)}
+
+
+def _told(template: str) -> str:
+    """A template's own words, its slots left out (a slot's value is a name, not what is asked)."""
+    return re.sub(r"\{\w+\}", " ", template)
+
+
+def _column_words(column: str) -> set[str]:
+    return {w for w in column.lower().split("_") if len(w) >= 4 and w not in ("name", "text")}
+
+
+def _says(words: set[str], told: set[str]) -> bool:
+    """Whether the instruction's words name one of a column's (the same word, or one sharing its first
+    five letters: "assigned" for ``assignee``)."""
+    return any(w == t or (len(w) >= 5 and len(t) >= 5 and w[:5] == t[:5]) for w in words for t in told)
+
+
+def answer_asks_other(site: Site, task: Any) -> tuple[str, str, str] | None:
+    """Why ``task``'s answer reads another figure than its instruction asks for, and the fix: ``("agg",
+    wrong, right)`` (it asks for the total, the answer takes the largest) or ``("select", wrong,
+    right)`` (it asks who is assigned, the answer reads the author); ``None`` when they agree."""
+    from veriweb.verify.checks_pages import money_columns, source_columns
+
+    answer = task.answer
+    if task.kind != "retrieve" or answer is None or not isinstance(answer.value, QueryValue):
+        return None
+    query = answer.value.query
+    told = _told(task.template)
+    agg = C.field_of(query, "agg")
+    if agg:
+        asked = _asked_aggs(told)
+        if agg not in asked and len(asked) == 1 and not {agg} | asked == {"count", "sum"}:  # "how many, together"
+            return "agg", agg, next(iter(asked))
+        return None
+    columns = source_columns(site, query.table)
+    select = query.select
+    if not columns or not select or select not in columns:
+        return None
+    money = money_columns(site, query.table)
+    words = set(re.findall(r"[a-z]+", told.lower()))
+    if answer.type == "currency" and select not in money:
+        named = [c for c in sorted(money) if _says(_column_words(c), words)]
+        fit = named if len(named) == 1 else sorted(money) if len(money) == 1 else []
+        return ("select", select, fit[0]) if fit else ("select", select, "")
+    if answer.type != "text" or _says(_column_words(select), words) or _text_type(site, query.table, select) != "text":
+        return None
+    named = [c for c in sorted(columns) if c != select and _column_words(c) and _says(_column_words(c), words)
+             and (_text_type(site, query.table, c) == "text" or _text_type(site, query.table, c) is None
+                  and c.lower().split("_")[-1] not in _NOT_TEXT)]  # computed: coalesce(u.name, 'Unassigned')
+    if len(named) == 1 and _column_words(select):
+        return "select", select, named[0]
+    return None
+
+
+_NOT_TEXT = frozenset({"id", "on", "at", "date", "day", "count", "total", "number", "shown", "due", "score", "amount"})
+"""Last words of column names that hold no name or text (a computed ``posted_on`` is a day)."""
+
+
+def _text_type(site: Site, source: str, column: str) -> str | None:
+    """The type of the base table column a table or view column shows unchanged (``None``: computed)."""
+    from veriweb.verify.checks_pages import base_column
+
+    found = base_column(site, source, column)
+    table = site.database.table(found[0]) if found is not None else None
+    kind = table.column(found[1]) if table is not None and found is not None else None
+    return kind.type if kind is not None else None
+
+
+def check_answer_asks(site: Site) -> list[C.Issue]:
+    """M017: a retrieve task whose answer takes another aggregate than its instruction asks for ("what
+    the bills come to in total" answered with the largest bill), or reads another column ("who is
+    assigned" answered with the author; a price asked for, a score read)."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        found = answer_asks_other(site, task)
+        if found is None:
+            continue
+        what, wrong, right = found
+        if what == "agg":
+            issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.value.query.agg",
+                                  f"task {task.id!r} asks for the {right} ({_told(task.template).strip()!r}), but its "
+                                  f"answer takes the {wrong}"))
+        else:
+            said = f"names {right}" if right else "asks for an amount of money"
+            issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.value.query.select",
+                                  f"task {task.id!r} {said}, but its answer reads {wrong}"))
+    return issues
+
+
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names]
+               check_stated_months, check_literal_names, check_answer_asks]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

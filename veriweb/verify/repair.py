@@ -870,6 +870,19 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             dialog["cancel"] = "Go back"  # the two buttons were swapped: the other one backs out
         return f"dialog button {old!r} -> {dialog['confirm']!r}", Touch(pages=_page_of(tokens, data),
                                                                           markers={marker["name"]})
+    if tokens[-2:] in (["action", "success_message"], ["confirm", "title"], ["confirm", "text"]):
+        # what the form says besides its button: words that cannot contradict its marker
+        form = get_at(data, tokens[:-2])
+        marker = _marker(data, form.get("action", {}).get("marker", "")) if isinstance(form, dict) else None
+        if marker is None or not _about(issue, marker["name"]):
+            return None  # a stale issue: an earlier fix this round gave the form another marker
+        if (switched := _run_sibling(data, form, tokens)) is not None:
+            return switched
+        holder = form["action"] if tokens[-2] == "action" else form["confirm"]
+        new = {"success_message": "Done.", "title": f"{humanise(marker['name'])}?", "text": "Are you sure?"}[tokens[-1]]
+        old, holder[tokens[-1]] = holder.get(tokens[-1]), new
+        return f"{tokens[-1].replace('_', ' ')} {old!r} -> {new!r}", Touch(pages=_page_of(tokens, data),
+                                                                            markers={marker["name"]})
     if len(tokens) >= 3 and tokens[-3] == "sorts":  # a sort link saying the other direction: the direction it says
         sort = get_at(data, tokens[:-1])
         if not isinstance(sort, dict):
@@ -890,6 +903,9 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         return None
     named = re.search(r"says what marker (\w+) does, but its form runs", issue.message)
     other = _marker(data, named.group(1)) if named else None
+    current = form.get("action", {}).get("marker", "")
+    if other is None and _about(issue, current) and (switched := _run_sibling(data, form, tokens)) is not None:
+        return switched
     if other is not None:  # the button names a sibling marker: run it, when the form supplies what it needs
         supplied = set(form.get("action", {}).get("args", {}))
         if {p["name"] for p in other.get("params", [])} <= supplied:
@@ -914,6 +930,48 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     label = next((c for c in candidates if not label_contradicts(c, marker["name"], ops, sql)), candidates[-1])
     old, form["submit"] = form.get("submit"), label
     return f"button {old!r} -> {label!r}", Touch(pages=_page_of(tokens, data), markers={marker["name"]})
+
+
+def _about(issue: Issue, marker: str) -> bool:
+    """Whether ``issue`` speaks of ``marker`` (its message names it, or no marker at all)."""
+    named = set(re.findall(r"\bmarker (\w+)", issue.message)) | set(re.findall(r"\bbut (\w+) removes", issue.message))
+    return not named or marker in named
+
+
+def _run_sibling(data: dict[str, Any], form: dict[str, Any], tokens: list[Any]) -> Outcome | None:
+    """A form more of whose words (its button, dialog title and text, success message; what they say
+    is not done and the name of the record left out) say the verb of one other marker writing the same
+    tables than its own marker's, and which sends every parameter that marker takes ("Decline" with
+    "Close this merge request without merging?" and "Closed." posting to ``merge_mr``: ``close_mr``):
+    the form runs that marker. ``None`` when there is no such one marker."""
+    from veriweb.verify.wording import stem
+
+    marker = _marker(data, form.get("action", {}).get("marker", ""))
+    if marker is None:
+        return None
+    tables = {e["table"] for e in marker["effects"]}
+    nouns = [t.replace("_", " ").rstrip("s") for t in tables]
+    confirm = form.get("confirm") or {}
+    said: list[set[str]] = []
+    for text in (form.get("submit"), confirm.get("title"), confirm.get("text"),
+                 form.get("action", {}).get("success_message")):
+        text = re.sub(r"\b(?:without|not|never|don't|do not)\s+\w+", " ", str(text or ""), flags=re.I)
+        for noun in nouns:  # "merge request" names the record, not what is done to it
+            text = re.sub(rf"\b{re.escape(noun)}s?\b", " ", text, flags=re.I)
+        said.append({stem(w) for w in re.findall(r"[A-Za-z]+", text)})
+
+    def support(name: str) -> int:
+        return sum(stem(name.split("_")[0]) in words for words in said)
+
+    supplied = set(form.get("action", {}).get("args", {}))
+    found = [m for m in data.get("markers", []) if m["name"] != marker["name"]
+             and support(m["name"]) > support(marker["name"])
+             and tables & {e["table"] for e in m["effects"]} and {p["name"] for p in m.get("params", [])} <= supplied]
+    if len(found) != 1:
+        return None
+    old, form["action"]["marker"] = marker["name"], found[0]["name"]
+    return (f"button {form.get('submit')!r} runs {found[0]['name']}, not {old}: what its form says",
+            Touch(pages=_page_of(tokens, data), markers={found[0]["name"], old}))
 
 
 _DATE_FORMATS = ("%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d", "%d/%m/%Y")

@@ -109,9 +109,9 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
 
 
 def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M016: the instruction states the day the goal reads (the stated slot takes the goal's value and
-    the instruction is rendered again), or the slot goes back where the template wrote another
-    record's name; any other M016 drops its task."""
+    """M016: the instruction states the day or month the goal reads (the stated slot takes the goal's
+    value, written as it writes one, and the instruction is rendered again), or the slot goes back
+    where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
     named = re.search(r"writes out (?:\w+ \w+ )?(['\"])(.*?)\1 where its slot (\w+)", issue.message)
     if named is not None and tokens[-1:] == ["template"]:  # the slot back where the other record's name is
@@ -123,6 +123,14 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task["template"] = task["template"][:at] + "{" + name + "}" + task["template"][at + len(written):]
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return f"task {task['id']!r}: {written!r} in the template -> {{{name}}}", R.Touch(tasks={task["id"]})
+    month = re.search(r"but its goal reads (\w+) '(\d{4}-\d{2}(?:-\d{2})?)', which names", issue.message)
+    if month is not None and tokens[-2:-1] == ["slots"]:  # "September 2025" stated, "2025-10" read
+        task = R.get_at(data, tokens[:2])
+        old = task["slots"][tokens[-1]]
+        task["slots"][tokens[-1]] = _month_like(month.group(2), str(old))
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the month its goal "
+                f"reads)", R.Touch(tasks={task["id"]}))
     found = re.search(r"but its goal reads (\w+) = '([^']*)', a day the instruction never states", issue.message)
     if found is None or tokens[-2:-1] != ["slots"]:
         return R.drop_task(data, issue, ctx)
@@ -137,6 +145,27 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
             R.Touch(tasks={task["id"]}))
 
 
+def _month_like(iso: str, example: str) -> str:
+    """The month of ``iso`` ("2025-10" or a day of it) written as ``example`` writes one ("September
+    2025" -> "October 2025", "Sep" -> "Oct"): its month name and year replaced.
+
+    Raises:
+        ValueError: ``example`` names no month.
+    """
+    import calendar
+
+    year, number = iso.split("-")[:2]
+    names = [(calendar.month_name[n], calendar.month_name[int(number)]) for n in range(1, 13)]
+    names += [(calendar.month_abbr[n], calendar.month_abbr[int(number)]) for n in range(1, 13)]
+    for old, new in names:
+        found = re.search(rf"\b{old}\b", example, re.IGNORECASE)
+        if found is not None:
+            word = new if found.group(0)[:1].isupper() else new.lower()
+            out = example[:found.start()] + word + example[found.end():]
+            return re.sub(r"\b(?:19|20)\d\d\b", year, out)
+    raise ValueError(f"{example!r} names no month")
+
+
 def _today(data: dict[str, Any]) -> Any:
     """The site's virtual today (a date; the default clock's when its data names none)."""
     from veriweb.scaffold.site import Clock
@@ -146,7 +175,32 @@ def _today(data: dict[str, Any]) -> Any:
 
 restate_slot.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
 
-OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant}
+def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M017: the answer takes the aggregate, or reads the column, its instruction asks for
+    (:func:`veriweb.verify.checks_tasks.answer_asks_other`); when no one column is asked for (an
+    amount asked, several money columns, none named), the task is dropped."""
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.checks_tasks import answer_asks_other
+
+    tokens = R.parse_path(issue.location)
+    task_path = tokens[:2]
+    task = R.get_at(data, task_path)
+    site = from_data(data, check_id=False)
+    found = answer_asks_other(site, site.tasks[tokens[1]])
+    if found is None:
+        return None
+    what, wrong, right = found
+    if not right:
+        return R.drop_task(data, issue, ctx)
+    task["answer"]["value"]["query"][what] = right
+    return (f"task {task['id']!r}: its answer's {what} {wrong!r} -> {right!r} (what its instruction asks for)",
+            R.Touch(tasks={task["id"]}))
+
+
+reread_answer.gives_up = True  # type: ignore[attr-defined]  # it may drop its task
+
+OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant,
+                                    "M017": reread_answer}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "keep_invariant", "restart_task", "restate_slot"]
+__all__ = ["OPERATORS", "keep_invariant", "reread_answer", "restart_task", "restate_slot"]
