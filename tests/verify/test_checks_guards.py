@@ -466,3 +466,36 @@ def test_a_write_to_one_users_row_that_never_asks_whose(domain: str, name: str, 
     repaired = to_data(fixed)["markers"][m_index]
     asked = [repaired["effects"][0]["sql"]] + [g["predicate"].get("sql", "") for g in repaired["preconditions"]]
     assert left == [] and any("user_id = :user_id" in sql for sql in asked)  # by the write, or by its guard
+
+
+def test_a_guard_testing_another_day_than_its_message_names() -> None:
+    """C009 (set nine): "Check-in must be after today." testing ``:co`` bound to check_out: a stay whose
+    check-in is past gets through. The repair binds check_in. Twin: the unedited guard, and
+    "Check-out must be after check-in." (it names and tests both) are silent."""
+    data = _copy(to_data(generate_site("travel", 0)))
+    marker = _marker(data, "book_stay")
+    m_index = data["markers"].index(marker)
+    number, guard = next((n, g) for n, g in enumerate(marker["preconditions"]) if g["message"].startswith("Check-in"))
+    assert _issues(data) == []
+    guard["predicate"]["sql"], guard["predicate"]["params"] = "SELECT :co > :today", {"co": {"ref": "param.check_out"}}
+    issues = _issues(data)
+    assert [(i.code, i.location) for i in issues] == [("C009", f"$.markers[{m_index}].preconditions[{number}].predicate")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and to_data(fixed)["markers"][m_index]["preconditions"][number]["predicate"]["params"] == {
+        "co": {"ref": "param.check_in"}}
+
+
+def test_a_guard_letting_through_the_value_its_message_says_cannot() -> None:
+    """C009 (set nine): "A canceled order cannot change its status." over a test that lets 'canceled'
+    through. The repair takes it out again. Twin: the unedited guard."""
+    data = _copy(to_data(generate_site("admin", 0)))
+    marker = _marker(data, "set_order_status")
+    m_index = data["markers"].index(marker)
+    guard = marker["preconditions"][0]
+    assert "canceled" in guard["message"] and _issues(data) == []
+    unedited = guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = unedited.replace("'complete')", "'complete', 'canceled')")
+    issues = _issues(data)
+    assert [(i.code, i.location) for i in issues] == [("C009", f"$.markers[{m_index}].preconditions[0].predicate")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and "'canceled'" not in to_data(fixed)["markers"][m_index]["preconditions"][0]["predicate"]["sql"]

@@ -326,3 +326,40 @@ def test_a_form_saying_what_a_sibling_marker_does_runs_that_marker(label: str) -
     assert sorted((i.code, i.location) for i in issues) == [("M003", f"{path}.confirm.title"), ("M003", f"{path}.submit")]
     fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
     assert left == [] and next(f for f, p, _, _ in marker_forms(to_data(fixed)) if p == path)["action"]["marker"] == "close_mr"
+
+
+def test_a_text_written_through_a_date_input() -> None:
+    """S013 (set nine): the compose form's Subject field made a date input, though ``send_email.subject``
+    is text that names no day: no subject can be typed. The repair makes it a text box again. Twin: the
+    unedited form."""
+    from veriweb.verify.checks_pages import check_field_types
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("mail", 0))
+    data.pop("id", None)
+    form, path = next((f, p) for f, p, _, m in marker_forms(data) if m["name"] == "send_email")
+    number = next(n for n, f in enumerate(form["fields"]) if f["name"] == "subject")
+    assert check_field_types(from_data(data, check_id=False)) == []
+    form["fields"][number]["type"] = "date"
+    issues = check_field_types(from_data(data, check_id=False))
+    assert [(i.code, i.location) for i in issues] == [("S013", f"{path}.fields[{number}].type")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and next(f for f, p, _, _ in marker_forms(to_data(fixed)) if p == path)["fields"][number]["type"] != "date"
+
+
+def test_an_insert_writing_two_parameters_into_each_others_columns() -> None:
+    """C013 (set nine): ``comment`` inserting ``:user_id`` into ``notes.issue_id`` and ``:issue_id`` into
+    ``notes.author_id``. The repair swaps them back. Twin: the unedited insert."""
+    from veriweb.verify.checks_views import check_view_figures
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("code", 0))
+    data.pop("id", None)
+    m_index, marker = next((n, m) for n, m in enumerate(data["markers"]) if m["name"] == "comment")
+    unedited = marker["effects"][0]["sql"]
+    assert "VALUES (:issue_id, :user_id," in unedited and check_view_figures(from_data(data, check_id=False)) == []
+    marker["effects"][0]["sql"] = unedited.replace("VALUES (:issue_id, :user_id,", "VALUES (:user_id, :issue_id,")
+    issues = check_view_figures(from_data(data, check_id=False))
+    assert [(i.code, i.location) for i in issues] == [("C013", f"$.markers[{m_index}].effects[0].sql")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and to_data(fixed)["markers"][m_index]["effects"][0]["sql"] == unedited

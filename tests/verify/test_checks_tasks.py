@@ -4,6 +4,7 @@ defect and one that does not, and silence on clean generated sites of every doma
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -311,3 +312,23 @@ def test_an_instruction_stating_another_month_than_the_record_its_answer_reads()
     assert "names march and not april" in issues[0].message
     fixed, log, _, _, _ = repair_static(_site(data))
     assert "bill_amount" not in [t.id for t in fixed.tasks]
+
+
+@pytest.mark.parametrize("function, alias", [("max", "revenue"), ("avg", "net")])
+def test_a_figure_computed_with_another_function_than_its_name_says(function: str, alias: str) -> None:
+    """C013 (set nine): the month's ``revenue`` (or ``net``) computed with max (avg) of the orders, not
+    their sum. The repair puts sum back. Twin: the unedited view."""
+    from veriweb.verify.checks_views import check_view_figures
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("admin", 0))
+    data.pop("id", None)
+    number, view = next((n, v) for n, v in enumerate(data["database"]["views"]) if v["name"] == "revenue_month")
+    assert check_view_figures(_site(data)) == []
+    unedited = view["sql"]
+    item = next(i for i in re.findall(r"coalesce\(sum\([^)]*\), 0\) AS (\w+)", unedited) if i == alias)
+    view["sql"] = re.sub(rf"coalesce\(sum\(([^)]*)\), 0\) AS {item}\b", rf"coalesce({function}(\1), 0) AS {item}", unedited)
+    issues = check_view_figures(_site(data))
+    assert [(i.code, i.location) for i in issues] == [("C013", f"$.database.views[{number}].sql")]
+    fixed, _, _, left, _ = repair_static(_site(data))
+    assert left == [] and to_data(fixed)["database"]["views"][number]["sql"] == unedited

@@ -102,8 +102,15 @@ def _mentions(message: str, values: dict[str, str], action: set[str]) -> tuple[s
         if value is None:
             continue
         before = message[words[max(0, index - 3)].start():word.start()]
-        (ruled_out if _NEGATION.search(before) else allowed).add(value)
+        after = message[word.end():words[min(len(words) - 1, index + 3)].end()]
+        # "not shipped", or "A canceled order cannot change its status": the value is ruled out
+        (ruled_out if _NEGATION.search(before) or _BARRED.search(after) else allowed).add(value)
     return allowed - ruled_out, ruled_out, bool(_ONLY.search(message))
+
+
+_BARRED = re.compile(r"\b(?:cannot|can't|can not|may not|must not|won't|will not|is not allowed|are not allowed)\b",
+                     re.I)
+"""What follows a value a message rules out as the subject ("A canceled order cannot change")."""
 
 
 _TEST = re.compile(r"\b(?:(?P<alias>\w+)\.)?(?P<column>\w+)\s+(?:(?P<op>=|!=|<>)\s*'(?P<value>[^']*)'|"
@@ -735,8 +742,9 @@ def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
                 continue
             at = _top_keyword(effect.sql, "WHERE")  # not a WHERE inside a subquery of what it sets
             condition = effect.sql[at + 5:] if at >= 0 else ""
-            if set(_PARAM.findall(condition)) - _CONTEXT_PARAMS:
-                continue  # keyed by something it is given
+            if set(_PARAM.findall(condition)) - _CONTEXT_PARAMS or re.search(
+                    rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:user_id\b", condition):
+                continue  # keyed by something it is given, or the user's own row (users.id = :user_id)
             used = {p for e in marker.effects if e.table == effect.table and e is not effect
                     for p in _PARAM.findall(e.sql)}
             key = _key_condition(site, table, keys, used)
@@ -805,6 +813,43 @@ def _key_condition(site: Site, table: Any, keys: dict[str, tuple[str, str]], use
     return None
 
 
+def _named_params(message: str, marker: Any) -> set[str]:
+    """The parameters of ``marker`` that ``message`` names by their name (``check_in``: "check-in",
+    "check in", "checkin") or their label."""
+    text = " " + re.sub(r"[^a-z0-9]+", " ", message.lower()) + " "
+    out = set()
+    for param in marker.params:
+        forms = {" ".join(param.name.lower().split("_")), param.name.lower().replace("_", ""),
+                 re.sub(r"_id$", "", param.name.lower()).replace("_", " ")}  # issue_id: "this issue"
+        if param.label:
+            forms.add(re.sub(r"[^a-z0-9]+", " ", param.label.lower()).strip())
+        if any(f" {form} " in text for form in forms if len(form) >= 4):
+            out.add(param.name)
+    return out
+
+
+def _misread_params(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message names one parameter ("Check-in must be after today.") while its
+    SQL reads another of the same type and not that one (``:co`` bound to ``check_out``): the day the
+    message promises is never tested. The fix binds the named parameter instead."""
+    for location, marker, guard, sql in _sql_guards(site):
+        if not guard.message:
+            continue
+        refs = {name: ref.ref.split(".", 1)[1] for name, ref in (guard.predicate.params or {}).items()
+                if getattr(ref, "ref", "").startswith("param.")}
+        named = _named_params(guard.message, marker)
+        read = set(refs.values())
+        types = {p.name: p.type for p in marker.params}
+        if len(named) != 1 or named & read or len(read) != 1:
+            continue
+        wanted, = named
+        (_, got), = refs.items()
+        if types.get(got) != types.get(wanted) or got.endswith("_id") or wanted.endswith("_id"):
+            continue  # keys are named by their record, in words of its own ("this ticket" for issue_id)
+        yield GuardFix(location, C.VACUOUS_GUARD,
+                       f"a check of marker {marker.name!r} says {guard.message!r}, but it tests {got}, not {wanted}")
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
@@ -813,7 +858,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site),
             *_unowned_writes(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
-            *_today_directions(site), *_last_units(site), *_untested_columns(site, domains)]
+            *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

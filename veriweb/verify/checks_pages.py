@@ -377,6 +377,10 @@ def _compatible(param_type: str, column_type: str) -> bool:
     return True
 
 
+_DATE_NAME = re.compile(r"date|day|_on\b|_at\b|when|deadline|due|birth|expir|until|since|check.?(?:in|out)", re.I)
+"""Names and labels of a text parameter that may hold a day (so a date input may fill it)."""
+
+
 def check_field_types(site: Site) -> list[C.Issue]:
     """S013: what a form field can send is what its marker parameter accepts, and what a
     parameter holds fits the column it is written to."""
@@ -394,7 +398,8 @@ def check_field_types(site: Site) -> list[C.Issue]:
                 continue
             number, field_el = fields[value.name]
             where = f"{path}.fields[{number}]"
-            if field_el.type == "date" and param.type not in ("date", "datetime", "text"):
+            if field_el.type == "date" and (param.type not in ("date", "datetime", "text") or param.type == "text"
+                                            and not _DATE_NAME.search(f"{param.name} {param.label or ''}")):
                 issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
                                       f"field {field_el.label!r} is a date input, but {marker.name}.{param.name} "
                                       f"takes {param.type}"))

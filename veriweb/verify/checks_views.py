@@ -33,6 +33,7 @@ scaffold and silent on clean generated sites.
 from __future__ import annotations
 
 import re
+from typing import Any
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -519,6 +520,63 @@ def _numbered_words(location: str, sql: str) -> Iterator[Fix]:
                 break
 
 
+_SUM_NAMES = frozenset({"total", "revenue", "sum", "spent", "sales", "gross", "net", "turnover", "income", "earned"})
+_EXTREME_NAMES = frozenset({"max", "min", "largest", "highest", "lowest", "biggest", "top", "best", "avg", "average",
+                            "mean", "peak", "smallest", "cheapest"})
+
+
+def _aggregate_names(location: str, sql: str) -> Iterator[Fix]:
+    """A figure whose name says a sum (``revenue``, ``total``, ``spent``) computed with ``max``, ``min``
+    or ``avg``, or one whose name says an extreme or a mean computed with ``sum``: the function of
+    what its name says is put back."""
+    for expr, alias in _select_items(sql) or []:
+        words = set(alias.lower().split("_"))
+        outer = re.match(r"\s*(?:coalesce\s*\(\s*)?(sum|max|min|avg)\s*\(", expr, re.I)
+        if outer is None:
+            continue
+        function = outer.group(1).lower()
+        if function in ("max", "min", "avg") and words & _SUM_NAMES and not words & _EXTREME_NAMES:
+            right = "sum"
+        elif function == "sum" and words & _EXTREME_NAMES and not words & _SUM_NAMES:
+            named = words & _EXTREME_NAMES
+            right = ("max" if named & {"max", "largest", "highest", "biggest", "top", "best", "peak"}
+                     else "min" if named & {"min", "lowest", "smallest", "cheapest"} else "avg")
+        else:
+            continue
+        start = outer.start(1)
+        fixed_expr = expr[:start] + right + expr[start + len(function):]
+        yield Fix(location, f"{alias} is computed with {function}(...), but its name says the {right}: "
+                            f"{function} put back as {right}", sql, _replace_item(sql, expr, fixed_expr, alias))
+
+
+def _swapped_values(location: str, sql: str, marker: Any) -> Iterator[Fix]:
+    """An insert that writes one of its parameters into a column named for another of them, which gets
+    something else (``(issue_id, author_id) VALUES (:user_id, :issue_id)``): the comment lands on the
+    wrong record under the wrong author. The two values are swapped back."""
+    match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*VALUES\s*\((.*)\)\s*;?\s*$", sql, re.I | re.S)
+    if match is None:
+        return
+    columns = [c.strip().strip('"') for c in match.group(1).split(",")]
+    values = split_top(match.group(2))
+    if len(columns) != len(values):
+        return
+    given = {p.name for p in marker.params} | {"user_id"}
+    params = [v.strip()[1:] if re.fullmatch(r":\w+", v.strip()) else None for v in values]
+    for a, (column, param) in enumerate(zip(columns, params)):
+        if param is None or param == column or param not in columns or param not in given:
+            continue
+        b = columns.index(param)
+        other = params[b]
+        if other is None or other == param or (other != column and not (column.endswith("_id") and other == "user_id")):
+            continue
+        fixed_values = list(values)
+        fixed_values[a], fixed_values[b] = values[b], values[a]
+        start, end = match.span(2)
+        yield Fix(location, f"the insert writes :{param} into {column} and :{other} into {param}: the values are "
+                            f"the wrong way round", sql, sql[:start] + ", ".join(v.strip() for v in fixed_values) + sql[end:])
+        return
+
+
 def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
     """``(table, column)`` of a column a view's ``FROM`` tables hold (the first that has it)."""
     for table_name in _aliases(sql).values():
@@ -646,11 +704,13 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _flag_words(site, location, view.sql)
         out += _toggle_words(site, location, view.sql)
         out += _numbered_words(location, view.sql)
+        out += _aggregate_names(location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
+            out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
             out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)

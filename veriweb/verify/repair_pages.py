@@ -229,6 +229,14 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     if fix is not None:  # a guard its message or the seed dates contradict: the test they call for
         old, predicate["sql"] = predicate["sql"], fix.sql
         return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", R.Touch(markers={marker["name"]})
+    misread = re.search(r"but it tests (\w+), not (\w+)$", issue.message)
+    if misread is not None:  # the parameter its message names, bound where the other one was
+        got, wanted = misread.groups()
+        bound = [n for n, ref in (predicate.get("params") or {}).items() if ref == {"ref": f"param.{got}"}]
+        if len(bound) != 1:
+            return None
+        predicate["params"][bound[0]] = {"ref": f"param.{wanted}"}
+        return f"marker {marker['name']!r}: a check of {got} tests {wanted}", R.Touch(markers={marker["name"]})
     raised = re.search(r"only keeps (\w+) from going below zero, but \w+ only raises", issue.message)
     if predicate.get("kind") == "sql" and raised is not None:
         # a counter the marker only raises: bounded from above by the column every seed row keeps it under
