@@ -39,6 +39,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -67,9 +68,25 @@ class GuardFix:
     add: tuple[str, str, dict[str, Any], str] | None = None
 
 
+_DOMAINS: dict[int, tuple[Any, dict[tuple[str, str], dict[str, str]]]] = {}
+""":func:`_domains` of the sites checked last, by ``id`` with a weak reference that tells a reused id."""
+
+
 def _domains(site: Site) -> dict[tuple[str, str], dict[str, str]]:
     """The values of each text column that reads like a status (two to eight short values in the seed
-    rows), with those markers write (:func:`veriweb.verify.checks_views.column_values`)."""
+    rows), with those markers write (:func:`veriweb.verify.checks_views.column_values`). Made once per
+    site object (the view, guard and label checks each ask): shared, do not change it."""
+    found = _DOMAINS.get(id(site))
+    if found is not None and found[0]() is site:
+        return found[1]
+    if len(_DOMAINS) >= 64:
+        _DOMAINS.clear()
+    out = _make_domains(site)
+    _DOMAINS[id(site)] = (weakref.ref(site), out)
+    return out
+
+
+def _make_domains(site: Site) -> dict[tuple[str, str], dict[str, str]]:
     values = column_values(site)
     out: dict[tuple[str, str], dict[str, str]] = {}
     for table in site.database.tables:
