@@ -449,7 +449,8 @@ OWNED = [  # (domain, marker, what the edit takes out of its effect and guards)
 def test_a_write_to_one_users_row_that_never_asks_whose(domain: str, name: str, cut: str) -> None:
     """C005 (set nine): cancel_order or edit_post keyed by the row's id alone, their ownership tests cut
     from the effect and every guard: any user cancels another's order or rewrites another's post. The
-    repair asks for the user's own row (in the write, or in the guard whose message says "your own"). Twins: the unedited markers, and a vote (a counter of anyone's
+    repair asks for the user's own row: in the write and in every guard that looks the row up (or, where
+    a guard's message says "your own", in that guard). Twins: the unedited markers, and a vote (a counter of anyone's
     post, ``score = score + ...``) are silent."""
     data = _copy(to_data(generate_site(domain, 0)))
     marker = _marker(data, name)
@@ -464,8 +465,9 @@ def test_a_write_to_one_users_row_that_never_asks_whose(domain: str, name: str, 
     assert [i.location for i in issues] == [f"$.markers[{m_index}].effects[0].sql"]
     fixed, log, _, left, _ = repair_static(from_data(data, check_id=False))
     repaired = to_data(fixed)["markers"][m_index]
-    asked = [repaired["effects"][0]["sql"]] + [g["predicate"].get("sql", "") for g in repaired["preconditions"]]
-    assert left == [] and any("user_id = :user_id" in sql for sql in asked)  # by the write, or by its guard
+    looked_up = [g["predicate"]["sql"] for g in repaired["preconditions"] if f"FROM {repaired['effects'][0]['table']}"
+                 in g["predicate"].get("sql", "")]
+    assert left == [] and looked_up and all("user_id = :user_id" in sql for sql in looked_up)  # every guard asks whose
 
 
 def test_a_guard_testing_another_day_than_its_message_names() -> None:

@@ -1500,6 +1500,9 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
                     and f.sql != effect["sql"]), None)
         if fix is not None:
             old, effect["sql"] = effect["sql"], fix.sql
+            owner = re.search(r"adds them with (\w+) = :user_id\) and no guard asks whose", issue.message)
+            if owner is not None:  # the guards that look the row up by its key ask whose it is too
+                _ask_owner(marker, effect["table"], owner.group(1))
             return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", Touch(markers={marker["name"]})
     if len(tokens) == 2:  # dates typed out of the order every seed row keeps: the precondition
         from veriweb.verify.checks_guards import guard_fixes
@@ -1520,6 +1523,18 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     if not added:
         return None
     return f"marker {marker['name']!r} guarded: {', '.join(added)}", Touch(markers={marker["name"]})
+
+
+def _ask_owner(marker: dict[str, Any], table: str, column: str) -> None:
+    """Each precondition of ``marker`` that looks a ``table`` row up (``FROM orders WHERE id = :o``)
+    without the user asks for the user's own row (``WHERE user_id = :user_id AND id = :o``)."""
+    for guard in marker.get("preconditions", []):
+        predicate = guard.get("predicate", {})
+        sql = predicate.get("sql")
+        if not isinstance(sql, str) or ":user_id" in sql:
+            continue
+        predicate["sql"] = re.sub(rf"(\bFROM\s+\"?{re.escape(table)}\"?\s+WHERE\s+)", rf"\1{column} = :user_id AND ",
+                                  sql, count=1, flags=re.I)
 
 
 def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
