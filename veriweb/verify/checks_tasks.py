@@ -1,5 +1,5 @@
 """Checks that a task starts somewhere real, says what its goal checks, and that the seed data
-keeps the rules the site's own markers enforce (S016, M016, C012).
+keeps the rules the site's own markers enforce (S016, M016, M017, C012).
 
 - S016: a task's start address is served by no page (the episode would open on "not found"),
   a goal or progress predicate waits for a page id the site does not have, or the task acts as
@@ -8,6 +8,9 @@ keeps the rules the site's own markers enforce (S016, M016, C012).
   column of that name with a different fixed value (``i.size = 'M'``): instruction and
   predicates drifted apart, so an agent that follows the words fails and one that ignores
   them passes.
+- M017: a retrieve task's answer takes another aggregate or reads another column than its
+  instruction asks for (the largest bill for "what do they come to in total", the author for
+  "who is the assignee"): the judge wants a figure the agent is never asked for.
 - C012: a seed row already breaks an invariant that a marker checks after every write
   (``NOT EXISTS (SELECT 1 FROM products WHERE stock < 0)`` while a product has stock -4):
   every use of that marker fails, and the site shows values its own rules forbid.
@@ -542,8 +545,8 @@ def check_answer_asks(site: Site) -> list[C.Issue]:
         what, wrong, right = found
         if what == "agg":
             issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.value.query.agg",
-                                  f"task {task.id!r} asks for the {right} ({_told(task.template).strip()!r}), but its "
-                                  f"answer takes the {wrong}"))
+                                  f"task {task.id!r} asks for the {right} ({task.instruction!r}), but its answer "
+                                  f"takes the {wrong}"))
         else:
             said = f"names {right}" if right else "asks for an amount of money"
             issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.value.query.select",

@@ -321,14 +321,13 @@ def _final_replays(final: Site, verdicts: dict[str, Any], probes: dict[str, tupl
     A certificate that does not replay there was found on a site that a repair has changed since in
     a way the invalidation did not foresee (the figure an answer reads moved with a recomputed
     total): the task is searched once more on the final site, and kept with the new certificate
-    when that certifies it and its judge rejects every probe (``replace_certificate``, F002);
-    otherwise it is dropped. Returns the site (its certificates updated), how many certificates did
+    when that certifies it, its judge rejects every probe and the new certificate replays in a fresh
+    session of its own (``replace_certificate``, F002); otherwise it is dropped. Returns the site (its certificates updated), how many certificates did
     not replay, and the repairs. ``verdicts`` and ``probes`` are updated in place.
     """
     from veriweb.verify.checks import CERTIFICATE_FAILS
     from veriweb.verify.feasibility import verify_task
 
-    stale: list[Task] = []
     session = Session(final)  # a fresh session of the final site, never used by the search
     try:
         stale = [t for t in final.tasks if t.kind != "infeasible" and not replays(final, t, t.certificate, session=session)]
@@ -345,7 +344,7 @@ def _final_replays(final: Site, verdicts: dict[str, Any], probes: dict[str, tupl
             if fresh.status == "certified":
                 moved = task.model_copy(update={"certificate": list(fresh.certificate)})
                 ran, bad = _bad_probes(final, moved, moved.certificate, session=session)
-                if not bad:
+                if not bad and replays(final, moved, moved.certificate):  # in a session of its own, too
                     tasks[task.id], verdicts[task.id], probes[task.id] = moved, fresh, (ran, bad)
                     index = next(n for n, t in enumerate(final.tasks) if t.id == task.id)
                     log.append(Repair(CERTIFICATE_FAILS, f"$.tasks[{index}].certificate", "replace_certificate",
