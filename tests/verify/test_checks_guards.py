@@ -501,3 +501,22 @@ def test_a_guard_letting_through_the_value_its_message_says_cannot() -> None:
     assert [(i.code, i.location) for i in issues] == [("C009", f"$.markers[{m_index}].preconditions[0].predicate")]
     fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
     assert left == [] and "'canceled'" not in to_data(fixed)["markers"][m_index]["preconditions"][0]["predicate"]["sql"]
+
+
+def test_a_write_wider_than_the_rows_its_guard_checks() -> None:
+    """C005 (set nine): "Empty Bin" (``empty_trash``), whose guard looks for messages in the user's Bin,
+    deleting every message of the user once its delete lost the folder test. The repair puts the
+    guard's folder test back into the delete. Twins: the unedited marker, and the trash and archive
+    moves, whose guards ask whether that one message is already there (``NOT EXISTS``) and whose
+    updates write one message by its key."""
+    data = _copy(to_data(generate_site("mail", 0)))
+    marker = _marker(data, "empty_trash")
+    m_index = data["markers"].index(marker)
+    unedited = marker["effects"][0]["sql"]
+    assert "kind = 'trash'" in unedited and _issues(data) == []
+    marker["effects"][0]["sql"] = "DELETE FROM emails WHERE user_id = :user_id"
+    issues = _issues(data)
+    assert [(i.code, i.location) for i in issues] == [("C005", f"$.markers[{m_index}].effects[0].sql")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    sql = to_data(fixed)["markers"][m_index]["effects"][0]["sql"]
+    assert left == [] and "kind = 'trash'" in sql and "user_id = :user_id" in sql

@@ -809,6 +809,42 @@ def _unowned_writes(site: Site) -> Iterator[GuardFix]:
                            f"asks whose: any user changes another's", sql=fixed)
 
 
+_GUARDED_BY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+\w+)?\s+WHERE\b[^()]*?\b(\w+)\s*(=|IN)\s*"
+                         r"(\(\s*SELECT\s+\w+\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+[^()]*'[^']*'[^()]*\))", re.I)
+
+
+def _wider_than_guard(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker whose guard looks for rows of a table by a key into another table, picked by a
+    fixed value ("Bin is already empty.": emails whose folder is the user's ``kind = 'trash'`` folder),
+    while its update or delete of that table never tests that key: "Empty Bin" deletes every message
+    the user has. The fix puts the guard's test into the write."""
+    for m_index, marker in enumerate(site.markers):
+        guards = [g.predicate.sql for g in marker.preconditions if isinstance(g.predicate, SqlPredicate)]
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op not in ("update", "delete") or table is None:
+                continue
+            at = _top_keyword(effect.sql, "WHERE")
+            condition = effect.sql[at + 5:] if at >= 0 else ""
+            if re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:\w+", condition):
+                continue  # one row by its key: the guard asks about that row, not which rows to write
+            for sql in guards:
+                if re.match(r"\s*SELECT\s+NOT\b", sql, re.I):
+                    continue  # "not already in the Bin": a test of the row, not of which rows
+                found = next((g for g in _GUARDED_BY.finditer(sql) if g.group(1) == effect.table and any(
+                    fk.column == g.group(2) and fk.ref_table == g.group(5) for fk in table.foreign_keys)), None)
+                if found is None or re.search(rf"\b{re.escape(found.group(2))}\b", condition):
+                    continue
+                test = f"{found.group(2)} {found.group(3)} {found.group(4)}"
+                fixed = (effect.sql[:at + 5] + f" {test} AND" + effect.sql[at + 5:] if at >= 0
+                         else effect.sql.rstrip().rstrip(";") + f" WHERE {test}")
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} checks {effect.table} rows whose {found.group(2)} is "
+                               f"{found.group(4)}, but its {effect.op} never tests {found.group(2)}: it changes "
+                               f"every such row of any {found.group(5)}", sql=fixed)
+                break
+
+
 def _key_condition(site: Site, table: Any, keys: dict[str, tuple[str, str]], used: set[str]) -> str | None:
     """The condition keying a write to ``table`` by a parameter its guards look a row up by: that row
     itself (``id = :item_id``), or the row of ``table`` the looked-up row points at (``id = (SELECT
@@ -873,7 +909,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site),
-            *_unowned_writes(site),
+            *_unowned_writes(site), *_wider_than_guard(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 
