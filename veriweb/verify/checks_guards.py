@@ -720,7 +720,7 @@ _PARAM = re.compile(r":(\w+)")
 _CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
 
 
-def _param_keys(site: Site, marker: Any) -> dict[str, tuple[str, str]]:
+def _param_keys(marker: Any) -> dict[str, tuple[str, str]]:
     """For each parameter of ``marker`` its guards look a row up by (``FROM cart_items WHERE id = :i``
     with ``i`` bound to ``param.item_id``): the table and the column it is compared with."""
     out: dict[str, tuple[str, str]] = {}
@@ -750,7 +750,7 @@ def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
     The fix keys the write by the row its guards look the key up in (through the foreign key that
     row holds, for a write to another table)."""
     for m_index, marker in enumerate(site.markers):
-        keys = _param_keys(site, marker)
+        keys = _param_keys(marker)
         if not keys:
             continue
         for e_index, effect in enumerate(marker.effects):
