@@ -363,3 +363,22 @@ def test_an_insert_writing_two_parameters_into_each_others_columns() -> None:
     assert [(i.code, i.location) for i in issues] == [("C013", f"$.markers[{m_index}].effects[0].sql")]
     fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
     assert left == [] and to_data(fixed)["markers"][m_index]["effects"][0]["sql"] == unedited
+
+
+@pytest.mark.parametrize("shown", ["Processing", "Shipped"])
+def test_a_fixed_status_typed_into_a_records_text(shown: str) -> None:
+    """M009 (set nine): the order page's "Status: {row.status|title}" typed out as "Status: Processing"
+    (a word no order has) or "Status: Shipped" (one of the values): every order shows it. The repair
+    reads the row's status again. Twin: the unedited page."""
+    from veriweb.verify.checks_pages import check_literal_amounts
+    from veriweb.verify.repair import repair_static
+
+    data = to_data(generate_site("shop", 0))
+    data.pop("id", None)
+    node, path = next((n, p) for n, p, _, _ in elements(data) if n.get("text") == "Status: {row.status|title}")
+    assert check_literal_amounts(from_data(data, check_id=False)) == []
+    node["text"] = f"Status: {shown}"
+    issues = check_literal_amounts(from_data(data, check_id=False))
+    assert [(i.code, i.location) for i in issues] == [("M009", f"{path}.text")]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert left == [] and next(n for n, p, _, _ in elements(to_data(fixed)) if p == path)["text"] == "Status: {row.status}"

@@ -223,14 +223,49 @@ def literal_amounts(site: Site) -> Iterator[tuple[str, str, str, str, set[str]]]
                 yield path, attr, text, found.group(0).strip(), money
 
 
+_LABELLED = re.compile(r"^\s*([A-Za-z][A-Za-z ]{1,30}):\s*([^{}:]{1,30}?)\s*$")
+
+
+def literal_values(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Values of a status-like column typed into the text of a row under that column's name
+    ("Status: Processing" in an order's record, whose ``status`` is one of 'pending', 'processing',
+    ...): path, attribute, the text, the value, and the column."""
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        if bound is None:
+            continue
+        columns = source_columns(site, bound) or set()
+        for attr in _SHOWN_ATTRS:
+            text = C.field_of(element, attr)
+            found = _LABELLED.match(text) if isinstance(text, str) else None
+            if found is None:
+                continue
+            label = found.group(1).strip().lower().replace(" ", "_")
+            if label not in columns:
+                continue
+            base = base_column(site, bound, label, cache)
+            domain = domains.get(base) if base is not None else None
+            value = found.group(2).strip()
+            if domain is not None and (value.casefold() in domain or len(value.split()) <= 2):
+                yield path, attr, text, value, label  # one of its values, or a word in a value's place
+
+
 def check_literal_amounts(site: Site) -> list[C.Issue]:
-    """M009: a row's text shows a fixed amount, the same for every row, instead of the row's own."""
+    """M009: a row's text shows a fixed amount, the same for every row, instead of the row's own; or
+    a fixed value of the status-like column it names ("Status: Processing" on every order)."""
     issues = []
     for path, attr, text, amount, money in literal_amounts(site):
         hint = ", ".join(f"{{row.{c}|money}}" for c in sorted(money))
         issues.append(C.Issue("semantic", C.LITERAL_AMOUNT, f"{path}.{attr}",
                               f"{text!r} shows the fixed amount {amount} for every row; read it from the row "
                               f"instead ({hint})"))
+    for path, attr, text, value, column in literal_values(site):
+        issues.append(C.Issue("semantic", C.LITERAL_AMOUNT, f"{path}.{attr}",
+                              f"{text!r} shows the fixed {column} {value!r} for every row; read it from the row "
+                              f"instead ({{row.{column}}})"))
     return issues
 
 

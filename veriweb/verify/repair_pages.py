@@ -97,7 +97,7 @@ def _text_at(data: dict[str, Any], issue: Issue) -> tuple[list[str | int], dict[
 
 def bind_amount(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M009: the typed-in amount is replaced by the row's money column (the only one, or the one the
-    text's label names)."""
+    text's label names); a typed-in value of the column the text names, by that column."""
     from veriweb.verify.checks_pages import literal_amounts
 
     found = _text_at(data, issue)
@@ -105,6 +105,12 @@ def bind_amount(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
         return None
     tokens, parent, attr = found
     site = R.site_of(data)
+    fixed_value = re.search(r"shows the fixed (\w+) '([^']*)' for every row", issue.message)
+    if fixed_value is not None:  # "Status: Processing": the row's own status
+        column, value = fixed_value.groups()
+        text = parent[attr]
+        parent[attr] = text.replace(value, f"{{row.{column}}}", 1)
+        return f"{attr} {text!r} -> {parent[attr]!r}", R.Touch(pages=R._page_of(tokens, data))
     for path, ref_attr, text, amount, money in literal_amounts(site):
         if f"{path}.{ref_attr}" != issue.location:
             continue
