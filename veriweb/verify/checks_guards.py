@@ -742,6 +742,24 @@ def _param_keys(marker: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
+def _condition(sql: str) -> str | None:
+    """An update's or delete's top-level ``WHERE`` condition (not one inside a subquery of what it
+    sets), or ``None`` when it has none."""
+    at = _top_keyword(sql, "WHERE")
+    return sql[at + 5:] if at >= 0 else None
+
+
+def _with_test(sql: str, test: str) -> str:
+    """``sql`` (an update or delete) with ``test`` added to its top-level condition, or as one."""
+    at = _top_keyword(sql, "WHERE")
+    return sql[:at + 5] + f" {test} AND" + sql[at + 5:] if at >= 0 else sql.rstrip().rstrip(";") + f" WHERE {test}"
+
+
+def _by_key(condition: str, key: str, param: str = r"\w+") -> bool:
+    """Whether ``condition`` picks one row by its key (``id = :item_id``)."""
+    return bool(re.search(rf"(?<![\w.]){re.escape(key)}\s*=\s*:{param}\b", condition))
+
+
 def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that takes the key of one row (a cart line, a community, a booking) and updates or
     deletes rows with no condition at all, or with one that reads none of its parameters, where no
@@ -757,19 +775,17 @@ def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
             table = site.database.table(effect.table)
             if effect.op not in ("update", "delete") or table is None or len(table.rows) < 2:
                 continue
-            at = _top_keyword(effect.sql, "WHERE")  # not a WHERE inside a subquery of what it sets
-            condition = effect.sql[at + 5:] if at >= 0 else ""
-            if set(_PARAM.findall(condition)) - _CONTEXT_PARAMS or re.search(
-                    rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:user_id\b", condition):
+            condition = _condition(effect.sql)
+            if set(_PARAM.findall(condition or "")) - _CONTEXT_PARAMS or _by_key(condition or "", table.primary_key,
+                                                                                 "user_id"):
                 continue  # keyed by something it is given, or the user's own row (users.id = :user_id)
             used = {p for e in marker.effects if e.table == effect.table and e is not effect
                     for p in _PARAM.findall(e.sql)}
             key = _key_condition(site, table, keys, used)
             if key is None:
                 continue
-            fixed = (effect.sql[:at + 5] + f" {key} AND" + effect.sql[at + 5:] if at >= 0
-                     else effect.sql.rstrip().rstrip(";") + f" WHERE {key}")
-            said = "with no condition" if at < 0 else "by a condition that reads none of its parameters"
+            fixed = _with_test(effect.sql, key)
+            said = "with no condition" if condition is None else "by a condition that reads none of its parameters"
             yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                            f"marker {marker.name!r} is given one row's key but {effect.op}s {effect.table} rows "
                            f"{said}: it changes every such row, not the one", sql=fixed)
@@ -789,20 +805,19 @@ def _unowned_writes(site: Site) -> Iterator[GuardFix]:
             table = site.database.table(effect.table)
             if column is None or table is None or effect.op not in ("update", "delete"):
                 continue
-            at = _top_keyword(effect.sql, "WHERE")
-            condition = effect.sql[at + 5:] if at >= 0 else ""
-            if at < 0 or not re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:\w+", condition):
+            condition = _condition(effect.sql)
+            if condition is None or not _by_key(condition, table.primary_key):
                 continue  # not one row by its key (the unscoped and unkeyed writes are other checks)
             if ":user_id" in effect.sql or ":user_id" in guards or re.search(rf"\b{re.escape(column)}\b", condition):
                 continue
             if any(e.op == "insert" and e.table == effect.table for e in marker.effects):
                 continue
             if effect.op == "update":
-                sets = effect.sql[:at]
+                sets = effect.sql[:_top_keyword(effect.sql, "WHERE")]
                 assigned = re.findall(r"(\w+)\s*=\s*([^,]+)", sets.split("SET", 1)[-1] if "SET" in sets.upper() else "")
                 if all(re.search(rf"\b{re.escape(name)}\b", value) for name, value in assigned):
                     continue  # a counter stepped (score = score + :value): anyone's to make
-            fixed = effect.sql[:at + 5] + f" {column} = :user_id AND" + effect.sql[at + 5:]
+            fixed = _with_test(effect.sql, f"{column} = :user_id")
             yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                            f"marker {marker.name!r} {effect.op}s a {effect.table} row by its key alone, though each "
                            f"is one user's own (another marker adds them with {column} = :user_id) and no guard "
@@ -824,9 +839,8 @@ def _wider_than_guard(site: Site) -> Iterator[GuardFix]:
             table = site.database.table(effect.table)
             if effect.op not in ("update", "delete") or table is None:
                 continue
-            at = _top_keyword(effect.sql, "WHERE")
-            condition = effect.sql[at + 5:] if at >= 0 else ""
-            if re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:\w+", condition):
+            condition = _condition(effect.sql) or ""
+            if _by_key(condition, table.primary_key):
                 continue  # one row by its key: the guard asks about that row, not which rows to write
             for sql in guards:
                 if re.match(r"\s*SELECT\s+NOT\b", sql, re.I):
@@ -836,8 +850,7 @@ def _wider_than_guard(site: Site) -> Iterator[GuardFix]:
                 if found is None or re.search(rf"\b{re.escape(found.group(2))}\b", condition):
                     continue
                 test = f"{found.group(2)} {found.group(3)} {found.group(4)}"
-                fixed = (effect.sql[:at + 5] + f" {test} AND" + effect.sql[at + 5:] if at >= 0
-                         else effect.sql.rstrip().rstrip(";") + f" WHERE {test}")
+                fixed = _with_test(effect.sql, test)
                 yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                                f"marker {marker.name!r} checks {effect.table} rows whose {found.group(2)} is "
                                f"{found.group(4)}, but its {effect.op} never tests {found.group(2)}: it changes "

@@ -185,10 +185,14 @@ _REMOVED = re.compile(r"delet|remov|trash|purg|discard|eras|bin\b|unsave|unstar|
 success message or dialog may call removing: closing or cancelling is not."""
 
 
+NEGATED = re.compile(r"\b(?:without|not|never|don't|do not)\s+(\w+)", re.I)
+"""A verb said not to be done ("without merging")."""
+
+
 def _negates_name(text: str, name: str, where: str, what: str) -> list[C.Issue]:
     """M003: ``text`` says its marker's own verb is not done ("Close without merging" on ``merge_mr``)."""
     own = {stem(w) for w in re.split(r"[_\W]+", name) if len(w) >= 4}
-    for match in re.finditer(r"\b(?:without|not|never|don't|do not)\s+(\w+)", text, re.I):
+    for match in NEGATED.finditer(text):
         if stem(match.group(1)) in own:
             return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
                             f"{what} {text!r} says {match.group(0)!r}, but its marker {name} does just that")]

@@ -944,6 +944,7 @@ def _run_sibling(data: dict[str, Any], form: dict[str, Any], tokens: list[Any]) 
     tables than its own marker's, and which sends every parameter that marker takes ("Decline" with
     "Close this merge request without merging?" and "Closed." posting to ``merge_mr``: ``close_mr``):
     the form runs that marker. ``None`` when there is no such one marker."""
+    from veriweb.verify.checks_meaning import NEGATED
     from veriweb.verify.wording import stem
 
     marker = _marker(data, form.get("action", {}).get("marker", ""))
@@ -955,7 +956,7 @@ def _run_sibling(data: dict[str, Any], form: dict[str, Any], tokens: list[Any]) 
     said: list[set[str]] = []
     for text in (form.get("submit"), confirm.get("title"), confirm.get("text"),
                  form.get("action", {}).get("success_message")):
-        text = re.sub(r"\b(?:without|not|never|don't|do not)\s+\w+", " ", str(text or ""), flags=re.I)
+        text = NEGATED.sub(" ", str(text or ""))
         for noun in nouns:  # "merge request" names the record, not what is done to it
             text = re.sub(rf"\b{re.escape(noun)}s?\b", " ", text, flags=re.I)
         said.append({stem(w) for w in re.findall(r"[A-Za-z]+", text)})
