@@ -11,6 +11,7 @@ conclusion drawn from these facts errs on the side of "could change".
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -96,6 +97,7 @@ def split_top(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts]
 
 
+@functools.lru_cache(maxsize=8192)  # the checks and the search's form costs ask again for the same SQL
 def _top_keyword(text: str, word: str) -> int:
     """Index of the first ``word`` (a SQL keyword) outside parentheses and quotes, or -1."""
     pattern = re.compile(rf"\b{word}\b", re.I)

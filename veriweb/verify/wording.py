@@ -7,6 +7,7 @@ e-mail address, a person's name); these are the shared pieces.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -153,7 +154,12 @@ def singular(name: str) -> str:
 
 def fold(value: Any) -> str:
     """A text folded for comparison: lower case, runs of white space as one space."""
-    return " ".join(str(value).casefold().split())
+    return _fold(value) if type(value) is str else " ".join(str(value).casefold().split())
+
+
+@functools.lru_cache(maxsize=65_536)  # the search folds the same labels and slot values at every state
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 __all__ = ["AMOUNT", "AMOUNT_WORDS", "DATE_WORDS", "EMAIL", "EMAIL_WORDS", "ISO", "NUMBER_WORDS", "NUMERIC", "PERSON",
