@@ -237,3 +237,31 @@ def test_a_stamp_of_today_moved_back_is_today_again(clean: dict[str, Data]) -> N
     The repair stamps today, as the unedited site does."""
     _effect_found_and_fixed(clean["code"], "set_state", "THEN :today END", "THEN date(:today, '-1 year') END",
                             "moved back")
+
+
+@pytest.mark.parametrize(("domain", "marker", "old", "new"), [
+    ("forum", "vote", "score = score + :value", "score = score + 2 * :value"),
+    ("forum", "vote", "score = score + :value", "score = score + :value + :value"),
+    ("travel", "book_flight", "seats = seats - :passengers", "seats = seats - :passengers * 2"),
+])
+def test_a_running_figure_moved_by_a_multiple_of_the_value_its_row_records(clean: dict[str, Data], domain: str,
+                                                                          marker: str, old: str, new: str) -> None:
+    """A vote adding twice its value to the post's score (set nine), or a booking taking twice its
+    passengers' seats: the row records the value once, so the figure drifts from its rows. The repair
+    moves it by the value once, as the unedited site does."""
+    _effect_found_and_fixed(clean[domain], marker, old, new, "drifts from the rows it counts")
+
+
+def test_a_running_figure_moved_by_a_value_the_marker_does_not_record_stays_clean(clean: dict[str, Data]) -> None:
+    """Twins: moving a figure by a multiple of a value no row of the marker records (nothing says the
+    figure counts it), and a figure moved by its recorded value once, are not reported."""
+    data = copy.deepcopy(clean["forum"])
+    data.pop("id", None)
+    vote = next(m for m in data["markers"] if m["name"] == "vote")
+    for effect in vote["effects"][1:]:  # the vote row records 1 whatever the value
+        effect["sql"] = effect["sql"].replace(":user_id, :post_id, :value", ":user_id, :post_id, 1").replace(
+            "SET value = :value", "SET value = 1")
+    effect = vote["effects"][0]
+    effect["sql"] = effect["sql"].replace("score = score + :value", "score = score + 2 * :value")
+    assert not [f for f in view_fixes(from_data(data, check_id=False)) if "drifts" in f.message]
+    assert not [f for f in view_fixes(from_data(clean["travel"], check_id=False)) if "drifts" in f.message]

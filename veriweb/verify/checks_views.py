@@ -18,7 +18,9 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - a marker named for one value (``empty_trash``) whose effect picks rows by another (``kind = 'archive'``);
 - a toggle's button texts chosen by the state they would set ("Star" on a starred message), ``CASE``
   words over a number saying another branch's number, and a marker named for toggling that sets
-  one value (``toggle_read`` writing ``read = 1``).
+  one value (``toggle_read`` writing ``read = 1``);
+- a running figure moved by a multiple of a value its marker records once in a row (``score =
+  score + 2 * :value`` beside the vote row that stores ``:value``).
 
 How SQL matches rows (keys, correlations, joins) is read by :mod:`veriweb.verify.checks_joins`, the
 literal values it writes or compares with by :mod:`veriweb.verify.checks_literals`; their findings
@@ -577,6 +579,64 @@ def _swapped_values(location: str, sql: str, marker: Any) -> Iterator[Fix]:
         return
 
 
+def _stored_params(marker: Any) -> set[str]:
+    """Parameters a marker writes as they are into a row (``VALUES (..., :value)``, ``SET value = :value``)."""
+    stored = set()
+    for effect in marker.effects:
+        if effect.op == "insert":
+            match = re.search(r"\b(?:VALUES\s*\(|SELECT\b)(.*)", effect.sql, re.I | re.S)
+            if match is not None:
+                values = match.group(1)
+                ends = [i for i in (_top_keyword(values, "FROM"), _top_keyword(values, "WHERE")) if i >= 0]
+                values = values[:min(ends)] if ends else values.rstrip().rstrip(";").rstrip().rstrip(")")
+                stored |= {v.strip()[1:] for v in split_top(values) if re.fullmatch(r":\w+", v.strip())}
+        elif effect.op == "update":
+            stored |= set(re.findall(r"\b\w+\s*=\s*:(\w+)\b(?!\s*[-+*/])", effect.sql))
+    return stored
+
+
+def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
+    """A running figure moved by a multiple of a value the same marker records in a row of its own
+    (``score = score + 2 * :value`` or ``score + :value + :value`` beside a vote row that stores
+    ``:value``): the figure drifts from what its rows add up to. The value is counted once."""
+    if not re.match(r"\s*UPDATE\b", sql, re.I):
+        return
+    stored = _stored_params(marker)
+    cut = _top_keyword(sql, "WHERE")
+    sets = re.search(r"\bSET\b", sql, re.I)
+    if sets is None or not stored:
+        return
+    body_start = sets.end()
+    body = sql[body_start:cut if cut >= 0 else len(sql)]
+    offset = body_start
+    for item in split_top(body):
+        found = re.fullmatch(r"(\w+)\s*=\s*\1\s*([-+].*)", item, re.S)
+        if found is None:
+            continue
+        column, change = found.group(1), found.group(2)
+        terms = re.findall(r"([-+])\s*((?:\d+\s*\*\s*)?:\w+(?:\s*\*\s*\d+)?)(?=\s*(?:[-+]|$))", change)
+        for param in sorted(stored):
+            mine = [(sign, term) for sign, term in terms if re.fullmatch(rf"(?:\d+\s*\*\s*)?:{param}(?:\s*\*\s*\d+)?",
+                                                                           term.strip())]
+            scaled = [(sign, term) for sign, term in mine if re.search(r"\d", term.replace(f":{param}", ""))]
+            factor = [int(n) for _, term in scaled for n in re.findall(r"\d+", term.replace(f":{param}", ""))]
+            twice = len(mine) >= 2 and len({sign for sign, _ in mine}) == 1
+            if not (twice or (scaled and all(2 <= f <= 9 for f in factor))):
+                continue
+            sign = mine[0][0]
+            fixed_change = change
+            for _, term in mine:  # drop every mention of the value, then add it once
+                fixed_change = re.sub(rf"\s*[-+]\s*{re.escape(term)}(?=\s*(?:[-+]|$))", "", fixed_change, count=1)
+            fixed_item = f"{column} = {column} {sign} :{param}{(' ' + fixed_change.strip()) if fixed_change.strip() else ''}"
+            start = sql.find(item, offset)
+            if start < 0:
+                continue
+            yield Fix(location, f"{column} moves by {' '.join(s + ' ' + t.strip() for s, t in mine)} for one row that records "
+                                f":{param} once: the figure drifts from the rows it counts", sql,
+                      sql[:start] + fixed_item + sql[start + len(item):])
+            return
+
+
 def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
     """``(table, column)`` of a column a view's ``FROM`` tables hold (the first that has it)."""
     for table_name in _aliases(sql).values():
@@ -711,6 +771,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
             out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
+            out += _scaled_counter(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
             out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
