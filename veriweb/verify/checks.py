@@ -98,7 +98,8 @@ KEY_NAMES_NOTHING = _code("S015", "structural",
                           "a form posts a key, or offers a choice, that names no row its marker accepts")
 HIDDEN_ANSWER = _code("M013", "semantic", "a task's answer reads a column no page shows")
 LINK_NAMES_OTHER_PAGE = _code("M014", "semantic", "a link's text names another page than the one it opens")
-EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no record has or can get")
+EMPTY_FILTER = _code("M015", "semantic", "a list filters on a fixed value no record has or can get, or "
+                     "one its own words contradict")
 START_NOWHERE = _code("S016", "structural", "a task starts at an address no page serves, waits for a missing page, "
                                          "or acts as a user with no account")
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")

@@ -11,7 +11,8 @@
 - M014: a fixed link whose text is the name (title or main heading) of another page and shares
   no word with the page it opens ("Order history" that opens the privacy page).
 - M015: a list or table filters on a fixed value that no seed row has and no marker can write:
-  it is always empty.
+  it is always empty; or its own words name a period relative to today ("This month so far") and
+  its fixed filter reads another ("2026-05" when today is in June).
 """
 
 from __future__ import annotations
@@ -499,6 +500,74 @@ def check_empty_filters(site: Site) -> list[C.Issue]:
     return issues
 
 
+_PERIOD_WORDS = (
+    (re.compile(r"\b(?:this|current) month\b|\bmonth(?: |-)to(?: |-)date\b|\bmonth so far\b", re.I), "month", 0),
+    (re.compile(r"\b(?:last|previous|past) month\b", re.I), "month", -1),
+    (re.compile(r"\btoday(?:'s)?\b", re.I), "day", 0),
+    (re.compile(r"\byesterday(?:'s)?\b", re.I), "day", -1),
+    (re.compile(r"\b(?:this|current) year\b|\byear(?: |-)to(?: |-)date\b", re.I), "year", 0),
+    (re.compile(r"\b(?:last|previous) year\b", re.I), "year", -1),
+)
+"""Words that name a calendar period relative to today: the period, and how many before the current one."""
+_PERIOD_FORMS = {"month": re.compile(r"^\d{4}-\d{2}$"), "day": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
+                 "year": re.compile(r"^\d{4}$")}
+
+
+def _period(today: Any, period: str, back: int) -> str:
+    """Today's period (``2026-06``, ``2026-06-15``, ``2026``), or the one ``back`` before it."""
+    import datetime as dt
+
+    if period == "day":
+        return (today + dt.timedelta(days=back)).isoformat()
+    if period == "year":
+        return str(today.year + back)
+    index = today.year * 12 + today.month - 1 + back
+    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+
+def _own_words(element: Any) -> str:
+    """What a list, table or record says of itself: its label, empty text, headers and the texts inside it."""
+    said = [str(C.field_of(element, name) or "") for name in ("label", "empty_text", "missing_text", "text")]
+    for child, _ in C.walk(list(C.field_of(element, "elements") or []) + list(C.field_of(element, "item") or []), "$"):
+        said.append(str(C.field_of(child, "text") or ""))
+    for column in C.field_of(element, "columns") or []:
+        said.append(str(C.field_of(column, "header") or ""))
+    return " | ".join(said)
+
+
+def calendar_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """M015: a list, table or record whose words name a period relative to today ("This month so far",
+    "Today's bookings") over a fixed filter on another period (``month = '2026-05'`` on a site whose
+    today is 2026-06-15): what it shows is not what it says. Yields the filter value's path, the
+    value, the value its words name, and those words."""
+    today = site.clock.today
+    for element, path, _ in C.all_elements(site):
+        query = C.field_of(element, "query")
+        if element.type not in ("list", "table", "record") or query is None:
+            continue
+        words = _own_words(element)
+        named = [(found.group(0), period, back) for pattern, period, back in _PERIOD_WORDS
+                 if (found := pattern.search(words)) is not None]
+        if len({(period, back) for _, period, back in named}) != 1:
+            continue  # no period named, or two (a list that compares this month with last)
+        said, period, back = named[0]
+        for number, cond in enumerate(query.where):
+            value = cond.value
+            if cond.op != "=" or not isinstance(value, str) or not _PERIOD_FORMS[period].match(value):
+                continue
+            right = _period(today, period, back)
+            if value != right:
+                yield f"{path}.query.where[{number}].value", value, right, said
+
+
+def check_calendar_filters(site: Site) -> list[C.Issue]:
+    """M015: see :func:`calendar_filters`."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"it says {said!r} (today is {site.clock.today.isoformat()}, so {right}) but shows the rows "
+                    f"of {value}: what it shows is not what it says")
+            for location, value, right, said in calendar_filters(site)]
+
+
 _DESCENDING = re.compile(r"\bhigh(?:est)? to low\b|\bz ?(?:-|to) ?a\b|\b(?:highest|most|largest|biggest|latest|"
                          r"newest|descending|reverse|best|top|recent|recently|longest|dearest)\b", re.I)
 _ASCENDING = re.compile(r"\blow(?:est)? to high\b|\ba ?(?:-|to) ?z\b|\b(?:lowest|least|fewest|cheapest|earliest|"
@@ -563,8 +632,8 @@ def check_option_values(site: Site) -> list[C.Issue]:
     return issues
 
 
-MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters,
+MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
                   check_sort_labels]
 
-__all__ = ["MEANING_CHECKS", "check_answer_shown", "check_empty_filters", "check_form_keys", "check_label_meaning",
+__all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_empty_filters", "check_form_keys", "check_label_meaning",
            "check_link_names", "check_sort_labels", "key_tables", "page_names"]

@@ -1,4 +1,4 @@
-"""Repair operators for the page and data checks (S012-S014, M009-M012, C008-C010).
+"""Repair operators for the page and data checks (S012-S014, M009-M012, M015, C008-C010).
 
 Same contract as :mod:`veriweb.verify.repair`: an operator takes the site's JSON data (a
 private copy), the issue and the :class:`~veriweb.verify.repair.Context`, edits the data in
@@ -441,12 +441,28 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
     return f"view {name!r}: {fix.message.split(': ')[0]}; rewritten", R.Touch(tables={name})
 
 
+def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M015: a list whose words name a period relative to today ("This month so far") filters on the
+    period its words name (:func:`veriweb.verify.checks_meaning.calendar_filters`); a list that is
+    always empty is removed, as any element no repair can fix."""
+    from veriweb.verify.checks_meaning import calendar_filters
+
+    tokens = R.parse_path(issue.location)
+    parent = R.get_at(data, tokens[:-1])
+    found = next((f for f in calendar_filters(R.site_of(data)) if f[0] == issue.location), None)
+    if found is None or not isinstance(parent, dict) or parent.get(tokens[-1]) != found[1]:
+        return R.remove_element(data, issue, ctx)
+    _, old, new, said = found
+    parent[tokens[-1]] = new
+    return f"filter {old!r} -> {new!r}, the period {said!r} names", R.Touch(pages=R._page_of(tokens, data))
+
+
 OPERATORS: dict[str, R.Operator] = {
     "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
-    "M009": bind_amount, "M010": show_column, "M011": leave,
+    "M009": bind_amount, "M010": show_column, "M011": leave, "M015": restate_period,
     "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
 __all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
-           "restore_guard", "retarget_entity_link", "show_column"]
+           "restate_period", "restore_guard", "retarget_entity_link", "show_column"]
