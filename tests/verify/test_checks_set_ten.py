@@ -3,6 +3,12 @@ must stay clean, and the repairs that fix them.
 
 - a dashboard's "This month so far" reading last month's row (M015: a fixed filter its own words
   contradict);
+- "the latest order" answered by the oldest, "the cheapest airline" by the dearest, "waiting longest"
+  picking the newest (M018: an ordering that runs the other way from the task's words);
+- saving one's settings with no condition (renaming every account), removing one label by deleting
+  every label of its ticket (C005);
+- a booking taking one seat whatever its passengers, an assignment written into the author (C013);
+- "({row.guests} nights, {row.nights} guests)" (C008: a figure under another column's name).
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ import pytest
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import EMPTY_FILTER, static_issues
+from veriweb.verify.checks import EMPTY_FILTER, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
+from veriweb.verify.checks_tasks import _asked_words, _picked_queries, orders_against_words
+from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
 
 Data = dict[str, Any]
@@ -60,3 +68,148 @@ def test_a_period_its_words_name_stays_clean(admin: Data) -> None:
     assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == EMPTY_FILTER]
     record["elements"][0]["text"] += " Compare with this month."
     assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == EMPTY_FILTER]
+
+
+DOMAINS = ("shop", "admin", "forum", "code", "travel", "mail")
+
+
+@pytest.fixture(scope="module")
+def clean() -> dict[str, Data]:
+    out = {}
+    for domain in DOMAINS:
+        out[domain] = to_data(generate_site(domain, 0))
+        out[domain].pop("id", None)
+    return out
+
+
+def _codes(data: Data, code: str) -> list[str]:
+    return [i.location for i in static_issues(from_data(data, check_id=False)) if i.code == code]
+
+
+def test_an_ordering_turned_against_the_task_words_is_found_and_turned_back(clean: dict[str, Data]) -> None:
+    """Every sorted query of the seed-0 tasks whose words ask for one end ("the cheapest", "the most
+    recent", "the best rated") is turned the other way in turn: each is found where it was turned, and
+    the repair turns it back."""
+    turned = 0
+    for domain in DOMAINS:
+        site = from_data(clean[domain], check_id=False)
+        assert not _codes(clean[domain], ORDER_AGAINST_WORDS)
+        for number, task in enumerate(site.tasks):
+            for query, path in _picked_queries(task, f"$.tasks[{number}]"):
+                data = copy.deepcopy(clean[domain])
+                order = R_get(data, path)["order_by"]
+                was = order[0].get("dir", "asc")
+                order[0]["dir"] = "asc" if was == "desc" else "desc"
+                found = _codes(data, ORDER_AGAINST_WORDS)
+                words = _asked_words(task)
+                if not any(w in words for w in ("cheapest", "least", "most", "best", "oldest", "earliest", "latest",
+                                                 "priciest", "lowest", "recent")):
+                    assert f"{path}.order_by" not in found, (task.id, words)  # no end asked for: a twin
+                    continue
+                assert f"{path}.order_by" in found, (task.id, words)
+                fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+                assert R_get(to_data(fixed), path)["order_by"][0].get("dir", "asc") == was and not left
+                turned += 1
+    assert turned >= 10
+
+
+def R_get(data: Data, path: str) -> Any:
+    from veriweb.verify.repair import get_at, parse_path
+
+    return get_at(data, parse_path(path))
+
+
+def _effect(data: Data, marker: str, table: str) -> Data:
+    return next(e for m in data["markers"] if m["name"] == marker for e in m["effects"]
+                if e["table"] == table and e["op"] in ("update", "delete"))
+
+
+def _fixed_effect(data: Data, marker: str, table: str) -> str:
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left
+    return _effect(to_data(fixed), marker, table)["sql"]
+
+
+def test_settings_saved_over_every_account_are_kept_to_ones_own(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["mail"])
+    effect = _effect(data, "save_settings", "users")
+    original = effect["sql"]
+    effect["sql"] = original.replace(" WHERE id = :user_id", "")
+    assert any("save_settings" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == UNGUARDED_WRITE)
+    assert ":user_id" in _fixed_effect(data, "save_settings", "users")
+    # a twin: the unedited marker (its own row by the account's key) is clean
+    assert not [i for i in static_issues(from_data(clean["mail"], check_id=False)) if i.code == UNGUARDED_WRITE]
+
+
+def test_one_label_removed_by_deleting_every_label_of_its_ticket(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    effect = _effect(data, "remove_label", "issue_labels")
+    original = effect["sql"]
+    assert original == "DELETE FROM issue_labels WHERE id = :link_id"
+    effect["sql"] = ("DELETE FROM issue_labels WHERE issue_id = (SELECT issue_id FROM issue_labels "
+                     "WHERE id = :link_id)")
+    assert any("siblings" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == UNGUARDED_WRITE)
+    assert _fixed_effect(data, "remove_label", "issue_labels") == original
+    # a twin: a subquery over another table (the ticket's project) widens nothing of this table
+    effect["sql"] = ("DELETE FROM issue_labels WHERE id = :link_id AND issue_id = (SELECT issue_id FROM "
+                     "issue_labels WHERE id = :link_id)")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "siblings" in i.message]
+
+
+def test_a_booking_taking_one_seat_whatever_its_passengers(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["travel"])
+    effect = next(e for m in data["markers"] if m["name"] == "book_flight" for e in m["effects"]
+                  if "seats = seats - :passengers" in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace("seats = seats - :passengers", "seats = seats - 1")
+    assert any("drifts" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == VIEW_FIGURE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]] and not left
+    # a twin: a member joining moves the member count by one (no row of several units)
+    assert "members = members + 1" in str(clean["forum"]["markers"])
+    assert not [i for i in static_issues(from_data(clean["forum"], check_id=False)) if "drifts" in i.message]
+
+
+def test_an_assignment_written_into_the_author(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    effect = next(e for m in data["markers"] if m["name"] == "assign_issue" for e in m["effects"]
+                  if "SET assignee_id = :assignee_id" in e["sql"])
+    original = effect["sql"]
+    effect["sql"] = original.replace("SET assignee_id = :assignee_id", "SET author_id = :assignee_id")
+    assert any("wrong column" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == VIEW_FIGURE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]] and not left
+    # a twin: a parameter named for no column of the table (a new flight's key) goes where it is written
+    effect["sql"] = original.replace("SET assignee_id = :assignee_id", "SET author_id = :new_owner")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "wrong column" in i.message]
+
+
+def test_two_figures_under_each_others_names_are_swapped_back(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["travel"])
+    texts = [n for n in _dicts(data["pages"]) if "{row.nights} nights, {row.guests} guests" in str(n.get("text"))]
+    assert texts
+    original = texts[0]["text"]
+    texts[0]["text"] = original.replace("{row.nights} nights, {row.guests} guests",
+                                        "{row.guests} nights, {row.nights} guests")
+    assert any("nights" in i.message for i in static_issues(from_data(data, check_id=False)) if i.code == LIST_DETAIL)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert original in [n.get("text") for n in _dicts(to_data(fixed)["pages"])] and not left
+    # a twin: a figure followed by a word that names no other column ("3 nights, 2 people")
+    texts[0]["text"] = original.replace("guests)", "people)")
+    assert not _codes(data, LIST_DETAIL)
+
+
+def _dicts(value: Any) -> list[Data]:
+    out = []
+    if isinstance(value, dict):
+        out.append(value)
+        for item in value.values():
+            out += _dicts(item)
+    elif isinstance(value, list):
+        for item in value:
+            out += _dicts(item)
+    return out

@@ -104,6 +104,8 @@ START_NOWHERE = _code("S016", "structural", "a task starts at an address no page
                                          "or acts as a user with no account")
 SLOT_CONTRADICTS_GOAL = _code("M016", "semantic", "the instruction names one value and the goal checks another")
 ANSWER_ASKS_OTHER = _code("M017", "semantic", "a task's answer reads another figure than its instruction asks for")
+ORDER_AGAINST_WORDS = _code("M018", "semantic", "a task picks the first row of an ordering that runs the other "
+                            "way from its instruction's words")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
 
 _FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|"

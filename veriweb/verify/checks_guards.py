@@ -716,6 +716,61 @@ def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
                            f"it changes other users' rows too", sql=fixed)
 
 
+def _unconditioned_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a signed-in user's marker that updates or deletes rows with no condition at all, where it
+    is given no row's key: saving one's settings renames every account, clearing one's cart empties
+    everyone's. The write is kept to the user's own rows: their account (the accounts table's key) or
+    the rows another marker adds as the user's own."""
+    owned = _owned(site)
+    auth = site.auth
+    for m_index, marker in enumerate(site.markers):
+        if not marker.requires_login or _param_keys(marker):
+            continue  # a marker given a row's key: see _unkeyed_writes
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op not in ("update", "delete") or table is None or len(table.rows) < 2 \
+                    or _condition(effect.sql) is not None:
+                continue
+            if auth is not None and effect.table == auth.table:
+                test = f"{auth.id_column} = :user_id"
+            elif effect.table in owned:
+                test = f"{owned[effect.table]} = :user_id"
+            else:
+                continue
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} {effect.op}s every {effect.table} row (no condition at all), "
+                           f"though a signed-in user acts only on their own: it changes every user's",
+                           sql=_with_test(effect.sql, test))
+
+
+_SIBLINGS = re.compile(r"(?<![\w.])\"?(\w+)\"?\s*(?:=|IN)\s*\(\s*SELECT\s+(?:\w+\.)?\"?(\w+)\"?\s+FROM\s+\"?(\w+)\"?"
+                       r"(?:\s+(?:AS\s+)?\w+)?\s+WHERE\s+(?:\w+\.)?\"?(\w+)\"?\s*=\s*:(\w+)\s*\)", re.I)
+
+
+def _sibling_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker given one row's key that updates or deletes every row sharing a column with it
+    (``DELETE FROM issue_labels WHERE issue_id = (SELECT issue_id FROM issue_labels WHERE id =
+    :link_id)``): removing one label from a ticket removes all of them. The fix writes the one row."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            condition = _condition(effect.sql)
+            if effect.op not in ("update", "delete") or table is None or condition is None:
+                continue
+            for found in _SIBLINGS.finditer(condition):
+                column, selected, source, key, param = found.groups()
+                if source != effect.table or column != selected or key != table.primary_key or column == key:
+                    continue
+                if _by_key(condition.replace(found.group(0), ""), key):
+                    continue  # the one row is also picked by its key
+                start = effect.sql.find(found.group(0))
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} is given one {effect.table} row's key (:{param}) but "
+                               f"{effect.op}s every row with the same {column}: it changes its siblings too",
+                               sql=effect.sql[:start] + f"{key} = :{param}" + effect.sql[start + len(found.group(0)):])
+                break
+
+
 _PARAM = re.compile(r":(\w+)")
 _CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
 
@@ -921,7 +976,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site),
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site),
             *_unowned_writes(site), *_wider_than_guard(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]

@@ -703,6 +703,43 @@ def check_headers(site: Site) -> list[C.Issue]:
     return issues
 
 
+_FIGURE_WORD = re.compile(r"\{row\.(\w+)(\|[a-z_]+)?\}(\s+)([A-Za-z]+)")
+
+
+def figure_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each text that follows a row's figure with the name of another of the row's columns ("{row.guests}
+    nights" where the row has a ``nights``): its path, the text, the text with the named columns shown
+    (the two figures swapped back when each names the other), and what is wrong."""
+    from veriweb.verify.wording import singular
+
+    for element, path, _, bound in bound_elements(site):
+        text = C.field_of(element, "text")
+        if bound is None or not isinstance(text, str) or "{row." not in text:
+            continue
+        columns = source_columns(site, bound) or set()
+        wrong: dict[str, str] = {}
+        for found in _FIGURE_WORD.finditer(text):
+            shown, word = found.group(1), found.group(4).lower()
+            named = next((c for c in sorted(columns) if c != shown and c.lower() in (word, singular(word))
+                          and c.lower() not in shown.lower().split("_")), None)
+            if named is not None and _stored_type(site, bound, named) is not None \
+                    and _stored_type(site, bound, named) == _stored_type(site, bound, shown):
+                wrong[shown] = named
+        if not wrong:
+            continue
+        fixed = _FIGURE_WORD.sub(lambda m: "{row." + wrong.get(m.group(1), m.group(1)) + (m.group(2) or "") + "}"
+                                 + m.group(3) + m.group(4) if m.group(1) in wrong and wrong[m.group(1)].lower() in (
+                                     m.group(4).lower(), singular(m.group(4).lower())) else m.group(0), text)
+        said = ", ".join(f"{{row.{a}}} under the name of {b}" for a, b in sorted(wrong.items()))
+        yield f"{path}.text", text, fixed, f"the text {text!r} shows {said}: the figure is another column than its words say"
+
+
+def check_figure_words(site: Site) -> list[C.Issue]:
+    """C008: a figure followed by the name of another column of its row ("({row.guests} nights,
+    {row.nights} guests)"): the page shows one number under the other's name."""
+    return [C.Issue("consistency", C.LIST_DETAIL, location, message) for location, _, _, message in figure_words(site)]
+
+
 _FLAG_WORDS = re.compile(r"CASE\s+WHEN\s+(NOT\s+)?(?:\w+\.)?(\w+)\s*(=\s*[01]|<>\s*0|!=\s*0|IS\s+(?:NOT\s+)?TRUE)?\s+"
                          r"THEN\s+'([^']*)'\s+ELSE\s+'([^']*)'\s+END", re.I)
 _YES = re.compile(r"^(?:yes|with\b.*|on|true|included|paid|active|enabled|open|available|in stock|read)$", re.I)
@@ -732,9 +769,9 @@ def check_flag_words(site: Site) -> list[C.Issue]:
 
 
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
-               check_observable, check_controls_distinct, check_headers, check_flag_words]
+               check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
-           "check_flag_words", "check_headers",
+           "check_figure_words", "check_flag_words", "check_headers", "figure_words",
            "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
            "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]

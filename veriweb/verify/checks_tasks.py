@@ -554,6 +554,88 @@ def check_answer_asks(site: Site) -> list[C.Issue]:
     return issues
 
 
+# ----------------------------------------------------------------------------- M018
+
+_DIRECTION_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "money": (("cheapest", "least expensive", "lowest fare", "lowest price", "costs the least", "lowest"),
+              ("most expensive", "priciest", "dearest", "highest price", "highest fare", "costs the most")),
+    "date": (("oldest", "earliest", "waiting longest", "waited longest", "longest waiting"),
+             ("latest", "newest", "most recent", "youngest")),
+    "amount": (("fewest", "least", "lowest", "smallest", "worst", "bottom"),
+               ("most", "highest", "largest", "biggest", "greatest", "top", "best", "top scoring", "highest rated")),
+}
+"""For each kind of sort column, the words that ask for its first row in ascending and in descending order."""
+_DATE_COLUMN = re.compile(r"(?:^|_)(?:date|day|created|updated|sent|posted|opened|closed|booked|at|on|time|when)$")
+_MONEY_COLUMN = re.compile(r"(?:^|_)(?:price|fare|cost|total|amount|fee|balance|revenue|spent)$")
+
+
+def _sort_kind(site: Site, table: str, column: str) -> str:
+    kind = _text_type(site, table, column)
+    if kind in ("date", "datetime") or _DATE_COLUMN.search(column):
+        return "date"
+    if kind == "money" or _MONEY_COLUMN.search(column):
+        return "money"
+    return "amount"
+
+
+def _asked_words(task: Any) -> str:
+    """A task's own words (its template) with the slots whose value is itself a word of order
+    ("{what}" = "most expensive") filled in; other slot values (names) left out."""
+    every = {w for pair in _DIRECTION_WORDS.values() for side in pair for w in side}
+    def fill(found: re.Match[str]) -> str:
+        value = str((task.slots or {}).get(found.group(1), "")).lower().strip()
+        return value if value in every else " "
+    told = re.sub(r"\{(\w+)\}", fill, task.template).lower().replace("-", " ")
+    return re.sub(r"\bat (?:least|most)\b", " ", told)  # "at least 4 stars" asks for no end of any list
+
+
+def _picked_queries(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every query under ``value`` (a task's JSON-like model) that sorts its rows, with its path."""
+    if isinstance(value, BaseModel):
+        if C.field_of(value, "order_by") and isinstance(C.field_of(value, "table"), str):
+            yield value, path
+        for name in type(value).model_fields:
+            yield from _picked_queries(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _picked_queries(item, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _picked_queries(item, f"{path}.{key}")
+
+
+def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str]]:
+    """Each query of ``task`` that picks the first row of an ordering running the other way from what
+    its instruction asks ("the latest order" sorted by date ascending; "the cheapest airline" by
+    price descending): its ``order_by`` path, the column, the direction it sorts in, and the words."""
+    told = _asked_words(task)
+    for query, path in _picked_queries(task, f"$.tasks[{number}]"):
+        if C.field_of(query, "agg"):
+            continue
+        first = query.order_by[0]
+        kind = _sort_kind(site, query.table, first.column)
+        up, down = _DIRECTION_WORDS[kind]
+        said_up = [w for w in up if re.search(rf"\b{w}\b", told)]
+        said_down = [w for w in down if re.search(rf"\b{w}\b", told)]
+        if said_up and not said_down and first.dir == "desc":
+            yield f"{path}.order_by", first.column, "desc", said_up[0]
+        elif said_down and not said_up and first.dir == "asc":
+            yield f"{path}.order_by", first.column, "asc", said_down[0]
+
+
+def check_order_words(site: Site) -> list[C.Issue]:
+    """M018: a task that picks the first row of an ordering running the other way from its words (see
+    :func:`orders_against_words`): the goal or the answer is the opposite end of the list."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for location, column, direction, said in orders_against_words(site, task, number):
+            issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, location,
+                                  f"task {task.id!r} asks for the {said} ({task.instruction!r}), but picks the first "
+                                  f"row by {column} {'descending' if direction == 'desc' else 'ascending'}: "
+                                  f"the other end"))
+    return issues
+
+
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names, check_answer_asks]
+               check_stated_months, check_literal_names, check_answer_asks, check_order_words]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -20,7 +20,9 @@ checks (C013) read a view's SQL against evidence inside the site itself:
   words over a number saying another branch's number, and a marker named for toggling that sets
   one value (``toggle_read`` writing ``read = 1``);
 - a running figure moved by a multiple of a value its marker records once in a row (``score =
-  score + 2 * :value`` beside the vote row that stores ``:value``).
+  score + 2 * :value`` beside the vote row that stores ``:value``), or by one for a row of several
+  units (``seats = seats - 1`` for a booking of ``:passengers``);
+- an update writing a parameter named for one column into another (``SET author_id = :assignee_id``).
 
 How SQL matches rows (keys, correlations, joins) is read by :mod:`veriweb.verify.checks_joins`, the
 literal values it writes or compares with by :mod:`veriweb.verify.checks_literals`; their findings
@@ -595,10 +597,17 @@ def _stored_params(marker: Any) -> set[str]:
     return stored
 
 
+_UNIT_PARAMS = frozenset({"qty", "quantity", "passengers", "guests", "travellers", "travelers", "tickets", "seats",
+                          "units", "people", "rooms", "places"})
+"""Parameter names that count units a row takes (seats, items, rooms), each one a unit of a running figure."""
+
+
 def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
     """A running figure moved by a multiple of a value the same marker records in a row of its own
     (``score = score + 2 * :value`` or ``score + :value + :value`` beside a vote row that stores
-    ``:value``): the figure drifts from what its rows add up to. The value is counted once."""
+    ``:value``), or by one where the row records how many units it takes (``seats = seats - 1`` for a
+    booking of ``:passengers``): the figure drifts from what its rows add up to. The value is counted
+    once."""
     if not re.match(r"\s*UPDATE\b", sql, re.I):
         return
     stored = _stored_params(marker)
@@ -614,6 +623,15 @@ def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
         if found is None:
             continue
         column, change = found.group(1), found.group(2)
+        one = re.fullmatch(r"([-+])\s*1", change.strip())
+        counted = sorted(p for p in stored if p.lower() in _UNIT_PARAMS)
+        if one is not None and len(counted) == 1:  # seats - 1 for a booking that records :passengers
+            start = sql.find(item, offset)
+            if start >= 0:
+                yield Fix(location, f"{column} moves by {one.group(1)} 1 for a row that records :{counted[0]} of them: "
+                                    f"the figure drifts from the rows it counts", sql,
+                          sql[:start] + f"{column} = {column} {one.group(1)} :{counted[0]}" + sql[start + len(item):])
+                return
         terms = re.findall(r"([-+])\s*((?:\d+\s*\*\s*)?:\w+(?:\s*\*\s*\d+)?)(?=\s*(?:[-+]|$))", change)
         for param in sorted(stored):
             mine = [(sign, term) for sign, term in terms if re.fullmatch(rf"(?:\d+\s*\*\s*)?:{param}(?:\s*\*\s*\d+)?",
@@ -634,6 +652,30 @@ def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
             yield Fix(location, f"{column} moves by {' '.join(s + ' ' + t.strip() for s, t in mine)} for one row that records "
                                 f":{param} once: the figure drifts from the rows it counts", sql,
                       sql[:start] + fixed_item + sql[start + len(item):])
+            return
+
+
+def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> Iterator[Fix]:
+    """An update that writes a parameter named for one column of its table into another (``SET author_id =
+    :assignee_id``, the table having an ``assignee_id`` the write leaves alone): assigning a ticket
+    rewrites its author. The value is written into the column it is named for."""
+    table = site.database.table(table_name)
+    sets = re.search(r"\bSET\b", sql, re.I)
+    if table is None or sets is None or not re.match(r"\s*UPDATE\b", sql, re.I):
+        return
+    cut = _top_keyword(sql, "WHERE")
+    body = sql[sets.end():cut if cut >= 0 else len(sql)]
+    names = {c.name for c in table.columns}
+    assigned = dict(re.findall(r"(?<![\w.])\"?(\w+)\"?\s*=\s*:(\w+)\s*(?:,|$)", body.strip() + ","))
+    for column, param in assigned.items():
+        if param != column and param in names and column in names and param not in assigned:
+            found = re.search(rf"(?<![\w.])\"?{re.escape(column)}\"?(\s*=\s*:{re.escape(param)}\b)", body)
+            if found is None:
+                continue
+            start = sets.end() + found.start()
+            yield Fix(location, f"the update writes :{param} into {column}, though {table_name} has a {param} column "
+                                f"it leaves alone: the value lands in the wrong column", sql,
+                      sql[:start] + param + found.group(1) + sql[start + len(found.group(0)):])
             return
 
 
@@ -772,6 +814,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _marker_named_value(site, m, e)
             out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
             out += _scaled_counter(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
+            out += _misdirected_sets(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, effect.table)
             out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)

@@ -182,6 +182,16 @@ def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
                                             lambda m: "{row." + right + (m.group(1) or "") + "}", node[attr])
         return (f"column {column.get('header')!r} shows {right} instead of {', '.join(wrong)}",
                 R.Touch(pages=R._page_of(tokens, data)))
+    if "the figure is another column than its words say" in issue.message:
+        from veriweb.verify.checks_pages import figure_words
+
+        tokens = R.parse_path(issue.location)
+        parent = R.get_at(data, tokens[:-1])
+        fix = next((f for f in figure_words(R.site_of(data)) if f[0] == issue.location), None)
+        if fix is None or not isinstance(parent, dict) or parent.get(tokens[-1]) != fix[1]:
+            return None
+        parent[tokens[-1]] = fix[2]
+        return f"text {fix[1]!r} -> {fix[2]!r}", R.Touch(pages=R._page_of(tokens, data))
     found = _text_at(data, issue)
     names = re.search(r"shows (?:the amount )?(\w+)\.(\w+)(?: under '[^']*')?, but page '\w+' shows (\w+)\.(\w+)",
                       issue.message)

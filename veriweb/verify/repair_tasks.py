@@ -199,8 +199,28 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
 
 reread_answer.gives_up = True  # type: ignore[attr-defined]  # it may drop its task
 
+def turn_order(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M018: the ordering's first key sorted the way the instruction's words ask
+    (:func:`veriweb.verify.checks_tasks.orders_against_words`)."""
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.checks_tasks import orders_against_words
+
+    tokens = R.parse_path(issue.location)
+    site = from_data(data, check_id=False)
+    found = next((f for f in orders_against_words(site, site.tasks[tokens[1]], tokens[1]) if f[0] == issue.location),
+                 None)
+    order = R.get_at(data, tokens)
+    if found is None or not isinstance(order, list) or not order:
+        return None
+    _, column, direction, said = found
+    order[0]["dir"] = "asc" if direction == "desc" else "desc"
+    task = data["tasks"][tokens[1]]
+    return (f"task {task['id']!r}: {column} sorted {order[0]['dir']}ending, as {said!r} asks",
+            R.Touch(tasks={task["id"]}))
+
+
 OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant,
-                                    "M017": reread_answer}
+                                    "M017": reread_answer, "M018": turn_order}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "keep_invariant", "reread_answer", "restart_task", "restate_slot"]
+__all__ = ["OPERATORS", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
