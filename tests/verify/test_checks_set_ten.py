@@ -8,7 +8,12 @@ must stay clean, and the repairs that fix them.
 - saving one's settings with no condition (renaming every account), removing one label by deleting
   every label of its ticket (C005);
 - a booking taking one seat whatever its passengers, an assignment written into the author (C013);
-- "({row.guests} nights, {row.nights} guests)" (C008: a figure under another column's name).
+- "({row.guests} nights, {row.nights} guests)" (C008: a figure under another column's name);
+- a login form whose user-name field is named other than the login reads (S004), and a drop-down
+  that sends label names where the marker takes a label's key (S013);
+- a budget stated as $320.00 where the goal reads 23000 cents (M016);
+- a status change that rewrites the order's date, and deleting a post that deletes the user's
+  comments everywhere instead of the post's (C005).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import pytest
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import EMPTY_FILTER, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
+from veriweb.verify.checks import SLOT_CONTRADICTS_GOAL, EMPTY_FILTER, FIELD_MISMATCH, FIELD_TYPE, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
 from veriweb.verify.checks_tasks import _asked_words, _picked_queries, orders_against_words
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
@@ -213,3 +218,96 @@ def _dicts(value: Any) -> list[Data]:
         for item in value:
             out += _dicts(item)
     return out
+
+
+def _login_form(data: Data) -> Data:
+    return next(n for n in _dicts(data["pages"]) if n.get("type") == "form" and n.get("action", {}).get("kind") == "login")
+
+
+@pytest.mark.parametrize("domain", ["admin", "mail"])
+def test_a_login_field_named_unlike_what_the_login_reads(clean: dict[str, Data], domain: str) -> None:
+    """Set ten: the user-name field renamed "user" while the login reads "username": no one can log in,
+    and every task behind the login is lost. The field gets back the name the login reads."""
+    data = copy.deepcopy(clean[domain])
+    field = next(f for f in _login_form(data)["fields"] if f["name"] == "username")
+    field["name"] = "user"
+    assert any(i.location.endswith(".action.username_field") for i in static_issues(from_data(data, check_id=False))
+               if i.code == FIELD_MISMATCH)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left and {f["name"] for f in _login_form(to_data(fixed))["fields"]} >= {"username", "password"}
+    # a twin: a login that reads the field under its new name is clean
+    _login_form(data)["action"]["username_field"] = "user"
+    assert not _codes(data, FIELD_MISMATCH)
+
+
+def test_a_drop_down_sending_names_where_a_key_is_taken(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    form = next(n for n in _dicts(data["pages"]) if n.get("type") == "form"
+                and n.get("action", {}).get("marker") == "create_issue")
+    field = next(f for f in form["fields"] if f.get("options_query", {}).get("query", {}).get("table") == "labels")
+    assert field["options_query"]["value"] == "id"
+    field["options_query"]["value"] = "name"
+    assert any(i.location.endswith(".options_query.value") for i in static_issues(from_data(data, check_id=False))
+               if i.code == FIELD_TYPE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    form = next(n for n in _dicts(to_data(fixed)["pages"]) if n.get("type") == "form"
+                and n.get("action", {}).get("marker") == "create_issue")
+    assert not left and any(f.get("options_query", {}).get("value") == "id" for f in form["fields"]
+                            if f.get("options_query", {}).get("query", {}).get("table") == "labels")
+    # a twin: a text column whose values are numbers ("2", "3") is a value the integer takes
+    table = next(t for t in data["database"]["tables"] if t["name"] == "labels")
+    for row in table["rows"]:
+        row["name"] = str(row["id"])
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == FIELD_TYPE
+                and i.location.endswith(".options_query.value")]
+
+
+def test_a_budget_stated_unlike_the_amount_the_goal_reads(clean: dict[str, Data]) -> None:
+    """The instruction allows $320.00 and the goal reads 23000 cents: the instruction is made to state
+    what the judge reads (the task is then certified again, or dropped). A twin: the amounts agree."""
+    data = copy.deepcopy(clean["travel"])
+    task = next(t for t in data["tasks"] if isinstance(t["slots"].get("budget"), str)
+                and any(isinstance(g.get("params", {}).get("budget"), int) for g in t["goal"]))
+    number = data["tasks"].index(task)
+    goal = next(g for g in task["goal"] if isinstance(g.get("params", {}).get("budget"), int))
+    stated = task["slots"]["budget"]
+    assert goal["params"]["budget"] == round(float(stated.strip("$").replace(",", "")) * 100)
+    assert not _codes(data, SLOT_CONTRADICTS_GOAL)
+    goal["params"]["budget"] -= 9000
+    assert f"$.tasks[{number}].slots.budget" in _codes(data, SLOT_CONTRADICTS_GOAL)
+    fixed, log, _, _, _ = repair_static(from_data(data, check_id=False))
+    moved = next(t for t in to_data(fixed)["tasks"] if t["id"] == task["id"])
+    assert moved["slots"]["budget"] == f"${goal['params']['budget'] / 100:,.2f}"
+    assert moved["slots"]["budget"] in moved["instruction"]
+
+
+def test_a_status_change_that_rewrites_the_order_date(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["admin"])
+    effect = next(e for m in data["markers"] if m["name"] == "set_order_status" for e in m["effects"]
+                  if e["op"] == "update" and e["table"] == "orders")
+    original = effect["sql"]
+    assert original.startswith("UPDATE orders SET status = :status WHERE")
+    effect["sql"] = original.replace("SET status = :status WHERE", "SET status = :status, created = :today WHERE")
+    assert any("when the row was made" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == UNGUARDED_WRITE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left and original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]]
+    # a twin: stamping when the row was last changed is what an update does
+    effect["sql"] = original.replace("SET status = :status WHERE", "SET status = :status, updated = :today WHERE")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "when the row was made" in i.message]
+
+
+def test_deleting_a_post_deletes_its_comments_not_the_users(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["forum"])
+    effect = next(e for m in data["markers"] if m["name"] == "delete_post" for e in m["effects"]
+                  if e["op"] == "delete" and e["table"] == "comments")
+    original = effect["sql"]
+    assert "WHERE post_id = :post_id" in original
+    effect["sql"] = original.replace("WHERE post_id = :post_id", "WHERE user_id = :user_id")
+    assert any("other records' rows" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == UNGUARDED_WRITE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left and original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]]
+    # a twin: the post's own comments by their pointer, also narrowed to the user's, are the post's
+    effect["sql"] = original.replace("WHERE post_id = :post_id", "WHERE post_id = :post_id AND user_id = :user_id")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "other records' rows" in i.message]

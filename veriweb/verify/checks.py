@@ -403,6 +403,14 @@ def check_forms(site: Site) -> list[Issue]:
     for element, path, _ in all_elements(site):
         if element.type == "form" and element.action.kind in ("login", "logout"):
             issues.extend(_session_label(element, path))
+        if element.type == "form" and element.action.kind == "login":
+            names = {f.name for f in element.fields}
+            for attr in ("username_field", "password_field"):
+                wanted = getattr(element.action, attr)
+                if wanted not in names:
+                    issues.append(Issue("structural", FIELD_MISMATCH, f"{path}.action.{attr}",
+                                        f"login form {element.submit!r} reads field {wanted!r}, but has no such "
+                                        f"field: no one can log in"))
         if element.type != "form" or element.action.kind != "marker":
             continue
         marker = site.marker(element.action.marker)

@@ -48,7 +48,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.checks_views import _aliases, column_values
-from veriweb.verify.dataflow import _top_keyword, parse_effect
+from veriweb.verify.dataflow import _top_keyword, parse_effect, split_top
 from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -771,6 +771,66 @@ def _sibling_writes(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+_CREATION_STAMP = re.compile(r"^(?:created|created_at|created_on|placed|placed_at|booked|booked_at|joined|joined_at|"
+                             r"registered|registered_at)$")
+
+
+def _restamped_creation(site: Site) -> Iterator[GuardFix]:
+    """C005: an update that rewrites when its row was made (``SET status = :status, created = :today``):
+    changing an order's status moves its order date, and everything found by that date is lost. The
+    assignment is dropped."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            sets = re.search(r"\bSET\b", effect.sql, re.I)
+            if effect.op != "update" or sets is None:
+                continue
+            cut = _top_keyword(effect.sql, "WHERE")
+            body = effect.sql[sets.end():cut if cut >= 0 else len(effect.sql)]
+            items = split_top(body)
+            stamped = [item for item in items if _CREATION_STAMP.match(item.split("=", 1)[0].strip().strip('"'))]
+            if not stamped or len(stamped) == len(items):
+                continue
+            kept = ", ".join(item for item in items if item not in stamped)
+            column = stamped[0].split("=", 1)[0].strip()
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} rewrites {effect.table}.{column} ({stamped[0]}), when the row was "
+                           f"made: the record moves in time", sql=effect.sql[:sets.end()] + " " + kept
+                           + (" " + effect.sql[cut:] if cut >= 0 else ""))
+
+
+def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that deletes one record by its key and, with it, rows of a table that points at
+    that record, picked by something else than the pointer (``DELETE FROM comments WHERE user_id =
+    :user_id`` beside ``DELETE FROM posts WHERE id = :post_id``): deleting a post deletes the user's
+    comments everywhere. The rows that point at the record go with it instead."""
+    for m_index, marker in enumerate(site.markers):
+        deleted = {}
+        for effect in marker.effects:
+            table = site.database.table(effect.table)
+            condition = _condition(effect.sql) if effect.op == "delete" else None
+            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition) \
+                if table is not None and condition else None
+            if key is not None:
+                deleted[effect.table] = key.group(1)
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            if effect.op != "delete" or table is None or effect.table in deleted:
+                continue
+            pointers = [(fk.column, deleted[fk.ref_table], fk.ref_table) for fk in table.foreign_keys
+                        if fk.ref_table in deleted]
+            condition = _condition(effect.sql)
+            if len(pointers) != 1 or condition is None:
+                continue
+            column, param, parent = pointers[0]
+            if re.search(rf"\b{re.escape(column)}\b|:{re.escape(param)}\b", condition):
+                continue
+            cut = _top_keyword(effect.sql, "WHERE")
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} deletes the {parent} row :{param} and "
+                           f"{effect.table} rows picked by {condition.strip()!r}, not by {column}: it deletes other "
+                           f"records' rows", sql=effect.sql[:cut + 5] + f" {column} = :{param}")
+
+
 _PARAM = re.compile(r":(\w+)")
 _CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
 
@@ -976,7 +1036,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site),
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_cascade_elsewhere(site),
             *_unowned_writes(site), *_wider_than_guard(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]

@@ -416,6 +416,14 @@ _DATE_NAME = re.compile(r"date|day|_on\b|_at\b|when|deadline|due|birth|expir|unt
 """Names and labels of a text parameter that may hold a day (so a date input may fill it)."""
 
 
+def _accepts(param: Any, value: Any) -> bool:
+    try:
+        coerce(param, "" if value is None else str(value))
+    except ValueError:
+        return False
+    return True
+
+
 def check_field_types(site: Site) -> list[C.Issue]:
     """S013: what a form field can send is what its marker parameter accepts, and what a
     parameter holds fits the column it is written to."""
@@ -464,7 +472,12 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     column = table.column(oq.value) if table is not None else None
                     kind = "integer" if table is not None and oq.value == table.primary_key else (
                         column.type if column is not None else None)
-                    if kind is not None and not _compatible(kind, param.type) and not _compatible(param.type, kind):
+                    sent = [row.get(oq.value) for row in table.rows] if table is not None else []
+                    if kind == "text" and sent and param.type in ("integer", "money", "real", "boolean") \
+                            and not any(_accepts(param, value) for value in sent):  # names where a key is taken
+                        kind = f"text such as {str(sent[0])!r}"
+                    if kind is not None and (kind.startswith("text such") or not _compatible(kind, param.type)
+                                             and not _compatible(param.type, kind)):
                         issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
                                               f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
                                               f"({kind}), but {marker.name}.{param.name} takes {param.type}"))

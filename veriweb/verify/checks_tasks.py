@@ -168,6 +168,19 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
                 continue
             if any(_reads_slot(predicate, name) for predicate, _ in leaves):
                 continue
+            amount = re.fullmatch(r"\$(\d+(?:,\d{3})*)(?:\.(\d{2}))?", value.strip()) if isinstance(raw, str) else None
+            if amount is not None:  # "$320.00" stated, a parameter of the same name fixed to other cents
+                cents = int(amount.group(1).replace(",", "")) * 100 + int(amount.group(2) or 0)
+                fixed = [(where, v) for predicate, where in leaves if isinstance(predicate, SqlPredicate)
+                         for key, v in (predicate.params or {}).items()
+                         if key.lower() == name.lower() and isinstance(v, (int, float)) and not isinstance(v, bool)]
+                if fixed and all(v != cents for _, v in fixed):
+                    where, v = fixed[0]
+                    issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
+                                          f"task {task.id!r} states {name} {raw!r}, but its goal ({where}) reads "
+                                          f"{name} = {v} cents (${v / 100:,.2f}): the instruction and the judge "
+                                          f"disagree"))
+                continue
             numbers = not isinstance(raw, str)  # a number slot against literal numbers, a text against texts
             for predicate, where in leaves:
                 fixed = list(_fixed_comparisons(predicate, numbers))
@@ -178,6 +191,69 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
                                           f"task {task.id!r} asks for {name} {raw!r}, but its goal ({where}) checks "
                                           f"{name} = {clashes[0]!r}: the instruction and the judge disagree"))
                     break
+    return issues
+
+
+def unfiltered_slots(site: Site, task: Any) -> Iterator[tuple[str, str, dict[str, Any], str]]:
+    """Slots a count, a sum or a list names that its answer never filters on: ``{state}`` = "open" in
+    "Count the {state} issues ..." over a count of every state; "f/{forum}" over the user's posts in
+    every forum. Yields the slot, the column of the answer's table that holds its value (directly, or
+    as the key of a row of another table that does), the condition that filters on it, and the
+    answer query's path. A slot that names the task's own user ("I am {me}") or that the query
+    states another way (a literal list) is no filter missing; nor is one beside a query that picks
+    one row (a bill found by its subject)."""
+    from veriweb.verify.checks_pages import base_column, source_columns
+
+    answer = task.answer
+    if task.kind != "retrieve" or answer is None:
+        return
+    if answer.list_query is not None:
+        query, path = answer.list_query, "answer.list_query"
+    elif isinstance(answer.value, QueryValue) and C.field_of(answer.value.query, "agg"):
+        query, path = answer.value.query, "answer.value.query"
+    else:
+        return
+    filtered = {c.column for c in query.where}
+    stated = " ".join(str(c.value).lower() for c in query.where if not isinstance(c.value, (Ref, QueryValue)))
+    user = site.database.table(site.auth.table) if site.auth is not None else None
+    names = {str(r.get(k, "")).lower() for r in (user.rows if user is not None else []) for k in ("name", "username")
+             if task.user is not None and r.get("username") == task.user}
+    columns = sorted(source_columns(site, query.table) or ())
+    for slot in sorted(set(re.findall(r"\{(\w+)\}", task.template))):
+        value = str(task.slots.get(slot, "")).strip().lower()
+        if not value or _reads_slot(answer, slot) or value in names or value in stated or slot in (
+                "username", "password"):
+            continue
+        for column in columns:
+            base = base_column(site, query.table, column)
+            table = site.database.table(base[0]) if base is not None else None
+            if column in filtered or table is None:
+                continue
+            if any(str(row.get(base[1], "")).strip().lower() == value for row in table.rows):
+                yield slot, column, {"column": column, "value": {"ref": f"slot.{slot}"}}, path
+                return
+            pointer = next((fk for fk in table.foreign_keys if fk.column == base[1]), None)
+            target = site.database.table(pointer.ref_table) if pointer is not None else None
+            secret = site.auth.password_column if site.auth is not None and target is not None \
+                and target.name == site.auth.table else None
+            held = [c.name for c in target.columns if c.type == "text" and c.name != secret and any(
+                str(row.get(c.name, "")).strip().lower() == value for row in target.rows)] if target else []
+            if len(held) == 1:
+                yield slot, column, {"column": column, "value": {"query": {
+                    "select": pointer.ref_column, "table": target.name,
+                    "where": [{"column": held[0], "value": {"ref": f"slot.{slot}"}}]}}}, path
+                return
+
+
+def check_unfiltered_slots(site: Site) -> list[C.Issue]:
+    """M016: a count, sum or list whose instruction names a value its answer never filters on (see
+    :func:`unfiltered_slots`): the answer counts what the instruction leaves out."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for slot, column, _, path in unfiltered_slots(site, task):
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].{path}.where",
+                                  f"task {task.id!r} names {slot} {task.slots.get(slot)!r}, but its answer never "
+                                  f"filters on {column}: it counts rows of every {column}"))
     return issues
 
 
@@ -637,5 +713,6 @@ def check_order_words(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names, check_answer_asks, check_order_words]
+               check_stated_months, check_literal_names, check_answer_asks, check_order_words,
+               check_unfiltered_slots]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

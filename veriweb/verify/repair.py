@@ -532,6 +532,21 @@ def retarget_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
     return remove_element(data, issue, ctx)
 
 
+def _login_field(data: dict[str, Any], form: dict[str, Any], tokens: list[str | int]) -> Outcome | None:
+    """S004 on a login form: the one field of the kind the login reads (a password input for the
+    password, a text input for the user name) that it reads under no name gets the name it reads."""
+    action = form["action"]
+    wanted = action.get(tokens[-1]) or ("username" if tokens[-1] == "username_field" else "password")
+    read = {action.get("username_field") or "username", action.get("password_field") or "password"}
+    secret = tokens[-1] == "password_field"
+    spare = [f for f in form.get("fields", []) if f.get("name") not in read
+             and (f.get("type") == "password") == secret and f.get("type") in ("textbox", "password", "email")]
+    if len(spare) != 1:
+        return None
+    old, spare[0]["name"] = spare[0]["name"], wanted
+    return f"login field {old!r} -> {wanted!r}, the name the login reads", Touch(pages=_page_of(tokens, data))
+
+
 def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill."""
     tokens = parse_path(issue.location)
@@ -540,6 +555,8 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     if not isinstance(form, dict):
         return None
     action = form.setdefault("action", {})
+    if action.get("kind") == "login" and tokens[-1] in ("username_field", "password_field"):
+        return _login_field(data, form, tokens)
     marker = _marker(data, action.get("marker", ""))
     if marker is None:
         return None

@@ -386,6 +386,15 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         if removed is None:
             return None
         return f"removed option {removed.get('label')!r}", R.Touch(pages=R._page_of(tokens, data))
+    if tokens[-2:] == ["options_query", "value"] and re.search(r"takes (?:integer|money|real)$", issue.message):
+        query = R.get_at(data, tokens[:-1])  # names sent where a key is taken: the options send the row's key
+        table = next((t for t in data.get("database", {}).get("tables", [])
+                      if isinstance(query, dict) and t.get("name") == query.get("query", {}).get("table")), None)
+        key = table.get("primary_key", "id") if table is not None else None
+        if key is None or query.get("value") == key:
+            return None
+        old, query["value"] = query["value"], key
+        return f"options of field {tokens[-3]}: send {key} instead of {old}", R.Touch(pages=R._page_of(tokens, data))
     if tokens[-1] == "type":
         field = R.get_at(data, tokens[:-1])
         if not isinstance(field, dict) or field.get("type") not in ("date", "checkbox"):

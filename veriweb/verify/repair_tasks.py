@@ -109,8 +109,8 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
 
 
 def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M016: the instruction states the day or month the goal reads (the stated slot takes the goal's
-    value, written as it writes one, and the instruction is rendered again), or the slot goes back
+    """M016: the instruction states the day, month or amount the goal reads (the stated slot takes the
+    goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
     named = re.search(r"writes out (?:\w+ \w+ )?(['\"])(.*?)\1 where its slot (\w+)", issue.message)
@@ -130,6 +130,28 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task["slots"][tokens[-1]] = _month_like(month.group(2), str(old))
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the month its goal "
+                f"reads)", R.Touch(tasks={task["id"]}))
+    if "but its answer never filters on" in issue.message:  # the condition the instruction names, added
+        from veriweb.scaffold.io import from_data
+        from veriweb.verify.checks_tasks import unfiltered_slots
+
+        site = from_data(data, check_id=False)
+        task = R.get_at(data, tokens[:2])
+        found = next(iter(unfiltered_slots(site, site.tasks[tokens[1]])), None)
+        if found is None:
+            return None
+        slot, column, condition, path = found
+        query = R.get_at(data, tokens[:2] + R.parse_path("$." + path))
+        query.setdefault("where", []).append(condition)
+        return (f"task {task['id']!r}: its answer filters on {column} by the {slot} its instruction names",
+                R.Touch(tasks={task["id"]}))
+    cents = re.search(r"but its goal \([^)]*\) reads \w+ = (\d+) cents \((\$[\d,]+\.\d{2})\)", issue.message)
+    if cents is not None and tokens[-2:-1] == ["slots"]:  # "$320.00" stated, 23000 cents read: state $230.00
+        task = R.get_at(data, tokens[:2])
+        old = task["slots"][tokens[-1]]
+        task["slots"][tokens[-1]] = cents.group(2) if "." in str(old) else cents.group(2)[:-3]
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the amount its goal "
                 f"reads)", R.Touch(tasks={task["id"]}))
     found = re.search(r"but its goal reads (\w+) = '([^']*)', a day the instruction never states", issue.message)
     if found is None or tokens[-2:-1] != ["slots"]:
