@@ -13,7 +13,13 @@ must stay clean, and the repairs that fix them.
   that sends label names where the marker takes a label's key (S013);
 - a budget stated as $320.00 where the goal reads 23000 cents (M016);
 - a status change that rewrites the order's date, and deleting a post that deletes the user's
-  comments everywhere instead of the post's (C005).
+  comments everywhere instead of the post's (C005);
+- a count of "{state}" issues over every state, the user's posts "in f/{forum}" over every forum,
+  mail "still in the Inbox" counted in every folder (M016: a value the instruction names that the
+  answer never filters on);
+- "how many different items" answered with the sum of quantities, "which address" with the phone
+  number (M017), and a view naming the reviewer as the author and the author as the reviewer (C013);
+- "{stars} stars or more" judged with ``stars > :stars`` (M016: a bound the words include, excluded).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import pytest
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import SLOT_CONTRADICTS_GOAL, EMPTY_FILTER, FIELD_MISMATCH, FIELD_TYPE, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
+from veriweb.verify.checks import ANSWER_ASKS_OTHER, SLOT_CONTRADICTS_GOAL, EMPTY_FILTER, FIELD_MISMATCH, FIELD_TYPE, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
 from veriweb.verify.checks_tasks import _asked_words, _picked_queries, orders_against_words
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
@@ -311,3 +317,96 @@ def test_deleting_a_post_deletes_its_comments_not_the_users(clean: dict[str, Dat
     # a twin: the post's own comments by their pointer, also narrowed to the user's, are the post's
     effect["sql"] = original.replace("WHERE post_id = :post_id", "WHERE post_id = :post_id AND user_id = :user_id")
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "other records' rows" in i.message]
+
+
+@pytest.mark.parametrize(("domain", "task_id", "column"), [("code", "count_labelled", "state"),
+                                                           ("forum", "own_titles", "forum_id"),
+                                                           ("mail", "count_from", "folder_id")])
+def test_a_value_the_instruction_names_that_the_answer_never_filters_on(clean: dict[str, Data], domain: str,
+                                                                         task_id: str, column: str) -> None:
+    data = copy.deepcopy(clean[domain])
+    task = next(t for t in data["tasks"] if t["id"] == task_id)
+    query = task["answer"].get("list_query") or task["answer"]["value"]["query"]
+    kept = [c for c in query["where"] if c["column"] != column]
+    assert len(kept) == len(query["where"]) - 1
+    assert not _codes(data, SLOT_CONTRADICTS_GOAL)
+    query["where"] = kept
+    assert any(task_id in i.message and column in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == SLOT_CONTRADICTS_GOAL)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(t for t in to_data(fixed)["tasks"] if t["id"] == task_id)
+    query = mended["answer"].get("list_query") or mended["answer"]["value"]["query"]
+    assert not left and column in [c["column"] for c in query["where"]]
+
+
+def test_a_value_the_answer_states_another_way_is_no_filter_missing(clean: dict[str, Data]) -> None:
+    """A twin: the forum named by a literal condition on the forum's key, not by the slot, still
+    filters on it."""
+    data = copy.deepcopy(clean["forum"])
+    task = next(t for t in data["tasks"] if t["id"] == "own_titles")
+    query = task["answer"]["list_query"]
+    forum = next(c for c in query["where"] if c["column"] == "forum_id")
+    table = next(t for t in data["database"]["tables"] if t["name"] == "forums")
+    key = next(r["id"] for r in table["rows"] if r["name"] == task["slots"]["forum"])
+    forum["value"] = key
+    assert not _codes(data, SLOT_CONTRADICTS_GOAL)
+
+
+@pytest.mark.parametrize(("domain", "task_id", "edit", "said"), [
+    ("shop", "count_cart", {"agg": "sum", "select": "qty"}, "count"),
+    ("mail", "contact_address", {"select": "phone"}, "email"),
+])
+def test_an_answer_reading_another_figure_than_asked(domain: str, task_id: str, edit: dict[str, str],
+                                                    said: str) -> None:
+    """Set ten: "how many different items" answered by the sum of quantities; "which address do I have
+    on file" answered with the phone number. The repair reads what is asked."""
+    data = to_data(generate_site(domain, 3))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if t["id"] == task_id)
+    assert not _codes(data, ANSWER_ASKS_OTHER)
+    original = dict(task["answer"]["value"]["query"])
+    task["answer"]["value"]["query"].update(edit)
+    assert _codes(data, ANSWER_ASKS_OTHER)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(t for t in to_data(fixed)["tasks"] if t["id"] == task_id)["answer"]["value"]["query"]
+    assert not left and said in (mended.get("agg"), mended.get("select"))
+    assert {k: mended.get(k) for k in ("agg", "select")} == {k: original.get(k) for k in ("agg", "select")}
+
+
+def test_two_roles_of_a_row_shown_under_each_others_names(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    view = next(v for v in data["database"]["views"] if v["name"] == "mr_view")
+    original = view["sql"]
+    assert "a.name AS author, coalesce(v.name, 'None') AS reviewer" in original
+    view["sql"] = original.replace("a.name AS author, coalesce(v.name, 'None') AS reviewer",
+                                   "coalesce(v.name, 'None') AS author, a.name AS reviewer")
+    assert any("wrong way round" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == VIEW_FIGURE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left and next(v for v in to_data(fixed)["database"]["views"] if v["name"] == "mr_view")["sql"] == original
+    # a twin: one role under its own name, the other role's column left out, is clean
+    view["sql"] = original.replace(", coalesce(v.name, 'None') AS reviewer", "")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "wrong way round" in i.message]
+
+
+def test_a_bound_the_words_include_that_the_judge_excludes() -> None:
+    """Set ten: flights with "one stop or none" counted with ``stops < 1``; here hotels with "{stars} stars
+    or more" listed with ``stars > :stars``. The repair compares as the words say. A twin: "more than
+    {stars} stars" is strict, and says so."""
+    data = to_data(generate_site("travel", 1))
+    data.pop("id", None)
+    task = next(t for t in data["tasks"] if t["id"] == "hotel_list")
+    condition = next(c for c in task["answer"]["list_query"]["where"] if c["column"] == "stars")
+    assert condition["op"] == ">=" and "or more" in task["template"]
+    assert not _codes(data, SLOT_CONTRADICTS_GOAL)
+    condition["op"] = ">"
+    assert any(i.location.endswith(".op") for i in static_issues(from_data(data, check_id=False))
+               if i.code == SLOT_CONTRADICTS_GOAL)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(t for t in to_data(fixed)["tasks"] if t["id"] == "hotel_list")
+    assert not left and next(c for c in mended["answer"]["list_query"]["where"] if c["column"] == "stars")["op"] == ">="
+    from veriweb.scaffold.site import render_instruction
+
+    task["template"] = task["template"].replace("{stars} stars or more", "more than {stars} stars")
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    assert not _codes(data, SLOT_CONTRADICTS_GOAL)

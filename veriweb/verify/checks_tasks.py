@@ -195,13 +195,14 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
 
 
 def unfiltered_slots(site: Site, task: Any) -> Iterator[tuple[str, str, dict[str, Any], str]]:
-    """Slots a count, a sum or a list names that its answer never filters on: ``{state}`` = "open" in
+    """Values a count, a sum or a list names that its answer never filters on: ``{state}`` = "open" in
     "Count the {state} issues ..." over a count of every state; "f/{forum}" over the user's posts in
-    every forum. Yields the slot, the column of the answer's table that holds its value (directly, or
-    as the key of a row of another table that does), the condition that filters on it, and the
-    answer query's path. A slot that names the task's own user ("I am {me}") or that the query
-    states another way (a literal list) is no filter missing; nor is one beside a query that picks
-    one row (a bill found by its subject)."""
+    every forum; "still in the Inbox" over the user's mail in every folder. Yields the slot (or the
+    word), the column of the answer's table that holds the value (directly, or as the key of a row
+    of another table that does), the condition that filters on it, and the answer query's path. A
+    slot that names the task's own user ("I am {me}") or that the query states another way (a
+    literal list) is no filter missing; nor is one beside a query that picks one row (a bill found by
+    its subject). Words are the instruction's own capitalised ones, matched as written."""
     from veriweb.verify.checks_pages import base_column, source_columns
 
     answer = task.answer
@@ -218,31 +219,98 @@ def unfiltered_slots(site: Site, task: Any) -> Iterator[tuple[str, str, dict[str
     user = site.database.table(site.auth.table) if site.auth is not None else None
     names = {str(r.get(k, "")).lower() for r in (user.rows if user is not None else []) for k in ("name", "username")
              if task.user is not None and r.get("username") == task.user}
+    secret = site.auth.password_column if site.auth is not None else None
     columns = sorted(source_columns(site, query.table) or ())
+    named: list[tuple[str, str, Any, bool]] = []  # (slot or word, value, what the condition compares with, exact)
     for slot in sorted(set(re.findall(r"\{(\w+)\}", task.template))):
-        value = str(task.slots.get(slot, "")).strip().lower()
-        if not value or _reads_slot(answer, slot) or value in names or value in stated or slot in (
+        value = str(task.slots.get(slot, "")).strip()
+        if not value or _reads_slot(answer, slot) or value.lower() in names or value.lower() in stated or slot in (
                 "username", "password"):
             continue
+        named.append((slot, value, {"ref": f"slot.{slot}"}, False))
+    for word in sorted(set(re.findall(r"\b[A-Z][a-z]{3,}\b", _told(task.template)))):
+        if word.lower() not in stated and word.lower() not in names:
+            named.append((word, word, word, True))
+    for label, value, compared, exact in named:
+        same = (lambda v: str(v).strip() == value) if exact else (lambda v: str(v).strip().lower() == value.lower())
         for column in columns:
             base = base_column(site, query.table, column)
             table = site.database.table(base[0]) if base is not None else None
             if column in filtered or table is None:
                 continue
-            if any(str(row.get(base[1], "")).strip().lower() == value for row in table.rows):
-                yield slot, column, {"column": column, "value": {"ref": f"slot.{slot}"}}, path
+            if any(same(row.get(base[1], "")) for row in table.rows):
+                yield label, column, {"column": column, "value": compared}, path
                 return
             pointer = next((fk for fk in table.foreign_keys if fk.column == base[1]), None)
             target = site.database.table(pointer.ref_table) if pointer is not None else None
-            secret = site.auth.password_column if site.auth is not None and target is not None \
-                and target.name == site.auth.table else None
-            held = [c.name for c in target.columns if c.type == "text" and c.name != secret and any(
-                str(row.get(c.name, "")).strip().lower() == value for row in target.rows)] if target else []
-            if len(held) == 1:
-                yield slot, column, {"column": column, "value": {"query": {
-                    "select": pointer.ref_column, "table": target.name,
-                    "where": [{"column": held[0], "value": {"ref": f"slot.{slot}"}}]}}}, path
+            if target is None or pointer is None:
+                continue
+            held = [c.name for c in target.columns if c.type == "text" and not (
+                site.auth is not None and target.name == site.auth.table and c.name == secret)
+                and any(same(row.get(c.name, "")) for row in target.rows)]
+            held = [c for c in held if any(str(row.get(c, "")).strip() == value for row in target.rows)] or held
+            if held:
+                where: list[dict[str, Any]] = [{"column": held[0], "value": compared}]
+                if task.user is not None and target.column("user_id") is not None:
+                    where.insert(0, {"column": "user_id", "value": {"ref": "user.id"}})  # the user's own (folders)
+                yield label, column, {"column": column, "value": {"query": {
+                    "select": pointer.ref_column, "table": target.name, "where": where}}}, path
                 return
+
+
+_INCLUSIVE_BELOW = re.compile(r"\bor (?:fewer|less|none|under|below|cheaper|lower)\b|\bat most\b|"
+                              r"\bno more than\b|\bat or (?:under|below)\b|\bnot more than\b")
+_INCLUSIVE_ABOVE = re.compile(r"\bor (?:more|higher|better|above|over|later)\b|\bat least\b|\bno (?:fewer|less) than\b|"
+                              r"\bnot (?:fewer|less) than\b")
+
+
+_STRICT = re.compile(r"(?<!or )\b(?:under|below|over|above)\b|\b(?:less|fewer|more|cheaper|higher|lower) than\b")
+
+
+def strict_bounds(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
+    """Conditions of a task's goal or answer that compare strictly (``stops < 1``) where its words
+    include the bound ("one stop or none", "at least 4 stars"): the condition's path, its operator
+    and the inclusive one the words ask for. Found only where the words name one direction."""
+    told = _told(task.template).lower()
+    below, above = bool(_INCLUSIVE_BELOW.search(told)), bool(_INCLUSIVE_ABOVE.search(told))
+    if below == above or _STRICT.search(_INCLUSIVE_BELOW.sub(" ", _INCLUSIVE_ABOVE.sub(" ", told))):
+        return  # no bound said, both, or a strict one beside it: which condition each is, is not said
+    wrong, right = ("<", "<=") if below else (">", ">=")
+    judged = [(task.goal, f"$.tasks[{number}].goal"), (task.progress, f"$.tasks[{number}].progress"),
+              (task.answer, f"$.tasks[{number}].answer")]  # a constraint states what breaks it: the other way
+    for holder, path in (found for value, root in judged for found in _where_holders(value, root)):
+        for index, cond in enumerate(holder.where):
+            if cond.op == wrong and not isinstance(cond.value, str):
+                yield f"{path}.where[{index}].op", wrong, right
+
+
+def _where_holders(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every query under ``value`` (a task's model) that has conditions, with its path."""
+    if isinstance(value, BaseModel):
+        if C.field_of(value, "where") and isinstance(C.field_of(value, "table"), str):
+            yield value, path
+        for name in type(value).model_fields:
+            yield from _where_holders(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _where_holders(item, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _where_holders(item, f"{path}.{key}")
+
+
+def check_strict_bounds(site: Site) -> list[C.Issue]:
+    """M016: a bound the instruction includes ("one stop or none") that the goal or answer excludes
+    (``stops < 1``): the judge leaves out the edge the instruction lets in."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "infeasible":
+            continue
+        for location, wrong, right in strict_bounds(task, number):
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
+                                  f"task {task.id!r} says {task.instruction!r}, a bound it includes, but its judge "
+                                  f"compares with {wrong} (not {right})"))
+    return issues
 
 
 def check_unfiltered_slots(site: Site) -> list[C.Issue]:
@@ -251,9 +319,10 @@ def check_unfiltered_slots(site: Site) -> list[C.Issue]:
     issues = []
     for number, task in enumerate(site.tasks):
         for slot, column, _, path in unfiltered_slots(site, task):
+            said = f"{slot} {task.slots[slot]!r}" if slot in task.slots else repr(slot)
             issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].{path}.where",
-                                  f"task {task.id!r} names {slot} {task.slots.get(slot)!r}, but its answer never "
-                                  f"filters on {column}: it counts rows of every {column}"))
+                                  f"task {task.id!r} names {said}, but its answer never filters on {column}: it "
+                                  f"counts rows of every {column}"))
     return issues
 
 
@@ -548,8 +617,13 @@ def _told(template: str) -> str:
     return re.sub(r"\{\w+\}", " ", template)
 
 
+_COLUMN_SYNONYMS = {"email": {"address"}, "phone": {"telephone"}}
+"""Words an instruction may ask for a column by other than its own (an email "address")."""
+
+
 def _column_words(column: str) -> set[str]:
-    return {w for w in column.lower().split("_") if len(w) >= 4 and w not in ("name", "text")}
+    words = {w for w in column.lower().split("_") if len(w) >= 4 and w not in ("name", "text")}
+    return words | {s for w in column.lower().split("_") for s in _COLUMN_SYNONYMS.get(w, ())}
 
 
 def _says(words: set[str], told: set[str]) -> bool:
@@ -574,6 +648,9 @@ def answer_asks_other(site: Site, task: Any) -> tuple[str, str, str] | None:
         asked = _asked_aggs(told)
         if agg not in asked and len(asked) == 1 and not {agg} | asked == {"count", "sum"}:  # "how many, together"
             return "agg", agg, next(iter(asked))
+        if agg == "sum" and asked == {"count"} and re.search(r"\b(?:different|distinct|separate|unique)\b",
+                                                             told.lower()):
+            return "agg", agg, "count"  # "how many different items": the lines, not their quantities
         return None
     columns = source_columns(site, query.table)
     select = query.select
@@ -714,5 +791,5 @@ def check_order_words(site: Site) -> list[C.Issue]:
 
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_stated_months, check_literal_names, check_answer_asks, check_order_words,
-               check_unfiltered_slots]
+               check_unfiltered_slots, check_strict_bounds]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -22,7 +22,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - a running figure moved by a multiple of a value its marker records once in a row (``score =
   score + 2 * :value`` beside the vote row that stores ``:value``), or by one for a row of several
   units (``seats = seats - 1`` for a booking of ``:passengers``);
-- an update writing a parameter named for one column into another (``SET author_id = :assignee_id``).
+- an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
+- two roles of a row joined from one table (author, reviewer) shown under each other's names.
 
 How SQL matches rows (keys, correlations, joins) is read by :mod:`veriweb.verify.checks_joins`, the
 literal values it writes or compares with by :mod:`veriweb.verify.checks_literals`; their findings
@@ -679,6 +680,44 @@ def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> I
             return
 
 
+_ROLE_JOIN = re.compile(r"\bJOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)", re.I)
+
+
+def _swapped_roles(location: str, sql: str) -> Iterator[Fix]:
+    """A view that joins one table twice for two roles of its row (``users a ON a.id = r.author_id``,
+    ``users v ON v.id = r.reviewer_id``) and names each role's column after the other (``v.name AS
+    author``, ``a.name AS reviewer``): every page shows the reviewer as the author. The two
+    expressions are swapped back."""
+    roles: dict[str, str] = {}  # join alias -> the role its key column names (author, reviewer)
+    tables: dict[str, str] = {}
+    for found in _ROLE_JOIN.finditer(sql):
+        table, alias, left, left_col, right, right_col = found.groups()
+        key = right_col if left == alias else left_col if right == alias else None
+        if key is None or not key.endswith("_id"):
+            continue
+        roles[alias], tables[alias] = key[:-3].lower(), table
+    if len(roles) < 2:
+        return
+    items = _select_items(sql) or []
+    wrong = []
+    for expr, name in items:
+        used = set(re.findall(r"\b(\w+)\.\w+", expr)) & set(roles)
+        if len(used) != 1:
+            continue
+        alias = used.pop()
+        named = [a for a, role in roles.items() if role == name.lower() and tables[a] == tables[alias]]
+        if roles[alias] != name.lower() and named:
+            wrong.append((expr, name, alias, named[0]))
+    for expr, name, alias, other in wrong:
+        partner = next((w for w in wrong if w[2] == other and w[3] == alias), None)
+        if partner is None:
+            continue
+        fixed = _replace_item(_replace_item(sql, expr, partner[0], name), partner[0], expr, partner[1])
+        yield Fix(location, f"{name} shows {alias}'s row, joined as the {roles[alias]}, and {partner[1]} shows the "
+                            f"{roles[other]}'s: the two roles are the wrong way round", sql, fixed)
+        return
+
+
 def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
     """``(table, column)`` of a column a view's ``FROM`` tables hold (the first that has it)."""
     for table_name in _aliases(sql).values():
@@ -807,6 +846,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _toggle_words(site, location, view.sql)
         out += _numbered_words(location, view.sql)
         out += _aggregate_names(location, view.sql)
+        out += _swapped_roles(location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)

@@ -131,6 +131,15 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the month its goal "
                 f"reads)", R.Touch(tasks={task["id"]}))
+    bound = re.search(r"a bound it includes, but its judge compares with (\S+) \(not (\S+)\)$", issue.message)
+    if bound is not None and tokens[-1] == "op":  # "one stop or none" judged with stops < 1: <= 1
+        condition = R.get_at(data, tokens[:-1])
+        if not isinstance(condition, dict) or condition.get("op") != bound.group(1):
+            return None
+        condition["op"] = bound.group(2)
+        task = R.get_at(data, tokens[:2])
+        return (f"task {task['id']!r}: {condition.get('column')} {bound.group(1)} -> {bound.group(2)}, the bound its "
+                f"instruction includes", R.Touch(tasks={task["id"]}))
     if "but its answer never filters on" in issue.message:  # the condition the instruction names, added
         from veriweb.scaffold.io import from_data
         from veriweb.verify.checks_tasks import unfiltered_slots
@@ -215,6 +224,8 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     if not right:
         return R.drop_task(data, issue, ctx)
     task["answer"]["value"]["query"][what] = right
+    if what == "agg" and right == "count":
+        task["answer"]["value"]["query"]["select"] = "*"  # the rows, not a column of them
     return (f"task {task['id']!r}: its answer's {what} {wrong!r} -> {right!r} (what its instruction asks for)",
             R.Touch(tasks={task["id"]}))
 
