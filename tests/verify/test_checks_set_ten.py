@@ -19,7 +19,9 @@ must stay clean, and the repairs that fix them.
   answer never filters on);
 - "how many different items" answered with the sum of quantities, "which address" with the phone
   number (M017), and a view naming the reviewer as the author and the author as the reviewer (C013);
-- "{stars} stars or more" judged with ``stars > :stars`` (M016: a bound the words include, excluded).
+- "{stars} stars or more" judged with ``stars > :stars`` (M016: a bound the words include, excluded);
+- an order line added for a product that does not exist, at a price no product has: the repair
+  deleted the site (pointing the line at another product made its price disagree); it deletes the line.
 """
 
 from __future__ import annotations
@@ -410,3 +412,28 @@ def test_a_bound_the_words_include_that_the_judge_excludes() -> None:
     task["template"] = task["template"].replace("{stars} stars or more", "more than {stars} stars")
     task["instruction"] = render_instruction(task["template"], task["slots"])
     assert not _codes(data, SLOT_CONTRADICTS_GOAL)
+
+
+def test_a_line_of_a_missing_product_at_a_price_no_product_has_is_deleted(admin: Data) -> None:
+    from veriweb.verify.checks import DANGLING_KEY
+    from veriweb.verify.pipeline import repair_site
+
+    data = copy.deepcopy(admin)
+    lines = next(t for t in data["database"]["tables"] if t["name"] == "order_items")
+    prices = {r["price"] for t in data["database"]["tables"] if t["name"] == "products" for r in t["rows"]}
+    price = next(p for p in range(2501, 9999) if p not in prices)
+    order = lines["rows"][0]["order_id"]
+    lines["rows"].append({"id": max(r["id"] for r in lines["rows"]) + 1, "order_id": order, "product_id": 999,
+                          "qty": 1, "price": price})
+    assert DANGLING_KEY in {i.code for i in static_issues(from_data(data, check_id=False))}
+    fixed, report = repair_site(from_data(data, check_id=False))
+    assert fixed is not None and not report.site_dropped
+    kept = next(t for t in to_data(fixed)["database"]["tables"] if t["name"] == "order_items")["rows"]
+    assert all(r["product_id"] != 999 for r in kept) and len(kept) == len(lines["rows"]) - 1
+    # a twin: a line whose price is some product's is pointed at that product, not deleted
+    twin = copy.deepcopy(admin)
+    rows = next(t for t in twin["database"]["tables"] if t["name"] == "order_items")["rows"]
+    rows[0]["product_id"] = 999
+    fixed, _, _, left, _ = repair_static(from_data(twin, check_id=False))
+    mended = next(t for t in to_data(fixed)["database"]["tables"] if t["name"] == "order_items")["rows"]
+    assert len(mended) == len(rows) and mended[0]["product_id"] != 999

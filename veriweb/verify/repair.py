@@ -1297,6 +1297,13 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         new = None
     elif keys:
         agree = _agreement(table, row, column, target, fk.get("ref_column", "id"))
+        if not agree and _copies_amount(table, column, target, fk.get("ref_column", "id")):
+            # the other rows copy an amount of the row they point at and no row has this one's: a line
+            # of nothing (pointing it anywhere makes its amount disagree there), so it goes
+            table["rows"].pop(tokens[4])
+            return (f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r} (no "
+                    f"{fk['ref_table']} row has what it copies)", Touch(tables={table["name"]}))
+
         def nearest(k: Any) -> tuple[Any, ...]:
             numeric = isinstance(k, (int, float)) and isinstance(old, (int, float))
             return (-agree.get(k, 0),) + ((abs(k - old), k) if numeric else (float("inf"), str(k)))
@@ -1321,6 +1328,18 @@ def _undeclared_key(data: dict[str, Any], table: dict[str, Any], column: str) ->
     if target is None or target.name == table["name"]:
         return None
     return {"column": column, "ref_table": target.name, "ref_column": target.primary_key}
+
+
+def _copies_amount(table: dict[str, Any], column: str, target: dict[str, Any], key: str) -> bool:
+    """Whether nearly every row of ``table`` holds an amount equal to one of the row it points at by
+    ``column`` (an order line's price is its product's)."""
+    by_key = {r.get(key): r for r in target.get("rows", [])}
+    money = [c["name"] for c in table["columns"] if c["type"] == "money"]
+    prices = [c["name"] for c in target["columns"] if c["type"] == "money"]
+    linked = [(r, by_key[r.get(column)]) for r in table.get("rows", []) if r.get(column) in by_key]
+    if len(linked) < 5:
+        return False
+    return any(sum(1 for r, t in linked if r.get(m) == t.get(p)) >= 0.9 * len(linked) for m in money for p in prices)
 
 
 def _agreement(table: dict[str, Any], row: dict[str, Any], column: str, target: dict[str, Any],
