@@ -21,7 +21,11 @@ must stay clean, and the repairs that fix them.
   number (M017), and a view naming the reviewer as the author and the author as the reviewer (C013);
 - "{stars} stars or more" judged with ``stars > :stars`` (M016: a bound the words include, excluded);
 - an order line added for a product that does not exist, at a price no product has: the repair
-  deleted the site (pointing the line at another product made its price disagree); it deletes the line.
+  deleted the site (pointing the line at another product made its price disagree); it deletes the line;
+- "set up a new discount code SMOOTH30" where SMOOTH30 exists, "I need a Travel folder. Create it"
+  where the user has one (F010: a creation its unique name refuses);
+- "cancel your order waiting to ship" whose goal cancels another customer's order, outside the
+  footprint (F011).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import pytest
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import ANSWER_ASKS_OTHER, SLOT_CONTRADICTS_GOAL, EMPTY_FILTER, FIELD_MISMATCH, FIELD_TYPE, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
+from veriweb.verify.checks import ANSWER_ASKS_OTHER, CREATES_EXISTING, GOAL_OUTSIDE_FOOTPRINT, SLOT_CONTRADICTS_GOAL, EMPTY_FILTER, FIELD_MISMATCH, FIELD_TYPE, LIST_DETAIL, ORDER_AGAINST_WORDS, UNGUARDED_WRITE, static_issues
 from veriweb.verify.checks_tasks import _asked_words, _picked_queries, orders_against_words
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
@@ -437,3 +441,58 @@ def test_a_line_of_a_missing_product_at_a_price_no_product_has_is_deleted(admin:
     fixed, _, _, left, _ = repair_static(from_data(twin, check_id=False))
     mended = next(t for t in to_data(fixed)["database"]["tables"] if t["name"] == "order_items")["rows"]
     assert len(mended) == len(rows) and mended[0]["product_id"] != 999
+
+
+@pytest.mark.parametrize(("domain", "seed", "task_id", "slot", "table", "column"), [
+    ("admin", 2, "create_coupon", "code", "coupons", "code"),
+    ("mail", 5, "new_folder", "folder", "folders", "name"),
+])
+def test_a_task_that_creates_what_already_exists(domain: str, seed: int, task_id: str, slot: str, table: str,
+                                                 column: str) -> None:
+    data = to_data(generate_site(domain, seed))
+    data.pop("id", None)
+    from veriweb.scaffold.site import render_instruction
+
+    task = next(t for t in data["tasks"] if t["id"] == task_id)
+    assert not _codes(data, CREATES_EXISTING)
+    rows = next(t for t in data["database"]["tables"] if t["name"] == table)["rows"]
+    accounts = (data.get("auth") or {}).get("table", "users")
+    users = next(t for t in data["database"]["tables"] if t["name"] == accounts)["rows"]
+    uid = next((u["id"] for u in users if u.get("username") == task.get("user")), None)
+    existing = next(r[column] for r in rows if "user_id" not in r or r["user_id"] == uid)
+    task["slots"][slot] = existing
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    number = data["tasks"].index(task)
+    assert _codes(data, CREATES_EXISTING) == [f"$.tasks[{number}].slots.{slot}"]
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    renamed = next(t for t in to_data(fixed)["tasks"] if t["id"] == task_id)["slots"][slot]
+    assert not left and renamed.lower() not in {str(r[column]).lower() for r in rows}
+    # a twin: another user's folder (or a name only in a column kept unique by nothing) is no clash
+    if "user_id" in rows[0]:
+        other = next(r[column] for r in rows if r["user_id"] != uid and all(
+            str(o[column]).lower() != str(r[column]).lower() for o in rows if o["user_id"] == uid))
+        task["slots"][slot] = other
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        assert not _codes(data, CREATES_EXISTING)
+
+
+def test_a_goal_that_needs_a_row_the_footprint_forbids(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["shop"])
+    task = next(t for t in data["tasks"] if t["id"] == "cancel_order")
+    allowed = next(c["value"] for e in task["footprint"] for c in e["where"] if c["column"] == "id")
+    condition = next(c for g in task["goal"] if "query" in g for c in g["query"]["where"]
+                     if c["column"] == "id" and c["value"] == allowed)
+    orders = next(t for t in data["database"]["tables"] if t["name"] == "orders")["rows"]
+    mine = next(r["user_id"] for r in orders if r["id"] == allowed)
+    other = next(r["id"] for r in orders if r["user_id"] != mine and r["status"] == "placed")
+    assert not _codes(data, GOAL_OUTSIDE_FOOTPRINT)
+    condition["value"] = other
+    assert _codes(data, GOAL_OUTSIDE_FOOTPRINT)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(t for t in to_data(fixed)["tasks"] if t["id"] == "cancel_order")
+    assert not left and allowed in [c["value"] for g in mended["goal"] if "query" in g for c in g["query"]["where"]
+                                    if c["column"] == "id"]
+    # a twin: the footprint widened to the other order as well lets the goal be reached
+    for entry in task["footprint"]:
+        entry["where"] = []
+    assert not _codes(data, GOAL_OUTSIDE_FOOTPRINT)

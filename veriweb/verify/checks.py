@@ -83,6 +83,10 @@ MISSING_CONTROL = _code("M007", "semantic", "a control needed by a task is missi
 AMBIGUOUS_ENTITY = _code("M008", "semantic", "a task names an entity that matches several records")
 NO_SOLUTION = _code("F008", "feasibility", "no action sequence within the depth bound reaches a feasible task's goal")
 JUDGE_FOOLED = _code("F009", "feasibility", "a judge accepts a wrong trajectory (a decoy)")
+GOAL_OUTSIDE_FOOTPRINT = _code("F011", "feasibility", "the goal needs a row changed that the footprint forbids "
+                              "the task to write")
+CREATES_EXISTING = _code("F010", "feasibility", "a task asks to create a record under a name its site already has "
+                        "and keeps unique")
 UNBOUND_REFERENCE = _code("S012", "structural", "text, a link or a form reads a value that does not exist there")
 FIELD_TYPE = _code("S013", "structural", "a form field or marker parameter whose type contradicts what it writes")
 LINK_ENTITY = _code("S014", "structural", "a fixed link opens a record that does not exist or is not the one it names")

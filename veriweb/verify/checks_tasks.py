@@ -299,6 +299,112 @@ def _where_holders(value: Any, path: str) -> Iterator[tuple[Any, str]]:
             yield from _where_holders(item, f"{path}.{key}")
 
 
+_CREATE_WORDS = re.compile(r"\b(?:create|creating|new|set up|add|make|open an?|start an?)\b", re.I)
+_UNIQUE = re.compile(r"NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+WHERE\s+(\w+)\s*=\s*:user_id)?\s+"
+                     r"GROUP\s+BY\s+(?:lower\s*\(\s*)?(\w+)\s*\)?\s+HAVING\s+count\s*\(\s*\*\s*\)\s*>\s*1", re.I)
+
+
+def creates_existing(site: Site, task: Any) -> tuple[str, str, str] | None:
+    """For a task that asks to create something (``"set up a new discount code {code}"``) whose slot
+    value a marker inserts into a column its invariant keeps unique (``GROUP BY code HAVING count(*)
+    > 1``, for the user's own rows where it says so) while a row already holds it: the slot, the
+    table and the column. The creation is refused, or the old record does the task's work."""
+    if task.kind != "mutate" or not _CREATE_WORDS.search(_told(task.template)):
+        return None
+    user = site.database.table(site.auth.table) if site.auth is not None else None
+    uid = next((r.get(site.auth.id_column) for r in (user.rows if user is not None else [])
+                if site.auth is not None and r.get(site.auth.username_column) == task.user), None)
+    for marker in site.markers:
+        for check in marker.invariants:
+            sql = C.field_of(check.predicate, "sql") or ""
+            found = _UNIQUE.search(sql)
+            if found is None:
+                continue
+            table_name, scope, column = found.group(1), found.group(2), found.group(3)
+            inserts = [e for e in marker.effects if e.op == "insert" and e.table == table_name]
+            params = {src.value if src.kind == "param" else wrapped.group(1)
+                      for e in inserts for col, src in _insert_sources(marker, e).items() if col == column
+                      and (src.kind == "param" or src.kind == "expr" and (wrapped := re.fullmatch(
+                          r"(?:(?:upper|lower|trim)\s*\(\s*)*:(\w+)\s*\)*", str(src.value), re.I)))}
+            table = site.database.table(table_name)
+            if not params or table is None:
+                continue
+            for slot in sorted(set(re.findall(r"\{(\w+)\}", task.template))):
+                value = str(task.slots.get(slot, "")).strip().lower()
+                if not value:
+                    continue
+                if any(str(row.get(column, "")).strip().lower() == value and (scope is None or row.get(scope) == uid)
+                       for row in table.rows):
+                    return slot, table_name, column
+    return None
+
+
+def _insert_sources(marker: Any, effect: Any) -> dict[str, Any]:
+    from veriweb.verify.dataflow import parse_effect
+
+    return parse_effect(marker.name, effect.op, effect.table, effect.sql).sources
+
+
+def check_creates_existing(site: Site) -> list[C.Issue]:
+    """F010: a task that asks to create a record under a name the site already has and keeps unique
+    (see :func:`creates_existing`)."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        found = creates_existing(site, task)
+        if found is not None:
+            slot, table, column = found
+            issues.append(C.Issue("feasibility", C.CREATES_EXISTING, f"$.tasks[{number}].slots.{slot}",
+                                  f"task {task.id!r} asks to create {table} {task.slots[slot]!r}, but a {table} row "
+                                  f"already has that {column}, which must be unique: the creation is refused"))
+    return issues
+
+
+def goal_keys_outside(site: Site, task: Any, number: int) -> Iterator[tuple[str, Any, Any]]:
+    """Rows a mutate task's goal names by a fixed key (``orders.id = 43`` with ``status = 'cancelled'``)
+    that its footprint, which names the rows it may write by fixed keys of the same table (``id =
+    42``), does not let it write, while the goal's own condition on the row can only come from a
+    write (it does not hold at the start). Yields the goal key's path, the key and the footprint's."""
+    if task.kind != "mutate":
+        return
+    allowed: dict[str, set[Any]] = {}
+    for entry in task.footprint:
+        table = site.database.table(entry.table)
+        keys = [c.value for c in entry.where if table is not None and c.column == table.primary_key
+                and c.op == "=" and isinstance(c.value, (int, str))]
+        if table is not None and entry.where and len(keys) == len(entry.where):
+            allowed.setdefault(entry.table, set()).update(keys)
+        elif table is not None:
+            allowed[entry.table] = {None}  # rows picked otherwise: any key may be the one
+    for index, predicate in enumerate(task.goal):
+        query = C.field_of(predicate, "query")
+        if C.field_of(predicate, "kind") != "exists" or C.field_of(predicate, "negate") or query is None:
+            continue
+        table = site.database.table(query.table)
+        keys = allowed.get(query.table)
+        if table is None or not keys or None in keys:
+            continue
+        for c_index, cond in enumerate(query.where):
+            if cond.column == table.primary_key and cond.op == "=" and isinstance(cond.value, (int, str)) \
+                    and cond.value not in keys and len(keys) == 1:
+                row = next((r for r in table.rows if r.get(table.primary_key) == cond.value), None)
+                if row is not None and all(row.get(c.column) == c.value for c in query.where
+                                           if not isinstance(c.value, (Ref, QueryValue)) and c.op == "="):
+                    continue  # it holds already: F001's, not this
+                yield f"$.tasks[{number}].goal[{index}].query.where[{c_index}].value", cond.value, next(iter(keys))
+
+
+def check_goal_footprint(site: Site) -> list[C.Issue]:
+    """F011: a goal that needs a row changed that the task's footprint forbids it to write (see
+    :func:`goal_keys_outside`): no episode can succeed without breaking the footprint."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for location, key, allowed in goal_keys_outside(site, task, number):
+            issues.append(C.Issue("feasibility", C.GOAL_OUTSIDE_FOOTPRINT, location,
+                                  f"task {task.id!r} needs row {key!r} changed, but its footprint lets it write "
+                                  f"only row {allowed!r} of that table"))
+    return issues
+
+
 def check_strict_bounds(site: Site) -> list[C.Issue]:
     """M016: a bound the instruction includes ("one stop or none") that the goal or answer excludes
     (``stops < 1``): the judge leaves out the edge the instruction lets in."""
@@ -791,5 +897,6 @@ def check_order_words(site: Site) -> list[C.Issue]:
 
 TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_stated_months, check_literal_names, check_answer_asks, check_order_words,
-               check_unfiltered_slots, check_strict_bounds]
+               check_unfiltered_slots, check_strict_bounds, check_creates_existing,
+               check_goal_footprint]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

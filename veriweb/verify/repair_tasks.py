@@ -252,8 +252,72 @@ def turn_order(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
             R.Touch(tasks={task["id"]}))
 
 
+def fresh_name(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """F010: the task asks to create its record under a name no row has yet (the slot's own code with
+    the next free number, "SMOOTH30" -> "SMOOTH31", or its name with a word more, "Travel" -> "Travel
+    notes"), and the instruction is rendered again; the goal reads the slot, so it follows."""
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.checks_tasks import creates_existing
+
+    tokens = R.parse_path(issue.location)
+    site = from_data(data, check_id=False)
+    found = creates_existing(site, site.tasks[tokens[1]])
+    if found is None or tokens[-2:-1] != ["slots"] or found[0] != tokens[-1]:
+        return None
+    slot, table, column = found
+    from veriweb.verify.checks import near_miss
+
+    taken = {str(r.get(column, "")).strip().lower() for r in site.database.table(table).rows}
+    corpus = {v.casefold() for t in site.database.tables for r in t.rows for v in r.values() if isinstance(v, str)}
+    task = data["tasks"][tokens[1]]
+    old = str(task["slots"][slot])
+    number = re.search(r"(\d+)$", old)
+    numbered = [f"{old[:number.start()]}{n}" for n in range(int(number.group(1)) + 1, int(number.group(1)) + 100)
+                ] if number else []
+    worded = [f"{old} {word}" for word in ("notes", "archive", "extra", "misc", "later")]
+    # a name one slip from a name the site has reads as a misspelling of it (M005): not one of those
+    new = next((c for c in numbered + worded if c.lower() not in taken and c.casefold() not in corpus
+                and near_miss(c, corpus) is None), None)
+    if new is None:
+        return None
+    task["slots"][slot] = new
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    return (f"task {task['id']!r}: {slot} {old!r} -> {new!r}, a {column} no {table} row has yet",
+            R.Touch(tasks={task["id"]}))
+
+
+def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """F011: the goal's fixed key becomes the footprint's when the footprint's row is the task user's
+    own and the goal's is not (the order "of yours" the instruction means); otherwise which one the
+    task means is not said, and the task is dropped."""
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.checks_tasks import goal_keys_outside
+
+    tokens = R.parse_path(issue.location)
+    site = from_data(data, check_id=False)
+    task = site.tasks[tokens[1]]
+    found = next((f for f in goal_keys_outside(site, task, tokens[1]) if f[0] == issue.location), None)
+    if found is None:
+        return None
+    _, key, allowed = found
+    query = site.tasks[tokens[1]].goal[tokens[3]].query
+    table = site.database.table(query.table)
+    accounts = site.database.table(site.auth.table) if site.auth is not None else None
+    uid = next((r.get(site.auth.id_column) for r in (accounts.rows if accounts is not None else [])
+                if site.auth is not None and r.get(site.auth.username_column) == task.user), None)
+    owner = {r.get(table.primary_key): r.get("user_id") for r in table.rows} if table is not None else {}
+    if uid is None or owner.get(allowed) != uid or owner.get(key) == uid:
+        return R.drop_task(data, issue, ctx)
+    R.get_at(data, tokens[:-1])["value"] = allowed
+    return (f"task {task.id!r}: its goal's {query.table} row {key!r} -> {allowed!r}, the user's own that its "
+            f"footprint lets it write", R.Touch(tasks={task.id}))
+
+
+align_goal_key.gives_up = True  # type: ignore[attr-defined]  # it may drop its task
+
 OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant,
-                                    "M017": reread_answer, "M018": turn_order}
+                                    "M017": reread_answer, "M018": turn_order, "F010": fresh_name,
+                                    "F011": align_goal_key}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
+__all__ = ["OPERATORS", "align_goal_key", "fresh_name", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
