@@ -25,7 +25,10 @@ must stay clean, and the repairs that fix them.
 - "set up a new discount code SMOOTH30" where SMOOTH30 exists, "I need a Travel folder. Create it"
   where the user has one (F010: a creation its unique name refuses);
 - "cancel your order waiting to ship" whose goal cancels another customer's order, outside the
-  footprint (F011).
+  footprint (F011);
+- "Delete permanently" asking "Move this message to Archived?" (M003: a dialog that keeps what its
+  marker deletes; the repair rewrote the button to archive, losing the purge task; it rewrites the
+  dialog), and a ticket's toggle offering "Reopen issue" on an open ticket (C013).
 """
 
 from __future__ import annotations
@@ -496,3 +499,46 @@ def test_a_goal_that_needs_a_row_the_footprint_forbids(clean: dict[str, Data]) -
     for entry in task["footprint"]:
         entry["where"] = []
     assert not _codes(data, GOAL_OUTSIDE_FOOTPRINT)
+
+
+def test_a_delete_dialog_that_says_the_thing_is_kept(clean: dict[str, Data]) -> None:
+    from veriweb.verify.checks import CONTRADICTORY_LABEL
+
+    data = copy.deepcopy(clean["mail"])
+    form = next(n for n in _dicts(data["pages"]) if n.get("type") == "form"
+                and n.get("action", {}).get("marker") == "purge_email" and n.get("confirm"))
+    assert not _codes(data, CONTRADICTORY_LABEL)
+    form["confirm"]["title"] = "Move this message to Archived?"
+    assert any(i.location.endswith(".confirm.title") for i in static_issues(from_data(data, check_id=False))
+               if i.code == CONTRADICTORY_LABEL)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = [n for n in _dicts(to_data(fixed)["pages"]) if n.get("type") == "form" and n.get("confirm")
+              and n.get("submit") == form["submit"]]
+    assert not left and mended and all(n["action"]["marker"] == "purge_email" for n in mended)
+    assert "Archived" not in mended[0]["confirm"]["title"]
+    # a twin: moving a message to the Bin (an update, not a delete) may say so
+    trash = next((n for n in _dicts(data["pages"]) if n.get("type") == "form"
+                  and n.get("action", {}).get("marker") == "trash_email"), None)
+    if trash is not None:
+        form["confirm"]["title"] = "Delete this message for good?"
+        trash["confirm"] = {"title": "Move this message to the Bin?", "text": "It stays in the Bin for 30 days."}
+        assert not _codes(data, CONTRADICTORY_LABEL)
+
+
+def test_a_toggle_offering_to_reopen_an_open_ticket(clean: dict[str, Data]) -> None:
+    import re
+
+    data = copy.deepcopy(clean["code"])
+    view = next(v for v in data["database"]["views"] if v["name"] == "issue_view")
+    original = view["sql"]
+    found = re.search(r"CASE i\.state WHEN 'open' THEN '([^']*)' ELSE '([^']*)' END AS toggle", original)
+    assert found is not None and found.group(2).lower().startswith("reopen")
+    view["sql"] = original.replace(found.group(0), f"CASE i.state WHEN 'open' THEN '{found.group(2)}' ELSE "
+                                                   f"'{found.group(1)}' END AS toggle")
+    assert any("wrong way round" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == VIEW_FIGURE)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    assert not left and next(v for v in to_data(fixed)["database"]["views"] if v["name"] == "issue_view")["sql"] == original
+    # a twin: "Reopen issue" offered on a closed ticket is what a toggle says
+    view["sql"] = original
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "wrong way round" in i.message]

@@ -174,6 +174,10 @@ def _said_elsewhere(form: Any, marker: Any, ops: set[str], meaning: str, path: s
             out.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
                                f"{what} {text!r} speaks of removing something, but {marker.name} removes nothing"))
             continue
+        if ops == {"delete"} and _KEPT_WORDS.search(text) and not _DELETE_WORDS.search(text):
+            out.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                               f"{what} {text!r} speaks of keeping it somewhere, but {marker.name} only deletes"))
+            continue
         found = _opposite_of_name(text, marker.name, where) or _value_against_effect(text, marker, domains, where, what)
         out += [C.Issue(i.cls, i.code, where, i.message.replace("button", what, 1)) for i in found]
         if not found:
@@ -181,6 +185,9 @@ def _said_elsewhere(form: Any, marker: Any, ops: set[str], meaning: str, path: s
     return out
 
 
+_KEPT_WORDS = re.compile(r"\b(?:move|moved|moving|archive|archived|archiving|restore|restored|keep|kept|"
+                         r"saved for later|put back)\b", re.I)
+"""Words of a dialog or message that say the thing is kept (moved, archived), which a pure delete is not."""
 _REMOVED = re.compile(r"delet|remov|trash|purg|discard|eras|bin\b|unsave|unstar|leave", re.I)
 """Marker names and effects that take something away (a soft delete moving a row to the bin), which a
 success message or dialog may call removing: closing or cancelling is not."""

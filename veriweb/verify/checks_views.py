@@ -485,8 +485,9 @@ def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
             where = _column_of(site, sql, value.group(1))
             others = _domain(site, *where) - {value.group(2).lower()} if where else set()
             this = _sets(shown, value.group(2))
-            backwards = this == 1 and _sets(shown, " ".join(others)) == 0 and _sets(rest, " ".join(others)) == 1 \
-                and _sets(rest, value.group(2)) == 0
+            again = re.match(rf"\s*re{re.escape(stem(value.group(2).lower()))}", shown, re.I) is not None
+            backwards = this == 1 and _sets(shown, " ".join(others)) == 0 and _sets(rest, value.group(2)) == 0 and (
+                _sets(rest, " ".join(others)) == 1 or again)  # "Reopen" on an open row, whatever the other says
         else:
             continue
         if backwards:

@@ -981,6 +981,10 @@ def _run_sibling(data: dict[str, Any], form: dict[str, Any], tokens: list[Any]) 
     def support(name: str) -> int:
         return sum(stem(name.split("_")[0]) in words for words in said)
 
+    from veriweb.verify.checks_meaning import _DELETE_WORDS
+
+    if all(e.get("op") == "delete" for e in marker["effects"]) and _DELETE_WORDS.search(str(form.get("submit") or "")):
+        return None  # the button says what its marker does ("Delete permanently" on a purge): the rest is wrong
     supplied = set(form.get("action", {}).get("args", {}))
     found = [m for m in data.get("markers", []) if m["name"] != marker["name"]
              and support(m["name"]) > support(marker["name"])
