@@ -178,31 +178,31 @@ def test_one_label_removed_by_deleting_every_label_of_its_ticket(clean: dict[str
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "siblings" in i.message]
 
 
-def test_a_booking_taking_one_seat_whatever_its_passengers(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["travel"])
-    effect = next(e for m in data["markers"] if m["name"] == "book_flight" for e in m["effects"]
-                  if "seats = seats - :passengers" in e["sql"])
+def _effect_edited(data: Data, marker: str, old: str, new: str, said: str, code: str = VIEW_FIGURE
+                   ) -> tuple[Data, Data, str]:
+    """``old`` edited to ``new`` in an effect of ``marker`` (a copy of ``data``): an issue of ``code``
+    saying ``said``, and the repair gives the effect back as it was. Returns the edited data, the effect
+    and its SQL."""
+    data = copy.deepcopy(data)
+    effect = next(e for m in data["markers"] if m["name"] == marker for e in m["effects"] if old in e["sql"])
     original = effect["sql"]
-    effect["sql"] = original.replace("seats = seats - :passengers", "seats = seats - 1")
-    assert any("drifts" in i.message for i in static_issues(from_data(data, check_id=False))
-               if i.code == VIEW_FIGURE)
+    effect["sql"] = original.replace(old, new)
+    assert any(said in i.message for i in static_issues(from_data(data, check_id=False)) if i.code == code)
     fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
     assert original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]] and not left
+    return data, effect, original
+
+
+def test_a_booking_taking_one_seat_whatever_its_passengers(clean: dict[str, Data]) -> None:
+    _effect_edited(clean["travel"], "book_flight", "seats = seats - :passengers", "seats = seats - 1", "drifts")
     # a twin: a member joining moves the member count by one (no row of several units)
     assert "members = members + 1" in str(clean["forum"]["markers"])
     assert not [i for i in static_issues(from_data(clean["forum"], check_id=False)) if "drifts" in i.message]
 
 
 def test_an_assignment_written_into_the_author(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["code"])
-    effect = next(e for m in data["markers"] if m["name"] == "assign_issue" for e in m["effects"]
-                  if "SET assignee_id = :assignee_id" in e["sql"])
-    original = effect["sql"]
-    effect["sql"] = original.replace("SET assignee_id = :assignee_id", "SET author_id = :assignee_id")
-    assert any("wrong column" in i.message for i in static_issues(from_data(data, check_id=False))
-               if i.code == VIEW_FIGURE)
-    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
-    assert original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]] and not left
+    data, effect, original = _effect_edited(clean["code"], "assign_issue", "SET assignee_id = :assignee_id",
+                                            "SET author_id = :assignee_id", "wrong column")
     # a twin: a parameter named for no column of the table (a new flight's key) goes where it is written
     effect["sql"] = original.replace("SET assignee_id = :assignee_id", "SET author_id = :new_owner")
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "wrong column" in i.message]
@@ -297,32 +297,17 @@ def test_a_budget_stated_unlike_the_amount_the_goal_reads(clean: dict[str, Data]
 
 
 def test_a_status_change_that_rewrites_the_order_date(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["admin"])
-    effect = next(e for m in data["markers"] if m["name"] == "set_order_status" for e in m["effects"]
-                  if e["op"] == "update" and e["table"] == "orders")
-    original = effect["sql"]
-    assert original.startswith("UPDATE orders SET status = :status WHERE")
-    effect["sql"] = original.replace("SET status = :status WHERE", "SET status = :status, created = :today WHERE")
-    assert any("when the row was made" in i.message for i in static_issues(from_data(data, check_id=False))
-               if i.code == UNGUARDED_WRITE)
-    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
-    assert not left and original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]]
+    data, effect, original = _effect_edited(clean["admin"], "set_order_status", "SET status = :status WHERE",
+                                            "SET status = :status, created = :today WHERE", "when the row was made",
+                                            UNGUARDED_WRITE)
     # a twin: stamping when the row was last changed is what an update does
     effect["sql"] = original.replace("SET status = :status WHERE", "SET status = :status, updated = :today WHERE")
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "when the row was made" in i.message]
 
 
 def test_deleting_a_post_deletes_its_comments_not_the_users(clean: dict[str, Data]) -> None:
-    data = copy.deepcopy(clean["forum"])
-    effect = next(e for m in data["markers"] if m["name"] == "delete_post" for e in m["effects"]
-                  if e["op"] == "delete" and e["table"] == "comments")
-    original = effect["sql"]
-    assert "WHERE post_id = :post_id" in original
-    effect["sql"] = original.replace("WHERE post_id = :post_id", "WHERE user_id = :user_id")
-    assert any("other records' rows" in i.message for i in static_issues(from_data(data, check_id=False))
-               if i.code == UNGUARDED_WRITE)
-    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
-    assert not left and original in [e["sql"] for m in to_data(fixed)["markers"] for e in m["effects"]]
+    data, effect, original = _effect_edited(clean["forum"], "delete_post", "WHERE post_id = :post_id",
+                                            "WHERE user_id = :user_id", "other records' rows", UNGUARDED_WRITE)
     # a twin: the post's own comments by their pointer, also narrowed to the user's, are the post's
     effect["sql"] = original.replace("WHERE post_id = :post_id", "WHERE post_id = :post_id AND user_id = :user_id")
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "other records' rows" in i.message]

@@ -278,25 +278,10 @@ def strict_bounds(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
     wrong, right = ("<", "<=") if below else (">", ">=")
     judged = [(task.goal, f"$.tasks[{number}].goal"), (task.progress, f"$.tasks[{number}].progress"),
               (task.answer, f"$.tasks[{number}].answer")]  # a constraint states what breaks it: the other way
-    for holder, path in (found for value, root in judged for found in _where_holders(value, root)):
+    for holder, path in (found for value, root in judged for found in _queries_with(value, root, "where")):
         for index, cond in enumerate(holder.where):
             if cond.op == wrong and not isinstance(cond.value, str):
                 yield f"{path}.where[{index}].op", wrong, right
-
-
-def _where_holders(value: Any, path: str) -> Iterator[tuple[Any, str]]:
-    """Every query under ``value`` (a task's model) that has conditions, with its path."""
-    if isinstance(value, BaseModel):
-        if C.field_of(value, "where") and isinstance(C.field_of(value, "table"), str):
-            yield value, path
-        for name in type(value).model_fields:
-            yield from _where_holders(getattr(value, name), f"{path}.{name}")
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            yield from _where_holders(item, f"{path}[{index}]")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _where_holders(item, f"{path}.{key}")
 
 
 _CREATE_WORDS = re.compile(r"\b(?:create|creating|new|set up|add|make|open an?|start an?)\b", re.I)
@@ -848,19 +833,25 @@ def _asked_words(task: Any) -> str:
     return re.sub(r"\bat (?:least|most)\b", " ", told)  # "at least 4 stars" asks for no end of any list
 
 
-def _picked_queries(value: Any, path: str) -> Iterator[tuple[Any, str]]:
-    """Every query under ``value`` (a task's JSON-like model) that sorts its rows, with its path."""
+def _queries_with(value: Any, path: str, part: str) -> Iterator[tuple[Any, str]]:
+    """Every query under ``value`` (a task's model) whose ``part`` (``order_by``, ``where``) is not
+    empty, with its path."""
     if isinstance(value, BaseModel):
-        if C.field_of(value, "order_by") and isinstance(C.field_of(value, "table"), str):
+        if C.field_of(value, part) and isinstance(C.field_of(value, "table"), str):
             yield value, path
         for name in type(value).model_fields:
-            yield from _picked_queries(getattr(value, name), f"{path}.{name}")
+            yield from _queries_with(getattr(value, name), f"{path}.{name}", part)
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            yield from _picked_queries(item, f"{path}[{index}]")
+            yield from _queries_with(item, f"{path}[{index}]", part)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _picked_queries(item, f"{path}.{key}")
+            yield from _queries_with(item, f"{path}.{key}", part)
+
+
+def _picked_queries(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every query under ``value`` that sorts its rows, with its path."""
+    return _queries_with(value, path, "order_by")
 
 
 def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str]]:
