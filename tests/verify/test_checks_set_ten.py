@@ -28,7 +28,9 @@ must stay clean, and the repairs that fix them.
   footprint (F011);
 - "Delete permanently" asking "Move this message to Archived?" (M003: a dialog that keeps what its
   marker deletes; the repair rewrote the button to archive, losing the purge task; it rewrites the
-  dialog), and a ticket's toggle offering "Reopen issue" on an open ticket (C013).
+  dialog), and a ticket's toggle offering "Reopen issue" on an open ticket (C013);
+- "The pipeline must pass before this can be merged." over ``pipeline != 'failed'`` (C009: a running
+  pipeline gets through).
 """
 
 from __future__ import annotations
@@ -527,3 +529,26 @@ def test_a_toggle_offering_to_reopen_an_open_ticket(clean: dict[str, Data]) -> N
     # a twin: "Reopen issue" offered on a closed ticket is what a toggle says
     view["sql"] = original
     assert not [i for i in static_issues(from_data(data, check_id=False)) if "wrong way round" in i.message]
+
+
+def test_a_guard_whose_message_requires_a_value_it_does_not_test_for(clean: dict[str, Data]) -> None:
+    from veriweb.verify.checks import VACUOUS_GUARD
+
+    data = copy.deepcopy(clean["code"])
+    marker = next(m for m in data["markers"] if m["name"] == "merge_mr")
+    guard = next(g for g in marker["preconditions"] if "must pass" in g["message"])
+    original = guard["predicate"]["sql"]
+    assert "pipeline = 'passed'" in original
+    assert not _codes(data, VACUOUS_GUARD)
+    guard["predicate"]["sql"] = original.replace("pipeline = 'passed'", "pipeline != 'failed'")
+    assert any("'running'" in i.message for i in static_issues(from_data(data, check_id=False))
+               if i.code == VACUOUS_GUARD)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(m for m in to_data(fixed)["markers"] if m["name"] == "merge_mr")
+    assert not left and any("pipeline = 'passed'" in g["predicate"]["sql"] for g in mended["preconditions"])
+    # a twin: "Only open change requests" over a test that lets one other state through says no "must":
+    # that state may be a kind of open one
+    guard["predicate"]["sql"] = original
+    state = next(g for g in marker["preconditions"] if g["message"].startswith("Only open"))
+    state["predicate"]["sql"] = state["predicate"]["sql"].replace("state = 'open'", "state != 'closed'")
+    assert not _codes(data, VACUOUS_GUARD)

@@ -188,8 +188,11 @@ def _message_guards(site: Site, domains: dict[tuple[str, str], dict[str, str]]) 
             allowed, ruled_out, only = _mentions(guard.message, domain, _stems(marker.name))
             admitted = _admitted(match, domain) & set(domain)
             wrong = admitted & ruled_out
-            if only and allowed and len(admitted - allowed) >= 2:
-                wrong |= admitted - allowed  # "only X": two or more others let through (one may be a kind of X)
+            required = re.search(r"\bmust (?:be |have |first )?(\w+)", guard.message, re.I)
+            named = required is not None and {stem(required.group(1))} & {stem(v) for v in allowed}
+            if only and allowed and len(admitted - allowed) >= (1 if named and len(allowed) == 1 else 2):
+                # "only X": two or more others let through (one may be a kind of X); "must pass": any other
+                wrong |= admitted - allowed
             if not wrong:
                 continue
             keep = sorted(allowed if only and allowed else admitted - ruled_out)
