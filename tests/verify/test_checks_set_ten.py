@@ -30,7 +30,9 @@ must stay clean, and the repairs that fix them.
   marker deletes; the repair rewrote the button to archive, losing the purge task; it rewrites the
   dialog), and a ticket's toggle offering "Reopen issue" on an open ticket (C013);
 - "The pipeline must pass before this can be merged." over ``pipeline != 'failed'`` (C009: a running
-  pipeline gets through).
+  pipeline gets through);
+- "the post with the most points" answered by the post ranked first by ``hot`` (M018: sorted by
+  another column than the one named).
 """
 
 from __future__ import annotations
@@ -552,3 +554,21 @@ def test_a_guard_whose_message_requires_a_value_it_does_not_test_for(clean: dict
     state = next(g for g in marker["preconditions"] if g["message"].startswith("Only open"))
     state["predicate"]["sql"] = state["predicate"]["sql"].replace("state = 'open'", "state != 'closed'")
     assert not _codes(data, VACUOUS_GUARD)
+
+
+def test_an_answer_sorted_by_another_column_than_the_one_named(clean: dict[str, Data]) -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    data = copy.deepcopy(clean["forum"])
+    task = next(t for t in data["tasks"] if t["id"] == "top_author")
+    order = task["answer"]["value"]["query"]["order_by"]
+    assert order[0] == {"column": "score", "dir": "desc"} and "most points" in task["template"]
+    task["answer"]["value"]["query"]["order_by"] = order[1:]
+    assert _codes(data, ORDER_AGAINST_WORDS)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(t for t in to_data(fixed)["tasks"] if t["id"] == "top_author")
+    assert not left and mended["answer"]["value"]["query"]["order_by"][0] == {"column": "score", "dir": "desc"}
+    # a twin: words that name no column ("the hottest post") say nothing of which column sorts
+    task["template"] = task["template"].replace("the post with the most points", "the hottest post")
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    assert not _codes(data, ORDER_AGAINST_WORDS)

@@ -854,6 +854,27 @@ def _picked_queries(value: Any, path: str) -> Iterator[tuple[Any, str]]:
     return _queries_with(value, path, "order_by")
 
 
+_SORT_SYNONYMS = {"score": ("points", "upvotes", "votes"), "price": ("fare", "costs"), "rating": ("rated",)}
+"""Words an instruction names a sort column by other than the column's own name ("the most points")."""
+
+
+def _named_sort(site: Site, query: Any, told: str) -> str | None:
+    """The number column an instruction's "the most points" (an extreme word before a column's name or
+    one of :data:`_SORT_SYNONYMS`) names, when the query never sorts by it (it sorts by ``hot``)."""
+    from veriweb.verify.checks_pages import source_columns
+
+    sorted_by = {o.column for o in query.order_by}
+    for column in sorted(source_columns(site, query.table) or ()):
+        if column in sorted_by or _text_type(site, query.table, column) not in ("integer", "money", "real") \
+                or column in ("id", "number", "position") or column.endswith("_id"):
+            continue  # a key or a running number orders nothing an instruction asks for
+        names = (column.replace("_", " "),) + _SORT_SYNONYMS.get(column, ())
+        if any(re.search(rf"\b(?:most|highest|fewest|lowest|largest|top|best) {re.escape(n)}\b(?! of\b)", told)
+               for n in names):
+            return column
+    return None
+
+
 def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str]]:
     """Each query of ``task`` that picks the first row of an ordering running the other way from what
     its instruction asks ("the latest order" sorted by date ascending; "the cheapest airline" by
@@ -863,6 +884,10 @@ def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[s
         if C.field_of(query, "agg"):
             continue
         first = query.order_by[0]
+        named = _named_sort(site, query, told)
+        if named is not None:
+            yield f"{path}.order_by", first.column, "named", named
+            continue
         kind = _sort_kind(site, query.table, first.column)
         up, down = _DIRECTION_WORDS[kind]
         said_up = [w for w in up if re.search(rf"\b{w}\b", told)]
@@ -879,6 +904,11 @@ def check_order_words(site: Site) -> list[C.Issue]:
     issues = []
     for number, task in enumerate(site.tasks):
         for location, column, direction, said in orders_against_words(site, task, number):
+            if direction == "named":
+                issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, location,
+                                      f"task {task.id!r} asks by {said} ({task.instruction!r}), but picks the first "
+                                      f"row by {column}, never by {said}"))
+                continue
             issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, location,
                                   f"task {task.id!r} asks for the {said} ({task.instruction!r}), but picks the first "
                                   f"row by {column} {'descending' if direction == 'desc' else 'ascending'}: "

@@ -246,6 +246,14 @@ def turn_order(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
     if found is None or not isinstance(order, list) or not order:
         return None
     _, column, direction, said = found
+    if direction == "named":  # sorted by another column than the one named: by it first, its words' way
+        from veriweb.verify.checks_tasks import _DIRECTION_WORDS
+
+        told = re.sub(r"\{\w+\}", " ", data["tasks"][tokens[1]]["template"]).lower()
+        down = any(re.search(rf"\b{w}\b", told) for w in _DIRECTION_WORDS["amount"][1])
+        order.insert(0, {"column": said, "dir": "desc" if down else "asc"})
+        task = data["tasks"][tokens[1]]
+        return (f"task {task['id']!r}: sorted by {said} first, as its words ask", R.Touch(tasks={task["id"]}))
     order[0]["dir"] = "asc" if direction == "desc" else "desc"
     task = data["tasks"][tokens[1]]
     return (f"task {task['id']!r}: {column} sorted {order[0]['dir']}ending, as {said!r} asks",
