@@ -32,7 +32,9 @@ must stay clean, and the repairs that fix them.
 - "The pipeline must pass before this can be merged." over ``pipeline != 'failed'`` (C009: a running
   pipeline gets through);
 - "the post with the most points" answered by the post ranked first by ``hot`` (M018: sorted by
-  another column than the one named).
+  another column than the one named);
+- from an eleventh set, measured at the session's end: "at most 10 of an item" over ``qty > 100``
+  (C009), and ``edit_post`` given a title it never writes (C005).
 """
 
 from __future__ import annotations
@@ -572,3 +574,31 @@ def test_an_answer_sorted_by_another_column_than_the_one_named(clean: dict[str, 
     task["template"] = task["template"].replace("the post with the most points", "the hottest post")
     task["instruction"] = render_instruction(task["template"], task["slots"])
     assert not _codes(data, ORDER_AGAINST_WORDS)
+
+
+def test_a_guard_whose_message_states_another_limit(clean: dict[str, Data]) -> None:
+    from veriweb.verify.checks import VACUOUS_GUARD
+
+    data = copy.deepcopy(clean["shop"])
+    marker = next(m for m in data["markers"] if m["name"] == "add_to_cart")
+    guard = next(g for g in marker["invariants"] if "at most 10" in g["message"])
+    original = guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = original.replace("qty > 10)", "qty > 100)")
+    assert any("100" in i.message for i in static_issues(from_data(data, check_id=False)) if i.code == VACUOUS_GUARD)
+    fixed, _, _, left, _ = repair_static(from_data(data, check_id=False))
+    mended = next(m for m in to_data(fixed)["markers"] if m["name"] == "add_to_cart")
+    assert not left and original in [g["predicate"]["sql"] for g in mended["invariants"]]
+    # a twin: the same limit written strictly ("at most 10": qty >= 11) says the same
+    guard["predicate"]["sql"] = original.replace("qty > 10)", "qty >= 11)")
+    assert not _codes(data, VACUOUS_GUARD)
+
+
+def test_a_parameter_its_marker_never_writes(clean: dict[str, Data]) -> None:
+    data, effect, original = _effect_edited(clean["forum"], "edit_post", "SET title = :title, body = :body",
+                                            "SET body = :body", "what is sent is lost", UNGUARDED_WRITE)
+    # a twin: the same marker given no title (the form sends none) loses nothing
+    marker = next(m for m in data["markers"] if m["name"] == "edit_post")
+    marker["params"] = [p for p in marker["params"] if p["name"] != "title"]
+    form = next(n for n in _dicts(data["pages"]) if n.get("action", {}).get("marker") == "edit_post")
+    form["action"]["args"].pop("title", None)
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "what is sent is lost" in i.message]

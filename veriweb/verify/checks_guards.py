@@ -834,6 +834,52 @@ def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
                            f"records' rows", sql=effect.sql[:cut + 5] + f" {column} = :{param}")
 
 
+def _ignored_params(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that takes a parameter (a form sends it) which none of its effects or guards
+    reads, named for a column of a table it updates (``edit_post`` given a ``title`` whose update sets
+    only the body): the edit is silently lost. The fix writes it into that column."""
+    for m_index, marker in enumerate(site.markers):
+        guards = " ".join(g.predicate.sql + " " + " ".join(str(v) for v in (g.predicate.params or {}).values())
+                          for g in [*marker.preconditions, *marker.invariants] if isinstance(g.predicate, SqlPredicate))
+        effects = " ".join(e.sql for e in marker.effects)
+        for param in marker.params:
+            if re.search(rf":{re.escape(param.name)}\b", effects) or f"param.{param.name}" in guards \
+                    or re.search(rf":{re.escape(param.name)}\b", guards):
+                continue
+            for e_index, effect in enumerate(marker.effects):
+                table = site.database.table(effect.table)
+                sets = re.search(r"\bSET\b", effect.sql, re.I)
+                if effect.op != "update" or table is None or sets is None or table.column(param.name) is None:
+                    continue
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} takes {param.name!r} but nothing it runs reads it, though its "
+                               f"update of {effect.table} could set {effect.table}.{param.name}: what is sent is lost",
+                               sql=effect.sql[:sets.end()] + f" {param.name} = :{param.name}," + effect.sql[sets.end():])
+                break
+
+
+_MESSAGE_NUMBER = re.compile(r"(?<![\w.$])(\d+)(?![\w.%])")
+_SQL_BOUND = re.compile(r"(<=|>=|<|>)\s*(\d+)(?![\w.])")
+
+
+def _numbered_bounds(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message states one limit ("at most 10 of one item") over a test of another
+    (``qty > 100``): what the message forbids gets through. The test takes the message's number."""
+    for location, marker, guard, sql in _sql_guards(site):
+        said = set(_MESSAGE_NUMBER.findall(guard.message or ""))
+        bounds = _SQL_BOUND.findall(sql)
+        if len(said) != 1 or len(bounds) != 1:
+            continue
+        (number,), (op, limit) = tuple(said), bounds[0]
+        if limit == number or abs(int(limit) - int(number)) == 1:
+            continue  # the same limit, or the same one written strictly ("at most 10": < 11)
+        found = _SQL_BOUND.search(sql)
+        yield GuardFix(location, C.VACUOUS_GUARD,
+                       f"a check of marker {marker.name!r} tests {op} {limit}, but its message says "
+                       f"{guard.message!r}: what the message forbids gets through",
+                       sql=sql[:found.start(2)] + number + sql[found.end(2):])
+
+
 _PARAM = re.compile(r":(\w+)")
 _CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
 
@@ -1039,7 +1085,9 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site), *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_cascade_elsewhere(site),
+            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
+            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
+            *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
