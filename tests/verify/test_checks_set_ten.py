@@ -230,15 +230,10 @@ def test_two_figures_under_each_others_names_are_swapped_back(clean: dict[str, D
 
 
 def _dicts(value: Any) -> list[Data]:
-    out = []
-    if isinstance(value, dict):
-        out.append(value)
-        for item in value.values():
-            out += _dicts(item)
-    elif isinstance(value, list):
-        for item in value:
-            out += _dicts(item)
-    return out
+    """Every dict of a site's JSON data under ``value``, depth first."""
+    from veriweb.verify.repair_links import json_dicts
+
+    return list(json_dicts(value))
 
 
 def _login_form(data: Data) -> Data:
