@@ -503,12 +503,11 @@ def test_a_delete_dialog_that_says_the_thing_is_kept(clean: dict[str, Data]) -> 
     assert not left and mended and all(n["action"]["marker"] == "purge_email" for n in mended)
     assert "Archived" not in mended[0]["confirm"]["title"]
     # a twin: moving a message to the Bin (an update, not a delete) may say so
-    trash = next((n for n in _dicts(data["pages"]) if n.get("type") == "form"
-                  and n.get("action", {}).get("marker") == "trash_email"), None)
-    if trash is not None:
-        form["confirm"]["title"] = "Delete this message for good?"
-        trash["confirm"] = {"title": "Move this message to the Bin?", "text": "It stays in the Bin for 30 days."}
-        assert not _codes(data, CONTRADICTORY_LABEL)
+    trash = next(n for n in _dicts(data["pages"]) if n.get("type") == "form"
+                 and n.get("action", {}).get("marker") == "trash_email")
+    form["confirm"]["title"] = "Delete this message for good?"
+    trash["confirm"] = {"title": "Move this message to the Bin?", "text": "It stays in the Bin for 30 days."}
+    assert not _codes(data, CONTRADICTORY_LABEL)
 
 
 def test_a_toggle_offering_to_reopen_an_open_ticket(clean: dict[str, Data]) -> None:

@@ -48,7 +48,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.checks_views import _aliases, column_values
-from veriweb.verify.dataflow import _top_keyword, parse_effect, split_top
+from veriweb.verify.dataflow import _top_keyword, parse_effect, set_span, split_top
 from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -784,21 +784,20 @@ def _restamped_creation(site: Site) -> Iterator[GuardFix]:
     assignment is dropped."""
     for m_index, marker in enumerate(site.markers):
         for e_index, effect in enumerate(marker.effects):
-            sets = re.search(r"\bSET\b", effect.sql, re.I)
-            if effect.op != "update" or sets is None:
+            span = set_span(effect.sql) if effect.op == "update" else None
+            if span is None:
                 continue
-            cut = _top_keyword(effect.sql, "WHERE")
-            body = effect.sql[sets.end():cut if cut >= 0 else len(effect.sql)]
-            items = split_top(body)
+            items = split_top(effect.sql[span[0]:span[1]])
             stamped = [item for item in items if _CREATION_STAMP.match(item.split("=", 1)[0].strip().strip('"'))]
             if not stamped or len(stamped) == len(items):
                 continue
             kept = ", ".join(item for item in items if item not in stamped)
             column = stamped[0].split("=", 1)[0].strip()
+            rest = effect.sql[span[1]:]
             yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                            f"marker {marker.name!r} rewrites {effect.table}.{column} ({stamped[0]}), when the row was "
-                           f"made: the record moves in time", sql=effect.sql[:sets.end()] + " " + kept
-                           + (" " + effect.sql[cut:] if cut >= 0 else ""))
+                           f"made: the record moves in time",
+                           sql=effect.sql[:span[0]] + " " + kept + (" " + rest if rest else ""))
 
 
 def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
@@ -848,13 +847,13 @@ def _ignored_params(site: Site) -> Iterator[GuardFix]:
                 continue
             for e_index, effect in enumerate(marker.effects):
                 table = site.database.table(effect.table)
-                sets = re.search(r"\bSET\b", effect.sql, re.I)
-                if effect.op != "update" or table is None or sets is None or table.column(param.name) is None:
+                span = set_span(effect.sql) if effect.op == "update" else None
+                if table is None or span is None or table.column(param.name) is None:
                     continue
                 yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                                f"marker {marker.name!r} takes {param.name!r} but nothing it runs reads it, though its "
                                f"update of {effect.table} could set {effect.table}.{param.name}: what is sent is lost",
-                               sql=effect.sql[:sets.end()] + f" {param.name} = :{param.name}," + effect.sql[sets.end():])
+                               sql=effect.sql[:span[0]] + f" {param.name} = :{param.name}," + effect.sql[span[0]:])
                 break
 
 

@@ -473,10 +473,11 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     kind = "integer" if table is not None and oq.value == table.primary_key else (
                         column.type if column is not None else None)
                     sent = [row.get(oq.value) for row in table.rows] if table is not None else []
-                    if kind == "text" and sent and param.type in ("integer", "money", "real", "boolean") \
-                            and not any(_accepts(param, value) for value in sent):  # names where a key is taken
+                    names = kind == "text" and bool(sent) and param.type in ("integer", "money", "real", "boolean") \
+                        and not any(_accepts(param, value) for value in sent)  # names where a key is taken
+                    if names:
                         kind = f"text such as {str(sent[0])!r}"
-                    if kind is not None and (kind.startswith("text such") or not _compatible(kind, param.type)
+                    if kind is not None and (names or not _compatible(kind, param.type)
                                              and not _compatible(param.type, kind)):
                         issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
                                               f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "

@@ -1,5 +1,5 @@
 """Checks that a task starts somewhere real, says what its goal checks, and that the seed data
-keeps the rules the site's own markers enforce (S016, M016, M017, C012).
+keeps the rules the site's own markers enforce (S016, M016-M018, F010, F011, C012).
 
 - S016: a task's start address is served by no page (the episode would open on "not found"),
   a goal or progress predicate waits for a page id the site does not have, or the task acts as
@@ -8,9 +8,17 @@ keeps the rules the site's own markers enforce (S016, M016, M017, C012).
   column of that name with a different fixed value (``i.size = 'M'``): instruction and
   predicates drifted apart, so an agent that follows the words fails and one that ignores
   them passes.
+  Also: a value the instruction names ("{state}" = open, "still in the Inbox") that a count or
+  list never filters on; a bound the words include ("one stop or none") that the judge excludes
+  (``stops < 1``); an amount stated unlike the cents the goal reads.
 - M017: a retrieve task's answer takes another aggregate or reads another column than its
   instruction asks for (the largest bill for "what do they come to in total", the author for
   "who is the assignee"): the judge wants a figure the agent is never asked for.
+- M018: a task picks the first row of an ordering that runs the other way from its words ("the
+  latest order" sorted oldest first), or sorted by another column than the one named ("the most
+  points" ranked by ``hot``).
+- F010: a task asks to create a record under a name the site already has and keeps unique.
+- F011: a goal needs a row changed that the task's footprint forbids it to write.
 - C012: a seed row already breaks an invariant that a marker checks after every write
   (``NOT EXISTS (SELECT 1 FROM products WHERE stock < 0)`` while a product has stock -4):
   every use of that marker fails, and the site shows values its own rules forbid.
@@ -29,6 +37,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
+from veriweb.verify.dataflow import parse_effect
 
 START_NOWHERE = C.START_NOWHERE
 SLOT_CONTRADICTS_GOAL = C.SLOT_CONTRADICTS_GOAL
@@ -194,6 +203,14 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
     return issues
 
 
+def task_user_row(site: Site, task: Any) -> dict[str, Any] | None:
+    """The accounts row of the user ``task`` acts as (by its username), or ``None``."""
+    accounts = site.database.table(site.auth.table) if site.auth is not None else None
+    if accounts is None or site.auth is None or task.user is None:
+        return None
+    return next((r for r in accounts.rows if r.get(site.auth.username_column) == task.user), None)
+
+
 def unfiltered_slots(site: Site, task: Any) -> Iterator[tuple[str, str, dict[str, Any], str]]:
     """Values a count, a sum or a list names that its answer never filters on: ``{state}`` = "open" in
     "Count the {state} issues ..." over a count of every state; "f/{forum}" over the user's posts in
@@ -216,9 +233,9 @@ def unfiltered_slots(site: Site, task: Any) -> Iterator[tuple[str, str, dict[str
         return
     filtered = {c.column for c in query.where}
     stated = " ".join(str(c.value).lower() for c in query.where if not isinstance(c.value, (Ref, QueryValue)))
-    user = site.database.table(site.auth.table) if site.auth is not None else None
-    names = {str(r.get(k, "")).lower() for r in (user.rows if user is not None else []) for k in ("name", "username")
-             if task.user is not None and r.get("username") == task.user}
+    row = task_user_row(site, task) or {}
+    names = {str(row[k]).lower() for k in (site.auth.name_column, site.auth.username_column) if k in row} \
+        if site.auth is not None else set()
     secret = site.auth.password_column if site.auth is not None else None
     columns = sorted(source_columns(site, query.table) or ())
     named: list[tuple[str, str, Any, bool]] = []  # (slot or word, value, what the condition compares with, exact)
@@ -296,9 +313,8 @@ def creates_existing(site: Site, task: Any) -> tuple[str, str, str] | None:
     table and the column. The creation is refused, or the old record does the task's work."""
     if task.kind != "mutate" or not _CREATE_WORDS.search(_told(task.template)):
         return None
-    user = site.database.table(site.auth.table) if site.auth is not None else None
-    uid = next((r.get(site.auth.id_column) for r in (user.rows if user is not None else [])
-                if site.auth is not None and r.get(site.auth.username_column) == task.user), None)
+    row = task_user_row(site, task)
+    uid = row.get(site.auth.id_column) if row is not None and site.auth is not None else None
     for marker in site.markers:
         for check in marker.invariants:
             sql = C.field_of(check.predicate, "sql") or ""
@@ -308,7 +324,8 @@ def creates_existing(site: Site, task: Any) -> tuple[str, str, str] | None:
             table_name, scope, column = found.group(1), found.group(2), found.group(3)
             inserts = [e for e in marker.effects if e.op == "insert" and e.table == table_name]
             params = {src.value if src.kind == "param" else wrapped.group(1)
-                      for e in inserts for col, src in _insert_sources(marker, e).items() if col == column
+                      for e in inserts for col, src in parse_effect(marker.name, e.op, e.table, e.sql).sources.items()
+                      if col == column
                       and (src.kind == "param" or src.kind == "expr" and (wrapped := re.fullmatch(
                           r"(?:(?:upper|lower|trim)\s*\(\s*)*:(\w+)\s*\)*", str(src.value), re.I)))}
             table = site.database.table(table_name)
@@ -322,12 +339,6 @@ def creates_existing(site: Site, task: Any) -> tuple[str, str, str] | None:
                        for row in table.rows):
                     return slot, table_name, column
     return None
-
-
-def _insert_sources(marker: Any, effect: Any) -> dict[str, Any]:
-    from veriweb.verify.dataflow import parse_effect
-
-    return parse_effect(marker.name, effect.op, effect.table, effect.sql).sources
 
 
 def check_creates_existing(site: Site) -> list[C.Issue]:

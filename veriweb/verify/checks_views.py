@@ -44,7 +44,9 @@ from dataclasses import dataclass
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
-from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, split_top
+from veriweb.verify.dataflow import (
+    _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, set_span, split_top,
+)
 from veriweb.verify.wording import stem
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
@@ -585,18 +587,9 @@ def _swapped_values(location: str, sql: str, marker: Any) -> Iterator[Fix]:
 
 def _stored_params(marker: Any) -> set[str]:
     """Parameters a marker writes as they are into a row (``VALUES (..., :value)``, ``SET value = :value``)."""
-    stored = set()
-    for effect in marker.effects:
-        if effect.op == "insert":
-            match = re.search(r"\b(?:VALUES\s*\(|SELECT\b)(.*)", effect.sql, re.I | re.S)
-            if match is not None:
-                values = match.group(1)
-                ends = [i for i in (_top_keyword(values, "FROM"), _top_keyword(values, "WHERE")) if i >= 0]
-                values = values[:min(ends)] if ends else values.rstrip().rstrip(";").rstrip().rstrip(")")
-                stored |= {v.strip()[1:] for v in split_top(values) if re.fullmatch(r":\w+", v.strip())}
-        elif effect.op == "update":
-            stored |= set(re.findall(r"\b\w+\s*=\s*:(\w+)\b(?!\s*[-+*/])", effect.sql))
-    return stored
+    return {str(source.value) for effect in marker.effects
+            for source in parse_effect(marker.name, effect.op, effect.table, effect.sql).sources.values()
+            if source.kind == "param"}
 
 
 _UNIT_PARAMS = frozenset({"qty", "quantity", "passengers", "guests", "travellers", "travelers", "tickets", "seats",
@@ -610,17 +603,12 @@ def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
     ``:value``), or by one where the row records how many units it takes (``seats = seats - 1`` for a
     booking of ``:passengers``): the figure drifts from what its rows add up to. The value is counted
     once."""
-    if not re.match(r"\s*UPDATE\b", sql, re.I):
+    span = set_span(sql)
+    stored = _stored_params(marker) if span is not None else set()
+    if span is None or not stored:
         return
-    stored = _stored_params(marker)
-    cut = _top_keyword(sql, "WHERE")
-    sets = re.search(r"\bSET\b", sql, re.I)
-    if sets is None or not stored:
-        return
-    body_start = sets.end()
-    body = sql[body_start:cut if cut >= 0 else len(sql)]
-    offset = body_start
-    for item in split_top(body):
+    offset = span[0]
+    for item in split_top(sql[span[0]:span[1]]):
         found = re.fullmatch(r"(\w+)\s*=\s*\1\s*([-+].*)", item, re.S)
         if found is None:
             continue
@@ -662,11 +650,10 @@ def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> I
     :assignee_id``, the table having an ``assignee_id`` the write leaves alone): assigning a ticket
     rewrites its author. The value is written into the column it is named for."""
     table = site.database.table(table_name)
-    sets = re.search(r"\bSET\b", sql, re.I)
-    if table is None or sets is None or not re.match(r"\s*UPDATE\b", sql, re.I):
+    span = set_span(sql)
+    if table is None or span is None:
         return
-    cut = _top_keyword(sql, "WHERE")
-    body = sql[sets.end():cut if cut >= 0 else len(sql)]
+    body = sql[span[0]:span[1]]
     names = {c.name for c in table.columns}
     assigned = dict(re.findall(r"(?<![\w.])\"?(\w+)\"?\s*=\s*:(\w+)\s*(?:,|$)", body.strip() + ","))
     for column, param in assigned.items():
@@ -674,7 +661,7 @@ def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> I
             found = re.search(rf"(?<![\w.])\"?{re.escape(column)}\"?(\s*=\s*:{re.escape(param)}\b)", body)
             if found is None:
                 continue
-            start = sets.end() + found.start()
+            start = span[0] + found.start()
             yield Fix(location, f"the update writes :{param} into {column}, though {table_name} has a {param} column "
                                 f"it leaves alone: the value lands in the wrong column", sql,
                       sql[:start] + param + found.group(1) + sql[start + len(found.group(0)):])

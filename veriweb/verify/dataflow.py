@@ -107,6 +107,16 @@ def _top_keyword(text: str, word: str) -> int:
     return -1
 
 
+def set_span(sql: str) -> tuple[int, int] | None:
+    """Where an ``UPDATE``'s assignment list lies in ``sql``: from after ``SET`` to its top-level
+    ``WHERE`` (or the end); ``None`` for any other statement."""
+    found = re.match(r"\s*UPDATE\b.*?\bSET\b", sql, re.I | re.S)
+    if found is None:
+        return None
+    cut = _top_keyword(sql, "WHERE")
+    return found.end(), cut if cut >= found.end() else len(sql)
+
+
 def source_of(expr: str) -> Source:
     """Classify one value expression of an effect."""
     expr = expr.strip()

@@ -299,7 +299,7 @@ def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     own and the goal's is not (the order "of yours" the instruction means); otherwise which one the
     task means is not said, and the task is dropped."""
     from veriweb.scaffold.io import from_data
-    from veriweb.verify.checks_tasks import goal_keys_outside
+    from veriweb.verify.checks_tasks import goal_keys_outside, task_user_row
 
     tokens = R.parse_path(issue.location)
     site = from_data(data, check_id=False)
@@ -310,9 +310,8 @@ def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     _, key, allowed = found
     query = site.tasks[tokens[1]].goal[tokens[3]].query
     table = site.database.table(query.table)
-    accounts = site.database.table(site.auth.table) if site.auth is not None else None
-    uid = next((r.get(site.auth.id_column) for r in (accounts.rows if accounts is not None else [])
-                if site.auth is not None and r.get(site.auth.username_column) == task.user), None)
+    user = task_user_row(site, task)
+    uid = user.get(site.auth.id_column) if user is not None and site.auth is not None else None
     owner = {r.get(table.primary_key): r.get("user_id") for r in table.rows} if table is not None else {}
     if uid is None or owner.get(allowed) != uid or owner.get(key) == uid:
         return R.drop_task(data, issue, ctx)
