@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
+from veriweb.engine.cache import site_cache
 from veriweb.envs import DiscreteActions, VeriwebEnv
 
 
@@ -52,3 +54,30 @@ def test_gc_freeze_freezes_once_per_site_and_changes_no_byte(unfreeze: None) -> 
     assert _walk(DiscreteActions(env), 60) == plain
     assert gc.get_freeze_count() > 0
     assert env._frozen == set(env._sessions)  # each site's first session froze once
+
+
+def test_a_step_leaves_no_cyclic_garbage_so_what_is_frozen_is_still_freed(unfreeze: None) -> None:
+    """Freezing after every step is safe only if steps make no reference cycles: then a frozen page
+    is freed by reference counting once the env (or its cache) lets go of it."""
+    gc.unfreeze()
+    env = DiscreteActions(VeriwebEnv("mail", num_sites=2, max_steps=20))
+    _walk(env, 5)  # sites built, modules imported
+    gc.collect()
+    gc.disable()
+    try:
+        _walk(env, 80)
+        assert gc.collect() == 0  # nothing the steps dropped was held only by a cycle
+    finally:
+        gc.enable()
+    env.close()
+    del env  # its pages may be the very objects the next env's cache hands out
+    frozen_env = VeriwebEnv("mail", num_sites=2, max_steps=20, gc_freeze=True)
+    _walk(DiscreteActions(frozen_env), 30)
+    page = weakref.ref(frozen_env.page)
+    cache = site_cache(frozen_env.site)
+    alive = page() is not None  # not inside an assert: pytest's rewriting would keep the page
+    assert alive and gc.get_freeze_count() > 0
+    frozen_env.close()
+    del frozen_env
+    cache.clear()  # as its LRU does to the page once 512 newer ones are kept
+    assert page() is None  # freed without the collector, which never looks at frozen objects

@@ -40,11 +40,15 @@ Arguments:
 
 Speed:
     ``gc_freeze=True`` runs ``gc.collect()`` then ``gc.freeze()`` once per site, when its first
-    session (the site and its database snapshot) is built: those long-lived objects then leave
-    the collector's full passes, which otherwise take about a sixth of the CPU of a random walk
-    on new states (``bench/env_bench.py`` prints both). It is process-wide (whatever else is alive
-    then is frozen too, and a frozen cycle is never collected), so it is off by default; set it
-    in a process that exists to collect rollouts.
+    session (the site and its database snapshot) is built, and ``gc.freeze()`` (which only moves
+    the collector's lists, whatever their length) after every step: the long-lived objects (the
+    site, and the pages its cache keeps) then leave the collector's passes, which otherwise take
+    a third of the CPU of a random walk on new states (``bench/env_bench.py --breakdown``). A step
+    leaves no cyclic garbage (the page nodes point at their parents weakly), so what is frozen is
+    still freed by reference counting once dropped (the page cache is bounded). It is
+    process-wide: whatever else is alive at a step's end is frozen too, and a cycle of the
+    caller's frozen there is never collected. So it is off by default; set it in a process that
+    exists to collect rollouts.
 """
 
 from __future__ import annotations
@@ -204,6 +208,8 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         info["reason"] = outcome.info.get("reason")
         if "answer" in outcome.info:
             info["answer"] = outcome.info["answer"]
+        if self.gc_freeze:  # see Speed in the module docstring
+            gc.freeze()
         return obs, float(reward), outcome.terminated, outcome.truncated, info
 
     def _infra_failure(self, exc: BaseException) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
