@@ -87,6 +87,8 @@ GOAL_OUTSIDE_FOOTPRINT = _code("F011", "feasibility", "the goal needs a row chan
                               "the task to write")
 CREATES_EXISTING = _code("F010", "feasibility", "a task asks to create a record under a name its site already has "
                         "and keeps unique")
+CREDENTIALS_UNSAID = _code("F012", "feasibility", "a task that starts signed out and leaves its credentials to "
+                          "the instruction, which does not give them")
 UNBOUND_REFERENCE = _code("S012", "structural", "text, a link or a form reads a value that does not exist there")
 FIELD_TYPE = _code("S013", "structural", "a form field or marker parameter whose type contradicts what it writes")
 LINK_ENTITY = _code("S014", "structural", "a fixed link opens a record that does not exist or is not the one it names")

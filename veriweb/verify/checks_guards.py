@@ -58,14 +58,16 @@ _ONLY = re.compile(r"\b(?:only|must|just)\b", re.I)
 @dataclass(frozen=True)
 class GuardFix:
     """One finding: where (a guard's predicate, or a marker), what is wrong, and the fix: the guard's
-    new SQL (``sql``), or a guard to add (``add``: its SQL, message, parameters, and whether it is one
-    of the ``preconditions`` or the ``invariants``)."""
+    new SQL (``sql``), a guard to add (``add``: its SQL, message, parameters, and whether it is one
+    of the ``preconditions`` or the ``invariants``), or an effect to add (``effect``)."""
 
     location: str
     code: str
     message: str
     sql: str = ""
     add: tuple[str, str, dict[str, Any], str] | None = None
+    effect: tuple[int, dict[str, str]] | None = None
+    """An effect to insert into the marker: its position and its ``op``, ``table`` and ``sql``."""
 
 
 _DOMAINS: dict[int, tuple[Any, dict[tuple[str, str], dict[str, str]]]] = {}
@@ -412,9 +414,9 @@ def _unordered_dates(site: Site) -> Iterator[GuardFix]:
 _STEP = re.compile(r"\bSET\s+(\w+)\s*=\s*\1\s*([+-])\s*(\d+|:\w+)", re.I)
 
 
-def _counter_signs(site: Site) -> Iterator[GuardFix]:
-    """C005: of two markers that add and remove the same link rows (join / leave) and move the count
-    they keep on the row the link points at, one moves it the wrong way: both raise it."""
+def _counter_moves(site: Site) -> dict[tuple[str, str, str], list[tuple[str, str, int, str, re.Match[str]]]]:
+    """For each (link table, table it points at, count column): the markers that add or remove link rows
+    and step that count, with the op, the step's sign, where it is and the step's match."""
     moves: dict[tuple[str, str, str], list[tuple[str, str, int, str, re.Match[str]]]] = {}
     for m_index, marker in enumerate(site.markers):
         links = {e.table: e.op for e in marker.effects if e.op in ("insert", "delete")}
@@ -429,7 +431,13 @@ def _counter_signs(site: Site) -> Iterator[GuardFix]:
                 moves.setdefault((link, effect.table, step.group(1)), []).append(
                     (marker.name, op, 1 if step.group(2) == "+" else -1, f"$.markers[{m_index}].effects[{e_index}].sql",
                      step))
-    for (link, table, column), found in moves.items():
+    return moves
+
+
+def _counter_signs(site: Site) -> Iterator[GuardFix]:
+    """C005: of two markers that add and remove the same link rows (join / leave) and move the count
+    they keep on the row the link points at, one moves it the wrong way: both raise it."""
+    for (link, table, column), found in _counter_moves(site).items():
         for name, op, sign, location, step in found:
             natural = 1 if op == "insert" else -1
             if sign == natural or not any(o != op and s == sign for _, o, s, _, _ in found):
@@ -442,6 +450,46 @@ def _counter_signs(site: Site) -> Iterator[GuardFix]:
                            f"marker {name!r} {did} a {link} row and {'raises' if sign > 0 else 'lowers'} "
                            f"{table}.{column}, as {other!r} does when it {'adds' if op == 'delete' else 'removes'} "
                            f"one: {column} stops counting the {link} rows", sql=fixed)
+
+
+def _unmoved_counters(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that adds or removes one link row (leaving a community) and leaves alone the count
+    kept on the row it points at, which the marker doing the opposite steps (joining raises the
+    members): the count drifts from the rows. The fix steps it back in the marker that does not."""
+    for (link, table_name, column), found in _counter_moves(site).items():
+        natural = {op for _, op, sign, _, _ in found if sign == (1 if op == "insert" else -1)}
+        steppers = {name for name, *_ in found}
+        table = site.database.table(table_name)
+        source = site.database.table(link)
+        if len(natural) != 1 or table is None or source is None:
+            continue
+        pointers = [fk.column for fk in source.foreign_keys if fk.ref_table == table_name]
+        if len(pointers) != 1:
+            continue
+        wanted = "delete" if natural == {"insert"} else "insert"
+        for m_index, marker in enumerate(site.markers):
+            if marker.name in steppers or any(e.table == table_name for e in marker.effects):
+                continue
+            for e_index, effect in enumerate(marker.effects):
+                if effect.op != wanted or effect.table != link:
+                    continue
+                if wanted == "delete":
+                    keyed = re.search(rf"(?<![\w.]){re.escape(pointers[0])}\s*=\s*(:\w+)\b", _condition(effect.sql) or "")
+                    value = keyed.group(1) if keyed else None
+                else:
+                    source_of_pointer = parse_effect(marker.name, "insert", link, effect.sql).sources.get(pointers[0])
+                    value = f":{source_of_pointer.value}" if getattr(source_of_pointer, "kind", "") == "param" else None
+                if value is None or value == ":user_id":
+                    continue
+                sign = "-" if wanted == "delete" else "+"
+                step = {"op": "update", "table": table_name,
+                        "sql": f"UPDATE {table_name} SET {column} = {column} {sign} 1 WHERE {table.primary_key} = {value}"}
+                did = "removes" if wanted == "delete" else "adds"
+                yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} {did} a {link} row but leaves {table_name}.{column} as it is, "
+                               f"which {sorted(steppers)[0]!r} steps when it does the opposite: {column} stops counting "
+                               f"the {link} rows", effect=(e_index + 1, step))
+                break
 
 
 _MOVE = re.compile(r"\b(\w+)\s*=\s*\1\s*([+-])\s*(?=[\w:(])", re.I)
@@ -1023,7 +1071,8 @@ def _wider_than_guard(site: Site) -> Iterator[GuardFix]:
 
 def _key_condition(site: Site, table: Any, keys: dict[str, tuple[str, str]], used: set[str]) -> str | None:
     """The condition keying a write to ``table`` by a parameter its guards look a row up by: that row
-    itself (``id = :item_id``), or the row of ``table`` the looked-up row points at (``id = (SELECT
+    itself (``id = :item_id``), the link row by the record it points at (``project_id = :project_id``
+    in ``stars``), or the row of ``table`` the looked-up row points at (``id = (SELECT
     flight_id FROM bookings WHERE id = :booking_id)``); ``None`` when no parameter keys ``table`` or
     another effect on it reads the key already."""
     for param, (looked, column) in sorted(keys.items()):
@@ -1031,6 +1080,9 @@ def _key_condition(site: Site, table: Any, keys: dict[str, tuple[str, str]], use
             return None
         if looked == table.name and column == table.primary_key:
             return f"{table.primary_key} = :{param}"
+    for param, (looked, column) in sorted(keys.items()):  # a link row by what it links (a user's star on a project)
+        if looked == table.name and any(fk.column == column for fk in table.foreign_keys):
+            return f"{column} = :{param}"
     for param, (looked, column) in sorted(keys.items()):
         source = site.database.table(looked)
         if source is None or column != source.primary_key:
@@ -1084,7 +1136,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
-            *_counter_signs(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
+            *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site),

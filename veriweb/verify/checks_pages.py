@@ -557,6 +557,44 @@ def check_link_entities(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _filter_domains(site: Site) -> dict[str, set[str]]:
+    """For each text column name, the few one-word values its seed rows hold (``state``: open, closed)."""
+    out: dict[str, set[str]] = {}
+    for table in site.database.tables:
+        for column in table.columns:
+            if column.type == "text":
+                out.setdefault(column.name, set()).update(
+                    str(r[column.name]) for r in table.rows if isinstance(r.get(column.name), str))
+    return {k: v for k, v in out.items() if 2 <= len(v) <= 8 and all(re.fullmatch(r"[a-z][a-z_-]{1,19}", x) for x in v)}
+
+
+def check_link_filters(site: Site) -> list[C.Issue]:
+    """S014: a link whose words name one value of a column ("Closed") while its address filters on
+    another (``?state=open``): the tab opens the other list."""
+    from veriweb.verify.wording import stem
+
+    domains: dict[str, set[str]] | None = None
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "link" or "?" not in element.href:
+            continue
+        words = re.findall(r"[A-Za-z]+", _TEMPLATE.sub("", element.text))
+        if len(words) != 1:
+            continue
+        said = stem(words[0])
+        domains = _filter_domains(site) if domains is None else domains
+        for name, value in re.findall(r"[?&](\w+)=([\w-]+)(?=&|#|$)", element.href):
+            domain = domains.get(name)
+            if domain is None or value not in domain or stem(value) == said:
+                continue
+            named = [v for v in sorted(domain) if stem(v) == said]
+            if len(named) == 1:
+                issues.append(C.Issue("structural", C.LINK_ENTITY, f"{path}.href",
+                                      f"link {element.text!r} names {name} {named[0]!r} but filters {name}={value}: "
+                                      f"it opens the other list"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M010
 
 
@@ -782,10 +820,10 @@ def check_flag_words(site: Site) -> list[C.Issue]:
     return issues
 
 
-PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities,
+PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",
-           "check_link_entities", "check_list_detail", "check_literal_amounts", "check_observable",
+           "check_link_entities", "check_link_filters", "check_list_detail", "check_literal_amounts", "check_observable",
            "check_references", "literal_amounts", "money_columns", "source_columns", "view_columns"]

@@ -37,6 +37,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
+from veriweb.verify.wording import stem
 from veriweb.verify.dataflow import parse_effect
 
 START_NOWHERE = C.START_NOWHERE
@@ -891,6 +892,16 @@ def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[s
     its instruction asks ("the latest order" sorted by date ascending; "the cheapest airline" by
     price descending): its ``order_by`` path, the column, the direction it sorts in, and the words."""
     told = _asked_words(task)
+    for query, path in _queries_with(task, f"$.tasks[{number}]", "agg"):  # "the highest total" read with min()
+        agg = C.field_of(query, "agg")
+        if agg not in ("min", "max"):
+            continue
+        said_min = [w for side, _ in _DIRECTION_WORDS.values() for w in side if re.search(rf"\b{w}\b", told)]
+        said_max = [w for _, side in _DIRECTION_WORDS.values() for w in side if re.search(rf"\b{w}\b", told)]
+        if agg == "min" and said_max and not said_min:
+            yield f"{path}.agg", query.select, "min", said_max[0]
+        elif agg == "max" and said_min and not said_max:
+            yield f"{path}.agg", query.select, "max", said_min[0]
     for query, path in _picked_queries(task, f"$.tasks[{number}]"):
         if C.field_of(query, "agg"):
             continue
@@ -915,6 +926,11 @@ def check_order_words(site: Site) -> list[C.Issue]:
     issues = []
     for number, task in enumerate(site.tasks):
         for location, column, direction, said in orders_against_words(site, task, number):
+            if direction in ("min", "max"):
+                issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, location,
+                                      f"task {task.id!r} asks for the {said} ({task.instruction!r}), but reads "
+                                      f"{direction}({column}): the other end"))
+                continue
             if direction == "named":
                 issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, location,
                                       f"task {task.id!r} asks by {said} ({task.instruction!r}), but picks the first "
@@ -927,7 +943,99 @@ def check_order_words(site: Site) -> list[C.Issue]:
     return issues
 
 
-TASK_CHECKS = [check_task_addresses, check_slot_agreement, check_seed_invariants, check_stated_days,
+_VALUE_WORD = re.compile(r"^[a-z][a-z-]{2,19}$")
+
+
+def _value_domains(site: Site) -> dict[str, set[str]]:
+    """For each column a form lets the user choose (a parameter of that name with choices), the few
+    one-word values offered: ``shipping`` {standard, express}, ``state`` {open, closed}. (Values only
+    stored, like a folder's ``kind``, are named on pages in other words: "Bin" for ``trash``.)"""
+    domains: dict[str, set[str]] = {}
+    for marker in site.markers:
+        for param in marker.params:
+            if param.choices:
+                domains.setdefault(param.name, set()).update(str(c) for c in param.choices)
+    return {name: values for name, values in domains.items()
+            if 2 <= len(values) <= 8 and all(_VALUE_WORD.match(v) for v in values)}
+
+
+def stated_values(site: Site, task: Any, number: int,
+                  domains: dict[str, set[str]] | None = None) -> Iterator[tuple[str, str, str, str]]:
+    """Fixed values a task's goal or answer compares with that its instruction does not say, while it says
+    another value of the same column ("with express shipping" judged on ``shipping = 'standard'``):
+    the path of the value, the column, the value read and the value said."""
+    domains = _value_domains(site) if domains is None else domains
+    told = _told(task.template).lower()
+    words = {stem(w) for w in re.findall(r"[a-z]+", told)}
+    for query, path in _queries_with(task, f"$.tasks[{number}]", "where"):
+        if ".constraints" in path or ".footprint" in path:
+            continue
+        for index, cond in enumerate(query.where):
+            value = cond.value
+            domain = domains.get(cond.column)
+            if not isinstance(value, str) or getattr(cond, "op", "=") not in ("=", "eq") or domain is None \
+                    or value not in domain:
+                continue
+            if any(stem(value) in w for w in words) or re.search(rf"\b{re.escape(value)}\b", told):
+                continue  # said, in some form ("reopen" says open)
+            said = [v for v in sorted(domain) if v != value and re.search(rf"\b{re.escape(v)}\b", told)
+                    and not re.search(rf"(?:\bnot|n't|\bno|\bnever|\bwithout|\bnor)\W+(?:\w+\W+){{0,2}}{re.escape(v)}\b",
+                                      told)]  # "has not shipped yet" says no status
+            if len(said) == 1:
+                yield f"{path}.where[{index}].value", cond.column, value, said[0]
+
+
+def check_stated_values(site: Site) -> list[C.Issue]:
+    """M016: a goal or answer fixed to one value of a column while the instruction says another (see
+    :func:`stated_values`)."""
+    domains = _value_domains(site)
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for path, column, value, said in stated_values(site, task, number, domains):
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, path,
+                                  f"task {task.id!r} says {said!r} ({task.instruction!r}), but its judge reads "
+                                  f"{column} = {value!r}: the instruction and the judge disagree"))
+    return issues
+
+
+def check_task_logins(site: Site) -> list[C.Issue]:
+    """M016: an instruction that signs in as one account ("Log in as moreau98") while the task acts as
+    another (its goal reads that user's rows), or gives a password the account does not have; F012: a
+    task that starts signed out and leaves the credentials to its instruction, which names neither the
+    account nor its password (no agent can sign in)."""
+    auth = site.auth
+    accounts = site.database.table(auth.table) if auth is not None else None
+    if auth is None or accounts is None:
+        return []
+    logins = {str(r.get(auth.username_column)): r for r in accounts.rows}
+    issues = []
+    for number, task in enumerate(site.tasks):
+        row = logins.get(str(task.user)) if task.user is not None else None
+        if row is None or task.credentials != "instruction":
+            continue
+        said = str(task.slots.get("username", "")).strip()
+        if said and said != task.user and said in logins:
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].user",
+                                  f"task {task.id!r} tells the agent to log in as {said!r}, but it acts as "
+                                  f"{task.user!r}, whose rows its judge reads: the instruction and the judge "
+                                  f"disagree"))
+            continue
+        password = str(row.get(auth.password_column, ""))
+        typed = str(task.slots.get("password", "")).strip()
+        if typed and password and typed != password and typed in task.instruction:
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.password",
+                                  f"task {task.id!r} gives the password {typed!r}, but {task.user!r} signs in with "
+                                  f"another: the instruction's login fails"))
+        elif task.user not in task.instruction or (password and password not in task.instruction):
+            issues.append(C.Issue("feasibility", C.CREDENTIALS_UNSAID, f"$.tasks[{number}].template",
+                                  f"task {task.id!r} starts signed out and leaves the credentials to its "
+                                  f"instruction, which does not give {task.user!r}'s "
+                                  f"{'account' if task.user not in task.instruction else 'password'}: "
+                                  f"no agent can sign in"))
+    return issues
+
+
+TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_stated_months, check_literal_names, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint]

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
 from veriweb.verify.dataflow import (
-    _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, set_span, split_top,
+    _INSERT, _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, set_span, split_top,
 )
 from veriweb.verify.wording import stem
 
@@ -645,6 +645,112 @@ def _scaled_counter(location: str, sql: str, marker: Any) -> Iterator[Fix]:
             return
 
 
+_THROUGH = re.compile(r"(?<![\w.])\"?(\w+)\"?\s*(=|IN)\s*\(\s*SELECT\s+(?:\w+\.)?\"?(\w+)\"?\s+FROM\s+\"?(\w+)\"?"
+                      r"\s+WHERE\s+([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$", re.I | re.S)
+
+
+def _counted_through(site: Site, location: str, sql: str, table_name: str) -> Iterator[Fix]:
+    """A running figure moved by one for rows picked through rows that record how many units each takes
+    (``stock = stock - 1 WHERE id IN (SELECT product_id FROM cart_items WHERE user_id = :user_id)``,
+    ``seats = seats + 1 WHERE id = (SELECT flight_id FROM bookings WHERE id = :booking_id)``): an
+    order of three takes one from the stock, a cancelled booking for three gives back one seat. The
+    figure moves by the units those rows record."""
+    table = site.database.table(table_name)
+    span = set_span(sql)
+    at = _top_keyword(sql, "WHERE")
+    if table is None or span is None or at < 0:
+        return
+    picked = _THROUGH.match(sql[at + 5:].strip())
+    if picked is None or picked.group(1) != table.primary_key:
+        return
+    _, how, pointer, source_name, condition = picked.groups()
+    source = site.database.table(source_name)
+    if source is None or not any(fk.column == pointer and fk.ref_table == table.name for fk in source.foreign_keys):
+        return
+    units = [c.name for c in source.columns if c.name.lower() in _UNIT_PARAMS and c.type == "integer"]
+    if len(units) != 1:
+        return
+    for item in split_top(sql[span[0]:span[1]]):
+        found = re.fullmatch(r"(\w+)\s*=\s*\1\s*([-+])\s*1", item.strip())
+        if found is None or found.group(1) == units[0]:
+            continue
+        column, sign = found.groups()
+        if how == "=":
+            amount = f"(SELECT {units[0]} FROM {source_name} WHERE {condition.strip()})"
+        else:
+            amount = f"(SELECT sum({units[0]}) FROM {source_name} WHERE {condition.strip()} AND {pointer} = {table.name}.{table.primary_key})"
+        start = sql.find(item, span[0])
+        yield Fix(location, f"{column} moves by {sign} 1 for each {source_name} row picked, though each records its "
+                            f"{units[0]}: the figure drifts from the units taken", sql,
+                  sql[:start] + f"{column} = {column} {sign} {amount}" + sql[start + len(item):])
+        return
+
+
+def _replaced_counts(location: str, marker: Any, index: int) -> Iterator[Fix]:
+    """A running figure moved by a value the same marker then stores in place of the one stored before
+    (``score = score + :value`` beside ``UPDATE votes SET value = :value WHERE user_id = :user_id AND
+    post_id = :post_id``) without taking the earlier value back: voting up twice, or up then down,
+    moves the score by both. The figure moves by the new value less the stored one."""
+    effect = marker.effects[index]
+    span = set_span(effect.sql) if effect.op == "update" else None
+    if span is None:
+        return
+    for item in split_top(effect.sql[span[0]:span[1]]):
+        found = re.fullmatch(r"(\w+)\s*=\s*\1\s*([-+])\s*:(\w+)", item.strip())
+        if found is None:
+            continue
+        column, sign, param = found.groups()
+        for later in marker.effects[index + 1:]:
+            stored = re.search(rf"\bSET\s+(\w+)\s*=\s*:{param}\b", later.sql, re.I) if later.op == "update" else None
+            if stored is None or later.table == effect.table or re.search(rf"\bFROM\s+\"?{later.table}\b", effect.sql, re.I):
+                continue
+            keys = re.findall(r"(?<![\w.])(\w+)\s*=\s*(:\w+)(?![\w])", later.sql[_top_keyword(later.sql, "WHERE"):])
+            keys = [(k, v) for k, v in keys if v != f":{param}"]
+            if _top_keyword(later.sql, "WHERE") < 0 or len(keys) < 2:
+                continue  # the stored row is found by the user and the record, or this is not a replacement
+            earlier = " AND ".join(f"{k} = {v}" for k, v in keys)
+            taken = f"coalesce((SELECT {stored.group(1)} FROM {later.table} WHERE {earlier}), 0)"
+            start = effect.sql.find(item, span[0])
+            back = "-" if sign == "+" else "+"
+            yield Fix(location, f"{column} moves by {sign} :{param}, which the marker then stores in {later.table} in "
+                                f"place of the earlier value without taking that back: a second vote counts twice",
+                      effect.sql, effect.sql[:start] + f"{item.strip()} {back} {taken}" + effect.sql[start + len(item):])
+            return
+
+
+def _doubled_keys(site: Site, location: str, sql: str, table_name: str) -> Iterator[Fix]:
+    """An insert that writes one parameter into two keys pointing at different tables (``refunds (order_id,
+    staff_id) VALUES (:order_id, :order_id)``): the row names the order's number as the staff member
+    who made it. Where the other key points at the accounts, it takes the signed-in user."""
+    table = site.database.table(table_name)
+    auth = site.auth
+    found = _INSERT.match(sql)
+    if table is None or auth is None or found is None or not found.group(4).strip().upper().startswith("VALUES"):
+        return
+    columns = [c.strip().strip('"') for c in found.group(3).split(",")]
+    inner = found.group(4).strip()[len("VALUES"):].strip()
+    if not (inner.startswith("(") and inner.endswith(")")):
+        return
+    values = split_top(inner[1:-1])
+    points = {fk.column: fk.ref_table for fk in table.foreign_keys}
+    if len(values) != len(columns):
+        return
+    for i, (column, value) in enumerate(zip(columns, values)):
+        param = re.fullmatch(r":(\w+)", value.strip())
+        if param is None or column == param.group(1) or points.get(column) != auth.table:
+            continue
+        twin = next((c for c, v in zip(columns, values) if c != column and v.strip() == value.strip()
+                     and c in points and points[c] != auth.table), None)
+        if twin is None or twin != param.group(1):
+            continue
+        fixed = [*values[:i], ":user_id", *values[i + 1:]]
+        yield Fix(location, f"{table_name}.{column} (a {auth.table} key) takes :{param.group(1)}, which {twin} "
+                            f"(a {points[twin]} key) takes too: the row names a {points[twin]} row as its "
+                            f"{auth.table} row", sql,
+                  sql[:found.start(4)] + "VALUES (" + ", ".join(v.strip() for v in fixed) + ")")
+        return
+
+
 def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> Iterator[Fix]:
     """An update that writes a parameter named for one column of its table into another (``SET author_id =
     :assignee_id``, the table having an ``assignee_id`` the write leaves alone): assigning a ticket
@@ -842,6 +948,9 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _marker_named_value(site, m, e)
             out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
             out += _scaled_counter(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
+            out += _counted_through(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, effect.table)
+            out += _replaced_counts(f"$.markers[{m}].effects[{e}].sql", marker, e)
+            out += _doubled_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, effect.table)
             out += _misdirected_sets(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, effect.table)
             out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)

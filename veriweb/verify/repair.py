@@ -1554,6 +1554,10 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
                 (preconditions if kind == "preconditions" else invariants).append(
                     {"predicate": {"kind": "sql", "sql": sql, "params": params}, "message": message})
                 added.append(message)
+            elif fix.location == issue.location and fix.effect is not None:  # a count the marker left alone
+                position, effect = fix.effect
+                marker["effects"].insert(position, dict(effect))
+                return f"marker {marker['name']!r}: added {effect['sql']!r}", Touch(markers={marker["name"]})
     pair = re.search(r"second (\w+) row for the same ([\w ]+?), which no seed row", issue.message)
     if pair is not None:  # a link row added twice: an invariant that each pair is there once
         table, columns = pair.group(1), pair.group(2).split(" and ")

@@ -421,10 +421,21 @@ def _number_in(value: Any) -> int | None:
 
 
 def retarget_entity_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S014: a link that names a record but opens another is pointed at the record it names; a
-    link to a record that does not exist is removed."""
+    """S014: a link that names a record but opens another is pointed at the record it names, and one
+    whose words name another value than its address filters on ("Closed" to ``?state=open``) filters on
+    the value named; a link to a record that does not exist is removed."""
     names = re.search(r"names (\w+) (\d+|'[^']*') but opens", issue.message)
     found = _text_at(data, issue)
+    filtered = re.search(r"names (\w+) '([^']*)' but filters \1=([\w-]+):", issue.message)
+    if filtered is not None and found is not None:  # the list its words name
+        tokens, parent, attr = found
+        name, wanted, value = filtered.groups()
+        old = parent[attr]
+        new = re.sub(rf"([?&]{name}=){re.escape(value)}(?=&|#|$)", rf"\g<1>{wanted}", old)
+        if new != old:
+            parent[attr] = new
+            return f"link {old!r} -> {new!r}", R.Touch(pages=R._page_of(tokens, data))
+        return None
     if names is not None and found is not None:
         tokens, parent, attr = found
         key = names.group(2).strip("'")

@@ -131,6 +131,29 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return (f"task {task['id']!r}: {tokens[-1]} {old!r} -> {task['slots'][tokens[-1]]!r} (the month its goal "
                 f"reads)", R.Touch(tasks={task["id"]}))
+    said = re.search(r"says '([^']+)' \(.*\), but its judge reads (\w+) = '([^']+)': the instruction", issue.message)
+    if said is not None and tokens[-1] == "value":  # the value the instruction says
+        condition = R.get_at(data, tokens[:-1])
+        if not isinstance(condition, dict) or condition.get("value") != said.group(3):
+            return None
+        condition["value"] = said.group(1)
+        task = R.get_at(data, tokens[:2])
+        return (f"task {task['id']!r}: {said.group(2)} {said.group(3)!r} -> {said.group(1)!r}, as its instruction "
+                f"says", R.Touch(tasks={task["id"]}))
+    login = re.search(r"tells the agent to log in as '([^']+)', but it acts as", issue.message)
+    if login is not None and tokens[-1] == "user":  # the account the instruction signs in with
+        task = R.get_at(data, tokens[:2])
+        old, task["user"] = task["user"], login.group(1)
+        return f"task {task['id']!r}: acts as {login.group(1)!r} (not {old!r}), as its instruction logs in", \
+            R.Touch(tasks={task["id"]})
+    if "signs in with another: the instruction's login fails" in issue.message and tokens[-2:] == ["slots", "password"]:
+        task = R.get_at(data, tokens[:2])
+        password = _password(data, tokens[1])
+        if password is None:
+            return R.drop_task(data, issue, ctx)
+        task["slots"]["password"] = password
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        return f"task {task['id']!r}: the password {task['user']!r} signs in with", R.Touch(tasks={task["id"]})
     bound = re.search(r"a bound it includes, but its judge compares with (\S+) \(not (\S+)\)$", issue.message)
     if bound is not None and tokens[-1] == "op":  # "one stop or none" judged with stops < 1: <= 1
         condition = R.get_at(data, tokens[:-1])
@@ -243,6 +266,11 @@ def turn_order(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
     found = next((f for f in orders_against_words(site, site.tasks[tokens[1]], tokens[1]) if f[0] == issue.location),
                  None)
     order = R.get_at(data, tokens)
+    if found is not None and found[2] in ("min", "max") and order == found[2]:  # the aggregate its words ask
+        R.get_at(data, tokens[:-1])["agg"] = "max" if order == "min" else "min"
+        task = data["tasks"][tokens[1]]
+        return (f"task {task['id']!r}: {found[2]}({found[1]}) -> {'max' if order == 'min' else 'min'}, as "
+                f"{found[3]!r} asks", R.Touch(tasks={task["id"]}))
     if found is None or not isinstance(order, list) or not order:
         return None
     _, column, direction, said = found
@@ -294,6 +322,39 @@ def fresh_name(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
             R.Touch(tasks={task["id"]}))
 
 
+def _password(data: dict[str, Any], index: int) -> str | None:
+    """The password of the account task ``index`` acts as, or ``None``."""
+    from veriweb.scaffold.io import from_data
+    from veriweb.verify.checks_tasks import task_user_row
+
+    site = from_data(data, check_id=False)
+    row = task_user_row(site, site.tasks[index])
+    value = row.get(site.auth.password_column) if row is not None and site.auth is not None else None
+    return str(value) if value is not None else None
+
+
+def give_login(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """F012: the instruction opens with the account and password of the user the task acts as
+    ("Log in as {username} (password: {password}). "), and is rendered again."""
+    tokens = R.parse_path(issue.location)
+    task = R.get_at(data, tokens[:2])
+    password = _password(data, tokens[1])
+    if password is None:
+        return R.drop_task(data, issue, ctx)
+    task["slots"]["username"] = task["user"]
+    task["slots"]["password"] = password
+    template = re.sub(r"\{(?:username|password)\}", "", task["template"]) if "{username}" not in task["template"] or \
+        "{password}" not in task["template"] else task["template"]
+    if "{username}" not in template:
+        template = "Log in as {username} (password: {password}). " + template
+    task["template"] = template
+    task["instruction"] = render_instruction(template, task["slots"])
+    return f"task {task['id']!r}: the instruction gives {task['user']!r}'s login", R.Touch(tasks={task["id"]})
+
+
+give_login.gives_up = True  # type: ignore[attr-defined]  # it may drop its task
+
+
 def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """F011: the goal's fixed key becomes the footprint's when the footprint's row is the task user's
     own and the goal's is not (the order "of yours" the instruction means); otherwise which one the
@@ -324,7 +385,7 @@ align_goal_key.gives_up = True  # type: ignore[attr-defined]  # it may drop its 
 
 OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant,
                                     "M017": reread_answer, "M018": turn_order, "F010": fresh_name,
-                                    "F011": align_goal_key}
+                                    "F011": align_goal_key, "F012": give_login}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "align_goal_key", "fresh_name", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
+__all__ = ["OPERATORS", "align_goal_key", "fresh_name", "give_login", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
