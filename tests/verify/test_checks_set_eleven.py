@@ -32,6 +32,7 @@ from veriweb.generate.domains import MODULES
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
+from veriweb.verify import checks as C
 from veriweb.verify.checks import CREDENTIALS_UNSAID, LINK_ENTITY, ORDER_AGAINST_WORDS, SLOT_CONTRADICTS_GOAL, UNGUARDED_WRITE, static_issues
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
@@ -224,3 +225,23 @@ def test_a_closed_tab_opening_the_open_list() -> None:
     found = _found(broken, LINK_ENTITY, "filters state=open")
     assert len(found) == 1
     assert "issues?state=closed" in json.dumps(_repaired(broken)["pages"]) + json.dumps(_repaired(broken)["layout"])
+
+
+def test_when_a_request_was_merged_answered_with_when_it_was_opened() -> None:
+    site = generate_site("code", 2)
+    merged = next(r for r in site.database.table("merge_requests").rows if r.get("merged_on"))
+    data = to_data(site)
+    data.pop("id", None)
+    task = _task(data, "milestone_due")
+    task["template"] = 'On what date was the merge request "{title}" merged?'
+    task["slots"] = {"title": merged["title"]}
+    task["progress"] = []
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    task["answer"]["value"]["query"] = {"select": "created", "table": "merge_requests",
+                                        "where": [{"column": "title", "value": {"ref": "slot.title"}}]}
+    assert _found(data, C.ANSWER_ASKS_OTHER, "reads created")
+    repaired = _task(_repaired(data), "milestone_due")
+    assert repaired["answer"]["value"]["query"]["select"] == "merged_on"
+    # a twin: "opened" read off created is what is asked
+    task["answer"]["value"]["query"]["select"] = "merged_on"
+    assert not _found(data, C.ANSWER_ASKS_OTHER, "")

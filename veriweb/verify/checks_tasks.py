@@ -765,6 +765,11 @@ def answer_asks_other(site: Site, task: Any) -> tuple[str, str, str] | None:
         named = [c for c in sorted(money) if _says(_column_words(c), words)]
         fit = named if len(named) == 1 else sorted(money) if len(money) == 1 else []
         return ("select", select, fit[0]) if fit else ("select", select, "")
+    if answer.type == "date" and not _says(_column_words(select), words) and select not in ("date", "day", "time"):
+        # "when was it merged" read off created (a column named only "date" is the one any "when" asks)
+        dated = [c for c in sorted(columns) if c != select and _sort_kind(site, query.table, c) == "date"
+                 and _column_words(c) and _says(_column_words(c), words)]
+        return ("select", select, dated[0]) if len(dated) == 1 else None
     if answer.type != "text" or _says(_column_words(select), words) or _text_type(site, query.table, select) != "text":
         return None
     named = [c for c in sorted(columns) if c != select and _column_words(c) and _says(_column_words(c), words)
