@@ -133,13 +133,9 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
                 f"reads)", R.Touch(tasks={task["id"]}))
     said = re.search(r"says '([^']+)' \(.*\), but its judge reads (\w+) = '([^']+)': the instruction", issue.message)
     if said is not None and tokens[-1] == "value":  # the value the instruction says
-        condition = R.get_at(data, tokens[:-1])
-        if not isinstance(condition, dict) or condition.get("value") != said.group(3):
-            return None
-        condition["value"] = said.group(1)
-        task = R.get_at(data, tokens[:2])
-        return (f"task {task['id']!r}: {said.group(2)} {said.group(3)!r} -> {said.group(1)!r}, as its instruction "
-                f"says", R.Touch(tasks={task["id"]}))
+        task = _reset_condition(data, tokens, said.group(3), said.group(1))
+        return None if task is None else (f"task {task['id']!r}: {said.group(2)} {said.group(3)!r} -> "
+                                          f"{said.group(1)!r}, as its instruction says", R.Touch(tasks={task["id"]}))
     login = re.search(r"tells the agent to log in as '([^']+)', but it acts as", issue.message)
     if login is not None and tokens[-1] == "user":  # the account the instruction signs in with
         task = R.get_at(data, tokens[:2])
@@ -156,13 +152,10 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         return f"task {task['id']!r}: the password {task['user']!r} signs in with", R.Touch(tasks={task["id"]})
     bound = re.search(r"a bound it includes, but its judge compares with (\S+) \(not (\S+)\)$", issue.message)
     if bound is not None and tokens[-1] == "op":  # "one stop or none" judged with stops < 1: <= 1
-        condition = R.get_at(data, tokens[:-1])
-        if not isinstance(condition, dict) or condition.get("op") != bound.group(1):
-            return None
-        condition["op"] = bound.group(2)
-        task = R.get_at(data, tokens[:2])
-        return (f"task {task['id']!r}: {condition.get('column')} {bound.group(1)} -> {bound.group(2)}, the bound its "
-                f"instruction includes", R.Touch(tasks={task["id"]}))
+        task = _reset_condition(data, tokens, bound.group(1), bound.group(2))
+        column = R.get_at(data, tokens[:-1]).get("column") if task is not None else None
+        return None if task is None else (f"task {task['id']!r}: {column} {bound.group(1)} -> {bound.group(2)}, the "
+                                          f"bound its instruction includes", R.Touch(tasks={task["id"]}))
     if "but its answer never filters on" in issue.message:  # the condition the instruction names, added
         from veriweb.scaffold.io import from_data
         from veriweb.verify.checks_tasks import unfiltered_slots
@@ -320,6 +313,16 @@ def fresh_name(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
     task["instruction"] = render_instruction(task["template"], task["slots"])
     return (f"task {task['id']!r}: {slot} {old!r} -> {new!r}, a {column} no {table} row has yet",
             R.Touch(tasks={task["id"]}))
+
+
+def _reset_condition(data: dict[str, Any], tokens: list[Any], old: Any, new: Any) -> dict[str, Any] | None:
+    """The part at ``tokens`` (a condition's ``value`` or ``op``) set from ``old`` to ``new``; the task, or
+    ``None`` when the part is not ``old``."""
+    condition = R.get_at(data, tokens[:-1])
+    if not isinstance(condition, dict) or condition.get(tokens[-1]) != old:
+        return None
+    condition[tokens[-1]] = new
+    return R.get_at(data, tokens[:2])
 
 
 def _password(data: dict[str, Any], index: int) -> str | None:
