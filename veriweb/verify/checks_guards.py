@@ -29,6 +29,8 @@ against evidence in the site:
 - C005, two markers that add and remove the same link rows and move the count kept on the row
   they point at the same way (joining and leaving both raise a community's members): the repair
   turns the step of the one that moves against its rows.
+- C005, of two such markers one that leaves the count alone (leaving no longer lowers the members):
+  the repair adds the step back.
 
 :func:`guard_fixes` gives each finding with the SQL that fixes it; the repair operators apply it
 (:func:`veriweb.verify.repair_pages.restore_guard`, :func:`veriweb.verify.repair.tighten_marker`).

@@ -1,5 +1,5 @@
 """Checks that a task starts somewhere real, says what its goal checks, and that the seed data
-keeps the rules the site's own markers enforce (S016, M016-M018, F010, F011, C012).
+keeps the rules the site's own markers enforce (S016, M016-M018, F010-F012, C012).
 
 - S016: a task's start address is served by no page (the episode would open on "not found"),
   a goal or progress predicate waits for a page id the site does not have, or the task acts as
@@ -10,15 +10,21 @@ keeps the rules the site's own markers enforce (S016, M016-M018, F010, F011, C01
   them passes.
   Also: a value the instruction names ("{state}" = open, "still in the Inbox") that a count or
   list never filters on; a bound the words include ("one stop or none") that the judge excludes
-  (``stops < 1``); an amount stated unlike the cents the goal reads.
+  (``stops < 1``); an amount stated unlike the cents the goal reads; a choice the judge reads
+  that the words do not say while they say another ("express shipping" judged on ``shipping =
+  'standard'``); an instruction logging in as another account than the task acts as, or with a
+  password that account does not have.
 - M017: a retrieve task's answer takes another aggregate or reads another column than its
   instruction asks for (the largest bill for "what do they come to in total", the author for
-  "who is the assignee"): the judge wants a figure the agent is never asked for.
+  "who is the assignee", the day it was opened for "when was it merged"): the judge wants a
+  figure the agent is never asked for.
 - M018: a task picks the first row of an ordering that runs the other way from its words ("the
   latest order" sorted oldest first), or sorted by another column than the one named ("the most
-  points" ranked by ``hot``).
+  points" ranked by ``hot``), or an aggregate at the other end ("the highest total" read with min).
 - F010: a task asks to create a record under a name the site already has and keeps unique.
 - F011: a goal needs a row changed that the task's footprint forbids it to write.
+- F012: a task starts signed out and leaves the credentials to its instruction, which does not give
+  them.
 - C012: a seed row already breaks an invariant that a marker checks after every write
   (``NOT EXISTS (SELECT 1 FROM products WHERE stock < 0)`` while a product has stock -4):
   every use of that marker fails, and the site shows values its own rules forbid.
