@@ -704,9 +704,10 @@ def _replaced_counts(location: str, marker: Any, index: int) -> Iterator[Fix]:
             stored = re.search(rf"\bSET\s+(\w+)\s*=\s*:{param}\b", later.sql, re.I) if later.op == "update" else None
             if stored is None or later.table == effect.table or re.search(rf"\bFROM\s+\"?{later.table}\b", effect.sql, re.I):
                 continue
-            keys = re.findall(r"(?<![\w.])(\w+)\s*=\s*(:\w+)(?![\w])", later.sql[_top_keyword(later.sql, "WHERE"):])
-            keys = [(k, v) for k, v in keys if v != f":{param}"]
-            if _top_keyword(later.sql, "WHERE") < 0 or len(keys) < 2:
+            where = _top_keyword(later.sql, "WHERE")
+            keys = [(k, v) for k, v in re.findall(r"(?<![\w.])(\w+)\s*=\s*(:\w+)(?![\w])", later.sql[where:])
+                    if v != f":{param}"] if where >= 0 else []
+            if len(keys) < 2:
                 continue  # the stored row is found by the user and the record, or this is not a replacement
             earlier = " AND ".join(f"{k} = {v}" for k, v in keys)
             taken = f"coalesce((SELECT {stored.group(1)} FROM {later.table} WHERE {earlier}), 0)"

@@ -346,10 +346,9 @@ def give_login(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome 
         return R.drop_task(data, issue, ctx)
     task["slots"]["username"] = task["user"]
     task["slots"]["password"] = password
-    template = re.sub(r"\{(?:username|password)\}", "", task["template"]) if "{username}" not in task["template"] or \
-        "{password}" not in task["template"] else task["template"]
-    if "{username}" not in template:
-        template = "Log in as {username} (password: {password}). " + template
+    template = task["template"]
+    if "{username}" not in template or "{password}" not in template:  # a login said by halves is said whole
+        template = "Log in as {username} (password: {password}). " + re.sub(r"\{(?:username|password)\}", "", template)
     task["template"] = template
     task["instruction"] = render_instruction(template, task["slots"])
     return f"task {task['id']!r}: the instruction gives {task['user']!r}'s login", R.Touch(tasks={task["id"]})
