@@ -1,4 +1,4 @@
-"""The verified-versus-raw ablation as one command: corpora per defect rate, cached; four arms; the report."""
+"""The verified-versus-raw ablation as one command: corpora per defect rate, cached; five arms; the report."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from veriweb.cli import main  # noqa: E402
 from veriweb.errors import VeriwebError  # noqa: E402
 from veriweb.generate.corpus import load_sites  # noqa: E402
 from veriweb.verify.defects import DefectModel  # noqa: E402
+from veriweb.verify.pipeline import replays  # noqa: E402
 
 
 def test_cached_corpus_is_made_once_and_a_partial_one_never_counts(tmp_path: Path) -> None:
@@ -83,7 +84,8 @@ def test_arms_train_on_different_things(one_command: tuple[Path, str]) -> None:
     out, _ = one_command
     base = out / "corpora" / "rate-12"
     shipped = [s for s in load_sites(base / "raw-sites")]
-    raw, filtered, verified, subsampled = ([s for s in load_sites(base / arm)] for arm in ARMS)
+    raw, judged, filtered, verified, subsampled = ([s for s in load_sites(base / arm)]
+                                                   for arm in ("raw", "judged", "filtered", "verified", "subsampled"))
     # raw sites ship without certificates; the raw arm gets its author's plans for every task, nothing dropped
     assert all(not t.certificate for s in shipped for t in s.tasks)
     assert [[t.id for t in s.tasks] for s in raw] == [[t.id for t in s.tasks] for s in shipped]
@@ -95,6 +97,16 @@ def test_arms_train_on_different_things(one_command: tuple[Path, str]) -> None:
     for site in filtered:
         assert site.pages == by_raw[site.name].pages and site.database == by_raw[site.name].database
         assert {t.id for t in site.tasks} <= {t.id for t in by_raw[site.name].tasks}
+    # judged: the same unrepaired pages and records; every task kept has a trace its own raw judge accepts
+    outcomes = json.loads((base / "judged" / "outcomes.json").read_text(encoding="utf-8"))
+    assert sum(len(v) for v in outcomes.values()) == sum(len(s.tasks) for s in shipped)  # every task accounted for
+    for site in judged:
+        raw_site = by_raw[site.name]
+        assert site.pages == raw_site.pages and site.database == raw_site.database
+        assert {t.id for t in site.tasks} <= {t.id for t in raw_site.tasks}
+        assert all(replays(raw_site, t, t.certificate) for t in site.tasks)
+    assert sum(len(s.tasks) for s in judged) == sum(what in ("solved", "reported") for v in outcomes.values()
+                                                    for what in v.values())
     verdicts = json.loads((base / "filtered" / "verdicts.json").read_text(encoding="utf-8"))
     shipped_ids = {t for v in verdicts.values() for t, status in v["statuses"].items()
                    if status in ("certified", "proven_infeasible") and t not in v["dropped"]}

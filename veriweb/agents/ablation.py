@@ -1,18 +1,21 @@
-"""The verified-versus-raw ablation: one preset, four training corpora, one held-out verified test corpus.
+"""The verified-versus-raw ablation: one preset, five training corpora, one held-out verified test corpus.
 
 Arms (what each trains on is spelled out in :data:`TRAINS_ON` and in the report):
 
 - ``raw``: raw sites as generated, defects and all, cloning each task's author certificate as given;
+- ``judged``: the raw sites, cloning whatever trace each task's own (raw) judge accepts, as rejection
+  sampling or an RL reward would;
 - ``filtered``: the raw sites, unrepaired, keeping only the tasks the verifier ships, cloning its certificates;
 - ``verified``: the sites after verification and repair, cloning their certificates;
 - ``subsampled``: the verified sites cut to as many tasks as ``filtered``.
 
-So ``verified - raw`` is the whole effect, ``filtered - raw`` the part that comes from dropping
+So ``verified - raw`` and ``verified - judged`` are the whole effect against each way of training on
+raw sites, ``filtered - judged`` the part that comes from checking each judge (proofs, decoys), ``filtered - raw`` the part that comes from dropping
 tasks that cannot be done (and cloning proved solutions instead of claimed ones),
 ``subsampled - filtered`` the part that comes from repair at equal task count, and
 ``verified - subsampled`` the part that comes from the extra tasks repair keeps.
 
-Two modes. :func:`run_ablation` takes the four corpora made by hand. :func:`run_rates` makes them
+Two modes. :func:`run_ablation` takes the corpora made by hand (``judged`` optional). :func:`run_rates` makes them
 itself (:mod:`veriweb.agents.ablation_corpora`) at several defect rates, with one held-out test
 corpus, and reports the gap against the rate. Every arm clones its corpus with the same preset
 (policy size, epochs, batch, learning rate) and seed, through
@@ -41,8 +44,13 @@ from veriweb.agents.presets import Preset
 from veriweb.errors import VeriwebError
 from veriweb.generate.corpus import load_sites, read_corpus
 
-ARMS = ("raw", "filtered", "verified", "subsampled")
-CONTRASTS = (("verified", "raw", "whole effect"), ("filtered", "raw", "from feasibility (filtering alone)"),
+ARMS = ("raw", "judged", "filtered", "verified", "subsampled")
+REQUIRED = ("raw", "filtered", "verified", "subsampled")
+"""The arms :func:`run_ablation` needs; ``judged`` is optional there (:func:`run_rates` always makes it)."""
+CONTRASTS = (("verified", "raw", "whole effect, against the author's plans"),
+             ("verified", "judged", "whole effect, against the raw sites' own judges"),
+             ("filtered", "raw", "from feasibility (filtering alone)"),
+             ("filtered", "judged", "from checking each judge (proofs, decoys), no repair"),
              ("subsampled", "filtered", "from repair, at equal task count"),
              ("verified", "subsampled", "from the extra tasks repair keeps"))
 TRAINS_ON = {
@@ -50,6 +58,11 @@ TRAINS_ON = {
            "its author planned on the clean site before the defects went in; cloned as given: a step that no "
            "longer maps to the broken page ends the demonstration there, and a replay that does not solve the "
            "task is kept (nothing is checked)",
+    "judged": "the same raw sites, unrepaired, each task searched against its own judge (the raw site's) with "
+              "the verifier's search and budget, keeping the trace that judge accepts: what rejection sampling or "
+              "an RL reward takes from a raw site (no check, proof, judge decoy or repair; a wrong judge's "
+              "success is kept, a task no trace satisfies gives nothing, an author's infeasible task is solved by "
+              "reporting it)",
     "filtered": "the same raw sites, unrepaired, keeping only the tasks the verifier ships (certified by search "
                 "with every judge decoy rejected, or proven infeasible), each with the verifier's certificate",
     "verified": "the sites after `veriweb repair` (repaired, re-verified), every task it ships, with its "
@@ -169,7 +182,7 @@ def _truth(corpus: Path) -> int | None:
     from veriweb.scaffold import load
 
     raw_dir = corpus.parent / "raw-sites"
-    if corpus.name not in ("raw", "filtered") or not raw_dir.is_dir():
+    if corpus.name not in ("raw", "judged", "filtered") or not raw_dir.is_dir():
         return None
     manifest, files = read_corpus(corpus)
     broken = 0
@@ -215,6 +228,12 @@ def _all_arms(jobs: list[tuple[str, str, Path, Path]], preset: Preset, test_corp
     return done
 
 
+def arms_present(arms: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The arms of :data:`ARMS` that ``arms`` has, in order, and the contrasts between them."""
+    present = [arm for arm in ARMS if arm in arms]
+    return present, [c for c in CONTRASTS if c[0] in present and c[1] in present]
+
+
 def _rate_section(corpora: Mapping[str, Path], test_corpus: Path, out: Path, preset: Preset, seed: int,
                   say: Callable[[str], None], arms: Mapping[str, tuple[dict[str, Any], list[EpisodeResult]]],
                   steps: Mapping[str, tuple[Any, np.ndarray]] | None = None) -> dict[str, Any]:
@@ -223,19 +242,20 @@ def _rate_section(corpora: Mapping[str, Path], test_corpus: Path, out: Path, pre
     from veriweb.agents.ablation_steps import accuracies, step_correct
     from veriweb.agents.policy import load_policy
 
+    present, contrasts = arms_present(arms)
     per_step = {}
     for name, (demos, sites) in (steps or {}).items():
-        correct = {arm: step_correct(load_policy(out / arm / "policy.pt")[0], demos) for arm in ARMS}
-        per_step[name] = accuracies(correct, sites, CONTRASTS, seed=seed)
+        correct = {arm: step_correct(load_policy(out / arm / "policy.pt")[0], demos) for arm in present}
+        per_step[name] = accuracies(correct, sites, contrasts, seed=seed)
         say(f"held-out per-step accuracy ({name}): " + ", ".join(
-            f"{arm} {100 * per_step[name]['arms'][arm][0]:.1f}%" for arm in ARMS))
-    trained = {arm: arms[arm][0] for arm in ARMS}
-    results = {arm: arms[arm][1] for arm in ARMS}
-    every = [r for arm in ARMS for r in results[arm]]
+            f"{arm} {100 * per_step[name]['arms'][arm][0]:.1f}%" for arm in present))
+    trained = {arm: arms[arm][0] for arm in present}
+    results = {arm: arms[arm][1] for arm in present}
+    every = [r for arm in present for r in results[arm]]
     table = summarise(every, seed=seed)
-    gaps = {f"{a}-{b}": paired_difference(results[a], results[b], seed=seed) for a, b, _ in CONTRASTS}
+    gaps = {f"{a}-{b}": paired_difference(results[a], results[b], seed=seed) for a, b, _ in contrasts}
     corpus_rows = {}
-    for arm in ARMS:
+    for arm in present:
         manifest, _ = read_corpus(corpora[arm])
         corpus_rows[arm] = {"corpus": str(corpora[arm]), "sites": len(manifest["sites"]),
                             "tasks": sum(int(e.get("tasks", 0)) for e in manifest["sites"]),
@@ -243,10 +263,10 @@ def _rate_section(corpora: Mapping[str, Path], test_corpus: Path, out: Path, pre
     write_results(out / "results.json", table, every, {"preset": preset.name, "seed": seed,
                                                        "corpora": {k: str(v) for k, v in corpora.items()},
                                                        "eval": str(test_corpus)})
-    for a, b, _ in CONTRASTS:
+    for a, b, _ in contrasts:
         mean, low, high = gaps[f"{a}-{b}"]
         say(f"{a} - {b}: {100 * mean:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] points")
-    return {"trained": trained, "table": table, "gaps": gaps, "corpora": corpus_rows, "per_step": per_step}
+    return {"arms": present, "contrasts": contrasts, "trained": trained, "table": table, "gaps": gaps, "corpora": corpus_rows, "per_step": per_step}
 
 
 # ----------------------------------------------------------------------------- the two modes
@@ -258,7 +278,7 @@ def run_ablation(corpora: Mapping[str, str | Path], eval_corpus: str | Path, out
     """Train ``preset`` on each arm's given corpus, evaluate all on ``eval_corpus``: ``report.md``, ``report.png``.
 
     Args:
-        corpora: a corpus directory for each of :data:`ARMS`.
+        corpora: a corpus directory for each of :data:`REQUIRED`, and optionally ``judged``.
         eval_corpus: the held-out verified test corpus.
         out: the output directory (one sub-directory per arm, plus the report).
         preset: the cloning preset every arm uses.
@@ -271,7 +291,7 @@ def run_ablation(corpora: Mapping[str, str | Path], eval_corpus: str | Path, out
         The path of ``report.md``.
     """
     say = log or (lambda line: None)
-    missing = [arm for arm in ARMS if arm not in corpora]
+    missing = [arm for arm in REQUIRED if arm not in corpora]
     if missing:
         raise VeriwebError(f"the ablation needs a corpus for every arm; missing {', '.join(missing)}")
     began = time.perf_counter()
@@ -281,21 +301,22 @@ def run_ablation(corpora: Mapping[str, str | Path], eval_corpus: str | Path, out
     (out / "defect_config.json").write_text(json.dumps({"config": defect_config, "sha256": digest}, indent=1,
                                                        sort_keys=True) + "\n", encoding="utf-8")
     say(f"defect model sha256 {digest}")
-    paths = {k: Path(v) for k, v in corpora.items()}
-    arms = _all_arms([("", arm, paths[arm], out / arm) for arm in ARMS], preset, Path(eval_corpus), seed, 1, say,
+    paths = {k: Path(v) for k, v in corpora.items() if k in ARMS}
+    present, contrasts = arms_present(paths)
+    arms = _all_arms([("", arm, paths[arm], out / arm) for arm in present], preset, Path(eval_corpus), seed, 1, say,
                      max_steps)
     from veriweb.agents.ablation_steps import heldout_steps
 
     steps = {"the eval corpus's certificates": heldout_steps(eval_corpus)}
-    section = _rate_section(paths, Path(eval_corpus), out, preset, seed, say, {a: arms[("", a)] for a in ARMS},
+    section = _rate_section(paths, Path(eval_corpus), out, preset, seed, say, {a: arms[("", a)] for a in present},
                             steps)
     test_sites = list(load_sites(eval_corpus))
     sections = {"given corpora": section}
     settings = {"preset": preset.name, "seed": seed, "eval": str(eval_corpus), "test_tasks": sum(
         len(s.tasks) for s in test_sites), "test_sites": len(test_sites), "wall_s": time.perf_counter() - began}
-    plot_arms(sections, ARMS, out / "report.png")
+    plot_arms(sections, present, out / "report.png")
     return write_report(out / "report.md", settings=settings, defects={"given corpora": (defect_config, digest)},
-                        sections=sections, arms=ARMS, contrasts=CONTRASTS, trains_on=TRAINS_ON, gap_plot=None)
+                        sections=sections, arms=present, contrasts=contrasts, trains_on=TRAINS_ON, gap_plot=None)
 
 
 def run_rates(out: str | Path, *, sites: int, test_sites: int, seed: int = 0, rates: Sequence[float] = (6, 12, 18),
@@ -371,5 +392,5 @@ def run_rates(out: str | Path, *, sites: int, test_sites: int, seed: int = 0, ra
                         arms=ARMS, contrasts=CONTRASTS, trains_on=TRAINS_ON, gap_plot="gap.png")
 
 
-__all__ = ["ARMS", "CONTRASTS", "TRAINS_ON", "config_hash", "paired_difference", "run_ablation", "run_rates",
+__all__ = ["ARMS", "CONTRASTS", "REQUIRED", "TRAINS_ON", "arms_present", "config_hash", "paired_difference", "run_ablation", "run_rates",
            "train_arm"]

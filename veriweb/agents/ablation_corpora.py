@@ -7,6 +7,11 @@ For a defect rate ``R`` (:func:`rate_corpora`), under ``DIR/corpora/rate-R/``:
 - ``raw``: the same raw sites, each task carrying the certificate its author planned for it (the
   generator's plan, made on the clean site before the defects went in): the author's claimed
   solution, unchecked;
+- ``judged``: the same raw sites, each task searched against its own judge (the raw site's, defects
+  and all) with the verifier's search and budget, keeping the trace that judge accepts; no check,
+  proof, judge probe or repair. This is what rejection sampling (or an RL reward) takes from a raw
+  site: a wrong judge's "success" is kept, a task no trace satisfies gives nothing, and a task its
+  author called infeasible is rewarded for ``report_infeasible`` whatever the site holds;
 - ``filtered``: the raw sites, unrepaired, keeping only the tasks the verifier ships (certified
   by search and every judge decoy rejected, or proven infeasible), with the verifier's
   certificates; a site left with no task is dropped;
@@ -41,7 +46,7 @@ from veriweb.scaffold.io import with_id
 STAMP = "ablation.json"
 """The file that marks a corpus complete, holding what made it."""
 
-ARM_CORPORA = ("raw", "filtered", "verified", "subsampled")
+ARM_CORPORA = ("raw", "judged", "filtered", "verified", "subsampled")
 
 
 def rate_label(rate: float) -> str:
@@ -113,6 +118,71 @@ def author_corpus(raw_sites: Path, out: Path, *, workers: int | None) -> None:
             for number, (path, entry) in enumerate(zip(files, manifest["sites"]))]
     sites = run_jobs(jobs, _with_plans, workers=workers, progress=False, label="author plans")
     _derived(raw_sites, out, list(zip(manifest["sites"], sites)), "raw sites with their author's certificates")
+
+
+# ----------------------------------------------------------------------------- judged arm: the site's own judge
+
+
+def judged_site(site: Any, budget: int) -> tuple[Any, dict[str, str]]:
+    """``site`` keeping each task that a trace satisfies by its own judge, that trace as its certificate, and
+    what became of every task (``solved``, ``reported`` for an infeasible-kind task, or why it gave nothing).
+
+    The search is the verifier's (:func:`veriweb.verify.search.solve`, grounded, the task's step budget as its
+    depth); nothing else of the verifier runs. A task whose goal holds at the start gives no step to clone.
+    """
+    from veriweb.engine import Session
+    from veriweb.verify.pipeline import INFEASIBLE_CERTIFICATE
+    from veriweb.verify.search import solve
+    from veriweb.verify.feasibility import replay
+
+    kept, outcome = [], {}
+    session = Session(site)
+    try:
+        for task in site.tasks:
+            if task.kind == "infeasible":
+                actions, what = [INFEASIBLE_CERTIFICATE], "reported"
+            else:
+                try:
+                    result = solve(site, task, budget=budget, session=session, max_depth=task.max_steps,
+                                   grounded=True)
+                except VeriwebError as exc:  # the task cannot be run at all: no episode, no reward
+                    outcome[task.id] = f"cannot run: {exc}"
+                    continue
+                actions, what = result.actions, "solved" if result.status == "solved" else result.status
+                if result.status != "solved":
+                    outcome[task.id] = what
+                    continue
+            if not actions:
+                outcome[task.id] = "goal at the start"
+                continue
+            try:
+                ok, why = replay(site, task, actions, session=session)
+            except VeriwebError as exc:
+                ok, why = False, str(exc)
+            if not ok:
+                outcome[task.id] = f"does not replay: {why}"
+                continue
+            outcome[task.id] = what
+            kept.append(task.model_copy(update={"certificate": list(actions)}))
+    finally:
+        session.close()
+    return (with_id(site.model_copy(update={"tasks": kept})) if kept else None), outcome
+
+
+def _judged_file(path: str, budget: int) -> tuple[Any, dict[str, str]]:
+    return judged_site(load(path), budget)
+
+
+def judged_corpus(raw_sites: Path, out: Path, *, budget: int, workers: int | None) -> None:
+    """The raw sites keeping the traces their own judges accept (see :func:`judged_site`); ``outcomes.json``
+    says what became of every task."""
+    manifest, files = read_corpus(raw_sites)
+    done = run_jobs([(str(p), budget) for p in files], _judged_file, workers=workers, progress=True,
+                    label="searching against the raw judges")
+    _derived(raw_sites, out, [(entry, site) for entry, (site, _) in zip(manifest["sites"], done)],
+             "raw sites, each task with the trace its own (unverified) judge accepts")
+    _write_json(out / "outcomes.json", {entry["file"]: outcome for entry, (_, outcome) in
+                                        zip(manifest["sites"], done)})
 
 
 # ----------------------------------------------------------------------------- filtered arm: verify, no repair
@@ -188,6 +258,8 @@ def rate_corpora(root: Path, *, sites: int, seed: int, rate: float, budget: int,
                                               raw=model), say)
     out = {"raw": cached(base / "raw", stamp | {"what": "raw"},
                          lambda d: author_corpus(raw_sites, d, workers=workers), say),
+           "judged": cached(base / "judged", stamp | {"what": "judged"},
+                            lambda d: judged_corpus(raw_sites, d, budget=budget, workers=workers), say),
            "filtered": cached(base / "filtered", stamp | {"what": "filtered"},
                               lambda d: filtered_corpus(raw_sites, d, budget=budget, workers=workers), say),
            "verified": cached(base / "verified", stamp | {"what": "verified"},
@@ -216,5 +288,6 @@ def heldout_corpus(root: Path, *, sites: int, seed: int, budget: int, workers: i
                   lambda d: repair_corpus(clean, d, budget=budget, workers=workers, progress=True), say)
 
 
-__all__ = ["ARM_CORPORA", "STAMP", "author_corpus", "cached", "count_tasks", "filtered_corpus", "rate_corpora",
-           "rate_label", "subsampled_corpus", "heldout_corpus", "heldout_seed", "verified_corpus"]
+__all__ = ["ARM_CORPORA", "STAMP", "author_corpus", "cached", "count_tasks", "filtered_corpus", "heldout_corpus",
+           "heldout_seed", "judged_corpus", "judged_site", "rate_corpora", "rate_label", "subsampled_corpus",
+           "verified_corpus"]

@@ -1,6 +1,6 @@
 """The ablation's report: ``report.md`` (settings, defect model, what each arm trains on, tables) and its plots.
 
-A *section* is one set of four arms trained and evaluated together (one defect rate, or the
+A *section* is one set of arms trained and evaluated together (one defect rate, or the
 corpora given by hand): ``{"trained": {arm: summary}, "table": summarise(...), "gaps":
 {"a-b": (mean, low, high)}, "corpora": {arm: {"corpus", "sites", "tasks", "truth_broken"}}}``.
 """
@@ -13,6 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+
+ARM_COLOURS = {"raw": "#c44e52", "judged": "#8172b2", "filtered": "#dd8452", "verified": "#4c72b0",
+               "subsampled": "#55a868"}
+"""Each arm's bar colour (the same arm, the same colour, in every plot)."""
 
 
 def _pct(value: float) -> str:
@@ -134,7 +139,7 @@ def plot_arms(sections: Mapping[str, Mapping[str, Any]], arms: Sequence[str], pa
         low = np.array([100 * r["success_ci"][0] for r in rows])
         high = np.array([100 * r["success_ci"][1] for r in rows])
         axis.bar(list(arms), rates, yerr=[rates - low, high - rates], capsize=4,
-                 color=["#c44e52", "#dd8452", "#4c72b0", "#55a868"][: len(arms)])
+                 color=[ARM_COLOURS.get(arm, "#8c8c8c") for arm in arms])
         axis.set_title(name)
         axis.set_ylim(0, 100)
         axis.tick_params(axis="x", labelrotation=20)
@@ -160,7 +165,7 @@ def plot_gaps(gaps: Mapping[float, Mapping[str, tuple[float, float, float]]], co
         mean = np.array([100 * gaps[r][key][0] for r in rates])
         low = np.array([100 * gaps[r][key][1] for r in rates])
         high = np.array([100 * gaps[r][key][2] for r in rates])
-        x = np.array(rates) + 0.15 * (shift - 1.5)
+        x = np.array(rates) + 0.12 * (shift - (len(contrasts) - 1) / 2)
         axis.errorbar(x, mean, yerr=[mean - low, high - mean], marker="o", capsize=3, label=f"{a} - {b}",
                       linewidth=2.2 if shift == 0 else 1)
     axis.axhline(0, color="black", linewidth=0.8)

@@ -63,8 +63,8 @@ def add_parsers(sub: Any) -> None:
     ev.add_argument("--agents", help="comma-separated subset of policy,random,noop,infeasible,nearest_certificate")
     ev.set_defaults(func=cmd_eval)
 
-    ablation = sub.add_parser("ablation", help="train the same preset on raw, raw-filtered, verified and "
-                                               "verified-subsampled corpora at several defect rates; evaluate on "
+    ablation = sub.add_parser("ablation", help="train the same preset on raw (author's plans), raw "
+                                               "(own judges), raw-filtered, verified and verified-subsampled corpora at several defect rates; evaluate on "
                                                "held-out verified sites; write report.md and plots")
     ablation.add_argument("--sites", type=int, help="make the corpora: training sites per defect rate")
     ablation.add_argument("--test-sites", type=int, default=12, help="held-out test sites (default 12)")
@@ -74,8 +74,9 @@ def add_parsers(sub: Any) -> None:
     ablation.add_argument("--workers", type=int, default=2,
                           help="processes for generate/verify/repair and arms trained side by side (default 2)")
     ablation.add_argument("--max-steps", type=int, help="override every test task's step budget (quick runs)")
-    for name in ("raw", "filtered", "verified", "subsampled"):
-        ablation.add_argument(f"--{name}", help=f"instead of --sites: the {name} training corpus")
+    for name in ("raw", "judged", "filtered", "verified", "subsampled"):
+        ablation.add_argument(f"--{name}", help=f"instead of --sites: the {name} training corpus"
+                              + (" (optional)" if name == "judged" else ""))
     ablation.add_argument("--eval", help="with the four corpora: the held-out verified test corpus")
     ablation.add_argument("--preset", default="ablation", help="the cloning preset (default ablation)")
     ablation.add_argument("--out", required=True, help="the output directory (report.md, plots, runs, cached corpora)")
@@ -179,7 +180,7 @@ def cmd_ablation(args: argparse.Namespace) -> int:
     from veriweb.agents.ablation import run_ablation, run_rates
     from veriweb.agents.presets import get_preset
 
-    given = [name for name in ("raw", "filtered", "verified", "subsampled", "eval") if getattr(args, name)]
+    given = [name for name in ("raw", "judged", "filtered", "verified", "subsampled", "eval") if getattr(args, name)]
     say = lambda line: print(line, flush=True)  # noqa: E731
     if args.sites is not None:
         if given:
@@ -189,17 +190,18 @@ def cmd_ablation(args: argparse.Namespace) -> int:
                            workers=args.workers, max_steps=args.max_steps, log=say)
         print(f"wrote {report}")
         return 0
-    if len(given) != 5:
+    if any(name not in given for name in ("raw", "filtered", "verified", "subsampled", "eval")):
         raise VeriwebError("veriweb ablation needs --sites N (make the corpora) or all of --raw, --filtered, "
-                           "--verified, --subsampled and --eval")
+                           "--verified, --subsampled and --eval (--judged optional)")
     defect = None
     if args.defect_config:
         try:
             defect = json.loads(Path(args.defect_config).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise VeriwebError(f"--defect-config {args.defect_config}: {exc}") from None
-    report = run_ablation({"raw": args.raw, "filtered": args.filtered, "verified": args.verified,
-                           "subsampled": args.subsampled}, args.eval, args.out, preset=get_preset(args.preset),
+    corpora = {name: getattr(args, name) for name in ("raw", "judged", "filtered", "verified", "subsampled")
+               if getattr(args, name)}
+    report = run_ablation(corpora, args.eval, args.out, preset=get_preset(args.preset),
                           seed=args.seed, defect_config=defect, max_steps=args.max_steps, log=say)
     print(f"wrote {report}")
     return 0
