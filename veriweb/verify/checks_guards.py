@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 import re
 import weakref
 from collections.abc import Iterator
@@ -973,6 +974,46 @@ def _by_key(condition: str, key: str, param: str = r"\w+") -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(key)}\s*=\s*:{param}\b", condition))
 
 
+def _unsourced_transitions(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that moves one row (picked by its key) into a fixed state (``SET status =
+    'cancelled'``) while nothing it runs reads the state the row is in now: no guard, no condition of
+    the write. An order already delivered, or cancelled, is cancelled again; a merged request is
+    closed. A state column is a text column whose seed rows hold two or more values, the one set among
+    them or among what markers write. The fix adds the guard every such marker needs at least: the row
+    is not in that state already (which states it may leave from, the site does not say)."""
+    domains = _domains(site)
+    for m_index, marker in enumerate(site.markers):
+        read = " ".join(json.dumps(c.predicate.model_dump()) for c in (*marker.preconditions, *marker.invariants))
+        for effect in marker.effects:
+            table = site.database.table(effect.table)
+            span = set_span(effect.sql) if effect.op == "update" else None
+            condition = _condition(effect.sql) if span is not None else None
+            if table is None or condition is None:
+                continue
+            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition)
+            if key is None or key.group(1) in _CONTEXT_PARAMS:
+                continue
+            for item in split_top(effect.sql[span[0]:span[1]]):
+                found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", item)
+                if found is None:
+                    continue
+                column, value = found.groups()
+                seeded = {r.get(column) for r in table.rows if isinstance(r.get(column), str)}
+                if len(seeded) < 2 or value.lower() not in domains.get((table.name, column), {}):
+                    continue
+                if re.search(rf"\b{re.escape(column)}\b", condition) or re.search(rf"\b{re.escape(column)}\b", read):
+                    continue  # the row's state is read before it is moved
+                guard = f"SELECT NOT EXISTS (SELECT 1 FROM {table.name} WHERE {table.primary_key} = :k AND " \
+                        f"{column} = '{value}')"
+                yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} sets {table.name}.{column} to {value!r} whatever the row's "
+                               f"{column} is now: nothing it runs reads the state it moves the row from (a row "
+                               f"already {value!r}, or past where the move makes sense, is moved all the same)",
+                               add=(guard, f"This is already {value}.", {"k": {"ref": f"param.{key.group(1)}"}},
+                                    "preconditions"))
+                break
+
+
 def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that takes the key of one row (a cart line, a community, a booking) and updates or
     deletes rows with no condition at all, or with one that reads none of its parameters, where no
@@ -1141,7 +1182,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
-            *_unowned_writes(site), *_wider_than_guard(site),
+            *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 

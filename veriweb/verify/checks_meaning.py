@@ -306,14 +306,15 @@ _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
     (r"\bcharg", r"\brefund"), (r"\bapprov", r"\b(?:reject|declin|deny)"), (r"\baccept", r"\b(?:reject|declin)"),
     (r"\b(?:re)?open\b", r"\bclos"), (r"\barchiv", r"\bunarchiv"), (r"\bpublish", r"\bunpublish"),
     (r"\bfollow", r"\bunfollow"), (r"\benabl", r"\bdisabl"), (r"\bactivat", r"\bdeactivat"),
-    (r"\bjoin", r"\bleav"), (r"\bsubscrib", r"\bunsubscrib"), (r"\bpin(?:ned)?\b", r"\bunpin"),
+    (r"\bjoin", r"\b(?:leav|left\b)"), (r"\bsubscrib", r"\bunsubscrib"), (r"\bpin(?:ned)?\b", r"\bunpin"),
     (r"\bstar(?:red)?\b", r"\bunstar"), (r"\bblock", r"\bunblock"), (r"\bmute", r"\bunmute"),
     (r"\block\b", r"\bunlock"), (r"\bupvot", r"\bdownvot"), (r"\badd\b", r"\bremov"),
-    (r"\bbuy\b", r"\bsell"), (r"\bassign", r"\bunassign"), (r"\bincreas", r"\bdecreas"),
-    (r"\bhide\b", r"\b(?:show|unhide)\b"), (r"\bwatch", r"\bunwatch"), (r"\bsave", r"\bunsave"),
+    (r"\b(?:buy|bought)\b", r"\b(?:sell|sold\b)"), (r"\bassign", r"\bunassign"), (r"\bincreas", r"\bdecreas"),
+    (r"\b(?:hide|hid|hidden)\b", r"\b(?:show|shown|unhide|unhid|unhidden)\b"), (r"\bwatch", r"\bunwatch"), (r"\bsave", r"\bunsave"),
 ))
 """Pairs of verbs that undo each other: a button saying one on a marker named for the other does the
-opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``)."""
+opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``; a
+message's past tense too: "You left the community." after ``join``)."""
 
 
 _LOOKING = re.compile(r"^\s*(?:track|view|show|see|display|preview|print|browse|look at|read)\b", re.I)

@@ -38,7 +38,7 @@ from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import AllOf, AnyOf, PageIs, QueryValue, ScalarQuery
 from veriweb.verify.checks import (
     ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START, CONSTRAINT_FORBIDS_GOAL,
-    GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, Issue,
+    GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, SLOT_CONTRADICTS_GOAL, Issue,
 )
 from veriweb.verify.search import solve
 
@@ -297,7 +297,29 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
     if not ok:
         return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
                            result.expanded)
+    drift = _drift(task, stored, result.actions, location)
+    if drift is not None:
+        issues.append(drift)
+        return TaskVerdict(task.id, "undecided", (), drift.message, tuple(issues), result.expanded)
     return certified(task, result.actions, issues, location, result.expanded)
+
+
+def _drift(task: Task, stored: tuple[bool, str] | None, found: list[str], location: str) -> Issue | None:
+    """M016 when the stored certificate failed and the search's solution succeeds only by entering a value the
+    instruction does not state in place of one it does (see :func:`veriweb.verify.stated.drifted_values`): the
+    stored certificate is then evidence against the judge, and certifying the new solution would ship a judge
+    that rewards what the instruction does not ask for."""
+    from veriweb.verify.stated import drifted_values
+
+    if stored is None or stored[0]:
+        return None
+    dropped, put = drifted_values(task, task.certificate, found)
+    if not (dropped and put):
+        return None
+    return _issue(SLOT_CONTRADICTS_GOAL, f"{location}.goal",
+                  f"task {task.id!r}: the instruction's {', '.join(repr(v) for v in dropped)} no longer reaches the "
+                  f"goal, and the only solution found enters {', '.join(repr(v) for v in put)} instead, which the "
+                  "instruction does not say: the goal checks another value than the instruction names")
 
 
 def _blocking(task: Task, blocked: dict[str, int], location: str) -> list[Issue]:

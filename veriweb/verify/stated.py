@@ -240,4 +240,44 @@ def _cert_changes(site: Site, task: Task, session: Session, run: Run) -> list[An
     return None if judged is None else session.db.changes()
 
 
-__all__ = ["Condition", "StatedConditions", "stated_values"]
+def _entered(actions: list[str] | tuple[str, ...]) -> list[str]:
+    """The values ``actions`` type into fields or choose from lists, in order (unparsable actions skipped)."""
+    from veriweb.engine.actions import Fill, SelectOption, parse_action
+
+    out: list[str] = []
+    for text in actions:
+        try:
+            action = parse_action(text)
+        except Exception:  # noqa: BLE001 - a stored certificate may hold anything; it only fails to count
+            continue
+        if isinstance(action, Fill):
+            out.append(action.value)
+        elif isinstance(action, SelectOption):
+            out += list(action.options)
+    return [v for v in out if v.strip()]
+
+
+def _said(value: str, instruction: str) -> bool:
+    """Whether the instruction says ``value`` as words of its own (not inside a longer word or number)."""
+    return re.search(rf"(?<![\w.]){re.escape(value.strip().lower())}(?![\w])", instruction.lower()) is not None
+
+
+def drifted_values(task: Task, failed: list[str] | tuple[str, ...], found: list[str] | tuple[str, ...]
+                   ) -> tuple[list[str], list[str]]:
+    """What a new solution changed of the values the instruction states, against a stored one that failed.
+
+    Returns ``(dropped, put_instead)``: values the failed certificate typed or chose that the
+    instruction says and the new solution never enters (nor anything containing them, or contained
+    in them: "Copenhagen" kept as "Copenhagen (CPH)"), and values the new solution enters that
+    neither the instruction nor the failed certificate has. Both non-empty means the judge now
+    passes a value the instruction does not ask for while the one it asks for fails: evidence
+    against the judge, not a stale certificate.
+    """
+    before, after = _entered(failed), _entered(found)
+    alike = lambda v, w: _said(v, w) or _said(w, v)  # noqa: E731 - one holds the other as words of its own
+    dropped = [v for v in dict.fromkeys(before) if _said(v, task.instruction) and not any(alike(v, w) for w in after)]
+    put = [v for v in dict.fromkeys(after) if not _said(v, task.instruction) and not any(alike(v, w) for w in before)]
+    return dropped, put
+
+
+__all__ = ["Condition", "StatedConditions", "drifted_values", "stated_values"]
