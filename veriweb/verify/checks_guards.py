@@ -1014,6 +1014,178 @@ def _unsourced_transitions(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+_KEY_TEST = re.compile(r"(?<![\w.:])(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b")
+
+
+def _key_of(site: Site, table_name: str | None, column: str) -> tuple[str, str] | None:
+    """The row a key column names, as ``(table, key column)``: a table's own key names its row, a
+    foreign key the row it points at; ``None`` for a column that is no key."""
+    table = site.database.table(table_name) if table_name else None
+    if table is None:
+        return None
+    if column == table.primary_key:
+        return table.name, column
+    pointer = next((fk for fk in table.foreign_keys if fk.column == column), None)
+    return (pointer.ref_table, pointer.ref_column) if pointer is not None else None
+
+
+def _key_uses(site: Site, marker: Any, m_index: int) -> list[tuple[str, tuple[str, str], str, str, int, int, str]]:
+    """Every place ``marker`` compares a parameter with a key column, outside an effect's subqueries:
+    ``(parameter, the row's table and key, location, sql, start and end of the column's name in sql, the
+    table the column is of, or "" in an effect)``."""
+    out = []
+    for e_index, effect in enumerate(marker.effects):
+        condition = _condition(effect.sql) if effect.op in ("update", "delete") else None
+        if condition is None:
+            continue
+        offset = len(effect.sql) - len(condition)
+        top = re.sub(r"\(\s*SELECT\b[^()]*(?:\([^()]*\)[^()]*)*\)", lambda m: " " * len(m.group(0)), condition,
+                     flags=re.I)
+        for found in _KEY_TEST.finditer(top):
+            if found.group(1) not in (None, effect.table):
+                continue
+            key = _key_of(site, effect.table, found.group(2))
+            if key is not None:
+                out.append((found.group(3), key, f"$.markers[{m_index}].effects[{e_index}].sql", effect.sql,
+                            offset + found.start(2), offset + found.end(2), ""))
+    for g_index, guard in enumerate(marker.preconditions):
+        predicate = guard.predicate
+        if not isinstance(predicate, SqlPredicate):
+            continue
+        bound = {name: ref.ref.split(".", 1)[1] for name, ref in (predicate.params or {}).items()
+                 if getattr(ref, "ref", "").startswith("param.")}
+        aliases = _aliases(predicate.sql)
+        tables = set(aliases.values())
+        for found in _KEY_TEST.finditer(predicate.sql):
+            alias, column, name = found.groups()
+            param = bound.get(name, name if name == "user_id" or any(p.name == name for p in marker.params) else None)
+            table = aliases.get(alias) if alias else next(iter(tables)) if len(tables) == 1 else None
+            key = _key_of(site, table, column) if param is not None else None
+            if key is not None:
+                out.append((param, key, f"$.markers[{m_index}].preconditions[{g_index}].predicate",
+                            predicate.sql, found.start(2), found.end(2), table or ""))
+    return out
+
+
+def _crossed_keys(site: Site) -> Iterator[GuardFix]:
+    """C005 and C009: one parameter taken as the key of two different rows: ``:user_id`` (the signed-in
+    account) picking a community (``UPDATE forums ... WHERE id = :user_id``: joining raises the members
+    of the community whose number is the user's), or a guard looking a label link's key up as its
+    ticket's (``il.issue_id = :l`` where the write deletes ``issue_labels`` by ``id = :link_id``). The
+    row the parameter names is the account (for ``:user_id``), else the one every write of the marker
+    takes it as; the other place is rewritten: a guard reads the column of its table that names that
+    row, a write reads the parameter that names its row."""
+    auth = site.auth
+    for m_index, marker in enumerate(site.markers):
+        uses = _key_uses(site, marker, m_index)
+        for param in dict.fromkeys(u[0] for u in uses):
+            mine = [u for u in uses if u[0] == param]
+            written = {u[1] for u in mine if not u[6]}
+            if param == "user_id" and auth is not None:
+                right = (auth.table, auth.id_column)
+            elif param != "user_id" and len(written) == 1:
+                right = next(iter(written))
+            else:
+                continue
+            for _, key, location, sql, start, end, guard_table in mine:
+                if key == right:
+                    continue
+                fixed = ""
+                if not guard_table:  # a write: the parameter that names the row it picks
+                    other = next((u[0] for u in uses if u[0] != param and u[1] == key), None) or next(
+                        (p.name for p in marker.params if p.name == f"{key[0].rstrip('s')}_id"), None)
+                    after = re.compile(rf"(\s*=\s*):{re.escape(param)}\b").match(sql, end)
+                    if other is not None and after is not None:
+                        fixed = sql[:after.start()] + f"{after.group(1)}:{other}" + sql[after.end():]
+                else:  # a guard: the column of its table that names the right row
+                    table = site.database.table(guard_table)
+                    columns = [c.name for c in table.columns if _key_of(site, table.name, c.name) == right] \
+                        if table is not None else []
+                    if len(columns) == 1:
+                        fixed = sql[:start] + columns[0] + sql[end:]
+                if not fixed:
+                    continue
+                named = "the signed-in account" if param == "user_id" else f"a {right[0]} row"
+                yield GuardFix(location, C.VACUOUS_GUARD if guard_table else C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} takes :{param} as the key of a {key[0]} row here, though "
+                               f"it names {named}: the wrong row is {'read' if guard_table else 'written'}",
+                               sql=fixed)
+                break
+
+
+def _orphaning_deletes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that deletes one row by its key (``DELETE FROM posts WHERE id = :post_id``) while
+    rows of another table point at it (a vote's ``post_id``) and nothing it runs deletes or rewrites them:
+    they are left pointing at a row that is gone. Only pointers some seed row or marker fills count.
+    The fix deletes them first."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            condition = _condition(effect.sql) if effect.op == "delete" else None
+            if table is None or condition is None:
+                continue
+            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition)
+            if key is None or key.group(1) in _CONTEXT_PARAMS:
+                continue
+            pointers = [(other, pointer) for other in site.database.tables for pointer in other.foreign_keys
+                        if other.name != table.name and pointer.ref_table == table.name
+                        and pointer.ref_column == table.primary_key]
+            for other, pointer in pointers:
+                filled = any(r.get(pointer.column) is not None for r in other.rows) or any(
+                    e.op == "insert" and e.table == other.name and re.search(rf"\b{pointer.column}\b", e.sql)
+                    for m in site.markers for e in m.effects)
+                handled = any(e.table == other.name and e.op in ("delete", "update")
+                              and re.search(rf"\b{pointer.column}\b", e.sql) for e in marker.effects)
+                if filled and not handled:
+                    yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} deletes a {table.name} row but leaves the {other.name} "
+                                   f"rows that point at it ({other.name}.{pointer.column}): they point at nothing",
+                                   effect=(e_index, {"op": "delete", "table": other.name, "sql":
+                                                     f"DELETE FROM {other.name} WHERE {pointer.column} = "
+                                                     f":{key.group(1)}"}))
+                    break
+
+
+_STAMP = re.compile(r"^(\w+?)_(?:on|at|date|time)$")
+
+
+def _stamps_of_other_states(site: Site) -> Iterator[GuardFix]:
+    """C005: an update that moves a row into one state and stamps the day of another (``SET state =
+    'closed', merged_on = :today``): the request reads as merged on a day it was closed. A stamp column
+    is named for a state value of the same table (``merged_on`` for ``'merged'``). The fix stamps the
+    column named for the state set, or stamps nothing when the table has none."""
+    domains = _domains(site)
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            span = set_span(effect.sql) if effect.op == "update" else None
+            if span is None:
+                continue
+            items = split_top(effect.sql[span[0]:span[1]])
+            states = [(c, v) for c, v in (re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i).groups()
+                                          for i in items if re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i))
+                      if len(domains.get((effect.table, c), {})) >= 2]
+            table = site.database.table(effect.table)
+            for column, value in states[:1]:
+                values = {stem(v): v for v in domains[(effect.table, column)].values()}
+                for item in items:
+                    stamped = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*:(?:today|now)\s*", item)
+                    named = _STAMP.match(stamped.group(1)) if stamped else None
+                    if named is None or stem(named.group(1)) not in values or stem(named.group(1)) == stem(value):
+                        continue
+                    own = next((c.name for c in table.columns if (m := _STAMP.match(c.name)) is not None
+                                and stem(m.group(1)) == stem(value)), None) if table is not None else None
+                    kept = [i for i in items if i is not item]
+                    body = ", ".join(i.strip() for i in kept) if own is None else ", ".join(
+                        i.strip() if i is not item else i.replace(stamped.group(1), own, 1).strip() for i in items)
+                    rest = effect.sql[span[1]:]
+                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} sets {effect.table}.{column} to {value!r} and stamps "
+                                   f"{stamped.group(1)}, the day of {values[stem(named.group(1))]!r}: the row reads "
+                                   f"as {values[stem(named.group(1))]} when it was not",
+                                   sql=effect.sql[:span[0]] + " " + body + (" " + rest if rest else ""))
+                    break
+
+
 def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that takes the key of one row (a cart line, a community, a booking) and updates or
     deletes rows with no condition at all, or with one that reads none of its parameters, where no
@@ -1182,7 +1354,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
-            *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site),
+            *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
+            *_stamps_of_other_states(site),
             *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 

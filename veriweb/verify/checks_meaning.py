@@ -137,7 +137,7 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
         ops = {e.op for e in marker.effects}
         label = form.submit
         meaning = marker.name + " " + " ".join(e.sql for e in marker.effects)
-        issues += _said_elsewhere(form, marker, ops, meaning, path, domains)
+        issues += _said_elsewhere(site, form, marker, ops, meaning, path, domains)
         if C._DESTRUCTIVE.search(label) and ops == {"insert"}:
             continue  # reported by checks.check_labels
         found = _submit_issues(label, marker.name, meaning, ops, path)
@@ -156,7 +156,7 @@ def check_label_meaning(site: Site) -> list[C.Issue]:
     return issues
 
 
-def _said_elsewhere(form: Any, marker: Any, ops: set[str], meaning: str, path: str,
+def _said_elsewhere(site: Site, form: Any, marker: Any, ops: set[str], meaning: str, path: str,
                     domains: dict[tuple[str, str], dict[str, str]]) -> list[C.Issue]:
     """M003 in what a form says besides its button: its success message ("Contact restored." after
     ``delete_contact``; "marked as shipped" after a cancel) and its confirming dialog's title and text
@@ -178,7 +178,9 @@ def _said_elsewhere(form: Any, marker: Any, ops: set[str], meaning: str, path: s
             out.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
                                f"{what} {text!r} speaks of keeping it somewhere, but {marker.name} only deletes"))
             continue
-        found = _opposite_of_name(text, marker.name, where) or _value_against_effect(text, marker, domains, where, what)
+        found = (_opposite_of_name(text, marker.name, where) or _value_against_effect(text, marker, domains, where, what)
+                 or (_against_label(text, form.submit, where) if what == "success message" else [])
+                 or _destination_against_text(site, text, marker, where, what))
         out += [C.Issue(i.cls, i.code, where, i.message.replace("button", what, 1)) for i in found]
         if not found:
             out += _negates_name(text, marker.name, where, what)
@@ -315,6 +317,61 @@ _OPPOSITES = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in (
 """Pairs of verbs that undo each other: a button saying one on a marker named for the other does the
 opposite of what it says ("Restore" on ``trash_email``, "Charge customer" on ``refund_order``; a
 message's past tense too: "You left the community." after ``join``)."""
+
+
+_UP_DOWN = (re.compile(r"\b(?:upvot\w*|up\s*vote\w*|vote[sd]?\s+up|like[sd]?|thumbs?\s+up)\b|\+1\b", re.I),
+            re.compile(r"\b(?:downvot\w*|down\s*vote\w*|vote[sd]?\s+down|dislike[sd]?|thumbs?\s+down)\b|(?<![\w+-])-1\b",
+                       re.I))
+"""Words for a vote up and a vote down ("Like", "+1"; "Dislike", "Vote down")."""
+
+
+def _against_label(text: str, label: str, where: str) -> list[C.Issue]:
+    """M003: a form's success message says one verb of a pair that undo each other, or one way of a vote,
+    and its own button the other ("Your upvote was recorded." after "Dislike"): one marker may do both
+    (a vote of either sign), so the button, not the marker's name, says which."""
+    if "{" in label:
+        return []
+    for one, other in (*_OPPOSITES, _UP_DOWN):
+        for said, meant in ((one, other), (other, one)):
+            if meant.pattern.startswith(r"\bun") and _UNDOING.search(text):
+                continue  # "Removed from your saved posts." after "Unsave"
+            if said.search(text) and not meant.search(text) and meant.search(label) and not said.search(label):
+                return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                                f"success message {text!r} says the opposite of the form's own label {label!r}")]
+    return []
+
+
+def _destination_against_text(site: Site, text: str, marker: Any, where: str, what: str) -> list[C.Issue]:
+    """M003: ``text`` names a row the marker does not move things to ("Moved to Archived." after a marker
+    that sets ``folder_id`` to the user's folder of kind ``trash``), and none the marker does: the row it
+    names is another row of the same table, by a name the table's rows hold."""
+    said = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
+    for effect in marker.effects:
+        for found in _TO_ROW.finditer(effect.sql if effect.op == "update" else ""):
+            table = site.database.table(found.group(2))
+            if table is None:
+                continue
+            column, value = found.group(3), found.group(4)
+            names = [c.name for c in table.columns if c.type == "text" and c.name != column]
+            inside = [r for r in table.rows if str(r.get(column)) == value]
+            outside = [r for r in table.rows if str(r.get(column)) != value]
+            words = lambda v: f" {' '.join(re.findall(r'[a-z0-9]+', str(v).lower()))} "  # noqa: E731
+            if not inside or any(words(v) in said for v in [value, *(r.get(n) for r in inside for n in names)]
+                                 if v):
+                continue
+            other = next((r.get(n) for r in outside for n in names if isinstance(r.get(n), str)
+                          and r.get(n).strip() and words(r.get(n)) in said), None)
+            if other is not None:
+                return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
+                                f"{what} {text!r} names {other!r}, but {marker.name} moves it to the "
+                                f"{table.name} row whose {column} is {value!r}")]
+    return []
+
+
+_TO_ROW = re.compile(r"\b(\w+)\s*=\s*\(\s*SELECT\s+\w+\s+FROM\s+\"?(\w+)\"?\s+WHERE\b[^()]*?\b(\w+)\s*=\s*'([^']*)'",
+                     re.I)
+"""An update that points a row at the row of another table picked by a fixed value (``folder_id = (SELECT id
+FROM folders WHERE user_id = :user_id AND kind = 'trash')``)."""
 
 
 _LOOKING = re.compile(r"^\s*(?:track|view|show|see|display|preview|print|browse|look at|read)\b", re.I)

@@ -893,7 +893,13 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         marker = _marker(data, form.get("action", {}).get("marker", "")) if isinstance(form, dict) else None
         if marker is None or not _about(issue, marker["name"]):
             return None  # a stale issue: an earlier fix this round gave the form another marker
-        if (switched := _run_sibling(data, form, tokens)) is not None:
+        from veriweb.verify.checks_meaning import label_contradicts
+
+        ops = {e["op"] for e in marker["effects"]}
+        sql = " ".join(e["sql"] for e in marker["effects"])
+        # the button agreeing with its marker ("Discard" on trash_email) outweighs a message naming another
+        if label_contradicts(str(form.get("submit") or ""), marker["name"], ops, sql) and (
+                switched := _run_sibling(data, form, tokens)) is not None:
             return switched
         holder = form["action"] if tokens[-2] == "action" else form["confirm"]
         new = {"success_message": "Done.", "title": f"{humanise(marker['name'])}?", "text": "Are you sure?"}[tokens[-1]]
