@@ -6,6 +6,9 @@ size M makes that certificate fail, and the search then finds the solution that 
 it would ship a judge that rewards the wrong size; the task is left undecided instead. The twins: the
 unedited task, and one whose stored certificate fails for a reason of its own (an element that is not
 there) while the search's solution enters the same values, both certified.
+
+And a judge met only by pressing the button that undoes what the instruction says ("Vote up the
+post" judged on a vote down, met by "Dislike") is not certified either (M016).
 """
 
 from __future__ import annotations
@@ -76,3 +79,31 @@ def test_what_counts_as_drift() -> None:
     twelve = Task(id="t", kind="mutate", template="Book {n}", slots={"n": "12"}, instruction="Book 12",
                   goal=[{"kind": "page", "page": "home"}])
     assert drifted_values(twelve, ["fill('1', '2')"], ["fill('1', '3')"]) == ([], ["3"])
+
+
+def test_a_judge_met_only_by_pressing_the_opposite_button_is_not_certified() -> None:
+    forum = generate_site("forum", 0)
+    task = next(t for t in forum.tasks if t.id == "vote")
+    assert "Vote up the post" in task.instruction
+    goal = [p.model_dump() for p in task.goal]
+    value = next(w for w in goal[0]["query"]["where"] if w["column"] == "value")
+    assert value["value"] == 1
+    value["value"] = -1  # the judge now wants a vote down
+    wrong = Task.model_validate(task.model_dump() | {"goal": goal})
+    verdict = verify_task(forum, wrong, budget=2_000)
+    assert verdict.status == "undecided"
+    found = [i for i in verdict.issues if i.code == SLOT_CONTRADICTS_GOAL and "undoes what the instruction" in i.message]
+    assert found and "Dislike" in found[0].message
+    # the twin: the task as written is certified by pressing "Like"
+    assert verify_task(forum, task, budget=2_000).status == "certified"
+
+
+def test_which_buttons_undo_the_words() -> None:
+    from veriweb.verify.checks_meaning import opposite_words
+
+    assert opposite_words("Downvote the post", "Like") == "Downvote"
+    assert opposite_words("Close the issue", "Reopen") is not None
+    for words, button in (("Downvote the post", "Dislike"), ("Unstar the project", "Remove star"),
+                          ("Remove the star from the project", "Unstar"), ("Cancel your order", "Confirm"),
+                          ("Archive the email", "Archive it")):
+        assert opposite_words(words, button) is None, (words, button)

@@ -341,6 +341,27 @@ def _against_label(text: str, label: str, where: str) -> list[C.Issue]:
     return []
 
 
+def opposite_words(text: str, label: str) -> str | None:
+    """The words of ``text`` that ``label`` undoes, by one pair of verbs that undo each other or a vote's
+    two ways ("Downvote" against "Like"), when neither says both; ``None`` when they agree or say
+    nothing of the kind. An undoing word before the verb an "un" label undoes ("Remove the star" for
+    "Unstar") counts as saying it."""
+    if "{" in label:
+        return None
+    for one, other in (*_OPPOSITES, _UP_DOWN):
+        if one.pattern == r"\bconfirm":
+            continue  # a dialog's "Confirm" agrees to whatever it asks, a cancellation too
+        for said, meant in ((one, other), (other, one)):
+            if meant.pattern.startswith(r"\bun") and _UNDOING.search(label):
+                continue  # "Remove star" for "Unstar the project"
+            if said.pattern.startswith(r"\bun") and _UNDOING.search(text):
+                continue  # "Unstar" for "Remove the star from the project"
+            found = meant.search(text)
+            if found and not said.search(text) and said.search(label) and not meant.search(label):
+                return found.group(0)
+    return None
+
+
 def _destination_against_text(site: Site, text: str, marker: Any, where: str, what: str) -> list[C.Issue]:
     """M003: ``text`` names a row the marker does not move things to ("Moved to Archived." after a marker
     that sets ``folder_id`` to the user's folder of kind ``trash``), and none the marker does: the row it

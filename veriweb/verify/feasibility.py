@@ -94,8 +94,11 @@ def _location(site: Site, task: Task) -> str:
 
 
 def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, session: Session | None = None,
-           end_on_success: bool = True) -> tuple[bool, str]:
+           end_on_success: bool = True, pressed: list[str] | None = None) -> tuple[bool, str]:
     """Replay ``actions`` in a freshly reset episode.
+
+    Args:
+        pressed: if given, the name of each button the replay clicks is appended to it.
 
     Returns:
         Whether the episode ended in success, and why it ended (or that it did not end).
@@ -105,6 +108,8 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
     for number, action in enumerate(actions):
         if episode.finished:
             return False, f"the episode ended before action {number} ({action})"
+        if pressed is not None and action.startswith("click("):
+            pressed += _button_name(episode.session, action)
         outcome = episode.step(action)
         if outcome.terminated or outcome.truncated:
             done = number == len(actions) - 1
@@ -114,6 +119,18 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
             return (outcome.success, str(reason)) if done else (
                 False, f"the episode ended at action {number} ({action}): {reason}")
     return False, "the episode had not ended after the last action"
+
+
+def _button_name(session: Session, action: str) -> list[str]:
+    """The name of the button ``action`` (a click) presses on the session's page, or nothing."""
+    from veriweb.engine.actions import Click, parse_action
+
+    try:
+        parsed = parse_action(action)
+    except VeriwebError:
+        return []
+    node = session.page().by_bid.get(parsed.bid) if isinstance(parsed, Click) else None
+    return [node.name or node.text] if node is not None and node.role == "button" else []
 
 
 # ----------------------------------------------------------------------------- start state
@@ -260,8 +277,9 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
 
     issues = start_issues(site, task, session, location) + noop_issues(site, task, session, location)
     stored: tuple[bool, str] | None = None
+    stored_pressed: list[str] = []
     if task.certificate:
-        stored = ok, why = replay(site, task, task.certificate, session=session)
+        stored = ok, why = replay(site, task, task.certificate, session=session, pressed=stored_pressed)
         if not ok:
             issues.append(_issue(CERTIFICATE_FAILS, f"{location}.certificate",
                                  f"task {task.id!r}: the stored certificate does not replay to success: {why}"))
@@ -293,11 +311,13 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
         return TaskVerdict(task.id, "undecided", (), result.reason, tuple(issues), result.expanded)
     # a replay is a function of the site, the task and the actions: the stored certificate's stands
     same = stored is not None and list(result.actions) == list(task.certificate)
-    ok, why = stored if same and stored is not None else replay(site, task, result.actions, session=session)
+    pressed: list[str] = stored_pressed if same else []
+    ok, why = stored if same and stored is not None else replay(site, task, result.actions, session=session,
+                                                                 pressed=pressed)
     if not ok:
         return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
                            result.expanded)
-    drift = _drift(task, stored, result.actions, location)
+    drift = _drift(task, stored, result.actions, location) or _pressed_against_words(task, pressed, location)
     if drift is not None:
         issues.append(drift)
         return TaskVerdict(task.id, "undecided", (), drift.message, tuple(issues), result.expanded)
@@ -320,6 +340,21 @@ def _drift(task: Task, stored: tuple[bool, str] | None, found: list[str], locati
                   f"task {task.id!r}: the instruction's {', '.join(repr(v) for v in dropped)} no longer reaches the "
                   f"goal, and the only solution found enters {', '.join(repr(v) for v in put)} instead, which the "
                   "instruction does not say: the goal checks another value than the instruction names")
+
+
+def _pressed_against_words(task: Task, pressed: list[str], location: str) -> Issue | None:
+    """M016 when the only solution found presses a button whose verb undoes the instruction's ("Like" for
+    "Downvote the post", "Reopen" for "Close the issue"): the goal holds after the opposite of what
+    the instruction asks, so it checks another thing than the instruction names."""
+    from veriweb.verify.checks_meaning import opposite_words
+
+    for name in pressed:
+        said = opposite_words(task.instruction, name)
+        if said is not None:
+            return _issue(SLOT_CONTRADICTS_GOAL, f"{location}.goal",
+                          f"task {task.id!r}: the only solution found presses {name!r}, which undoes what the "
+                          f"instruction says ({said!r}): the goal checks the opposite of what it asks")
+    return None
 
 
 def _blocking(task: Task, blocked: dict[str, int], location: str) -> list[Issue]:
