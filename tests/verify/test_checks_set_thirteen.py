@@ -7,7 +7,9 @@ twins that must stay clean, and the repair that fixes it:
 - a delete that leaves rows pointing at the row it deletes (C005): a post deleted, its votes kept;
 - a success message against its own button (M003): "Your upvote was recorded." after "Dislike";
 - a success message naming another destination (M003): "Moved to Archived." after moving to the Bin;
-- a state set with the day of another state stamped (C005): closing a merge request stamps ``merged_on``.
+- a state set with the day of another state stamped (C005): closing a merge request stamps ``merged_on``;
+- a guard message naming another folder than its test picks (C009): "already in Old mail" over the Bin;
+- a judge fixed to another colour than the instruction states (M016).
 """
 
 from __future__ import annotations
@@ -148,3 +150,40 @@ def test_closing_stamps_the_day_of_merging(clean: dict[str, Data]) -> None:
     assert _found(data, UNGUARDED_WRITE, "stamps merged_on, the day of 'merged'")
     assert "closed_on = :today" in _marker(_repaired(data), "close_mr")["effects"][0]["sql"]
     assert not _found(clean["code"], UNGUARDED_WRITE, "the day of")
+
+
+def test_a_guard_message_naming_another_folder_than_its_test(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["mail"])
+    guard = _marker(data, "archive_email")["preconditions"][1]
+    assert guard["message"] == "This message is already in Old mail." and "kind = 'archive'" in guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = guard["predicate"]["sql"].replace("kind = 'archive'", "kind = 'trash'")
+    assert _found(data, VACUOUS_GUARD, "names 'Old mail', but its test reads the folders row whose kind is 'trash'")
+    fixed = _marker(_repaired(data), "archive_email")["preconditions"][1]["predicate"]["sql"]
+    assert "kind = 'archive'" in fixed and "trash" not in fixed
+    assert not _found(clean["mail"], VACUOUS_GUARD, "but its test reads")
+    # a twin: a message that names the folder its test picks, by its kind's word
+    twin = copy.deepcopy(data)
+    _marker(twin, "archive_email")["preconditions"][1]["message"] = "This message is already in the trash."
+    assert not _found(twin, VACUOUS_GUARD, "but its test reads")
+
+
+def test_a_judge_fixed_to_another_colour_than_the_instruction_states(clean: dict[str, Data]) -> None:
+    from veriweb.verify.checks import SLOT_CONTRADICTS_GOAL
+
+    data = copy.deepcopy(clean["shop"])
+    task = next(t for t in data["tasks"] if t["id"] == "cheapest_0")
+    assert task["slots"]["colour"] == "olive"
+    where = task["goal"][0]["params"]["id"]["query"]["where"]
+    colour = next(w for w in where if w["value"] == "olive")
+    other = next(r["color"] for t in data["database"]["tables"] if t["name"] == "products" for r in t["rows"]
+                 if r["color"] != "olive")
+    colour["value"] = other  # the judge reads another colour the products have
+    assert _found(data, SLOT_CONTRADICTS_GOAL, f"its judge reads color = {other!r}")
+    fixed = next(t for t in _repaired(data)["tasks"] if t["id"] == "cheapest_0")
+    assert any(w["value"] == "olive" for w in fixed["goal"][0]["params"]["id"]["query"]["where"])
+    assert not _found(clean["shop"], SLOT_CONTRADICTS_GOAL, "its judge reads color")
+    # a twin: a literal no product holds as a colour is another check's business, not this one's
+    twin = copy.deepcopy(clean["shop"])
+    twin_task = next(t for t in twin["tasks"] if t["id"] == "cheapest_0")
+    next(w for w in twin_task["goal"][0]["params"]["id"]["query"]["where"] if w["value"] == "olive")["value"] = "mauve"
+    assert not _found(twin, SLOT_CONTRADICTS_GOAL, "its judge reads color = 'mauve'")

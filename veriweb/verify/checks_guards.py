@@ -1186,6 +1186,25 @@ def _stamps_of_other_states(site: Site) -> Iterator[GuardFix]:
                     break
 
 
+def check_guard_rows(site: Site) -> list[C.Issue]:
+    """C009: a guard whose message names one row of a table ("already in Archived") while its SQL picks
+    another by a fixed value (the folder of kind ``trash``): it blocks, or lets through, another case than
+    its message says (:func:`veriweb.verify.checks_meaning.row_against_text`)."""
+    from veriweb.verify.checks_meaning import row_against_text
+
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for g_index, guard in enumerate(getattr(marker, kind)):
+                sql = C.field_of(guard.predicate, "sql")
+                if isinstance(sql, str) and guard.message:
+                    issues += row_against_text(site, guard.message, [sql],
+                                               f"$.markers[{m_index}].{kind}[{g_index}].message",
+                                               f"guard message {guard.message!r} of {marker.name!r}",
+                                               "its test reads", code="C009")
+    return issues
+
+
 def _unkeyed_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that takes the key of one row (a cart line, a community, a booking) and updates or
     deletes rows with no condition at all, or with one that reads none of its parameters, where no
@@ -1365,6 +1384,6 @@ def check_guards(site: Site) -> list[C.Issue]:
     return [C.Issue(C.CHECKS[f.code][0], f.code, f.location, f.message) for f in guard_fixes(site)]
 
 
-GUARD_CHECKS = [check_guards]
+GUARD_CHECKS = [check_guards, check_guard_rows]
 
 __all__ = ["GUARD_CHECKS", "GuardFix", "check_guards", "guard_fixes"]

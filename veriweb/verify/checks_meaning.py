@@ -366,9 +366,18 @@ def _destination_against_text(site: Site, text: str, marker: Any, where: str, wh
     """M003: ``text`` names a row the marker does not move things to ("Moved to Archived." after a marker
     that sets ``folder_id`` to the user's folder of kind ``trash``), and none the marker does: the row it
     names is another row of the same table, by a name the table's rows hold."""
+    return row_against_text(site, text, [e.sql for e in marker.effects if e.op == "update"], where,
+                            f"{what} {text!r}", f"{marker.name} moves it to")
+
+
+def row_against_text(site: Site, text: str, sqls: list[str], where: str, said_by: str, does: str,
+                     code: str = "M003") -> list[C.Issue]:
+    """An issue when ``text`` names a row of a table by a name its rows hold, while ``sqls`` pick a row
+    of that table by a fixed value (``(SELECT id FROM folders WHERE ... kind = 'trash')``) that the
+    text names neither by that value nor by any name of the rows that hold it."""
     said = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
-    for effect in marker.effects:
-        for found in _TO_ROW.finditer(effect.sql if effect.op == "update" else ""):
+    for sql in sqls:
+        for found in _TO_ROW.finditer(sql):
             table = site.database.table(found.group(2))
             if table is None:
                 continue
@@ -383,9 +392,9 @@ def _destination_against_text(site: Site, text: str, marker: Any, where: str, wh
             other = next((r.get(n) for r in outside for n in names if isinstance(r.get(n), str)
                           and r.get(n).strip() and words(r.get(n)) in said), None)
             if other is not None:
-                return [C.Issue("semantic", C.CONTRADICTORY_LABEL, where,
-                                f"{what} {text!r} names {other!r}, but {marker.name} moves it to the "
-                                f"{table.name} row whose {column} is {value!r}")]
+                return [C.Issue(C.CHECKS[code][0], code, where,
+                                f"{said_by} names {other!r}, but {does} the {table.name} row whose {column} is "
+                                f"{value!r}")]
     return []
 
 

@@ -996,13 +996,44 @@ def stated_values(site: Site, task: Any, number: int,
                 yield f"{path}.where[{index}].value", cond.column, value, said[0]
 
 
+def slots_against_literals(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str]]:
+    """Fixed values a task's goal or answer compares a column with, where the instruction states a slot
+    whose value is another value that column holds ("the cheapest {colour} pants" with colour "black",
+    judged on ``color = 'grey'``): the path of the value, the column, the value read and the slot's."""
+    from veriweb.verify.checks_pages import base_column
+
+    stated = {str(task.slots[s]).strip() for s in set(re.findall(r"\{(\w+)\}", task.template))
+              if s in task.slots and s not in ("username", "password") and isinstance(task.slots[s], str)}
+    if not stated:
+        return
+    for query, path in _queries_with(task, f"$.tasks[{number}]", "where"):
+        if ".constraints" in path or ".footprint" in path:
+            continue
+        for index, cond in enumerate(query.where):
+            value = cond.value
+            if not isinstance(value, str) or getattr(cond, "op", "=") not in ("=", "eq") or value in stated:
+                continue
+            base = base_column(site, query.table, cond.column)
+            table = site.database.table(base[0]) if base is not None else None
+            if table is None or base is None:
+                continue
+            held = {str(r.get(base[1])).strip().lower() for r in table.rows if isinstance(r.get(base[1]), str)}
+            said = [v for v in sorted(stated) if v.lower() in held and v.lower() != value.lower()]
+            if value.lower() in held and len(said) == 1 and not any(
+                    v.lower() == value.lower() for v in stated):
+                yield f"{path}.where[{index}].value", cond.column, value, said[0]
+
+
 def check_stated_values(site: Site) -> list[C.Issue]:
     """M016: a goal or answer fixed to one value of a column while the instruction says another (see
-    :func:`stated_values`)."""
+    :func:`stated_values` and :func:`slots_against_literals`)."""
     domains = _value_domains(site)
     issues = []
     for number, task in enumerate(site.tasks):
-        for path, column, value, said in stated_values(site, task, number, domains):
+        found = list(stated_values(site, task, number, domains))
+        seen = {f[0] for f in found}
+        found += [f for f in slots_against_literals(site, task, number) if f[0] not in seen]
+        for path, column, value, said in found:
             issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, path,
                                   f"task {task.id!r} says {said!r} ({task.instruction!r}), but its judge reads "
                                   f"{column} = {value!r}: the instruction and the judge disagree"))

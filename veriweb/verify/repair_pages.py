@@ -228,12 +228,35 @@ def _ceiling(data: dict[str, Any], sql: str, column: str) -> tuple[str | None, s
     return None, None
 
 
+def _pick_named_row(data: dict[str, Any], tokens: list[Any], issue: Issue) -> R.Outcome | None:
+    """C009 on a guard's message that names one row ("already in Archived") while its test picks another
+    by a fixed value (``kind = 'trash'``): the test picks, by the same column, the row the message names."""
+    found = re.search(r"names '([^']*)', but its test reads the (\w+) row whose (\w+) is '([^']*)'$", issue.message)
+    guard, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+    if found is None or not isinstance(guard, dict) or not isinstance(marker, dict):
+        return None
+    name, table_name, column, value = found.groups()
+    table = next((t for t in data["database"]["tables"] if t["name"] == table_name), None)
+    named = {r.get(column) for r in (table or {}).get("rows", []) if name in (str(v) for v in r.values())}
+    named.discard(None)
+    sql = guard.get("predicate", {}).get("sql", "")
+    test = re.compile(rf"\b{re.escape(column)}\s*=\s*'{re.escape(value)}'")
+    if len(named) != 1 or len(test.findall(sql)) != 1:
+        return None
+    new = str(next(iter(named)))
+    guard["predicate"]["sql"] = test.sub(f"{column} = '{new}'", sql)
+    return (f"marker {marker['name']!r}: the guard saying {name!r} tests {column} = {new!r}, not {value!r}",
+            R.Touch(markers={marker["name"]}))
+
+
 def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """C009: a guard that lets through what its message rules out admits what the message admits
     (:mod:`veriweb.verify.checks_guards`); a negative bound on a counter becomes zero; a date bound
     long before today becomes today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
     (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
+    if tokens[-1] == "message":  # a message naming another row than the test picks: the test picks that row
+        return _pick_named_row(data, tokens, issue)
     predicate = R.get_at(data, tokens)
     marker = R.get_at(data, tokens[:2])
     if not isinstance(predicate, dict) or not isinstance(marker, dict):
