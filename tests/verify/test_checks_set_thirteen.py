@@ -9,7 +9,9 @@ twins that must stay clean, and the repair that fixes it:
 - a success message naming another destination (M003): "Moved to Archived." after moving to the Bin;
 - a state set with the day of another state stamped (C005): closing a merge request stamps ``merged_on``;
 - a guard message naming another folder than its test picks (C009): "already in Old mail" over the Bin;
-- a judge fixed to another colour than the instruction states (M016).
+- a judge fixed to another colour than the instruction states (M016);
+- an add-to-cart whose insert looks for the row without its size, while its update wants it (C005);
+- a "you are posting too often" limit that counts every user's posts (C009).
 """
 
 from __future__ import annotations
@@ -187,3 +189,30 @@ def test_a_judge_fixed_to_another_colour_than_the_instruction_states(clean: dict
     twin_task = next(t for t in twin["tasks"] if t["id"] == "cheapest_0")
     next(w for w in twin_task["goal"][0]["params"]["id"]["query"]["where"] if w["value"] == "olive")["value"] = "mauve"
     assert not _found(twin, SLOT_CONTRADICTS_GOAL, "its judge reads color = 'mauve'")
+
+
+def test_an_upsert_whose_insert_looks_for_the_row_by_fewer_columns(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["shop"])
+    insert = next(e for e in _marker(data, "add_to_cart")["effects"] if e["op"] == "insert")
+    assert "AND size = :size)" in insert["sql"]
+    insert["sql"] = insert["sql"].replace(" AND size = :size)", ")")
+    assert _found(data, UNGUARDED_WRITE, "neither updated nor added (the insert lacks size = :size)")
+    fixed = next(e for e in _marker(_repaired(data), "add_to_cart")["effects"] if e["op"] == "insert")
+    assert "size = :size" in fixed["sql"].split("NOT EXISTS", 1)[1]
+    assert not _found(clean["shop"], UNGUARDED_WRITE, "neither updated nor added")
+    # a twin: the vote's upsert also tests a value that is no column match (value != :value)
+    assert not _found(clean["forum"], UNGUARDED_WRITE, "neither updated nor added")
+
+
+def test_a_rate_limit_that_counts_every_users_posts(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["forum"])
+    limit = _marker(data, "create_post")["invariants"][1]
+    assert "user_id = :user_id AND created >= :today" in limit["predicate"]["sql"]
+    limit["predicate"]["sql"] = limit["predicate"]["sql"].replace("user_id = :user_id AND ", "")
+    assert _found(data, VACUOUS_GUARD, "counts posts rows of every user")
+    assert ":user_id" in _marker(_repaired(data), "create_post")["invariants"][1]["predicate"]["sql"]
+    assert not _found(clean["forum"], VACUOUS_GUARD, "rows of every user")
+    # a twin: a site-wide limit whose message does not speak to the user
+    twin = copy.deepcopy(data)
+    _marker(twin, "create_post")["invariants"][1]["message"] = "The community takes at most five posts a day."
+    assert not _found(twin, VACUOUS_GUARD, "rows of every user")

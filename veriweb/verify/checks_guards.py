@@ -665,6 +665,31 @@ def _unscoped_guards(site: Site) -> Iterator[GuardFix]:
             break
 
 
+def _unscoped_counts(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that counts rows of a table each user owns without naming the user (``count(*) FROM
+    posts WHERE created >= :today``), while its message speaks to the user ("You are posting too
+    often") and the marker adds the user's own rows: every user's posts count against one."""
+    owned = _owned(site)
+    for location, marker, guard, sql in _sql_guards(site):
+        message = guard.message
+        if not re.search(r"\byou\b", message or "", re.I):
+            continue
+        for match in re.finditer(r"\bcount\s*\(\s*\*\s*\)\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+([^()]*)\)", sql, re.I):
+            table, condition = match.group(1), match.group(2)
+            column = owned.get(table)
+            if column is None or re.search(rf"\b{re.escape(column)}\b|:user_id\b", condition) or \
+                    set(_PARAM.findall(condition)) - _CONTEXT_PARAMS:
+                continue
+            if not any(e.table == table and e.op == "insert" and re.search(r":user_id\b", e.sql) for e in marker.effects):
+                continue
+            fixed = sql[:match.start(2)] + f"{column} = :user_id AND " + sql[match.start(2):]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} counts {table} rows of every user, but its message "
+                           f"({message!r}) speaks of the user's own: other users' rows count against them",
+                           sql=fixed)
+            break
+
+
 _YOURS = re.compile(r"\b(?:your|yours|your own|you own|you wrote|you created|you posted)\b", re.I)
 
 
@@ -1186,6 +1211,51 @@ def _stamps_of_other_states(site: Site) -> Iterator[GuardFix]:
                     break
 
 
+_NOT_EXISTS = re.compile(r"\bNOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+([^()]*)\)", re.I)
+
+
+def _equal_tests(condition: str, table: Any) -> dict[str, str]:
+    """The ``column = :param`` tests of ``condition`` on ``table``'s columns: column -> the test's text."""
+    names = {c.name for c in table.columns}
+    return {m.group(1): m.group(0) for m in re.finditer(r"(?<![\w.])(\w+)\s*=\s*:(\w+)\b", condition)
+            if m.group(1) in names}
+
+
+def _split_upserts(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that updates a row if it is there and inserts it if not, where the two look for
+    "the row" by different columns: adding a hat in size L to a cart that holds it in size M updates no
+    row (the update wants size L) and inserts none (the insert sees the hat already there), so nothing
+    happens. The look-up that tests fewer columns gets the tests it lacks."""
+    for m_index, marker in enumerate(site.markers):
+        for u_index, update in enumerate(marker.effects):
+            table = site.database.table(update.table)
+            condition = _condition(update.sql) if update.op == "update" else None
+            if table is None or condition is None:
+                continue
+            for i_index, insert in enumerate(marker.effects):
+                found = _NOT_EXISTS.search(insert.sql) if insert.op == "insert" and insert.table == table.name else None
+                if found is None or found.group(1) != table.name:
+                    continue
+                updated, looked = _equal_tests(condition, table), _equal_tests(found.group(2), table)
+                if not updated or not looked or updated.keys() == looked.keys():
+                    continue
+                if looked.keys() < updated.keys():
+                    extra = " AND ".join(updated[c] for c in updated if c not in looked)
+                    at = found.start(2) + len(found.group(2))
+                    fixed, index, which = insert.sql[:at].rstrip() + f" AND {extra}" + insert.sql[at:], i_index, "insert"
+                elif updated.keys() < looked.keys():
+                    extra = " AND ".join(looked[c] for c in looked if c not in updated)
+                    fixed, index, which = _with_test(update.sql, extra), u_index, "update"
+                else:
+                    continue
+                yield GuardFix(f"$.markers[{m_index}].effects[{index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} updates the {table.name} row matching "
+                               f"{', '.join(sorted(updated))} and inserts one unless a row matching "
+                               f"{', '.join(sorted(looked))} is there: a row matching one and not the other is "
+                               f"neither updated nor added (the {which} lacks {extra})", sql=fixed)
+                break
+
+
 def check_guard_rows(site: Site) -> list[C.Issue]:
     """C009: a guard whose message names one row of a table ("already in Archived") while its SQL picks
     another by a fixed value (the folder of kind ``trash``): it blocks, or lets through, another case than
@@ -1374,8 +1444,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
-            *_stamps_of_other_states(site),
-            *_unscoped_guards(site), *_stock_signs(site), *_ownership_messages(site),
+            *_stamps_of_other_states(site), *_split_upserts(site),
+            *_unscoped_guards(site), *_unscoped_counts(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 
 
