@@ -11,7 +11,8 @@ twins that must stay clean, and the repair that fixes it:
 - a guard message naming another folder than its test picks (C009): "already in Old mail" over the Bin;
 - a judge fixed to another colour than the instruction states (M016);
 - an add-to-cart whose insert looks for the row without its size, while its update wants it (C005);
-- a "you are posting too often" limit that counts every user's posts (C009).
+- a "you are posting too often" limit that counts every user's posts (C009);
+- reopening an issue that keeps the day it was closed (C005).
 """
 
 from __future__ import annotations
@@ -216,3 +217,18 @@ def test_a_rate_limit_that_counts_every_users_posts(clean: dict[str, Data]) -> N
     twin = copy.deepcopy(data)
     _marker(twin, "create_post")["invariants"][1]["message"] = "The community takes at most five posts a day."
     assert not _found(twin, VACUOUS_GUARD, "rows of every user")
+
+
+def test_reopening_keeps_the_day_it_was_closed(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    toggle = _marker(data, "set_state")["effects"][0]
+    assert "WHEN 'closed' THEN :today END" in toggle["sql"]
+    toggle["sql"] = toggle["sql"].replace("WHEN 'closed' THEN :today END", "WHEN 'closed' THEN :today ELSE closed_on END")
+    assert _found(data, UNGUARDED_WRITE, "keeps issues.closed_on when the row leaves 'closed'")
+    assert "ELSE closed_on" not in _marker(_repaired(data), "set_state")["effects"][0]["sql"]
+    assert not _found(clean["code"], UNGUARDED_WRITE, "when the row leaves")
+    # a twin: seed rows that keep the day after reopening (an open issue with a closed_on) say it is history
+    twin = copy.deepcopy(data)
+    issues = next(t for t in twin["database"]["tables"] if t["name"] == "issues")
+    next(r for r in issues["rows"] if r["state"] == "open")["closed_on"] = "2026-01-02"
+    assert not _found(twin, UNGUARDED_WRITE, "when the row leaves")

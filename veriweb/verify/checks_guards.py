@@ -1221,6 +1221,44 @@ def _equal_tests(condition: str, table: Any) -> dict[str, str]:
             if m.group(1) in names}
 
 
+def _stale_stamps(site: Site) -> Iterator[GuardFix]:
+    """C005: an update that moves a row out of a state and keeps the day it entered it, where every seed
+    row keeps that day only while in the state (``closed_on`` set on closed issues, empty on open ones):
+    ``closed_on = CASE :state WHEN 'closed' THEN :today ELSE closed_on END`` reopens an issue that still
+    reads as closed on its old day. The fix clears the day on the way out."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            span = set_span(effect.sql) if effect.op == "update" else None
+            table = site.database.table(effect.table)
+            if span is None or table is None:
+                continue
+            items = split_top(effect.sql[span[0]:span[1]])
+            for item in items:
+                found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*(CASE\b.*\bWHEN\s+'([^']*)'\s+THEN\s+:(?:today|now)\s+"
+                                     r"ELSE\s+\"?(\w+)\"?\s+END)\s*", item, re.I | re.S)
+                if found is None or found.group(1) != found.group(4):
+                    continue
+                stamp, value = found.group(1), found.group(3)
+                state = next((c.name for c in table.columns if any(r.get(c.name) == value for r in table.rows)), None)
+                if state is None:
+                    continue
+                inside = [r for r in table.rows if r.get(state) == value]
+                outside = [r for r in table.rows if r.get(state) != value]
+                if not inside or not outside or any(r.get(stamp) is None for r in inside) or any(
+                        r.get(stamp) is not None for r in outside):
+                    continue
+                cleared = item[:found.start(2)] + re.sub(rf"\s+ELSE\s+\"?{re.escape(stamp)}\"?\s+END", " END",
+                                                          found.group(2), flags=re.I) + item[found.end(2):]
+                body = ", ".join(i.strip() if i is not item else cleared.strip() for i in items)
+                rest = effect.sql[span[1]:]
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} keeps {effect.table}.{stamp} when the row leaves {value!r}, "
+                               f"though every seed row has a {stamp} only while {state} is {value!r}: the row "
+                               f"still reads as {value} on its old day", sql=effect.sql[:span[0]] + " " + body
+                               + (" " + rest if rest else ""))
+                break
+
+
 def _split_upserts(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that updates a row if it is there and inserts it if not, where the two look for
     "the row" by different columns: adding a hat in size L to a cart that holds it in size M updates no
@@ -1444,7 +1482,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
-            *_stamps_of_other_states(site), *_split_upserts(site),
+            *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 
