@@ -12,7 +12,8 @@ twins that must stay clean, and the repair that fixes it:
 - a judge fixed to another colour than the instruction states (M016);
 - an add-to-cart whose insert looks for the row without its size, while its update wants it (C005);
 - a "you are posting too often" limit that counts every user's posts (C009);
-- reopening an issue that keeps the day it was closed (C005).
+- reopening an issue that keeps the day it was closed (C005);
+- a second contact of the same name in the mailbox a task edits (M008, the lookup read among the user's own).
 """
 
 from __future__ import annotations
@@ -232,3 +233,24 @@ def test_reopening_keeps_the_day_it_was_closed(clean: dict[str, Data]) -> None:
     issues = next(t for t in twin["database"]["tables"] if t["name"] == "issues")
     next(r for r in issues["rows"] if r["state"] == "open")["closed_on"] = "2026-01-02"
     assert not _found(twin, UNGUARDED_WRITE, "when the row leaves")
+
+
+def test_a_second_contact_of_the_same_name_in_one_mailbox(clean: dict[str, Data]) -> None:
+    from veriweb.verify.checks import AMBIGUOUS_ENTITY
+
+    data = copy.deepcopy(clean["mail"])
+    task = next(t for t in data["tasks"] if t["id"] == "edit_phone")
+    contacts = next(t for t in data["database"]["tables"] if t["name"] == "contacts")
+    users = next(t for t in data["database"]["tables"] if t["name"] == "users")
+    owner = next(u["id"] for u in users["rows"] if u["username"] == task["user"])
+    name = task["slots"]["contact"]
+    twin_row = next(r for r in contacts["rows"] if r["user_id"] == owner and r["name"] == name)
+    assert not _found(data, AMBIGUOUS_ENTITY, "edit_phone")
+    # the same name in another mailbox names no other record of this user's
+    elsewhere = copy.deepcopy(data)
+    other = next(u["id"] for u in users["rows"] if u["id"] != owner)
+    rows = next(t for t in elsewhere["database"]["tables"] if t["name"] == "contacts")["rows"]
+    rows.append(twin_row | {"id": max(r["id"] for r in rows) + 1, "user_id": other, "phone": "+1 555 555 0100"})
+    assert not _found(elsewhere, AMBIGUOUS_ENTITY, "edit_phone")
+    contacts["rows"].append(twin_row | {"id": max(r["id"] for r in contacts["rows"]) + 1, "phone": "+1 555 555 0199"})
+    assert _found(data, AMBIGUOUS_ENTITY, "'edit_phone': 2 contacts match")

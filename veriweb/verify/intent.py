@@ -342,9 +342,10 @@ def _arg_values(form: Any, param: str) -> set[str] | None:
 # ----------------------------------------------------------------------------- M008
 
 
-def lookup_rows(site: Site, query: Any, slots: dict[str, Any]) -> list[dict[str, Any]]:
-    """The seed rows a lookup by equality matches, its values taken from literals and slots
-    (``[]`` when the query needs anything else, or reads a view)."""
+def lookup_rows(site: Site, query: Any, slots: dict[str, Any], user: dict[str, Any] | None = None
+                ) -> list[dict[str, Any]]:
+    """The seed rows a lookup by equality matches, its values taken from literals, slots and (given the
+    task's ``user`` row) ``user.*`` (``[]`` when the query needs anything else, or reads a view)."""
     table = site.database.table(query.table)
     if table is None or query.order_by or any(c.op != "=" for c in query.where):
         return []
@@ -352,9 +353,12 @@ def lookup_rows(site: Site, query: Any, slots: dict[str, Any]) -> list[dict[str,
     for cond in query.where:
         value = cond.value
         if isinstance(value, Ref):
-            if value.namespace != "slot" or value.name not in slots:
+            if value.namespace == "user" and user is not None and value.name in user:
+                value = user[value.name]
+            elif value.namespace != "slot" or value.name not in slots:
                 return []
-            value = slots[value.name]
+            else:
+                value = slots[value.name]
         elif isinstance(value, (QueryValue, list)):
             return []
         wanted[cond.column] = value
@@ -377,8 +381,10 @@ def _lookups(task: Any, base: str) -> Iterator[tuple[Any, str]]:
 
 
 def check_ambiguous(site: Site) -> list[C.Issue]:
-    """M008: a task looks up one record by what it names, but several records match, with
-    different values of what it reads."""
+    """M008: a task looks up one record by what it names (among the user's own, when it says so), but
+    several records match, with different values of what it reads."""
+    from veriweb.verify.checks_tasks import task_user_row
+
     issues = []
     for number, task in enumerate(site.tasks):
         if task.kind == "infeasible":
@@ -387,7 +393,7 @@ def check_ambiguous(site: Site) -> list[C.Issue]:
             query = value.query
             if query.agg is not None:
                 continue
-            rows = lookup_rows(site, query, task.slots)
+            rows = lookup_rows(site, query, task.slots, task_user_row(site, task))
             if len(rows) > 1 and len({json.dumps(r.get(query.select)) for r in rows}) > 1:
                 issues.append(C.Issue("semantic", C.AMBIGUOUS_ENTITY, path,
                                       f"task {task.id!r}: {len(rows)} {query.table} match, with different "
