@@ -1656,7 +1656,8 @@ def drop_constraint(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
 
 def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """M008: a task's lookup matches several records; every record but the first gets a distinct
-    name (``"Blue Mug"`` -> ``"Blue Mug (2)"``), so the task names exactly one."""
+    name (``"Blue Mug"`` -> ``"Blue Mug (2)"``), so the task names exactly one. A lookup that cannot be
+    told apart that way drops the task, not the site."""
     tokens = parse_path(issue.location)
     index = _task_index(data, tokens)
     node = get_at(data, tokens)
@@ -1664,20 +1665,28 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         return None
     query = node["query"]
     table = _table(data, query.get("table", ""))
-    slots = data["tasks"][index].get("slots", {})
+    task = data["tasks"][index]
+    slots = task.get("slots", {})
+    auth = data.get("auth") or {}
+    accounts = _table(data, auth.get("table", "users"))
+    user = next((r for r in (accounts or {}).get("rows", []) if task.get("user") is not None
+                 and r.get(auth.get("username_column", "username")) == task.get("user")), None)
     wanted: dict[str, Any] = {}
     for cond in query.get("where", []):
         value = cond.get("value")
         if cond.get("op", "=") != "=":
-            return None
-        if isinstance(value, dict) and str(value.get("ref", "")).startswith("slot."):
-            value = slots.get(value["ref"][5:])
+            return drop_task(data, issue, ctx)
+        ref = str(value.get("ref", "")) if isinstance(value, dict) else ""
+        if ref.startswith("slot."):
+            value = slots.get(ref[5:])
+        elif ref.startswith("user.") and user is not None and ref[5:] in user:
+            value = user[ref[5:]]
         elif isinstance(value, (dict, list)):
-            return None
+            return drop_task(data, issue, ctx)
         wanted[cond["column"]] = value
     names = [c for c in wanted if table and any(col["name"] == c and col["type"] == "text" for col in table["columns"])]
     if table is None or not names:
-        return None
+        return drop_task(data, issue, ctx)
     rows = [r for r in table.get("rows", []) if all(r.get(k) == v for k, v in wanted.items())]
     if len(rows) < 2:
         return None
