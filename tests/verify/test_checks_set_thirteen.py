@@ -13,7 +13,9 @@ twins that must stay clean, and the repair that fixes it:
 - an add-to-cart whose insert looks for the row without its size, while its update wants it (C005);
 - a "you are posting too often" limit that counts every user's posts (C009);
 - reopening an issue that keeps the day it was closed (C005);
-- a second contact of the same name in the mailbox a task edits (M008, the lookup read among the user's own).
+- a second contact of the same name in the mailbox a task edits (M008, the lookup read among the user's own);
+- "only members can be assigned" testing the one assigning (C009: a bound parameter never read);
+- a new issue numbered past every project's issues (C005).
 """
 
 from __future__ import annotations
@@ -255,3 +257,31 @@ def test_a_second_contact_of_the_same_name_in_one_mailbox() -> None:
     assert not _found(elsewhere, AMBIGUOUS_ENTITY, "edit_company")
     contacts["rows"].append(twin_row | {"id": max(r["id"] for r in contacts["rows"]) + 1, "phone": "+1 555 555 0199"})
     assert _found(data, AMBIGUOUS_ENTITY, "'edit_company': 2 contacts match")
+
+
+def test_a_membership_guard_that_tests_the_one_acting(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    guard = next(g for g in _marker(data, "assign_issue")["preconditions"] if "a" in g["predicate"].get("params", {}))
+    assert "m.user_id = :a)" in guard["predicate"]["sql"]
+    guard["predicate"]["sql"] = guard["predicate"]["sql"].replace("m.user_id = :a)", "m.user_id = :user_id)")
+    assert _found(data, VACUOUS_GUARD, "is given assignee_id (as :a) and never reads it")
+    fixed = next(g for g in _marker(_repaired(data), "assign_issue")["preconditions"]
+                 if "a" in g["predicate"].get("params", {}))
+    assert "m.user_id = :a)" in fixed["predicate"]["sql"]
+    assert not _found(clean["code"], VACUOUS_GUARD, "never reads it")
+
+
+def test_a_new_issue_numbered_past_every_projects(clean: dict[str, Data]) -> None:
+    data = copy.deepcopy(clean["code"])
+    create = _marker(data, "create_issue")["effects"][0]
+    assert create["sql"].endswith(" FROM issues WHERE project_id = :project_id")
+    create["sql"] = create["sql"][: -len(" WHERE project_id = :project_id")]
+    assert _found(data, UNGUARDED_WRITE, "one past the highest number of every project_id")
+    assert _marker(_repaired(data), "create_issue")["effects"][0]["sql"].endswith("WHERE project_id = :project_id")
+    assert not _found(clean["code"], UNGUARDED_WRITE, "one past the highest")
+    # a twin: seed numbers that run on over the whole table (no project restarts them) may be counted so
+    twin = copy.deepcopy(data)
+    issues = next(t for t in twin["database"]["tables"] if t["name"] == "issues")
+    for number, row in enumerate(issues["rows"], start=1):
+        row["number"] = number
+    assert not _found(twin, UNGUARDED_WRITE, "one past the highest")

@@ -1294,6 +1294,74 @@ def _split_upserts(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+def _unread_bindings(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that binds one of its marker's parameters (``:a`` to ``param.assignee_id``) and never
+    reads it (beyond asking whether it is empty), reading the signed-in user once where a test of the
+    parameter would go (``m.user_id = :user_id``): "only members can be assigned" tests whether the one
+    assigning is a member. The fix reads the parameter there."""
+    for location, marker, guard, sql in _sql_guards(site):
+        bound = [name for name, ref in (guard.predicate.params or {}).items()  # read at most to ask if it is empty
+                 if getattr(ref, "ref", "").startswith("param.")
+                 and not re.search(rf":{re.escape(name)}\b(?!\s+IS\s+(?:NOT\s+)?NULL\b)", sql, re.I)]
+        users = list(re.finditer(r"(?<![\w.]):user_id\b", sql))
+        if len(bound) != 1 or len(users) != 1:
+            continue
+        fixed = sql[:users[0].start()] + f":{bound[0]}" + sql[users[0].end():]
+        meant = guard.predicate.params[bound[0]].ref.split(".", 1)[1]
+        yield GuardFix(location, C.VACUOUS_GUARD,
+                       f"a check of marker {marker.name!r} is given {meant} (as :{bound[0]}) and never reads it; it "
+                       f"reads the signed-in user where {meant} would go: it tests the one acting, not {meant}",
+                       sql=fixed)
+
+
+_NEXT_NUMBER = re.compile(r"\bmax\s*\(\s*\"?(\w+)\"?\s*\)", re.I)
+_INSERT_SELECT = re.compile(r"^\s*INSERT\s+INTO\s+\"?(\w+)\"?\s*\(([^)]*)\)\s*SELECT\s+(.*?)\s+FROM\s+\"?(\w+)\"?"
+                            r"(?:\s+WHERE\s+(.*))?\s*$", re.I | re.S)
+
+
+def _global_numbers(site: Site) -> Iterator[GuardFix]:
+    """C005: an insert that numbers its row one past the highest number of the whole table (``max(number)
+    + 1 FROM issues``) where every seed row is numbered within its parent (each project's issues count
+    from 1): the new issue takes a number past every project's. The fix counts within the parent the
+    insert writes (``WHERE project_id = :project_id``)."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            found = _INSERT_SELECT.match(effect.sql) if effect.op == "insert" else None
+            table = site.database.table(effect.table)
+            if found is None or table is None or found.group(4) != effect.table:
+                continue
+            columns = [c.strip().strip('"') for c in found.group(2).split(",")]
+            values = split_top(found.group(3))
+            if len(columns) != len(values):
+                continue
+            condition = found.group(5) or ""
+            for column, value in zip(columns, values):
+                numbered = _NEXT_NUMBER.search(value)
+                if numbered is None or numbered.group(1) != column:
+                    continue
+                pointers = {fk.column for fk in table.foreign_keys}
+                for parent, given in zip(columns, values):
+                    param = re.fullmatch(r"\s*:(\w+)\s*", given)
+                    if param is None or parent not in pointers or re.search(rf"\b{re.escape(parent)}\b", condition):
+                        continue
+                    groups: dict[Any, list[Any]] = {}
+                    for row in table.rows:
+                        groups.setdefault(row.get(parent), []).append(row.get(column))
+                    numbers = [n for g in groups.values() for n in g]
+                    if len(groups) < 2 or max(len(g) for g in groups.values()) < 2 or len(set(numbers)) == len(
+                            numbers) or any(len(set(g)) != len(g) for g in groups.values()):
+                        continue  # numbers unique over the table, or not within each parent
+                    test = f"{parent} = :{param.group(1)}"
+                    fixed = (effect.sql.rstrip() + f" AND {test}") if found.group(5) else (
+                        effect.sql.rstrip() + f" WHERE {test}")
+                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} numbers a new {effect.table} row one past the highest "
+                                   f"{column} of every {parent}, though the seed rows number them within each "
+                                   f"{parent}: the new row's {column} skips ahead", sql=fixed)
+                    break
+                break
+
+
 def check_guard_rows(site: Site) -> list[C.Issue]:
     """C009: a guard whose message names one row of a table ("already in Archived") while its SQL picks
     another by a fixed value (the folder of kind ``trash``): it blocks, or lets through, another case than
@@ -1482,8 +1550,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
-            *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site),
-            *_unscoped_guards(site), *_unscoped_counts(site), *_stock_signs(site), *_ownership_messages(site),
+            *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
+            *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
 
 
