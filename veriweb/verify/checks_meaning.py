@@ -179,7 +179,8 @@ def _said_elsewhere(site: Site, form: Any, marker: Any, ops: set[str], meaning: 
                                f"{what} {text!r} speaks of keeping it somewhere, but {marker.name} only deletes"))
             continue
         found = (_opposite_of_name(text, marker.name, where) or _value_against_effect(text, marker, domains, where, what)
-                 or (_against_label(text, form.submit, where) if what == "success message" else [])
+                 or (_against_label(text, form.submit, where) if what == "success message"
+                     and not label_contradicts(form.submit, marker.name, ops, meaning) else [])
                  or _destination_against_text(site, text, marker, where, what))
         out += [C.Issue(i.cls, i.code, where, i.message.replace("button", what, 1)) for i in found]
         if not found:
@@ -341,6 +342,11 @@ def _against_label(text: str, label: str, where: str) -> list[C.Issue]:
     return []
 
 
+_LEAVE_WORDS = re.compile(r"\bleav(?:e|es|ing)\s+(?:(?:a|an|your|some)\s+)?(?:\w+\s+)?(?:feedback|notes?|comments?|"
+                          r"replies|reply|reviews?|messages?|ratings?|tips?)\b", re.I)
+"""Leaving something behind ("Leave a comment"), which is no leaving of a community."""
+
+
 def opposite_words(text: str, label: str) -> str | None:
     """The words of ``text`` that ``label`` undoes, by one pair of verbs that undo each other or a vote's
     two ways ("Downvote" against "Like"), when neither says both; ``None`` when they agree or say
@@ -348,9 +354,10 @@ def opposite_words(text: str, label: str) -> str | None:
     "Unstar") counts as saying it."""
     if "{" in label:
         return None
+    text = _LEAVE_WORDS.sub(" ", text)  # "Leave a comment" joins in
     for one, other in (*_OPPOSITES, _UP_DOWN):
-        if one.pattern == r"\bconfirm":
-            continue  # a dialog's "Confirm" agrees to whatever it asks, a cancellation too
+        if one.pattern in (r"\bconfirm", r"\binbox\b"):
+            continue  # a dialog's "Confirm" agrees to whatever it asks; "in your Inbox" says where, not what
         for said, meant in ((one, other), (other, one)):
             if meant.pattern.startswith(r"\bun") and _UNDOING.search(label):
                 continue  # "Remove star" for "Unstar the project"
