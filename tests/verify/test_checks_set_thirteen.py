@@ -31,6 +31,8 @@ from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import CONTRADICTORY_LABEL, UNGUARDED_WRITE, VACUOUS_GUARD, static_issues
 from veriweb.verify.repair import repair_static
 
+from jsonwalk import dicts  # tests/verify/jsonwalk.py
+
 Data = dict[str, Any]
 
 
@@ -58,20 +60,7 @@ def _repaired(data: Data) -> Data:
 
 
 def _forms(data: Data, marker: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "form" and node.get("action", {}).get("marker") == marker:
-                out.append(node)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(data)
-    return out
+    return [node for node in dicts(data) if node.get("type") == "form" and node.get("action", {}).get("marker") == marker]
 
 
 def test_the_users_key_taken_as_a_communitys(clean: dict[str, Data]) -> None:

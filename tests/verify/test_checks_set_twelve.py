@@ -21,6 +21,8 @@ from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import CONTRADICTORY_LABEL, UNGUARDED_WRITE, static_issues
 from veriweb.verify.repair import repair_static
 
+from jsonwalk import dicts  # tests/verify/jsonwalk.py
+
 Data = dict[str, Any]
 
 
@@ -33,19 +35,8 @@ def forum() -> Data:
 
 def _message_of(data: Data, marker: str) -> dict[str, Any]:
     """The action (a dict in ``data``) of the first form that posts to ``marker``."""
-    found: list[dict[str, Any]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("kind") == "marker" and node.get("marker") == marker and "success_message" in node:
-                found.append(node)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(data)
+    found = [node for node in dicts(data) if node.get("kind") == "marker" and node.get("marker") == marker
+             and "success_message" in node]
     assert found, marker
     return found[0]
 

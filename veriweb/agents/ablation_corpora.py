@@ -173,16 +173,23 @@ def _judged_file(path: str, budget: int) -> tuple[Any, dict[str, str]]:
     return judged_site(load(path), budget)
 
 
+def _searched_corpus(raw_sites: Path, out: Path, job: Callable[[str, int], tuple[Any, dict[str, Any]]], *,
+                     budget: int, workers: int | None, label: str, note: str, sidecar: str) -> None:
+    """Run ``job`` (a site file, the budget -> the site kept or ``None``, and what became of its tasks)
+    over the raw sites; write the kept sites as a corpus at ``out`` and the rest as ``out/sidecar``."""
+    manifest, files = read_corpus(raw_sites)
+    done = run_jobs([(str(p), budget) for p in files], job, workers=workers, progress=True, label=label)
+    _derived(raw_sites, out, [(entry, site) for entry, (site, _) in zip(manifest["sites"], done)], note)
+    _write_json(out / sidecar, {entry["file"]: what for entry, (_, what) in zip(manifest["sites"], done)})
+
+
 def judged_corpus(raw_sites: Path, out: Path, *, budget: int, workers: int | None) -> None:
     """The raw sites keeping the traces their own judges accept (see :func:`judged_site`); ``outcomes.json``
     says what became of every task."""
-    manifest, files = read_corpus(raw_sites)
-    done = run_jobs([(str(p), budget) for p in files], _judged_file, workers=workers, progress=True,
-                    label="searching against the raw judges")
-    _derived(raw_sites, out, [(entry, site) for entry, (site, _) in zip(manifest["sites"], done)],
-             "raw sites, each task with the trace its own (unverified) judge accepts")
-    _write_json(out / "outcomes.json", {entry["file"]: outcome for entry, (_, outcome) in
-                                        zip(manifest["sites"], done)})
+    _searched_corpus(raw_sites, out, _judged_file, budget=budget, workers=workers,
+                     label="searching against the raw judges",
+                     note="raw sites, each task with the trace its own (unverified) judge accepts",
+                     sidecar="outcomes.json")
 
 
 # ----------------------------------------------------------------------------- filtered arm: verify, no repair
@@ -201,13 +208,8 @@ def _filter_file(path: str, budget: int) -> tuple[Any, dict[str, Any]]:
 
 def filtered_corpus(raw_sites: Path, out: Path, *, budget: int, workers: int | None) -> None:
     """The raw sites keeping their verifier-shipped tasks, no repair; ``verdicts.json`` lists every task's verdict."""
-    manifest, files = read_corpus(raw_sites)
-    done = run_jobs([(str(p), budget) for p in files], _filter_file, workers=workers, progress=True,
-                    label="verifying (no repair)")
-    _derived(raw_sites, out, [(entry, site) for entry, (site, _) in zip(manifest["sites"], done)],
-             "raw sites filtered to the tasks the verifier ships, unrepaired")
-    _write_json(out / "verdicts.json", {entry["file"]: verdicts for entry, (_, verdicts) in
-                                        zip(manifest["sites"], done)})
+    _searched_corpus(raw_sites, out, _filter_file, budget=budget, workers=workers, label="verifying (no repair)",
+                     note="raw sites filtered to the tasks the verifier ships, unrepaired", sidecar="verdicts.json")
 
 
 # ----------------------------------------------------------------------------- verified and subsampled arms

@@ -959,6 +959,12 @@ _PARAM = re.compile(r":(\w+)")
 _CONTEXT_PARAMS = frozenset({"user_id", "today", "now"})
 
 
+def _bound_params(predicate: SqlPredicate) -> dict[str, str]:
+    """A SQL guard's placeholders bound to its marker's parameters: placeholder -> parameter."""
+    return {name: ref.ref.split(".", 1)[1] for name, ref in (predicate.params or {}).items()
+            if getattr(ref, "ref", "").startswith("param.")}
+
+
 def _param_keys(marker: Any) -> dict[str, tuple[str, str]]:
     """For each parameter of ``marker`` its guards look a row up by (``FROM cart_items WHERE id = :i``
     with ``i`` bound to ``param.item_id``): the table and the column it is compared with."""
@@ -967,8 +973,7 @@ def _param_keys(marker: Any) -> dict[str, tuple[str, str]]:
         predicate = guard.predicate
         if not isinstance(predicate, SqlPredicate):
             continue
-        bound = {name: ref.ref.split(".", 1)[1] for name, ref in (predicate.params or {}).items()
-                 if getattr(ref, "ref", "").startswith("param.")}
+        bound = _bound_params(predicate)
         aliases = _aliases(predicate.sql)
         for found in re.finditer(r"(?:\b(\w+)\.)?(\w+)\s*=\s*:(\w+)\b", predicate.sql):
             param = bound.get(found.group(3), found.group(3) if any(p.name == found.group(3) for p in marker.params)
@@ -1077,8 +1082,7 @@ def _key_uses(site: Site, marker: Any, m_index: int) -> list[tuple[str, tuple[st
         predicate = guard.predicate
         if not isinstance(predicate, SqlPredicate):
             continue
-        bound = {name: ref.ref.split(".", 1)[1] for name, ref in (predicate.params or {}).items()
-                 if getattr(ref, "ref", "").startswith("param.")}
+        bound = _bound_params(predicate)
         aliases = _aliases(predicate.sql)
         tables = set(aliases.values())
         for found in _KEY_TEST.finditer(predicate.sql):
