@@ -1004,6 +1004,21 @@ def _by_key(condition: str, key: str, param: str = r"\w+") -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(key)}\s*=\s*:{param}\b", condition))
 
 
+def _one_row_writes(site: Site, op: str) -> Iterator[tuple[int, Any, int, Any, Any, str, re.Match[str]]]:
+    """Each ``op`` (update or delete) effect that picks one row by its key from a marker parameter: the
+    marker and its index, the effect and its index, its table, its condition, and the key's match
+    (``group(1)``: the parameter)."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            condition = _condition(effect.sql) if effect.op == op else None
+            if table is None or condition is None:
+                continue
+            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition)
+            if key is not None and key.group(1) not in _CONTEXT_PARAMS:
+                yield m_index, marker, e_index, effect, table, condition, key
+
+
 def _unsourced_transitions(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that moves one row (picked by its key) into a fixed state (``SET status =
     'cancelled'``) while nothing it runs reads the state the row is in now: no guard, no condition of
@@ -1012,17 +1027,10 @@ def _unsourced_transitions(site: Site) -> Iterator[GuardFix]:
     them or among what markers write. The fix adds the guard every such marker needs at least: the row
     is not in that state already (which states it may leave from, the site does not say)."""
     domains = _domains(site)
-    for m_index, marker in enumerate(site.markers):
+    for m_index, marker, _, effect, table, condition, key in _one_row_writes(site, "update"):
         read = " ".join(json.dumps(c.predicate.model_dump()) for c in (*marker.preconditions, *marker.invariants))
-        for effect in marker.effects:
-            table = site.database.table(effect.table)
-            span = set_span(effect.sql) if effect.op == "update" else None
-            condition = _condition(effect.sql) if span is not None else None
-            if table is None or condition is None:
-                continue
-            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition)
-            if key is None or key.group(1) in _CONTEXT_PARAMS:
-                continue
+        span = set_span(effect.sql)
+        if span is not None:
             for item in split_top(effect.sql[span[0]:span[1]]):
                 found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", item)
                 if found is None:
@@ -1147,32 +1155,24 @@ def _orphaning_deletes(site: Site) -> Iterator[GuardFix]:
     rows of another table point at it (a vote's ``post_id``) and nothing it runs deletes or rewrites them:
     they are left pointing at a row that is gone. Only pointers some seed row or marker fills count.
     The fix deletes them first."""
-    for m_index, marker in enumerate(site.markers):
-        for e_index, effect in enumerate(marker.effects):
-            table = site.database.table(effect.table)
-            condition = _condition(effect.sql) if effect.op == "delete" else None
-            if table is None or condition is None:
-                continue
-            key = re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*=\s*:(\w+)\b", condition)
-            if key is None or key.group(1) in _CONTEXT_PARAMS:
-                continue
-            pointers = [(other, pointer) for other in site.database.tables for pointer in other.foreign_keys
-                        if other.name != table.name and pointer.ref_table == table.name
-                        and pointer.ref_column == table.primary_key]
-            for other, pointer in pointers:
-                filled = any(r.get(pointer.column) is not None for r in other.rows) or any(
-                    e.op == "insert" and e.table == other.name and re.search(rf"\b{pointer.column}\b", e.sql)
-                    for m in site.markers for e in m.effects)
-                handled = any(e.table == other.name and e.op in ("delete", "update")
-                              and re.search(rf"\b{pointer.column}\b", e.sql) for e in marker.effects)
-                if filled and not handled:
-                    yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
-                                   f"marker {marker.name!r} deletes a {table.name} row but leaves the {other.name} "
-                                   f"rows that point at it ({other.name}.{pointer.column}): they point at nothing",
-                                   effect=(e_index, {"op": "delete", "table": other.name, "sql":
-                                                     f"DELETE FROM {other.name} WHERE {pointer.column} = "
-                                                     f":{key.group(1)}"}))
-                    break
+    for m_index, marker, e_index, _, table, _, key in _one_row_writes(site, "delete"):
+        pointers = [(other, pointer) for other in site.database.tables for pointer in other.foreign_keys
+                    if other.name != table.name and pointer.ref_table == table.name
+                    and pointer.ref_column == table.primary_key]
+        for other, pointer in pointers:
+            filled = any(r.get(pointer.column) is not None for r in other.rows) or any(
+                e.op == "insert" and e.table == other.name and re.search(rf"\b{pointer.column}\b", e.sql)
+                for m in site.markers for e in m.effects)
+            handled = any(e.table == other.name and e.op in ("delete", "update")
+                          and re.search(rf"\b{pointer.column}\b", e.sql) for e in marker.effects)
+            if filled and not handled:
+                yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} deletes a {table.name} row but leaves the {other.name} "
+                               f"rows that point at it ({other.name}.{pointer.column}): they point at nothing",
+                               effect=(e_index, {"op": "delete", "table": other.name, "sql":
+                                                 f"DELETE FROM {other.name} WHERE {pointer.column} = "
+                                                 f":{key.group(1)}"}))
+                break
 
 
 _STAMP = re.compile(r"^(\w+?)_(?:on|at|date|time)$")
