@@ -854,26 +854,31 @@ _CREATION_STAMP = re.compile(r"^(?:created|created_at|created_on|placed|placed_a
                              r"registered|registered_at)$")
 
 
+def _assignments(site: Site) -> Iterator[tuple[int, Any, int, Any, tuple[int, int], list[str]]]:
+    """Each update effect with a ``SET`` list: the marker and its index, the effect and its index, the
+    span of the list in its SQL, and the list's items."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            span = set_span(effect.sql) if effect.op == "update" else None
+            if span is not None:
+                yield m_index, marker, e_index, effect, span, split_top(effect.sql[span[0]:span[1]])
+
+
 def _restamped_creation(site: Site) -> Iterator[GuardFix]:
     """C005: an update that rewrites when its row was made (``SET status = :status, created = :today``):
     changing an order's status moves its order date, and everything found by that date is lost. The
     assignment is dropped."""
-    for m_index, marker in enumerate(site.markers):
-        for e_index, effect in enumerate(marker.effects):
-            span = set_span(effect.sql) if effect.op == "update" else None
-            if span is None:
-                continue
-            items = split_top(effect.sql[span[0]:span[1]])
-            stamped = [item for item in items if _CREATION_STAMP.match(item.split("=", 1)[0].strip().strip('"'))]
-            if not stamped or len(stamped) == len(items):
-                continue
-            kept = ", ".join(item for item in items if item not in stamped)
-            column = stamped[0].split("=", 1)[0].strip()
-            rest = effect.sql[span[1]:]
-            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
-                           f"marker {marker.name!r} rewrites {effect.table}.{column} ({stamped[0]}), when the row was "
-                           f"made: the record moves in time",
-                           sql=effect.sql[:span[0]] + " " + kept + (" " + rest if rest else ""))
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        stamped = [item for item in items if _CREATION_STAMP.match(item.split("=", 1)[0].strip().strip('"'))]
+        if not stamped or len(stamped) == len(items):
+            continue
+        kept = ", ".join(item for item in items if item not in stamped)
+        column = stamped[0].split("=", 1)[0].strip()
+        rest = effect.sql[span[1]:]
+        yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                       f"marker {marker.name!r} rewrites {effect.table}.{column} ({stamped[0]}), when the row was "
+                       f"made: the record moves in time",
+                       sql=effect.sql[:span[0]] + " " + kept + (" " + rest if rest else ""))
 
 
 def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
@@ -1184,35 +1189,30 @@ def _stamps_of_other_states(site: Site) -> Iterator[GuardFix]:
     is named for a state value of the same table (``merged_on`` for ``'merged'``). The fix stamps the
     column named for the state set, or stamps nothing when the table has none."""
     domains = _domains(site)
-    for m_index, marker in enumerate(site.markers):
-        for e_index, effect in enumerate(marker.effects):
-            span = set_span(effect.sql) if effect.op == "update" else None
-            if span is None:
-                continue
-            items = split_top(effect.sql[span[0]:span[1]])
-            states = [(c, v) for c, v in (re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i).groups()
-                                          for i in items if re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i))
-                      if len(domains.get((effect.table, c), {})) >= 2]
-            table = site.database.table(effect.table)
-            for column, value in states[:1]:
-                values = {stem(v): v for v in domains[(effect.table, column)].values()}
-                for item in items:
-                    stamped = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*:(?:today|now)\s*", item)
-                    named = _STAMP.match(stamped.group(1)) if stamped else None
-                    if named is None or stem(named.group(1)) not in values or stem(named.group(1)) == stem(value):
-                        continue
-                    own = next((c.name for c in table.columns if (m := _STAMP.match(c.name)) is not None
-                                and stem(m.group(1)) == stem(value)), None) if table is not None else None
-                    kept = [i for i in items if i is not item]
-                    body = ", ".join(i.strip() for i in kept) if own is None else ", ".join(
-                        i.strip() if i is not item else i.replace(stamped.group(1), own, 1).strip() for i in items)
-                    rest = effect.sql[span[1]:]
-                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
-                                   f"marker {marker.name!r} sets {effect.table}.{column} to {value!r} and stamps "
-                                   f"{stamped.group(1)}, the day of {values[stem(named.group(1))]!r}: the row reads "
-                                   f"as {values[stem(named.group(1))]} when it was not",
-                                   sql=effect.sql[:span[0]] + " " + body + (" " + rest if rest else ""))
-                    break
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        states = [(c, v) for c, v in (re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i).groups()
+                                      for i in items if re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i))
+                  if len(domains.get((effect.table, c), {})) >= 2]
+        table = site.database.table(effect.table)
+        for column, value in states[:1]:
+            values = {stem(v): v for v in domains[(effect.table, column)].values()}
+            for item in items:
+                stamped = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*:(?:today|now)\s*", item)
+                named = _STAMP.match(stamped.group(1)) if stamped else None
+                if named is None or stem(named.group(1)) not in values or stem(named.group(1)) == stem(value):
+                    continue
+                own = next((c.name for c in table.columns if (m := _STAMP.match(c.name)) is not None
+                            and stem(m.group(1)) == stem(value)), None) if table is not None else None
+                kept = [i for i in items if i is not item]
+                body = ", ".join(i.strip() for i in kept) if own is None else ", ".join(
+                    i.strip() if i is not item else i.replace(stamped.group(1), own, 1).strip() for i in items)
+                rest = effect.sql[span[1]:]
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} sets {effect.table}.{column} to {value!r} and stamps "
+                               f"{stamped.group(1)}, the day of {values[stem(named.group(1))]!r}: the row reads "
+                               f"as {values[stem(named.group(1))]} when it was not",
+                               sql=effect.sql[:span[0]] + " " + body + (" " + rest if rest else ""))
+                break
 
 
 _NOT_EXISTS = re.compile(r"\bNOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+([^()]*)\)", re.I)
@@ -1230,37 +1230,34 @@ def _stale_stamps(site: Site) -> Iterator[GuardFix]:
     row keeps that day only while in the state (``closed_on`` set on closed issues, empty on open ones):
     ``closed_on = CASE :state WHEN 'closed' THEN :today ELSE closed_on END`` reopens an issue that still
     reads as closed on its old day. The fix clears the day on the way out."""
-    for m_index, marker in enumerate(site.markers):
-        for e_index, effect in enumerate(marker.effects):
-            span = set_span(effect.sql) if effect.op == "update" else None
-            table = site.database.table(effect.table)
-            if span is None or table is None:
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        table = site.database.table(effect.table)
+        if table is None:
+            continue
+        for item in items:
+            found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*(CASE\b.*\bWHEN\s+'([^']*)'\s+THEN\s+:(?:today|now)\s+"
+                                 r"ELSE\s+\"?(\w+)\"?\s+END)\s*", item, re.I | re.S)
+            if found is None or found.group(1) != found.group(4):
                 continue
-            items = split_top(effect.sql[span[0]:span[1]])
-            for item in items:
-                found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*(CASE\b.*\bWHEN\s+'([^']*)'\s+THEN\s+:(?:today|now)\s+"
-                                     r"ELSE\s+\"?(\w+)\"?\s+END)\s*", item, re.I | re.S)
-                if found is None or found.group(1) != found.group(4):
-                    continue
-                stamp, value = found.group(1), found.group(3)
-                state = next((c.name for c in table.columns if any(r.get(c.name) == value for r in table.rows)), None)
-                if state is None:
-                    continue
-                inside = [r for r in table.rows if r.get(state) == value]
-                outside = [r for r in table.rows if r.get(state) != value]
-                if not inside or not outside or any(r.get(stamp) is None for r in inside) or any(
-                        r.get(stamp) is not None for r in outside):
-                    continue
-                cleared = item[:found.start(2)] + re.sub(rf"\s+ELSE\s+\"?{re.escape(stamp)}\"?\s+END", " END",
-                                                          found.group(2), flags=re.I) + item[found.end(2):]
-                body = ", ".join(i.strip() if i is not item else cleared.strip() for i in items)
-                rest = effect.sql[span[1]:]
-                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
-                               f"marker {marker.name!r} keeps {effect.table}.{stamp} when the row leaves {value!r}, "
-                               f"though every seed row has a {stamp} only while {state} is {value!r}: the row "
-                               f"still reads as {value} on its old day", sql=effect.sql[:span[0]] + " " + body
-                               + (" " + rest if rest else ""))
-                break
+            stamp, value = found.group(1), found.group(3)
+            state = next((c.name for c in table.columns if any(r.get(c.name) == value for r in table.rows)), None)
+            if state is None:
+                continue
+            inside = [r for r in table.rows if r.get(state) == value]
+            outside = [r for r in table.rows if r.get(state) != value]
+            if not inside or not outside or any(r.get(stamp) is None for r in inside) or any(
+                    r.get(stamp) is not None for r in outside):
+                continue
+            cleared = item[:found.start(2)] + re.sub(rf"\s+ELSE\s+\"?{re.escape(stamp)}\"?\s+END", " END",
+                                                      found.group(2), flags=re.I) + item[found.end(2):]
+            body = ", ".join(i.strip() if i is not item else cleared.strip() for i in items)
+            rest = effect.sql[span[1]:]
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} keeps {effect.table}.{stamp} when the row leaves {value!r}, "
+                           f"though every seed row has a {stamp} only while {state} is {value!r}: the row "
+                           f"still reads as {value} on its old day", sql=effect.sql[:span[0]] + " " + body
+                           + (" " + rest if rest else ""))
+            break
 
 
 def _split_upserts(site: Site) -> Iterator[GuardFix]:
