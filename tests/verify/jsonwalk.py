@@ -1,9 +1,17 @@
-"""Every dict inside a site's JSON data, for tests that edit one element wherever it sits."""
+"""Helpers the hand-made-set tests share: every dict inside a site's JSON data, clean sites as data, and
+the static issues of a code found in edited data."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+from veriweb.generate.domains import MODULES
+from veriweb.generate.site import generate_site
+from veriweb.scaffold.io import from_data, to_data
+from veriweb.verify.checks import static_issues
+
+Data = dict[str, Any]
 
 
 def dicts(node: Any) -> Iterator[dict[str, Any]]:
@@ -15,3 +23,17 @@ def dicts(node: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for value in node:
             yield from dicts(value)
+
+
+def clean_sites() -> dict[str, Data]:
+    """Seed 0's site of every domain, as JSON data without its id (so that edits need no new id)."""
+    out = {}
+    for domain in MODULES:
+        out[domain] = to_data(generate_site(domain, 0))
+        out[domain].pop("id", None)
+    return out
+
+
+def found(data: Data, code: str, said: str) -> list[str]:
+    """Where ``static_issues`` finds ``code`` in ``data`` with ``said`` in its message."""
+    return [i.location for i in static_issues(from_data(data, check_id=False)) if i.code == code and said in i.message]

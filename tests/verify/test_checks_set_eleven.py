@@ -28,29 +28,25 @@ from typing import Any
 
 import pytest
 
-from veriweb.generate.domains import MODULES
 from veriweb.generate.site import generate_site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
 from veriweb.verify import checks as C
-from veriweb.verify.checks import CREDENTIALS_UNSAID, LINK_ENTITY, ORDER_AGAINST_WORDS, SLOT_CONTRADICTS_GOAL, UNGUARDED_WRITE, static_issues
+from veriweb.verify.checks import CREDENTIALS_UNSAID, LINK_ENTITY, ORDER_AGAINST_WORDS, SLOT_CONTRADICTS_GOAL, UNGUARDED_WRITE
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
+
+from jsonwalk import clean_sites, found  # tests/verify/jsonwalk.py
 
 Data = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
 def clean() -> dict[str, Data]:
-    out = {}
-    for domain in MODULES:
-        out[domain] = to_data(generate_site(domain, 0))
-        out[domain].pop("id", None)
-    return out
+    return clean_sites()
 
 
-def _found(data: Data, code: str, said: str) -> list[str]:
-    return [i.location for i in static_issues(from_data(data, check_id=False)) if i.code == code and said in i.message]
+_found = found
 
 
 def _effects(data: Data, marker: str) -> list[str]:
