@@ -105,5 +105,6 @@ def test_which_buttons_undo_the_words() -> None:
     assert opposite_words("Close the issue", "Reopen") is not None
     for words, button in (("Downvote the post", "Dislike"), ("Unstar the project", "Remove star"),
                           ("Remove the star from the project", "Unstar"), ("Cancel your order", "Confirm"),
-                          ("Archive the email", "Archive it")):
+                          ("Archive the email", "Archive it"), ("Leave a comment", "Join the discussion"),
+                          ("Delete the emails in your Inbox", "Move to archive"), ("Unfollow f/hiking", "Following")):
         assert opposite_words(words, button) is None, (words, button)

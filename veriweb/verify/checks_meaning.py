@@ -351,7 +351,7 @@ def opposite_words(text: str, label: str) -> str | None:
     """The words of ``text`` that ``label`` undoes, by one pair of verbs that undo each other or a vote's
     two ways ("Downvote" against "Like"), when neither says both; ``None`` when they agree or say
     nothing of the kind. An undoing word before the verb an "un" label undoes ("Remove the star" for
-    "Unstar") counts as saying it."""
+    "Unstar") counts as saying it; a label that states where things stand ("Following") says no verb."""
     if "{" in label:
         return None
     text = _LEAVE_WORDS.sub(" ", text)  # "Leave a comment" joins in
@@ -363,10 +363,16 @@ def opposite_words(text: str, label: str) -> str | None:
                 continue  # "Remove star" for "Unstar the project"
             if said.pattern.startswith(r"\bun") and _UNDOING.search(text):
                 continue  # "Unstar" for "Remove the star from the project"
-            found = meant.search(text)
-            if found and not said.search(text) and said.search(label) and not meant.search(label):
+            found, pressed = meant.search(text), said.search(label)
+            if found and not said.search(text) and pressed and not meant.search(label) \
+                    and not _STATE_WORD.match(label[pressed.start():]):
                 return found.group(0)
     return None
+
+
+_STATE_WORD = re.compile(r"\w+(?:ed|ing)\b", re.I)
+"""A toggle's label that says where things stand ("Following", "Starred", "Joined"), not what pressing
+it does: such a button may well undo it."""
 
 
 def _destination_against_text(site: Site, text: str, marker: Any, where: str, what: str) -> list[C.Issue]:
