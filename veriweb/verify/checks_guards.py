@@ -1009,6 +1009,10 @@ def _by_key(condition: str, key: str, param: str = r"\w+") -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(key)}\s*=\s*:{param}\b", condition))
 
 
+_SET_LITERAL = re.compile(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*")
+"""One item of a SET list that writes a fixed text (``status = 'cancelled'``): the column and the value."""
+
+
 def _one_row_writes(site: Site, op: str) -> Iterator[tuple[int, Any, int, Any, Any, str, re.Match[str]]]:
     """Each ``op`` (update or delete) effect that picks one row by its key from a marker parameter: the
     marker and its index, the effect and its index, its table, its condition, and the key's match
@@ -1037,7 +1041,7 @@ def _unsourced_transitions(site: Site) -> Iterator[GuardFix]:
         span = set_span(effect.sql)
         if span is not None:
             for item in split_top(effect.sql[span[0]:span[1]]):
-                found = re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", item)
+                found = _SET_LITERAL.fullmatch(item)
                 if found is None:
                     continue
                 column, value = found.groups()
@@ -1190,9 +1194,8 @@ def _stamps_of_other_states(site: Site) -> Iterator[GuardFix]:
     column named for the state set, or stamps nothing when the table has none."""
     domains = _domains(site)
     for m_index, marker, e_index, effect, span, items in _assignments(site):
-        states = [(c, v) for c, v in (re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i).groups()
-                                      for i in items if re.fullmatch(r"\s*\"?(\w+)\"?\s*=\s*'([^']*)'\s*", i))
-                  if len(domains.get((effect.table, c), {})) >= 2]
+        literals = (_SET_LITERAL.fullmatch(item) for item in items)
+        states = [m.groups() for m in literals if m and len(domains.get((effect.table, m.group(1)), {})) >= 2]
         table = site.database.table(effect.table)
         for column, value in states[:1]:
             values = {stem(v): v for v in domains[(effect.table, column)].values()}
