@@ -131,9 +131,9 @@ def judged_site(site: Any, budget: int) -> tuple[Any, dict[str, str]]:
     depth); nothing else of the verifier runs. A task whose goal holds at the start gives no step to clone.
     """
     from veriweb.engine import Session
+    from veriweb.verify.feasibility import replay
     from veriweb.verify.pipeline import INFEASIBLE_CERTIFICATE
     from veriweb.verify.search import solve
-    from veriweb.verify.feasibility import replay
 
     kept, outcome = [], {}
     session = Session(site)
@@ -148,10 +148,10 @@ def judged_site(site: Any, budget: int) -> tuple[Any, dict[str, str]]:
                 except VeriwebError as exc:  # the task cannot be run at all: no episode, no reward
                     outcome[task.id] = f"cannot run: {exc}"
                     continue
-                actions, what = result.actions, "solved" if result.status == "solved" else result.status
                 if result.status != "solved":
-                    outcome[task.id] = what
+                    outcome[task.id] = result.status
                     continue
+                actions, what = result.actions, "solved"
             if not actions:
                 outcome[task.id] = "goal at the start"
                 continue
