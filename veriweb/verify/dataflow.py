@@ -88,13 +88,18 @@ def closing_paren(text: str, start: int) -> int | None:
 
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split SQL text at ``sep`` outside parentheses and quotes."""
+    return list(_split_top(text, sep))
+
+
+@functools.lru_cache(maxsize=8192)  # the checks and the search read the same views and effects again and again
+def _split_top(text: str, sep: str) -> tuple[str, ...]:
     parts, start = [], 0
     for index in _top_level(text):
         if text[index] == sep:
             parts.append(text[start:index])
             start = index + 1
     parts.append(text[start:])
-    return [p.strip() for p in parts]
+    return tuple(p.strip() for p in parts)
 
 
 @functools.lru_cache(maxsize=8192)  # the checks and the search's form costs ask again for the same SQL
