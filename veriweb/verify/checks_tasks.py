@@ -704,6 +704,36 @@ def check_literal_names(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_task_literals(site: Site) -> list[C.Issue]:
+    """M016: a task's goal, progress, constraint or answer compares a status-like column with a value no
+    row holds and no marker writes, spelt like one the data has (``status = 'completed'`` where orders
+    say ``'complete'``): SQLite compares exactly, so the test never matches, and the answer is always
+    "none" or the goal never holds, whatever the instruction asks. The repair spells it as the data does."""
+    from veriweb.verify.checks_guards import _domains, near_value
+
+    domains = _domains(site)
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for query, path in _queries_with(task, f"$.tasks[{number}]", "where"):
+            for index, cond in enumerate(query.where):
+                domain = domains.get((query.table, cond.column))
+                values = cond.value if isinstance(cond.value, list) else [cond.value]
+                if domain is None or cond.op not in ("=", "!=", "in", "not in"):
+                    continue
+                written = set(domain.values())
+                for value in values:
+                    if not isinstance(value, str) or value in written:
+                        continue
+                    near = near_value(value, written)
+                    if near is not None:
+                        where = f"{path}.where[{index}].value"
+                        issues.append(C.Issue(
+                            "semantic", SLOT_CONTRADICTS_GOAL, where,
+                            f"task {task.id!r} compares {query.table}.{cond.column} with {value!r}, a value no row "
+                            f"holds or gets, spelt like {near!r}: the test never matches"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M017
 
 _AGG_WORDS: dict[str, tuple[str, ...]] = {
@@ -1078,7 +1108,7 @@ def check_task_logins(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names, check_answer_asks, check_order_words,
+               check_stated_months, check_literal_names, check_task_literals, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

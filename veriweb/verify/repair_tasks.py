@@ -136,6 +136,11 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task = _reset_condition(data, tokens, said.group(3), said.group(1))
         return None if task is None else (f"task {task['id']!r}: {said.group(2)} {said.group(3)!r} -> "
                                           f"{said.group(1)!r}, as its instruction says", R.Touch(tasks={task["id"]}))
+    spelt = re.search(r"compares \S+ with '([^']+)', a value no row holds or gets, spelt like '([^']+)'", issue.message)
+    if spelt is not None and tokens[-1] == "value":  # spelt as the data spells it
+        task = _respell(data, tokens, spelt.group(1), spelt.group(2))
+        return None if task is None else (f"task {task['id']!r}: {spelt.group(1)!r} -> {spelt.group(2)!r}, as "
+                                          "the data spells it", R.Touch(tasks={task["id"]}))
     login = re.search(r"tells the agent to log in as '([^']+)', but it acts as", issue.message)
     if login is not None and tokens[-1] == "user":  # the account the instruction signs in with
         task = R.get_at(data, tokens[:2])
@@ -323,6 +328,17 @@ def _reset_condition(data: dict[str, Any], tokens: list[Any], old: Any, new: Any
         return None
     condition[tokens[-1]] = new
     return R.get_at(data, tokens[:2])
+
+
+def _respell(data: dict[str, Any], tokens: list[Any], old: str, new: str) -> dict[str, Any] | None:
+    """The condition value at ``tokens`` (a value or a list of values) with ``old`` spelt ``new``; the task,
+    or ``None`` when it does not hold ``old``."""
+    condition = R.get_at(data, tokens[:-1])
+    value = condition.get(tokens[-1]) if isinstance(condition, dict) else None
+    if isinstance(value, list) and old in value:
+        condition[tokens[-1]] = [new if v == old else v for v in value]
+        return R.get_at(data, tokens[:2])
+    return _reset_condition(data, tokens, old, new)
 
 
 def _password(data: dict[str, Any], index: int) -> str | None:
