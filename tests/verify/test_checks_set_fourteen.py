@@ -4,6 +4,8 @@ neither the checks nor these tests).
 - M016: a task's answer key or goal compares a status with a value no row holds or gets, spelt like one
   the data has (``status = 'completed'`` where orders say ``'complete'``); the repair spells it as the
   data does.
+- M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
+  the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
   even when it no longer reaches the goal (in the set, a stay booked for a night more than its dates put
   the task over its budget, so no search certified it and no search's rows were checked).
@@ -12,6 +14,7 @@ neither the checks nor these tests).
 from __future__ import annotations
 
 import pytest
+from jsonwalk import dicts  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
@@ -70,3 +73,21 @@ def test_the_stored_certificate_s_writes_are_checked() -> None:
     assert not verdict.shipped
     assert any(i.code == UNGUARDED_WRITE and "nights = the days from check_in to check_out" in i.message
                for i in verdict.issues)
+
+
+def _stay_form(data: dict) -> dict:
+    return next(d for d in dicts(data["pages"]) if d.get("type") == "form"
+                and (d.get("action") or {}).get("marker") == "book_stay")
+
+
+def test_a_field_labelled_with_another_field_s_name_is_found_and_the_labels_swapped() -> None:
+    data = _data(generate_site("travel", 0))
+    fields = {f["name"]: f for f in _stay_form(data)["fields"]}
+    assert {"check_in", "check_out"} <= set(fields)
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M011"]
+    fields["check_in"]["label"], fields["check_out"]["label"] = "Leaving", "Check in"
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "M011"]
+    assert len(found) == 1 and found[0].location.endswith(".label") and "'check_out' 'Check in'" in found[0].message
+    fixed = {f["name"]: f["label"] for f in _stay_form(_data(repair_static(site)[0]))["fields"]}
+    assert (fixed["check_in"], fixed["check_out"]) == ("Check in", "Leaving")

@@ -695,6 +695,7 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
                         issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.fields[{number}].{attr}",
                                               f"form {element.submit!r} has {len(numbers)} fields with the {attr} "
                                               f"{getattr(element.fields[number], attr)!r}"))
+            issues += _labels_naming_other_fields(element, path)
         if bound is not None:
             continue
         if element.type == "link" and "{" not in element.href and element.text.strip():
@@ -712,6 +713,26 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
             issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.{'text' if key[0] == 'link' else 'submit'}",
                                   f"two {key[0]}s labelled {key[1]!r} on one page do different things "
                                   f"({' / '.join(sorted(per_page[page_id][key]))}); an agent cannot tell them apart"))
+    return issues
+
+
+def _name_words(text: str) -> tuple[str, ...]:
+    return tuple(w for w in re.split(r"[^a-z0-9]+", text.casefold()) if w)
+
+
+def _labels_naming_other_fields(form: Any, path: str) -> list[C.Issue]:
+    """M011: a field labelled with another field's name of the same form, not its own ("Check in" on the
+    ``check_out`` field): the agent types each value into the other's field. The repair swaps the two labels."""
+    issues = []
+    names = {_name_words(f.name): number for number, f in enumerate(form.fields)}
+    for number, field_el in enumerate(form.fields):
+        said = _name_words(field_el.label)
+        other = names.get(said)
+        if other is None or other == number or said == _name_words(field_el.name):
+            continue
+        issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.fields[{number}].label",
+                              f"form {form.submit!r} labels its field {field_el.name!r} {field_el.label!r}, the name "
+                              f"of its field {form.fields[other].name!r}: values go into each other's field"))
     return issues
 
 

@@ -20,8 +20,20 @@ from veriweb.verify.form_fields import humanise
 
 
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M011: no edit of the data is safe (what to rename is a design choice)."""
-    return None
+    """M011: a field labelled with another field's name swaps labels with that field; otherwise no edit of
+    the data is safe (what to rename is a design choice)."""
+    named = re.search(r"labels its field '(\w+)' .*, the name of its field '(\w+)'", issue.message)
+    tokens = R.parse_path(issue.location)
+    if named is None or tokens[-1] != "label":
+        return None
+    fields = R.get_at(data, tokens[:-2])
+    mine = fields[tokens[-2]]
+    other = next((f for f in fields if f.get("name") == named.group(2)), None)
+    if other is None or mine.get("name") != named.group(1):
+        return None
+    mine["label"], other["label"] = other.get("label", ""), mine.get("label", "")
+    return (f"fields {named.group(1)!r} and {named.group(2)!r}: labels swapped ({mine['label']!r}, {other['label']!r})",
+            R.Touch(pages=R._page_of(tokens, data)))
 
 
 def _records(elements: list[Any], table: str) -> Iterator[dict[str, Any]]:
