@@ -4,6 +4,8 @@ neither the checks nor these tests).
 - M016: a task's answer key or goal compares a status with a value no row holds or gets, spelt like one
   the data has (``status = 'completed'`` where orders say ``'complete'``); the repair spells it as the
   data does.
+- M008: a lookup inside a list answer's condition (the issue whose labels to list, by its title) that
+  matches two records.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -91,3 +93,20 @@ def test_a_field_labelled_with_another_field_s_name_is_found_and_the_labels_swap
     assert len(found) == 1 and found[0].location.endswith(".label") and "'check_out' 'Check in'" in found[0].message
     fixed = {f["name"]: f["label"] for f in _stay_form(_data(repair_static(site)[0]))["fields"]}
     assert (fixed["check_in"], fixed["check_out"]) == ("Check in", "Leaving")
+
+
+def test_a_list_answer_s_lookup_that_matches_two_records_is_ambiguous() -> None:
+    """``labels_of`` lists the labels of the issue its slot names (a lookup inside the list's condition);
+    a second issue with that title in another project makes the lookup pick one of two (M008)."""
+    site = generate_site("code", 0)
+    task = next(t for t in site.tasks if t.id == "labels_of")
+    data = _data(site)
+    assert not [i for i in static_issues(site) if i.code == "M008"]
+    issues = next(t for t in data["database"]["tables"] if t["name"] == "issues")
+    named = next(r for r in issues["rows"] if r["title"] == task.slots["title"])
+    other = next(p for p in {r["project_id"] for r in issues["rows"]} if p != named["project_id"])
+    issues["rows"].append(dict(named, id=max(r["id"] for r in issues["rows"]) + 1, project_id=other,
+                               number=max(r["number"] for r in issues["rows"] if r["project_id"] == other) + 1))
+    found = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M008"]
+    index = next(i for i, t in enumerate(site.tasks) if t.id == "labels_of")
+    assert [i.location for i in found] == [f"$.tasks[{index}].answer.list_query.where[0].value"]

@@ -17,9 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from veriweb.engine.templates import Route
 from veriweb.scaffold import Site
-from veriweb.scaffold.values import AllOf, Compare, Exists, QueryValue, Ref
+from veriweb.scaffold.values import AllOf, Exists, QueryValue, Ref
 from veriweb.verify import checks as C
 
 _DECREMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\(?\s*\1\s*(?:-|\+\s*\(?\s*(?:0\s*)?-)")
@@ -366,18 +368,22 @@ def lookup_rows(site: Site, query: Any, slots: dict[str, Any], user: dict[str, A
 
 
 def _lookups(task: Any, base: str) -> Iterator[tuple[Any, str]]:
-    if task.answer is not None and isinstance(task.answer.value, QueryValue):
-        yield task.answer.value, f"{base}.answer.value"
+    """Every one-value lookup (a :class:`QueryValue`) in the task's answer and goal, however deep (the
+    issue a list answer's rows belong to: ``issue_id = (SELECT id FROM issues WHERE title = :title)``)."""
+    def walk(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+        if isinstance(value, QueryValue):
+            yield value, path
+        if isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                yield from walk(getattr(value, name), f"{path}.{name}")
+        elif isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                yield from walk(item, f"{path}[{index}]")
+
+    if task.answer is not None:
+        yield from walk(task.answer, f"{base}.answer")
     for index, predicate in enumerate(task.goal):
-        if isinstance(predicate, Compare):
-            for side in ("left", "right"):
-                value = getattr(predicate, side)
-                if isinstance(value, QueryValue):
-                    yield value, f"{base}.goal[{index}].{side}"
-        elif isinstance(predicate, Exists):
-            for number, cond in enumerate(predicate.query.where):
-                if isinstance(cond.value, QueryValue):
-                    yield cond.value, f"{base}.goal[{index}].query.where[{number}].value"
+        yield from walk(predicate, f"{base}.goal[{index}]")
 
 
 def check_ambiguous(site: Site) -> list[C.Issue]:
