@@ -6,6 +6,9 @@ neither the checks nor these tests).
   data does.
 - M008: a lookup inside a list answer's condition (the issue whose labels to list, by its title) that
   matches two records.
+- M015: a list on a page named for a yes/no column ("Important" at ``/starred``) that shows the rows
+  where it is false (or one named for its negation that shows those where it is true); the repair
+  flips the filter.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -110,3 +113,34 @@ def test_a_list_answer_s_lookup_that_matches_two_records_is_ambiguous() -> None:
     found = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M008"]
     index = next(i for i, t in enumerate(site.tasks) if t.id == "labels_of")
     assert [i.location for i in found] == [f"$.tasks[{index}].answer.list_query.where[0].value"]
+
+
+def _starred_filter(data: dict) -> dict:
+    page = next(p for p in data["pages"] if p["id"] in ("starred", "unstarred"))
+    return next(c for d in dicts(page) if d.get("type") in ("list", "table")
+                for c in d["query"]["where"] if c["column"] == "starred")
+
+
+def test_a_page_named_for_a_flag_that_lists_the_rows_without_it_is_found_and_flipped() -> None:
+    data = _data(generate_site("mail", 0))
+    assert _starred_filter(data)["value"] is True
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M015"]
+    _starred_filter(data)["value"] = False
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "M015"]
+    assert len(found) == 1 and "named 'starred'" in found[0].message and found[0].location.endswith(".value")
+    assert _starred_filter(_data(repair_static(site)[0]))["value"] is True
+
+
+def test_a_page_named_for_the_flag_s_negation_lists_the_rows_without_it() -> None:
+    data = _data(generate_site("mail", 0))
+    page = next(p for p in data["pages"] if p["id"] == "starred")
+    page["title"] = "Unstarred"
+    condition = _starred_filter(data)
+    assert condition["value"] is True  # "Unstarred" over the starred rows: the opposite of what it says
+    assert [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M015"] == []  # named both ways
+    page["id"], page["route"] = "unstarred", "/unstarred"
+    found = [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M015"]
+    assert len(found) == 1 and "named 'unstarred'" in found[0].message
+    condition["value"] = False
+    assert [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M015"] == []

@@ -602,6 +602,46 @@ def check_empty_filters(site: Site) -> list[C.Issue]:
     return issues
 
 
+def inverted_flags(site: Site) -> Iterator[tuple[str, bool, str]]:
+    """M015: a list on a page named for a yes/no column ("Starred", at ``/starred``) that shows the rows where
+    the column is false, or one named for its negation ("Unread") that shows the rows where it is true.
+    Yields the filter value's path, the value it should be, and the words that name it."""
+    from veriweb.verify.wording import stem
+
+    for page in site.pages:
+        said = " ".join([page.id, page.route or "", page.title or ""]).casefold()
+        words = re.findall(r"[a-z]+", said)
+        for element, path in C.walk(page.elements, f"$.pages[{site.pages.index(page)}].elements"):
+            query = C.field_of(element, "query")
+            if element.type not in ("list", "table") or query is None:
+                continue
+            table = site.database.table(query.table)
+            own = re.findall(r"[a-z]+", _own_words(element).casefold())
+            for number, cond in enumerate(query.where):
+                column = table.column(cond.column) if table is not None else None
+                flag = isinstance(cond.value, bool) or (column is not None and column.type == "boolean")
+                if not flag or cond.op != "=" or cond.value not in (True, False, 0, 1):
+                    continue  # a yes/no column (a view's is known by the literal it is compared with)
+                root = stem(cond.column)
+                both = words + own
+                named = [w for w in both if stem(w) == root]
+                negated = [w for w in both if (w.startswith("un") and stem(w[2:]) == root)
+                           or (w.startswith("non") and stem(w[3:]) == root)]
+                negated += [f"not {w}" for a, w in zip(both, both[1:]) if a == "not" and stem(w) == root]
+                if bool(named) == bool(negated):
+                    continue
+                if bool(cond.value) != bool(named):
+                    yield f"{path}.query.where[{number}].value", bool(named), (named or negated)[0]
+
+
+def check_inverted_flags(site: Site) -> list[C.Issue]:
+    """M015: see :func:`inverted_flags`."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"a list on a page named {word!r} shows the rows whose flag is {not value}: what it shows is the "
+                    f"opposite of what it says")
+            for location, value, word in inverted_flags(site)]
+
+
 _PERIOD_WORDS = (
     (re.compile(r"\b(?:this|current) month\b|\bmonth(?: |-)to(?: |-)date\b|\bmonth so far\b", re.I), "month", 0),
     (re.compile(r"\b(?:last|previous|past) month\b", re.I), "month", -1),
@@ -735,7 +775,8 @@ def check_option_values(site: Site) -> list[C.Issue]:
 
 
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
-                  check_sort_labels]
+                  check_inverted_flags, check_sort_labels]
 
-__all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_empty_filters", "check_form_keys", "check_label_meaning",
-           "check_link_names", "check_sort_labels", "key_tables", "page_names"]
+__all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_empty_filters", "check_form_keys",
+           "check_inverted_flags", "check_label_meaning", "check_link_names", "check_sort_labels", "inverted_flags", "key_tables",
+           "page_names"]

@@ -508,12 +508,18 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 
 def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M015: a list whose words name a period relative to today ("This month so far") filters on the
-    period its words name (:func:`veriweb.verify.checks_meaning.calendar_filters`); a list that is
+    period its words name (:func:`veriweb.verify.checks_meaning.calendar_filters`), one on a page named
+    for a yes/no column filters on the value its name says (:func:`veriweb.verify.checks_meaning.inverted_flags`); a list that is
     always empty is removed, as any element no repair can fix."""
-    from veriweb.verify.checks_meaning import calendar_filters
+    from veriweb.verify.checks_meaning import calendar_filters, inverted_flags
 
     tokens = R.parse_path(issue.location)
     parent = R.get_at(data, tokens[:-1])
+    flag = next((f for f in inverted_flags(R.site_of(data)) if f[0] == issue.location), None)
+    if flag is not None and isinstance(parent, dict):
+        old = parent.get(tokens[-1])
+        parent[tokens[-1]] = flag[1] if isinstance(old, bool) else int(flag[1])
+        return f"filter {old!r} -> {parent[tokens[-1]]!r}, as {flag[2]!r} says", R.Touch(pages=R._page_of(tokens, data))
     found = next((f for f in calendar_filters(R.site_of(data)) if f[0] == issue.location), None)
     if found is None or not isinstance(parent, dict) or parent.get(tokens[-1]) != found[1]:
         return R.remove_element(data, issue, ctx)
