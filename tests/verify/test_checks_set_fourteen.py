@@ -9,6 +9,8 @@ neither the checks nor these tests).
 - M015: a list on a page named for a yes/no column ("Important" at ``/starred``) that shows the rows
   where it is false (or one named for its negation that shows those where it is true); the repair
   flips the filter.
+- S011: a form on a record shown through a view that posts another record's key as the one its marker
+  looks up; the repair posts the column that holds the right key.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -144,3 +146,21 @@ def test_a_page_named_for_the_flag_s_negation_lists_the_rows_without_it() -> Non
     assert len(found) == 1 and "named 'unstarred'" in found[0].message
     condition["value"] = False
     assert [i for i in static_issues(from_data(data, check_id=False)) if i.code == "M015"] == []
+
+
+def test_a_form_on_a_view_s_record_that_posts_another_record_s_key_is_found_and_repaired(admin: Site) -> None:
+    """The order page shows a row of a view; its note form posts the order's customer as ``order_id`` (S011),
+    and the repair posts the view's column that holds the order's own key."""
+    data = _data(admin)
+    form = next(d for d in dicts(data["pages"]) if d.get("type") == "form"
+                and (d.get("action") or {}).get("marker") == "add_order_note")
+    right = form["action"]["args"]["order_id"]
+    assert right["ref"].startswith("row.")
+    form["action"]["args"]["order_id"] = {"ref": "row.customer_id"}
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "S011"]
+    assert len(found) == 1 and found[0].location.endswith(".action.args.order_id")
+    fixed = _data(repair_static(site)[0])
+    form = next(d for d in dicts(fixed["pages"]) if d.get("type") == "form"
+                and (d.get("action") or {}).get("marker") == "add_order_note")
+    assert form["action"]["args"]["order_id"] == right

@@ -92,6 +92,7 @@ def _marker_forms(site: Site) -> Iterator[tuple[Any, str, str | None, Any]]:
 def check_form_keys(site: Site) -> list[C.Issue]:
     """S015 and S011: what a form posts as a row's key names an existing row of the right table."""
     keys = {t.name: {str(row.get(t.primary_key)) for row in t.rows} for t in site.database.tables}
+    views: dict[Any, Any] = {}
     issues = []
     for form, path, bound, marker in _marker_forms(site):
         tables = key_tables(site, marker)
@@ -104,8 +105,8 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                                       f"form {form.submit!r} always posts {arg} = {value!r}, but {table} has no "
                                       f"row {value!r}: {marker.name} can never succeed"))
             elif isinstance(value, Ref) and value.namespace == "row" and bound is not None \
-                    and site.database.table(bound) is not None \
-                    and not passes_key(site, bound, value.name, table, site.database.table(table).primary_key):
+                    and (source := _row_source(site, bound, value.name, views)) is not None \
+                    and not passes_key(site, *source, table, site.database.table(table).primary_key):
                 issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.action.args.{arg}",
                                       f"form {form.submit!r} posts {bound}.{value.name} as {arg}, which "
                                       f"{marker.name} looks up in {table}: it acts on the wrong record"))
@@ -121,6 +122,16 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                                               f"row of {table}: {marker.name} refuses them or stores a "
                                               f"key that points at nothing"))
     return issues
+
+
+def _row_source(site: Site, bound: str, column: str, cache: dict[Any, Any]) -> tuple[str, str] | None:
+    """The table and column ``{row.column}`` of a row of ``bound`` holds: itself for a table, the column a
+    view shows unchanged for a view (``None``: a column the view computes)."""
+    from veriweb.verify.checks_pages import base_column
+
+    if site.database.table(bound) is not None:
+        return bound, column
+    return base_column(site, bound, column, cache)
 
 
 # ----------------------------------------------------------------------------- M003 widened

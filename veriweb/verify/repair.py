@@ -1704,11 +1704,46 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
             Touch(tables={table["name"]}))
 
 
+def _fix_form_key(data: dict[str, Any], issue: Issue, tokens: list[Any]) -> Outcome | None:
+    """S011 on a form: the argument posts the column of its row that holds the key its marker looks up
+    (in a table, or shown unchanged by a view); ``None`` when the row has no such column."""
+    from veriweb.verify import intent
+    from veriweb.verify.checks import walk_bound
+    from veriweb.verify.checks_meaning import key_tables
+    from veriweb.verify.checks_pages import _passthrough, base_column
+
+    site = site_of(data)
+    page = site.pages[tokens[1]]
+    form_path = issue.location.rsplit(".action.args.", 1)[0]
+    for element, path, bound in walk_bound(page.elements, f"$.pages[{tokens[1]}].elements", None):
+        if path != form_path or element.type != "form" or bound is None or element.action.kind != "marker":
+            continue
+        marker = next((m for m in site.markers if m.name == element.action.marker), None)
+        table = key_tables(site, marker).get(tokens[-1]) if marker is not None else None
+        target = site.database.table(table) if table is not None else None
+        if target is None:
+            return None
+        source = site.database.table(bound)
+        names = ([source.primary_key] + [c.name for c in source.columns] if source is not None
+                 else sorted(_passthrough(site, bound)))
+        cache: dict[Any, Any] = {}
+        right = next((n for n in names if (base := base_column(site, bound, n, cache)) is not None
+                      and intent.passes_key(site, base[0], base[1], table, target.primary_key)), None)
+        if right is None:
+            return None
+        args = get_at(data, tokens[:-1])
+        old, args[tokens[-1]] = args[tokens[-1]], {"ref": f"row.{right}"}
+        return (f"form argument {tokens[-1]}: {old.get('ref') if isinstance(old, dict) else old!r} -> row.{right}",
+                Touch(pages=_page_of(tokens, data)))
+    return None
+
+
 def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S011: a link that passes its target page the wrong record's key goes to the page that looks up
     what it passes, when it shows that value and such a page exists (a community's name sent to a
     user's profile goes to the community); else it passes the right column of its row (the one
-    that holds the target's key, in a table or shown unchanged by a view); else it is removed."""
+    that holds the target's key, in a table or shown unchanged by a view); else it is removed. A form that
+    posts the wrong record's key posts the column of its row that holds the key (:func:`_fix_form_key`)."""
     from veriweb.verify import intent
     from veriweb.verify.checks import walk_bound
     from veriweb.verify.checks_pages import _passthrough, base_column
@@ -1716,6 +1751,8 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     tokens = parse_path(issue.location)
     if tokens[:1] != ["pages"] or not isinstance(tokens[1], int):
         return None
+    if tokens[-3:-1] == ["action", "args"]:
+        return _fix_form_key(data, issue, tokens)
     site = site_of(data)
     keys = intent._page_keys(site, through_views=True)
     routes = _routes(data)
