@@ -11,6 +11,8 @@ neither the checks nor these tests).
   flips the filter.
 - S011: a form on a record shown through a view that posts another record's key as the one its marker
   looks up; the repair posts the column that holds the right key.
+- C013: a figure named for units computed as a count of rows that each hold a quantity; the repair
+  sums the quantity.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -164,3 +166,19 @@ def test_a_form_on_a_view_s_record_that_posts_another_record_s_key_is_found_and_
     form = next(d for d in dicts(fixed["pages"]) if d.get("type") == "form"
                 and (d.get("action") or {}).get("marker") == "add_order_note")
     assert form["action"]["args"]["order_id"] == right
+
+
+def test_units_counted_as_rows_where_each_row_holds_a_quantity(admin: Site) -> None:
+    """A report's ``units`` as ``count(*)`` over order lines that hold ``qty`` (C013): it counts lines, not
+    units. The repair sums the quantity again; a count named for rows (``orders``) is not this check's."""
+    data = _data(admin)
+    view = next(v for v in data["database"]["views"] if v["name"] == "sales_month")
+    assert view["sql"].count("sum(i.qty) AS units") == 1
+    view["sql"] = view["sql"].replace("sum(i.qty) AS units", "count(*) AS units")
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "C013"]
+    assert len(found) == 1 and "its name says units" in found[0].message
+    fixed = next(v for v in _data(repair_static(site)[0])["database"]["views"] if v["name"] == "sales_month")
+    assert "sum(i.qty) AS units" in fixed["sql"]
+    view["sql"] = view["sql"].replace("count(*) AS units", "count(*) AS lines")
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C013"]

@@ -557,6 +557,36 @@ def _aggregate_names(location: str, sql: str) -> Iterator[Fix]:
                             f"{function} put back as {right}", sql, _replace_item(sql, expr, fixed_expr, alias))
 
 
+_UNIT_NAMES = {"units", "unit", "qty", "quantity", "quantities", "pieces", "copies"}
+"""Words of a figure's name that say it counts units (what a line's quantity holds), not rows."""
+_QUANTITY_COLUMNS = ("qty", "quantity", "units")
+
+
+def _counted_units(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A figure named for units (``units``, ``qty_sold``) computed as ``count(*)`` over rows that hold a
+    quantity (order lines with ``qty``): it counts the lines, not the units in them. The sum of the
+    quantity is put back."""
+    from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES
+
+    holders = []
+    for match in _TABLE_NAMES.finditer(sql):
+        table = site.database.table(match.group(1))
+        alias = match.group(2) if match.group(2) and match.group(2).lower() not in _SQL_WORDS else match.group(1)
+        column = next((c for c in _QUANTITY_COLUMNS if table is not None and table.column(c) is not None), None)
+        if column is not None:
+            holders.append((alias, column))
+    if len({h for h in holders}) != 1:
+        return  # no table with a quantity, or two: which one the figure sums is not clear
+    alias, column = holders[0]
+    for expr, name in _select_items(sql) or []:
+        if not set(name.lower().split("_")) & _UNIT_NAMES:
+            continue
+        if re.fullmatch(r"\s*count\s*\(\s*(?:\*|\w+\.\w+|\w+)\s*\)\s*", expr, re.I):
+            yield Fix(location, f"{name} counts the {alias} rows with {expr.strip()}, but its name says units, and "
+                                f"each row holds {column} of them: the sum of {alias}.{column} put back",
+                      sql, _replace_item(sql, expr, f"sum({alias}.{column})", name))
+
+
 def _swapped_values(location: str, sql: str, marker: Any) -> Iterator[Fix]:
     """An insert that writes one of its parameters into a column named for another of them, which gets
     something else (``(issue_id, author_id) VALUES (:user_id, :issue_id)``): the comment lands on the
@@ -941,6 +971,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _toggle_words(site, location, view.sql)
         out += _numbered_words(location, view.sql)
         out += _aggregate_names(location, view.sql)
+        out += _counted_units(site, location, view.sql)
         out += _swapped_roles(location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
