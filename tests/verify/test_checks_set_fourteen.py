@@ -13,6 +13,8 @@ neither the checks nor these tests).
   looks up; the repair posts the column that holds the right key.
 - C013: a figure named for units computed as a count of rows that each hold a quantity; the repair
   sums the quantity.
+- C013: a toggle whose texts name its flag by another word ("Mark important" for starred), read by
+  which text negates the other; the repair swaps them.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -182,3 +184,19 @@ def test_units_counted_as_rows_where_each_row_holds_a_quantity(admin: Site) -> N
     assert "sum(i.qty) AS units" in fixed["sql"]
     view["sql"] = view["sql"].replace("count(*) AS units", "count(*) AS lines")
     assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C013"]
+
+
+def test_a_toggle_whose_words_name_the_flag_otherwise_is_read_by_its_negation() -> None:
+    """"Mark important" on a starred message and "Not important" on the others (C013): the texts never
+    say "star", but one is the other negated, so the one shown on starred rows is backwards."""
+    data = _data(generate_site("mail", 0))
+    view = next(v for v in data["database"]["views"] if v["name"] == "mail_view")
+    right = "CASE WHEN e.starred = 1 THEN 'Not important' ELSE 'Mark important' END"
+    assert view["sql"].count(right) == 1
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if i.code == "C013"]
+    view["sql"] = view["sql"].replace(right, "CASE WHEN e.starred = 1 THEN 'Mark important' ELSE 'Not important' END")
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "C013"]
+    assert len(found) == 1 and "'Mark important'" in found[0].message
+    fixed = next(v for v in _data(repair_static(site)[0])["database"]["views"] if v["name"] == "mail_view")
+    assert right in fixed["sql"]

@@ -466,6 +466,31 @@ def _sets(label: str, value: str) -> int:
     return said
 
 
+_NEGATION_WORDS = {"not", "no", "remove", "unmark", "clear"}
+
+
+def _negated_pair(first: str, second: str) -> tuple[int, int]:
+    """``(1, -1)`` when ``second`` undoes ``first`` in words of their own ("Mark important" / "Not important",
+    "Pin" / "Unpin"): the same content word, negated in the second only; ``(-1, 1)`` the other way round;
+    ``(0, 0)`` when they are no such pair."""
+    def read(label: str) -> tuple[set[str], bool]:
+        content, negated = set(), False
+        for token in re.findall(r"[a-z]+", label.lower()):
+            if token in _NEGATION_WORDS:
+                negated = True
+            elif token.startswith("un") and len(token) > 4:
+                negated = True
+                content.add(stem(token[2:]))
+            elif len(token) >= 3 and not _ACTION.match(token):
+                content.add(stem(token))
+        return content, negated
+
+    (a, a_not), (b, b_not) = read(first), read(second)
+    if not a or a != b or a_not == b_not:
+        return 0, 0
+    return (-1, 1) if a_not else (1, -1)
+
+
 def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A toggle's button text chosen by the state it would set, not the one the row is in: "Star"
     on a starred message and "Unstar" on the others, "Reopen" on an open issue and "Mark as closed" on
@@ -482,6 +507,8 @@ def _toggle_words(site: Site, location: str, sql: str) -> Iterator[Fix]:
         value = re.fullmatch(r"(?:\w+\.)?(\w+)\s*=\s*'([^']*)'", test.strip())
         if flag is not None and flag.group(1) in flags:
             this, that = _sets(shown, flag.group(1)), _sets(rest, flag.group(1))
+            if this == that == 0:  # the texts name the flag by another word ("Mark important" for starred)
+                this, that = _negated_pair(shown, rest)
             backwards = this == 1 and that == -1
         elif value is not None:
             where = _column_of(site, sql, value.group(1))
