@@ -15,6 +15,9 @@ neither the checks nor these tests).
   sums the quantity.
 - C013: a toggle whose texts name its flag by another word ("Mark important" for starred), read by
   which text negates the other; the repair swaps them.
+- M017 from the stored certificate: a retrieve task whose stored certificate still runs step by step
+  but whose answer the judge now rejects, while the only answer found is another: the key reads another
+  figure (a title for an author), and the task is not certified.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -200,3 +203,38 @@ def test_a_toggle_whose_words_name_the_flag_otherwise_is_read_by_its_negation() 
     assert len(found) == 1 and "'Mark important'" in found[0].message
     fixed = next(v for v in _data(repair_static(site)[0])["database"]["views"] if v["name"] == "mail_view")
     assert right in fixed["sql"]
+
+
+def _answer_select(data: dict, task_id: str) -> dict:
+    return next(t for t in data["tasks"] if t["id"] == task_id)["answer"]["value"]["query"]
+
+
+def test_an_answer_key_that_reads_another_column_than_its_stored_certificate_answered_is_not_shipped() -> None:
+    """"Who wrote the top post?" keyed on the post's title: the stored certificate still runs step by step and
+    answers the author, which the judge rejects; the search answers the title, which the judge accepts. That
+    is the key's fault, not a stale certificate's (M017), so the task is not certified."""
+    data = _data(generate_site("forum", 0))
+    query = _answer_select(data, "top_author")
+    assert query["select"] == "author"
+    query["select"] = "title"
+    site = from_data(data, check_id=False)
+    task = next(t for t in site.tasks if t.id == "top_author")
+    verdict = verify_task(site, task, budget=2_000)
+    assert not verdict.shipped
+    assert [i.code for i in verdict.issues if i.code == "M017"] == ["M017"]
+    assert "answers 'noble_jamal'" in next(i.message for i in verdict.issues if i.code == "M017")
+
+
+def test_a_stored_certificate_that_fails_on_its_way_is_no_evidence_against_the_key() -> None:
+    """The same key with a stored certificate whose steps fail (an element renumbered): nothing says the
+    pages still lead where they led, so the certificate is stale (F002) and the search's answer certifies
+    the task. This is the limit of the defence: it reads only certificates that still run."""
+    data = _data(generate_site("forum", 0))
+    _answer_select(data, "top_author")["select"] = "title"
+    task = next(t for t in data["tasks"] if t["id"] == "top_author")
+    task["certificate"] = [a.replace("click('56')", "click('zz999')") for a in task["certificate"]]
+    assert "click('zz999')" in task["certificate"]
+    site = from_data(data, check_id=False)
+    verdict = verify_task(site, next(t for t in site.tasks if t.id == "top_author"), budget=2_000)
+    assert verdict.status == "certified" and verdict.shipped
+    assert {i.code for i in verdict.issues} == {"F002"}

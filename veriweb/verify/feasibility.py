@@ -37,8 +37,8 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import AllOf, AnyOf, PageIs, QueryValue, ScalarQuery
 from veriweb.verify.checks import (
-    ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START, CONSTRAINT_FORBIDS_GOAL,
-    GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, SLOT_CONTRADICTS_GOAL, Issue,
+    ANSWER_ASKS_OTHER, ANSWER_UNDEFINED, CERTIFICATE_FAILS, CERTIFICATE_LONG, CHECKS, CONSTRAINT_AT_START,
+    CONSTRAINT_FORBIDS_GOAL, GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, SLOT_CONTRADICTS_GOAL, Issue,
 )
 from veriweb.verify.search import solve
 from veriweb.verify.written import written_issues
@@ -95,11 +95,13 @@ def _location(site: Site, task: Task) -> str:
 
 
 def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, session: Session | None = None,
-           end_on_success: bool = True, pressed: list[str] | None = None) -> tuple[bool, str]:
+           end_on_success: bool = True, pressed: list[str] | None = None,
+           errors: list[str] | None = None) -> tuple[bool, str]:
     """Replay ``actions`` in a freshly reset episode.
 
     Args:
         pressed: if given, the name of each button the replay clicks is appended to it.
+        errors: if given, the error of each action that failed (an element that is not there) is appended.
 
     Returns:
         Whether the episode ended in success, and why it ended (or that it did not end).
@@ -112,6 +114,8 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
         if pressed is not None and action.startswith("click("):
             pressed += _button_name(episode.session, action)
         outcome = episode.step(action)
+        if errors is not None and outcome.error is not None:
+            errors.append(f"action {number} ({action}): {outcome.error}")
         if outcome.terminated or outcome.truncated:
             done = number == len(actions) - 1
             if outcome.success and done:
@@ -279,8 +283,10 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
     issues = start_issues(site, task, session, location) + noop_issues(site, task, session, location)
     stored: tuple[bool, str] | None = None
     stored_pressed: list[str] = []
+    stored_errors: list[str] = []
     if task.certificate:
-        stored = ok, why = replay(site, task, task.certificate, session=session, pressed=stored_pressed)
+        stored = ok, why = replay(site, task, task.certificate, session=session, pressed=stored_pressed,
+                                  errors=stored_errors)
         if not ok:
             issues.append(_issue(CERTIFICATE_FAILS, f"{location}.certificate",
                                  f"task {task.id!r}: the stored certificate does not replay to success: {why}"))
@@ -320,7 +326,8 @@ def _verify(site: Site, task: Task, budget: int, session: Session, location: str
     if not ok:
         return TaskVerdict(task.id, "undecided", (), f"the search's trace does not replay: {why}", tuple(issues),
                            result.expanded)
-    drift = _drift(task, stored, result.actions, location) or _pressed_against_words(task, pressed, location)
+    drift = (_drift(task, stored, result.actions, location) or _pressed_against_words(task, pressed, location)
+             or _answer_drift(task, stored, stored_errors, result.actions, location))
     if drift is not None:
         issues.append(drift)
         return TaskVerdict(task.id, "undecided", (), drift.message, tuple(issues), result.expanded)
@@ -347,6 +354,31 @@ def _drift(task: Task, stored: tuple[bool, str] | None, found: list[str], locati
                   f"task {task.id!r}: the instruction's {', '.join(repr(v) for v in dropped)} no longer reaches the "
                   f"goal, and the only solution found enters {', '.join(repr(v) for v in put)} instead, which the "
                   "instruction does not say: the goal checks another value than the instruction names")
+
+
+def _answer_drift(task: Task, stored: tuple[bool, str] | None, errors: list[str], found: list[str],
+                  location: str) -> Issue | None:
+    """M017 when a retrieve task's stored certificate still runs step for step (no action fails) but its
+    answer is judged wrong, and the only solution found answers something else: the pages lead where they
+    led and the judge now wants another answer than the one read there, so the key reads another figure
+    than the one the instruction asks for (a count of another post, a title for a name, merged requests for
+    open ones). Certifying the new answer would ship that key."""
+    from veriweb.engine.actions import SendMsgToUser, parse_action
+
+    if task.kind != "retrieve" or stored is None or stored[0] or errors or not task.certificate or not found:
+        return None
+    try:
+        before, after = parse_action(task.certificate[-1]), parse_action(found[-1])
+    except VeriwebError:
+        return None
+    if not isinstance(before, SendMsgToUser) or not isinstance(after, SendMsgToUser):
+        return None
+    if before.text.strip().casefold() == after.text.strip().casefold():
+        return None
+    return _issue(ANSWER_ASKS_OTHER, f"{location}.answer",
+                  f"task {task.id!r}: its stored certificate still runs step by step and answers {before.text!r}, "
+                  f"which the judge now rejects; the only answer it accepts is {after.text!r}: the key reads "
+                  "another figure than the pages the instruction leads to")
 
 
 def _pressed_against_words(task: Task, pressed: list[str], location: str) -> Issue | None:
