@@ -18,6 +18,9 @@ neither the checks nor these tests).
 - M017 from the stored certificate: a retrieve task whose stored certificate still runs step by step
   but whose answer the judge now rejects, while the only answer found is another: the key reads another
   figure (a title for an author), and the task is not certified.
+- M016: two date slots whose names put them in order (a day out and a return day) holding dates the
+  other way round.
+- M003: radio options whose labels say each other's number ("1 star" sends 5, "5 stars" sends 1).
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -238,3 +241,43 @@ def test_a_stored_certificate_that_fails_on_its_way_is_no_evidence_against_the_k
     verdict = verify_task(site, next(t for t in site.tasks if t.id == "top_author"), budget=2_000)
     assert verdict.status == "certified" and verdict.shipped
     assert {i.code for i in verdict.issues} == {"F002"}
+
+
+def test_two_date_slots_out_of_order_are_found() -> None:
+    """A round trip whose return day comes before its day out (M016); the task is dropped, as nothing says
+    which date was meant."""
+    data = _data(generate_site("travel", 0))
+    task = next(t for t in data["tasks"] if t["id"] == "round_trip")
+    assert task["slots"]["day"] < task["slots"]["return_day"]
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "out of order" in i.message]
+    task["slots"]["return_day"] = "2026-06-10"
+    found = [i for i in static_issues(from_data(data, check_id=False)) if "out of order" in i.message]
+    index = data["tasks"].index(task)
+    assert [(i.code, i.location) for i in found] == [("M016", f"$.tasks[{index}].slots.return_day")]
+    fixed = repair_static(from_data(data, check_id=False))[0]
+    assert "round_trip" not in {t.id for t in fixed.tasks}
+
+
+def test_a_rebooking_s_new_day_may_come_before_the_old_one() -> None:
+    """``old_day`` and ``day`` name no order (a flight moved earlier is a rebooking too)."""
+    data = _data(generate_site("travel", 0))
+    task = next(t for t in data["tasks"] if t["id"] == "rebook")
+    task["slots"]["day"] = "2026-06-01"
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "out of order" in i.message]
+
+
+def test_radio_options_that_send_each_other_s_number_are_swapped_back() -> None:
+    """"1 star" sending 5 and "5 stars" sending 1 (M003): each label says the other's value."""
+    data = _data(generate_site("shop", 0))
+    field = next(f for d in dicts(data["pages"]) if d.get("type") == "form"
+                 and (d.get("action") or {}).get("marker") == "write_review" for f in d["fields"] if f["name"] == "rating")
+    assert sorted(o["value"] for o in field["options"]) == [str(n) for n in range(1, 6)]
+    right = [dict(o) for o in field["options"]]
+    for option in field["options"]:
+        option["value"] = str(6 - int(option["value"]))
+    site = from_data(data, check_id=False)
+    assert [i.code for i in static_issues(site) if i.location.endswith(".options")] == ["M003"]
+    fixed = _data(repair_static(site)[0])
+    field = next(f for d in dicts(fixed["pages"]) if d.get("type") == "form"
+                 and (d.get("action") or {}).get("marker") == "write_review" for f in d["fields"] if f["name"] == "rating")
+    assert field["options"] == right

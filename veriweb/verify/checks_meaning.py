@@ -765,7 +765,9 @@ def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
         if len(said) != 1 or not value.isdigit() or said[0] == value or re.search(r"[$€£]", label):
             continue
         other = next((m for m, (_, v) in enumerate(pairs) if v == said[0] and m != n), None)
-        if other is not None and not re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", pairs[other][0]):
+        # the other option says no number, or says this one's value: the two are swapped ("1 star" sends 5
+        # while "5 stars" sends 1)
+        if other is not None and re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", pairs[other][0]) in ([], [value]):
             return n, other, f"{label!r} sends {value} while {pairs[other][0]!r} sends {said[0]}"
     return None
 

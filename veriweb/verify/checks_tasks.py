@@ -32,6 +32,7 @@ keeps the rules the site's own markers enforce (S016, M016-M018, F010-F012, C012
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -734,6 +735,47 @@ def check_task_literals(site: Site) -> list[C.Issue]:
     return issues
 
 
+_LATER = {"in": "out", "start": "end", "begin": "end", "from": "to", "out": "back", "outbound": "return",
+          "depart": "return", "departure": "return", "first": "last", "open": "close", "arrive": "leave"}
+"""Pairs of words a slot's name may hold for the first and the second of two dates in order."""
+_AFTER_WORDS = ("return", "back", "end", "until")
+"""Words that make a slot the later of two when the other slot's name is the same without them
+(``day`` and ``return_day``)."""
+
+
+def _later_of(first: str, second: str) -> bool:
+    """Whether slot ``second`` names the date that comes after slot ``first`` (``in_day``/``out_day``,
+    ``day``/``return_day``, ``check_in``/``check_out``)."""
+    a, b = first.lower().split("_"), second.lower().split("_")
+    if len(a) == len(b):
+        diff = [(x, y) for x, y in zip(a, b) if x != y]
+        return len(diff) == 1 and _LATER.get(diff[0][0]) == diff[0][1]
+    return len(b) == len(a) + 1 and b[0] in _AFTER_WORDS and b[1:] == a
+
+
+def check_slot_dates_order(site: Site) -> list[C.Issue]:
+    """M016: two date slots whose names put them in order (check-in and check-out, a day out and a return
+    day) holding dates the other way round: a return flight before the outbound one, a stay that ends
+    before it begins. No traveller asks for that; the instruction was written with one of them wrong."""
+    import datetime as dt
+
+    issues = []
+    for number, task in enumerate(site.tasks):
+        days = {}
+        for name, value in task.slots.items():
+            if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                try:
+                    days[name] = dt.date.fromisoformat(value)
+                except ValueError:
+                    continue
+        for first, second in itertools.permutations(days, 2):
+            if _later_of(first, second) and days[second] < days[first]:
+                issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{second}",
+                                      f"task {task.id!r} puts {second} ({task.slots[second]}) before {first} "
+                                      f"({task.slots[first]}): the dates the instruction names are out of order"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M017
 
 _AGG_WORDS: dict[str, tuple[str, ...]] = {
@@ -1108,7 +1150,7 @@ def check_task_logins(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names, check_task_literals, check_answer_asks, check_order_words,
+               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""
