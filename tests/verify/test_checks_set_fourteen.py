@@ -21,6 +21,8 @@ neither the checks nor these tests).
 - M016: two date slots whose names put them in order (a day out and a return day) holding dates the
   other way round.
 - M003: radio options whose labels say each other's number ("1 star" sends 5, "5 stars" sends 1).
+- C005 from a press: "Vote up" moving the score down; and no guard above zero asked of a counter the
+  seed rows already hold below zero.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -281,3 +283,24 @@ def test_radio_options_that_send_each_other_s_number_are_swapped_back() -> None:
     field = next(f for d in dicts(fixed["pages"]) if d.get("type") == "form"
                  and (d.get("action") or {}).get("marker") == "write_review" for f in d["fields"] if f["name"] == "rating")
     assert field["options"] == right
+
+
+def _flip_vote(data: dict) -> None:
+    effect = next(e for m in data["markers"] if m["name"] == "vote" for e in m["effects"] if e["table"] == "posts")
+    assert effect["sql"].count("score = score + :value - coalesce(") == 1
+    effect["sql"] = effect["sql"].replace("score = score + :value - coalesce(", "score = score - :value + coalesce(")
+
+
+def test_a_vote_that_moves_the_score_against_its_button_is_not_shipped() -> None:
+    """"Vote up" lowering the post's score (C005 from the certificate's own press): the vote task is not
+    shipped. Scores below zero are in the seed rows, so no guard keeping it above zero is asked for either
+    (that would zero those rows)."""
+    data = _data(generate_site("forum", 0))
+    _flip_vote(data)
+    site = from_data(data, check_id=False)
+    assert not [i for i in static_issues(site) if i.code == "C005"]
+    verdict = verify_task(site, next(t for t in site.tasks if t.id == "vote"), budget=2_000)
+    assert not verdict.shipped
+    assert any(i.code == "C005" and "the other way from what the button says" in i.message for i in verdict.issues)
+    clean = generate_site("forum", 0)
+    assert verify_task(clean, next(t for t in clean.tasks if t.id == "vote"), budget=2_000).shipped

@@ -307,8 +307,10 @@ def must_stay_pending_negated(data: Data) -> str:
 
 
 def must_not_be_cancelled(data: Data) -> str:
+    """The order must not be canceled on the way (as the data spells it: ``'cancelled'`` matches no row,
+    a misspelling the task-literal check reports)."""
     order = table(data, "orders")[0]["rows"][0]["id"]
-    return _order_task(data, _status("=", "cancelled", order))
+    return _order_task(data, _status("=", "canceled", order))
 
 
 def post_from_the_future(data: Data) -> str:

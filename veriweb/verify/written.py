@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -353,16 +354,23 @@ def written_issues(site: Site, task: Task, actions: list[str] | tuple[str, ...],
     """C005 for each rule of the seed rows that a row written by ``actions`` (a certificate, replayed here
     in a fresh episode of ``session``) breaks, at the effect of the committed marker that wrote it."""
     table_rules = rules(site)
-    if not any(table_rules.values()):
-        return []
     episode = Episode(site, task, session=session, end_on_success=False)
     episode.reset()
     committed: list[str] = []
+    issues: dict[tuple[str, str], C.Issue] = {}
     for action in actions:
+        pressed = _pressed(session, action)
+        before = session.db.change_count() if pressed else 0
         result = session.step(action)
         if result.marker is not None:
             committed.append(result.marker.marker)
-    issues: dict[tuple[str, str], C.Issue] = {}
+            if pressed:
+                for why in _against_the_button(pressed, session.db.changes()[before:]):
+                    where = _writer(site, committed, why[0]) or f"{location}.certificate"
+                    issues.setdefault((where, why[1]), C.Issue("consistency", C.UNGUARDED_WRITE, where,
+                                                               f"task {task.id!r}: {why[1]}"))
+    if not any(table_rules.values()):
+        return list(issues.values())
     for change in session.db.changes():
         if change.new is None:
             continue
@@ -378,6 +386,47 @@ def written_issues(site: Site, task: Task, actions: list[str] | tuple[str, ...],
                 f"task {task.id!r}: the marker writes a {change.table} row that breaks a rule every one of the "
                 f"{rule.rows} seed rows of {rule.table} keeps ({rule.describe()}): {why}"))
     return list(issues.values())
+
+
+_UP_WORDS = {"up", "upvote", "like", "increase", "raise", "boost"}
+_DOWN_WORDS = {"down", "downvote", "dislike", "decrease", "lower"}
+_TALLIES = {"score", "points", "votes", "likes", "karma"}
+"""Columns that tally what up and down buttons say (a post's score)."""
+
+
+def _pressed(session: Session, action: str) -> str:
+    """The name of the button ``action`` clicks on the session's page, or ``""``."""
+    from veriweb.engine.actions import Click, parse_action
+    from veriweb.errors import VeriwebError
+
+    if not action.startswith("click("):
+        return ""
+    try:
+        parsed = parse_action(action)
+    except VeriwebError:
+        return ""
+    node = session.page().by_bid.get(parsed.bid) if isinstance(parsed, Click) else None
+    return (node.name or node.text or "") if node is not None and node.role == "button" else ""
+
+
+def _against_the_button(label: str, changes: list[Any]) -> list[tuple[str, str]]:
+    """``(table, why)`` for a tally the press of ``label`` moved against its words ("Vote up" lowering a
+    post's score)."""
+    words = set(re.findall(r"[a-z]+", label.lower()))
+    up, down = bool(words & _UP_WORDS), bool(words & _DOWN_WORDS)
+    if up == down:
+        return []
+    out = []
+    for change in changes:
+        if change.op != "update" or change.old is None or change.new is None:
+            continue
+        for column in _TALLIES & set(change.new):
+            old, new = _number(change.old.get(column)), _number(change.new.get(column))
+            if old is None or new is None or old == new or (new > old) == up:
+                continue
+            out.append((change.table, f"pressing {label!r} moves {change.table}.{column} from {change.old[column]} to "
+                                      f"{change.new[column]}, the other way from what the button says"))
+    return out
 
 
 def _writer(site: Site, committed: list[str], table: str) -> str | None:
