@@ -331,11 +331,15 @@ def test_a_total_recomputed_under_a_view_re_certifies_the_task_that_reads_the_vi
 def test_a_certificate_that_stops_replaying_is_searched_again_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The final replay in a fresh session is the safety net: with an invalidation that misses what a
     repair changed (here: none at all), the raw certificate fails there, and the task is searched
-    again on the final site and kept with the new certificate, the change logged."""
+    again on the final site and kept with the new certificate, the change logged. The task carries no
+    stored certificate: one that still runs would show the raw judge's answer moved (M017), and the raw
+    search would certify nothing to fail later."""
     import veriweb.verify.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "invalidated", lambda site, touched, visits: set())
-    fixed, report = pipeline.repair_site(_admin_with_a_wrong_march_total())
+    raw = _admin_with_a_wrong_march_total()
+    raw = raw.model_copy(update={"tasks": [t.model_copy(update={"certificate": []}) for t in raw.tasks]})
+    fixed, report = pipeline.repair_site(raw)
     assert fixed is not None and report.dropped_tasks == {}
     assert any(r["operator"] == "replace_certificate" and "searched again" in r["change"] for r in report.repairs)
     assert replays(fixed, fixed.tasks[0], fixed.tasks[0].certificate)
