@@ -23,6 +23,8 @@ neither the checks nor these tests).
 - M003: radio options whose labels say each other's number ("1 star" sends 5, "5 stars" sends 1).
 - C005 from a press: "Vote up" moving the score down; and no guard above zero asked of a counter the
   seed rows already hold below zero.
+- S013: a link that fills a form field through its address with another kind of value than the marker
+  stores there (a contact's name as the recipient); the repair passes the right column.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -304,3 +306,21 @@ def test_a_vote_that_moves_the_score_against_its_button_is_not_shipped() -> None
     assert any(i.code == "C005" and "the other way from what the button says" in i.message for i in verdict.issues)
     clean = generate_site("forum", 0)
     assert verify_task(clean, next(t for t in clean.tasks if t.id == "vote"), budget=2_000).shipped
+
+
+def _write_to_link(data: dict) -> dict:
+    return next(d for d in dicts(data["pages"]) if d.get("type") == "link" and d.get("href", "").startswith("/compose?to="))
+
+
+def test_a_link_that_fills_a_field_with_another_kind_of_value_is_found_and_repaired() -> None:
+    """"Write to this contact" filling the recipient with the contact's name (S013): every recipient the
+    send marker stores is an address, no name is. The repair passes the row's one column of addresses."""
+    data = _data(generate_site("mail", 0))
+    link = _write_to_link(data)
+    right = link["href"]
+    assert right == "/compose?to={row.email}"
+    link["href"] = "/compose?to={row.name}"
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "S013"]
+    assert len(found) == 1 and found[0].location.endswith(".href") and "emails.recipients" in found[0].message
+    assert _write_to_link(_data(repair_static(site)[0]))["href"] == right

@@ -25,7 +25,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import QueryValue, Ref
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
-from veriweb.verify.checks_pages import base_column, shown_columns
+from veriweb.verify.checks_pages import _passthrough, base_column, bound_elements, shown_columns
 from veriweb.verify.intent import passes_key
 from veriweb.verify.wording import stem
 
@@ -127,11 +127,82 @@ def check_form_keys(site: Site) -> list[C.Issue]:
 def _row_source(site: Site, bound: str, column: str, cache: dict[Any, Any]) -> tuple[str, str] | None:
     """The table and column ``{row.column}`` of a row of ``bound`` holds: itself for a table, the column a
     view shows unchanged for a view (``None``: a column the view computes)."""
-    from veriweb.verify.checks_pages import base_column
-
     if site.database.table(bound) is not None:
         return bound, column
     return base_column(site, bound, column, cache)
+
+
+def _shape(values: list[Any]) -> str | None:
+    """``"address"`` when every value is an e-mail address, ``"plain"`` when none is (three values at least)."""
+    texts = [str(v) for v in values if v not in (None, "")]
+    if len(texts) < 3:
+        return None
+    at = sum("@" in t for t in texts)
+    return "address" if at == len(texts) else "plain" if at == 0 else None
+
+
+def _column_values(site: Site, source: str, column: str, cache: dict[Any, Any]) -> list[Any]:
+    """The seed values of ``source.column`` (a table's, or the table column a view shows unchanged)."""
+    found = _row_source(site, source, column, cache)
+    table = site.database.table(found[0]) if found is not None else None
+    return [r.get(found[1]) for r in table.rows] if table is not None and found is not None else []
+
+
+def passed_shapes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """S013: a link that fills a form's field through the address (``/compose?to={row.name}``) with a column
+    whose values are not what the marker stores there (names where every stored recipient is an e-mail
+    address): the form is filled with what its marker cannot use. Yields the link's ``href`` path, the
+    column passed, the column that should be (the bound row's one column of the right kind, or ``""``) and
+    what the marker stores."""
+    routes = C._routes(site)
+    fills: dict[tuple[str, str], tuple[str, str]] = {}  # (page, query param) -> (table.column stored, shape)
+    for number, page in enumerate(site.pages):
+        for form, _ in C.walk(page.elements, f"$.pages[{number}].elements"):
+            if form.type != "form" or form.action.kind != "marker":
+                continue
+            marker = next((m for m in site.markers if m.name == form.action.marker), None)
+            if marker is None:
+                continue
+            for field_el in form.fields:
+                value = C.field_of(field_el, "value")
+                if not (isinstance(value, Ref) and value.namespace == "query"):
+                    continue
+                args = [a for a, v in form.action.args.items() if isinstance(v, Ref) and v.namespace == "field"
+                        and v.name == field_el.name]
+                for effect in marker.effects:
+                    write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+                    table = site.database.table(effect.table)
+                    for column, source in write.sources.items():
+                        if source.kind == "param" and source.value in args and table is not None:
+                            shape = _shape([r.get(column) for r in table.rows])
+                            if shape is not None:
+                                fills[(page.id, value.name)] = (f"{effect.table}.{column}", shape)
+    if not fills:
+        return
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        if element.type != "link" or bound is None or "?" not in element.href:
+            continue
+        dest = C.resolve_href(routes, element.href)
+        for name, column in re.findall(r"[?&](\w+)=\{row\.(\w+)(?:\|[a-z_]+)?\}", element.href):
+            stored = fills.get((dest, name))
+            if stored is None:
+                continue
+            shape = _shape(_column_values(site, bound, column, cache))
+            if shape is None or shape == stored[1]:
+                continue
+            names = ([site.database.table(bound).primary_key] + [c.name for c in site.database.table(bound).columns]
+                     if site.database.table(bound) is not None else sorted(_passthrough(site, bound)))
+            right = [n for n in names if _shape(_column_values(site, bound, n, cache)) == stored[1]]
+            yield f"{path}.href", column, right[0] if len(right) == 1 else "", stored[0]
+
+
+def check_passed_shapes(site: Site) -> list[C.Issue]:
+    """S013: see :func:`passed_shapes`."""
+    return [C.Issue("structural", C.FIELD_TYPE, location,
+                    f"the link passes {column!r} into a form field its marker stores in {stored}, where every row "
+                    f"holds another kind of value: the form is filled with what it cannot use")
+            for location, column, _, stored in passed_shapes(site)]
 
 
 # ----------------------------------------------------------------------------- M003 widened
@@ -788,7 +859,7 @@ def check_option_values(site: Site) -> list[C.Issue]:
 
 
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
-                  check_inverted_flags, check_sort_labels]
+                  check_inverted_flags, check_passed_shapes, check_sort_labels]
 
 __all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_empty_filters", "check_form_keys",
            "check_inverted_flags", "check_label_meaning", "check_link_names", "check_sort_labels", "inverted_flags", "key_tables",
