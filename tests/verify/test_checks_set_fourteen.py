@@ -25,6 +25,8 @@ neither the checks nor these tests).
   seed rows already hold below zero.
 - S013: a link that fills a form field through its address with another kind of value than the marker
   stores there (a contact's name as the recipient); the repair passes the right column.
+- M016 (from the fifteenth set): an answer key testing a yes/no column against its instruction's words
+  ("not read yet" counted over ``read = true``); the repair turns the test round.
 - M011: a form field labelled with another field's name ("Check in" on ``check_out``); the repair swaps
   the two labels.
 - C005 from the stored certificate: the rows its markers write are held against the seed rows' rules
@@ -324,3 +326,27 @@ def test_a_link_that_fills_a_field_with_another_kind_of_value_is_found_and_repai
     found = [i for i in static_issues(site) if i.code == "S013"]
     assert len(found) == 1 and found[0].location.endswith(".href") and "emails.recipients" in found[0].message
     assert _write_to_link(_data(repair_static(site)[0]))["href"] == right
+
+
+def test_an_answer_key_testing_a_flag_against_its_instruction_s_words_is_turned_round() -> None:
+    """(From the fifteenth set.) "How many messages have I not read yet?" counted over ``read = true``
+    (M016); the repair counts the unread ones. Words that name the flag both ways say nothing."""
+    from veriweb.verify.checks_tasks import flag_words
+
+    assert flag_words("How many messages have I not read yet?", "read") is False
+    assert flag_words("How many unread messages are there?", "read") is False
+    assert flag_words("Mark the message as read", "read") is True
+    assert flag_words("Star every unstarred message", "starred") is None
+    data = _data(generate_site("mail", 0))
+    assert not [i for i in static_issues(from_data(data, check_id=False)) if "the opposite of its words" in i.message]
+    task = next(t for t in data["tasks"] if t["id"] == "count_from")
+    for key in ("template", "instruction"):  # "... still in the Inbox, those I have not read yet."
+        task[key] = task[key].rstrip("?.") + ", those I have not read yet."
+    condition = {"column": "read", "value": True}
+    task["answer"]["value"]["query"]["where"].append(condition)
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if "the opposite of its words" in i.message]
+    assert len(found) == 1 and found[0].code == "M016" and found[0].location.endswith(".value")
+    fixed = next(t for t in _data(repair_static(site)[0])["tasks"] if t["id"] == "count_from")
+    assert {"column": "read", "value": False} in [{k: c.get(k) for k in ("column", "value")}
+                                                   for c in fixed["answer"]["value"]["query"]["where"]]

@@ -776,6 +776,53 @@ def check_slot_dates_order(site: Site) -> list[C.Issue]:
     return issues
 
 
+_NOT = {"not", "never", "no"}
+
+
+def flag_words(text: str, column: str) -> bool | None:
+    """What ``text`` says of the yes/no ``column``: ``True`` when it names it ("read", "starred"),
+    ``False`` when it names it only negated ("unread", "not read yet", "unstarred"), ``None`` when it
+    says neither, or both."""
+    from veriweb.verify.wording import stem
+
+    root = stem(column)
+    if len(root) < 3:
+        return None
+    tokens = re.findall(r"[a-z]+", text.lower())
+    named = negated = False
+    for index, token in enumerate(tokens):
+        if stem(token) == root:
+            if index and tokens[index - 1] in _NOT:
+                negated = True
+            else:
+                named = True
+        elif (token.startswith("un") and stem(token[2:]) == root) or (token.startswith("non") and stem(token[3:]) == root):
+            negated = True
+    return None if named == negated else named
+
+
+def check_flag_words(site: Site) -> list[C.Issue]:
+    """M016: a task's answer or goal tests a yes/no column against the value its instruction's words deny
+    ("How many messages have I not read yet?" counted over ``read = true``): the judge wants the other
+    half of the rows. The repair turns the test round."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        parts = [("answer", task.answer)] if task.answer is not None else []
+        parts += [(f"goal[{i}]", p) for i, p in enumerate(task.goal)]
+        for name, part in parts:
+            for query, path in _queries_with(part, f"$.tasks[{number}].{name}", "where"):
+                for index, cond in enumerate(query.where):
+                    if cond.op != "=" or not isinstance(cond.value, bool):
+                        continue
+                    said = flag_words(task.instruction, cond.column)
+                    if said is not None and said != cond.value:
+                        issues.append(C.Issue(
+                            "semantic", SLOT_CONTRADICTS_GOAL, f"{path}.where[{index}].value",
+                            f"task {task.id!r} says {'not ' if not said else ''}{cond.column} but reads "
+                            f"{cond.column} = {cond.value}, the opposite of its words"))
+    return issues
+
+
 # ----------------------------------------------------------------------------- M017
 
 _AGG_WORDS: dict[str, tuple[str, ...]] = {
@@ -1150,7 +1197,7 @@ def check_task_logins(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
-               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_answer_asks, check_order_words,
+               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

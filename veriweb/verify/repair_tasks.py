@@ -136,6 +136,12 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task = _reset_condition(data, tokens, said.group(3), said.group(1))
         return None if task is None else (f"task {task['id']!r}: {said.group(2)} {said.group(3)!r} -> "
                                           f"{said.group(1)!r}, as its instruction says", R.Touch(tasks={task["id"]}))
+    flag = re.search(r"but reads (\w+) = (True|False), the opposite of its words", issue.message)
+    if flag is not None and tokens[-1] == "value":  # the test turned round to what the words say
+        old = flag.group(2) == "True"
+        task = _reset_condition(data, tokens, old, not old)
+        return None if task is None else (f"task {task['id']!r}: {flag.group(1)} = {old} -> {not old}, as its "
+                                          "instruction says", R.Touch(tasks={task["id"]}))
     spelt = re.search(r"compares \S+ with '([^']+)', a value no row holds or gets, spelt like '([^']+)'", issue.message)
     if spelt is not None and tokens[-1] == "value":  # spelt as the data spells it
         task = _respell(data, tokens, spelt.group(1), spelt.group(2))
