@@ -29,7 +29,8 @@ wrote (and, for ``children``, the parent of every child row written) against its
 A broken rule is issue C005 at the effect of the committed marker that wrote the table; the task
 is then not shipped, since its end state is data the site itself says is wrong. A rule about
 values a written row does not have (a status no seed row has, a parent with no children) says
-nothing.
+nothing. The same replay also holds each press against its button's words: a tally (``score``,
+``likes``, ...) that a "Vote up" or "Like" moves down, or a "Vote down" moves up, is C005 too.
 """
 
 from __future__ import annotations
