@@ -38,6 +38,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -264,14 +265,15 @@ def _copies(site: Site, table: Any) -> list[Rule]:
     return out
 
 
-_RULES: dict[str, dict[str, list[Rule]]] = {}
+_RULES: dict[int, tuple[Any, dict[str, list[Rule]]]] = {}
 
 
 def rules(site: Site) -> dict[str, list[Rule]]:
-    """Every rule of every table's seed rows, by table (memoised by the site's id)."""
-    found = _RULES.get(site.id)
-    if found is not None:
-        return found
+    """Every rule of every table's seed rows, by table (memoised per site object: an edited site, whatever
+    its id says, is read afresh)."""
+    found = _RULES.get(id(site))
+    if found is not None and found[0]() is site:
+        return found[1]
     out: dict[str, list[Rule]] = defaultdict(list)
     for table in site.database.tables:
         key = table.primary_key
@@ -286,8 +288,8 @@ def rules(site: Site) -> dict[str, list[Rule]]:
             out[rule.detail[0]].append(rule)  # a child row written asks again of its parent
     if len(_RULES) > 64:
         _RULES.clear()
-    _RULES[site.id] = dict(out)
-    return _RULES[site.id]
+    _RULES[id(site)] = (weakref.ref(site), dict(out))
+    return _RULES[id(site)][1]
 
 
 # ----------------------------------------------------------------------------- checking
