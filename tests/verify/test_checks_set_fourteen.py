@@ -331,7 +331,7 @@ def test_a_link_that_fills_a_field_with_another_kind_of_value_is_found_and_repai
 def test_an_answer_key_testing_a_flag_against_its_instruction_s_words_is_turned_round() -> None:
     """(From the fifteenth set.) "How many messages have I not read yet?" counted over ``read = true``
     (M016); the repair counts the unread ones. Words that name the flag both ways say nothing."""
-    from veriweb.verify.checks_tasks import flag_words
+    from veriweb.verify.wording import flag_words
 
     assert flag_words("How many messages have I not read yet?", "read") is False
     assert flag_words("How many unread messages are there?", "read") is False

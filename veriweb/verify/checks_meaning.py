@@ -25,9 +25,9 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import QueryValue, Ref
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
-from veriweb.verify.checks_pages import _passthrough, base_column, bound_elements, shown_columns
+from veriweb.verify.checks_pages import base_column, bound_elements, row_columns, shown_columns
 from veriweb.verify.intent import passes_key
-from veriweb.verify.wording import stem
+from veriweb.verify.wording import EMAIL, flag_words, stem
 
 _BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b",
                      re.I)
@@ -105,7 +105,7 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                                       f"form {form.submit!r} always posts {arg} = {value!r}, but {table} has no "
                                       f"row {value!r}: {marker.name} can never succeed"))
             elif isinstance(value, Ref) and value.namespace == "row" and bound is not None \
-                    and (source := _row_source(site, bound, value.name, views)) is not None \
+                    and (source := base_column(site, bound, value.name, views)) is not None \
                     and not passes_key(site, *source, table, site.database.table(table).primary_key):
                 issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.action.args.{arg}",
                                       f"form {form.submit!r} posts {bound}.{value.name} as {arg}, which "
@@ -124,26 +124,18 @@ def check_form_keys(site: Site) -> list[C.Issue]:
     return issues
 
 
-def _row_source(site: Site, bound: str, column: str, cache: dict[Any, Any]) -> tuple[str, str] | None:
-    """The table and column ``{row.column}`` of a row of ``bound`` holds: itself for a table, the column a
-    view shows unchanged for a view (``None``: a column the view computes)."""
-    if site.database.table(bound) is not None:
-        return bound, column
-    return base_column(site, bound, column, cache)
-
-
 def _shape(values: list[Any]) -> str | None:
     """``"address"`` when every value is an e-mail address, ``"plain"`` when none is (three values at least)."""
     texts = [str(v) for v in values if v not in (None, "")]
     if len(texts) < 3:
         return None
-    at = sum("@" in t for t in texts)
+    at = sum(EMAIL.fullmatch(t.strip()) is not None for t in texts)
     return "address" if at == len(texts) else "plain" if at == 0 else None
 
 
 def _column_values(site: Site, source: str, column: str, cache: dict[Any, Any]) -> list[Any]:
     """The seed values of ``source.column`` (a table's, or the table column a view shows unchanged)."""
-    found = _row_source(site, source, column, cache)
+    found = base_column(site, source, column, cache)
     table = site.database.table(found[0]) if found is not None else None
     return [r.get(found[1]) for r in table.rows] if table is not None and found is not None else []
 
@@ -191,9 +183,7 @@ def passed_shapes(site: Site) -> Iterator[tuple[str, str, str, str]]:
             shape = _shape(_column_values(site, bound, column, cache))
             if shape is None or shape == stored[1]:
                 continue
-            names = ([site.database.table(bound).primary_key] + [c.name for c in site.database.table(bound).columns]
-                     if site.database.table(bound) is not None else sorted(_passthrough(site, bound)))
-            right = [n for n in names if _shape(_column_values(site, bound, n, cache)) == stored[1]]
+            right = [n for n in row_columns(site, bound) if _shape(_column_values(site, bound, n, cache)) == stored[1]]
             yield f"{path}.href", column, right[0] if len(right) == 1 else "", stored[0]
 
 
@@ -688,32 +678,25 @@ def inverted_flags(site: Site) -> Iterator[tuple[str, bool, str]]:
     """M015: a list on a page named for a yes/no column ("Starred", at ``/starred``) that shows the rows where
     the column is false, or one named for its negation ("Unread") that shows the rows where it is true.
     Yields the filter value's path, the value it should be, and the words that name it."""
-    from veriweb.verify.wording import stem
-
-    for page in site.pages:
+    for number, page in enumerate(site.pages):
         said = " ".join([page.id, page.route or "", page.title or ""]).casefold()
         words = re.findall(r"[a-z]+", said)
-        for element, path in C.walk(page.elements, f"$.pages[{site.pages.index(page)}].elements"):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
             query = C.field_of(element, "query")
             if element.type not in ("list", "table") or query is None:
                 continue
             table = site.database.table(query.table)
             own = re.findall(r"[a-z]+", _own_words(element).casefold())
-            for number, cond in enumerate(query.where):
+            for index, cond in enumerate(query.where):
                 column = table.column(cond.column) if table is not None else None
                 flag = isinstance(cond.value, bool) or (column is not None and column.type == "boolean")
                 if not flag or cond.op != "=" or cond.value not in (True, False, 0, 1):
                     continue  # a yes/no column (a view's is known by the literal it is compared with)
-                root = stem(cond.column)
-                both = words + own
-                named = [w for w in both if stem(w) == root]
-                negated = [w for w in both if (w.startswith("un") and stem(w[2:]) == root)
-                           or (w.startswith("non") and stem(w[3:]) == root)]
-                negated += [f"not {w}" for a, w in zip(both, both[1:]) if a == "not" and stem(w) == root]
-                if bool(named) == bool(negated):
-                    continue
-                if bool(cond.value) != bool(named):
-                    yield f"{path}.query.where[{number}].value", bool(named), (named or negated)[0]
+                named = flag_words(" ".join(words + own), cond.column)
+                if named is not None and bool(cond.value) != named:
+                    root = stem(cond.column)
+                    word = next((w for w in words + own if root in stem(w)), cond.column)
+                    yield f"{path}.query.where[{index}].value", named, word
 
 
 def check_inverted_flags(site: Site) -> list[C.Issue]:

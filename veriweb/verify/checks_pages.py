@@ -118,6 +118,14 @@ def base_column(site: Site, source: str, column: str,
     return None
 
 
+def row_columns(site: Site, source: str) -> list[str]:
+    """The columns a row of a table (its key first) or a view (those it shows unchanged) has to offer."""
+    table = site.database.table(source)
+    if table is not None:
+        return [table.primary_key] + [c.name for c in table.columns]
+    return sorted(_passthrough(site, source))
+
+
 def money_columns(site: Site, source: str) -> set[str]:
     """Money columns of a table or view."""
     table = site.database.table(source)

@@ -44,7 +44,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
-from veriweb.verify.wording import stem
+from veriweb.verify.wording import flag_words, stem
 from veriweb.verify.dataflow import parse_effect
 
 START_NOWHERE = C.START_NOWHERE
@@ -774,31 +774,6 @@ def check_slot_dates_order(site: Site) -> list[C.Issue]:
                                       f"task {task.id!r} puts {second} ({task.slots[second]}) before {first} "
                                       f"({task.slots[first]}): the dates the instruction names are out of order"))
     return issues
-
-
-_NOT = {"not", "never", "no"}
-
-
-def flag_words(text: str, column: str) -> bool | None:
-    """What ``text`` says of the yes/no ``column``: ``True`` when it names it ("read", "starred"),
-    ``False`` when it names it only negated ("unread", "not read yet", "unstarred"), ``None`` when it
-    says neither, or both."""
-    from veriweb.verify.wording import stem
-
-    root = stem(column)
-    if len(root) < 3:
-        return None
-    tokens = re.findall(r"[a-z]+", text.lower())
-    named = negated = False
-    for index, token in enumerate(tokens):
-        if stem(token) == root:
-            if index and tokens[index - 1] in _NOT:
-                negated = True
-            else:
-                named = True
-        elif (token.startswith("un") and stem(token[2:]) == root) or (token.startswith("non") and stem(token[3:]) == root):
-            negated = True
-    return None if named == negated else named
 
 
 def check_flag_words(site: Site) -> list[C.Issue]:

@@ -41,7 +41,7 @@ from veriweb.verify.checks import (
     CONSTRAINT_FORBIDS_GOAL, GOAL_AT_START, INFEASIBLE_UNPROVEN, NO_SOLUTION, NOOP_PASSES, SLOT_CONTRADICTS_GOAL, Issue,
 )
 from veriweb.verify.search import solve
-from veriweb.verify.written import written_issues
+from veriweb.verify.written import pressed_button, written_issues
 
 STATUSES = ("certified", "proven_infeasible", "infeasible", "refuted", "undecided")
 """Every status a :class:`TaskVerdict` can have; the first two are the shippable ones."""
@@ -111,8 +111,8 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
     for number, action in enumerate(actions):
         if episode.finished:
             return False, f"the episode ended before action {number} ({action})"
-        if pressed is not None and action.startswith("click("):
-            pressed += _button_name(episode.session, action)
+        if pressed is not None and (name := pressed_button(episode.session, action)):
+            pressed.append(name)
         outcome = episode.step(action)
         if errors is not None and outcome.error is not None:
             errors.append(f"action {number} ({action}): {outcome.error}")
@@ -124,18 +124,6 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
             return (outcome.success, str(reason)) if done else (
                 False, f"the episode ended at action {number} ({action}): {reason}")
     return False, "the episode had not ended after the last action"
-
-
-def _button_name(session: Session, action: str) -> list[str]:
-    """The name of the button ``action`` (a click) presses on the session's page, or nothing."""
-    from veriweb.engine.actions import Click, parse_action
-
-    try:
-        parsed = parse_action(action)
-    except VeriwebError:
-        return []
-    node = session.page().by_bid.get(parsed.bid) if isinstance(parsed, Click) else None
-    return [node.name or node.text] if node is not None and node.role == "button" else []
 
 
 # ----------------------------------------------------------------------------- start state

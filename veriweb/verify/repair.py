@@ -1704,13 +1704,22 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
             Touch(tables={table["name"]}))
 
 
+def _key_column(site: Any, bound: str, table: str, column: str, cache: dict[Any, Any], besides: str = "") -> str | None:
+    """The first column of a row of ``bound`` (a table, or a view showing it unchanged), other than ``besides``,
+    that holds keys of ``table.column``; ``None`` when none does."""
+    from veriweb.verify import intent
+    from veriweb.verify.checks_pages import base_column, row_columns
+
+    return next((n for n in row_columns(site, bound) if n != besides
+                 and (base := base_column(site, bound, n, cache)) is not None
+                 and intent.passes_key(site, base[0], base[1], table, column)), None)
+
+
 def _fix_form_key(data: dict[str, Any], issue: Issue, tokens: list[Any]) -> Outcome | None:
     """S011 on a form: the argument posts the column of its row that holds the key its marker looks up
     (in a table, or shown unchanged by a view); ``None`` when the row has no such column."""
-    from veriweb.verify import intent
     from veriweb.verify.checks import walk_bound
     from veriweb.verify.checks_meaning import key_tables
-    from veriweb.verify.checks_pages import _passthrough, base_column
 
     site = site_of(data)
     page = site.pages[tokens[1]]
@@ -1723,12 +1732,7 @@ def _fix_form_key(data: dict[str, Any], issue: Issue, tokens: list[Any]) -> Outc
         target = site.database.table(table) if table is not None else None
         if target is None:
             return None
-        source = site.database.table(bound)
-        names = ([source.primary_key] + [c.name for c in source.columns] if source is not None
-                 else sorted(_passthrough(site, bound)))
-        cache: dict[Any, Any] = {}
-        right = next((n for n in names if (base := base_column(site, bound, n, cache)) is not None
-                      and intent.passes_key(site, base[0], base[1], table, target.primary_key)), None)
+        right = _key_column(site, bound, table, target.primary_key, {})
         if right is None:
             return None
         args = get_at(data, tokens[:-1])
@@ -1746,7 +1750,7 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     posts the wrong record's key posts the column of its row that holds the key (:func:`_fix_form_key`)."""
     from veriweb.verify import intent
     from veriweb.verify.checks import walk_bound
-    from veriweb.verify.checks_pages import _passthrough, base_column
+    from veriweb.verify.checks_pages import base_column
 
     tokens = parse_path(issue.location)
     if tokens[:1] != ["pages"] or not isinstance(tokens[1], int):
@@ -1776,11 +1780,7 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
             old = link["href"]
             link["href"] = re.sub(r"\{\w+(?::\w+)?\}", "{row." + refs[0] + "}", site.page(home).route)
             return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data) | {dest, home})
-        table = site.database.table(bound)
-        names = ([table.primary_key] + [c.name for c in table.columns] if table is not None
-                 else sorted(_passthrough(site, bound)))
-        right = next((n for n in names if n != refs[0] and (base := base_column(site, bound, n, cache)) is not None
-                      and intent.passes_key(site, base[0], base[1], target_table, target_column)), None)
+        right = _key_column(site, bound, target_table, target_column, cache, besides=refs[0])
         if right is None:
             return remove_element(data, issue, ctx)
         old = link["href"]

@@ -162,5 +162,29 @@ def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+_NOT = {"not", "never", "no"}
+
+
+def flag_words(text: str, column: str) -> bool | None:
+    """What ``text`` says of the yes/no ``column``: ``True`` when it names it ("read", "starred"),
+    ``False`` when it names it only negated ("unread", "not read yet", "unstarred"), ``None`` when it
+    says neither, or both."""
+    root = stem(column)
+    if len(root) < 3:
+        return None
+    tokens = re.findall(r"[a-z]+", text.lower())
+    named = negated = False
+    for index, token in enumerate(tokens):
+        if stem(token) == root:
+            if index and tokens[index - 1] in _NOT:
+                negated = True
+            else:
+                named = True
+        elif (token.startswith("un") and stem(token[2:]) == root) or (token.startswith("non") and stem(token[3:]) == root):
+            negated = True
+    return None if named == negated else named
+
+
 __all__ = ["AMOUNT", "AMOUNT_WORDS", "DATE_WORDS", "EMAIL", "EMAIL_WORDS", "ISO", "NUMBER_WORDS", "NUMERIC", "PERSON",
-           "PERSON_SLOTS", "TEXT_WORDS", "date_aliases", "fold", "looks_like_date", "month_day", "singular", "words"]
+           "PERSON_SLOTS", "TEXT_WORDS", "date_aliases", "flag_words", "fold", "looks_like_date", "month_day", "singular",
+           "words"]

@@ -362,7 +362,7 @@ def written_issues(site: Site, task: Task, actions: list[str] | tuple[str, ...],
     committed: list[str] = []
     issues: dict[tuple[str, str], C.Issue] = {}
     for action in actions:
-        pressed = _pressed(session, action)
+        pressed = pressed_button(session, action)
         before = session.db.change_count() if pressed else 0
         result = session.step(action)
         if result.marker is not None:
@@ -378,8 +378,6 @@ def written_issues(site: Site, task: Task, actions: list[str] | tuple[str, ...],
         if change.new is None:
             continue
         for rule in table_rules.get(change.table, ()):
-            if rule.kind == "copy" and change.table != rule.table:
-                continue
             why = _broken(rule, change.table, change.new, session)
             if why is None:
                 continue
@@ -397,8 +395,8 @@ _TALLIES = {"score", "points", "votes", "likes", "karma"}
 """Columns that tally what up and down buttons say (a post's score)."""
 
 
-def _pressed(session: Session, action: str) -> str:
-    """The name of the button ``action`` clicks on the session's page, or ``""``."""
+def pressed_button(session: Session, action: str) -> str:
+    """The name of the button ``action`` clicks on the session's page, or ``""`` (not a click, not a button)."""
     from veriweb.engine.actions import Click, parse_action
     from veriweb.errors import VeriwebError
 
