@@ -642,26 +642,48 @@ def _owned(site: Site) -> dict[str, str]:
     return owned
 
 
+_YOU = re.compile(r"\b(?:you|your)\b", re.I)
+
+
+def _picks_row(site: Site, table: str, condition: str) -> bool:
+    """Whether ``condition`` picks one row of ``table`` by its key (``id = :e``)."""
+    found = site.database.table(table)
+    key = found.primary_key if found is not None else "id"
+    return bool(re.search(rf"(?:^|[^\w.]|\w\.){re.escape(key)}\s*=\s*:\w+", condition))
+
+
+def _adds_own(marker: str, effect: Any, column: str) -> bool:
+    """Whether ``effect`` inserts rows whose ``column`` is the acting user."""
+    if effect.op != "insert":
+        return False
+    source = parse_effect(marker, effect.op, effect.table, effect.sql).sources.get(column)
+    return source is not None and source.kind == "param" and source.value == "user_id"
+
+
 def _unscoped_guards(site: Site) -> Iterator[GuardFix]:
     """C009: a guard that looks for rows of a table each user owns (``EXISTS (SELECT 1 FROM cart_items)``)
     without naming the user or a row, where the marker's own effects on that table act on the user's
-    rows: another user's cart lets an empty one through."""
+    rows: another user's cart lets an empty one through. Rows a parameter picks count too when they
+    are no one row and the message speaks to the user ("You already have a booking on this flight"
+    over ``flight_id = :f`` alone: anyone's booking blocks the user's)."""
     owned = _owned(site)
-    for location, marker, _, sql in _sql_guards(site):
+    for location, marker, guard, sql in _sql_guards(site):
         for match in re.finditer(r"EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?"
                                  r"(?:\s+WHERE\s+([^()]*))?\)", sql, re.I):
             table, column = match.group(1), owned.get(match.group(1))
             condition = match.group(3) or ""
-            if column is None or re.search(rf"\b{re.escape(column)}\b|:user_id\b|:\w+", condition):
-                continue  # the user's rows, or rows a parameter picks
-            if not any(e.table == table and re.search(rf"\b{re.escape(column)}\s*=\s*:user_id\b", e.sql)
-                       for e in marker.effects):
+            if column is None or re.search(rf"\b{re.escape(column)}\b|:user_id\b", condition):
+                continue  # the user's rows
+            if re.search(r":\w+", condition) and not (_YOU.search(guard.message or "") and not _picks_row(site, table, condition)):
+                continue  # rows a parameter picks, unless the message speaks of the user's own among them
+            if not any(e.table == table and (re.search(rf"\b{re.escape(column)}\s*=\s*:user_id\b", e.sql) or _adds_own(
+                    marker.name, e, column)) for e in marker.effects):
                 continue  # the marker itself acts on every user's rows: so may its guard
             where = f" WHERE {column} = :user_id" + (f" AND {condition}" if condition else "")
             fixed = sql[:match.start()] + f"EXISTS (SELECT 1 FROM {table}{where})" + sql[match.end():]
             yield GuardFix(location, C.VACUOUS_GUARD,
                            f"a check of marker {marker.name!r} looks for {table} rows of any user, but the marker "
-                           f"acts on the user's own: another user's rows let it through", sql=fixed)
+                           f"acts on the user's own: another user's rows decide it", sql=fixed)
             break
 
 

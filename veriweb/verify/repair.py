@@ -863,8 +863,8 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     """M003: a submit label that contradicts its marker takes the marker's own label or verb (a login or
     logout form's button says "Log in" or "Sign out"); a button that names a sibling marker runs that
     marker when its form sends every parameter it takes; a fixed number sent against the button's
-    word ("Upvote" sending -1) changes sign; a sort link saying the other direction sorts the way it
-    says."""
+    word ("Upvote" sending -1) changes sign; a sort link, or a list's own words, saying the other
+    direction sorts the way it says; a filter's test takes the bound its options say."""
     tokens = parse_path(issue.location)
     if tokens[-1] == "options":  # a drop-down's values the wrong way round: swapped back
         from veriweb.verify.checks_meaning import swapped_options
@@ -906,6 +906,22 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         old, holder[tokens[-1]] = holder.get(tokens[-1]), new
         return f"{tokens[-1].replace('_', ' ')} {old!r} -> {new!r}", Touch(pages=_page_of(tokens, data),
                                                                             markers={marker["name"]})
+    if len(tokens) >= 2 and tokens[-2] == "order_by":  # a list whose words say the other end comes first
+        order = get_at(data, tokens)
+        if not isinstance(order, dict):
+            return None
+        old = order.pop("dir", "asc")
+        if old == "asc":
+            order["dir"] = "desc"
+        return (f"list sorted by {order.get('column')}: {old} -> {'desc' if old == 'asc' else 'asc'}",
+                Touch(pages=_page_of(tokens, data)))
+    if len(tokens) >= 3 and tokens[-3] == "where" and tokens[-1] == "op":  # a filter's bound the other way round
+        cond = get_at(data, tokens[:-1])
+        flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        if not isinstance(cond, dict) or cond.get("op") not in flipped:
+            return None
+        old, cond["op"] = cond["op"], flipped[cond["op"]]
+        return f"filter on {cond.get('column')}: {old} -> {cond['op']}", Touch(pages=_page_of(tokens, data))
     if len(tokens) >= 3 and tokens[-3] == "sorts":  # a sort link saying the other direction: the direction it says
         sort = get_at(data, tokens[:-1])
         if not isinstance(sort, dict):

@@ -178,7 +178,8 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
 def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """C008: the list shows the column its detail page shows under the same label (when the list
     reads the detail page's own table, so the column can be named directly); a table column shows
-    the column its header names."""
+    the column its header names; a text shows the figure its words name
+    (:func:`veriweb.verify.checks_words.text_fixes`)."""
     headed = re.search(r"the column headed '[^']*' shows ([\w, ]+), not the row's own (\w+)", issue.message)
     if headed is not None and issue.location.endswith(".header"):
         tokens = R.parse_path(issue.location)
@@ -195,11 +196,11 @@ def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         return (f"column {column.get('header')!r} shows {right} instead of {', '.join(wrong)}",
                 R.Touch(pages=R._page_of(tokens, data)))
     if "the figure is another column than its words say" in issue.message:
-        from veriweb.verify.checks_pages import figure_words
+        from veriweb.verify.checks_words import text_fixes
 
         tokens = R.parse_path(issue.location)
         parent = R.get_at(data, tokens[:-1])
-        fix = next((f for f in figure_words(R.site_of(data)) if f[0] == issue.location), None)
+        fix = next((f for f in text_fixes(R.site_of(data)) if f[0] == issue.location), None)
         if fix is None or not isinstance(parent, dict) or parent.get(tokens[-1]) != fix[1]:
             return None
         parent[tokens[-1]] = fix[2]

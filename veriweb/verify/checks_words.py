@@ -1,0 +1,287 @@
+"""What a page's words say against what it shows: labels, clauses, money and the order of a list.
+
+- C008: a text labels a figure with the name of another column of its row ("Refunded:
+  {row.total|money}" where the row has a ``refunded``); two clauses of one text each name the
+  column the other shows ("departs ... at {row.arrive}, arrives ... at {row.depart}"); a figure
+  shown as money that is no amount of money ("Subtotal: {row.items|money}", a count of items).
+  Each comes with the text it should be (:func:`text_fixes`), which the repair writes back.
+- M003: a list whose own words say which end comes first ("Our lowest fares", "Newest posts")
+  over an order that runs the other way; a filter whose options say a bound ("At most 1 stop",
+  "4 stars or more") over a test of the other direction. The repair turns the order or the test
+  round.
+
+Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
+words name no column, direction or bound.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.scaffold import Site
+from veriweb.verify import checks as C
+from veriweb.verify.checks_pages import _stored_type, bound_elements, money_columns, source_columns
+
+# ----------------------------------------------------------------------------- C008: labels and clauses
+
+_LABELLED = re.compile(r"(?:^|(?<=[.;,(\n]))\s*([A-Za-z][A-Za-z ]{1,30}?)\s*:\s*\{row\.(\w+)(\|[a-z_]+)?\}")
+_ROW_REF = re.compile(r"\{row\.(\w+)(\|[a-z_]+)?\}")
+
+
+def _kind(site: Site, source: str, column: str) -> str | None:
+    """What ``column`` of ``source`` holds, for telling two columns of a kind apart: its stored type,
+    else ``money`` for a computed amount of money, else ``None`` (unknown)."""
+    kind = _stored_type(site, source, column)
+    if kind is None and column in money_columns(site, source):
+        return "money"
+    return kind
+
+
+def _named_column(words: str, columns: set[str]) -> str | None:
+    """The column a label's words are the name of ("Grand total" -> ``grand_total``; "Refunded" ->
+    ``refunded``), ``None`` when they name none."""
+    from veriweb.verify.wording import singular
+
+    name = "_".join(words.lower().split())
+    for candidate in (name, singular(name)):
+        if candidate in columns:
+            return candidate
+    return None
+
+
+def _labelled(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
+    """Each ``Label: {row.X}`` of ``text`` whose label names another column of the same kind, as the
+    span of the reference and the column it should read."""
+    wrong: dict[tuple[int, int], str] = {}
+    for found in _LABELLED.finditer(text):
+        shown = found.group(2)
+        named = _named_column(found.group(1), columns)
+        if named is None or named == shown or named in shown.split("_") or shown not in columns:
+            continue  # its own column, or a form of it ("Bounty: {row.bounty_shown}")
+        kind = _kind(site, source, named)
+        if kind is not None and kind == _kind(site, source, shown):
+            wrong[found.span(2)] = named
+    return wrong
+
+
+def _clause_names(clause: str, columns: set[str]) -> set[str]:
+    """Columns a clause's words name outside its references ("departs" -> ``depart``)."""
+    from veriweb.verify.wording import singular
+
+    names = set()
+    for word in re.findall(r"[a-z]{4,}", _ROW_REF.sub(" ", clause).lower()):
+        for column in columns:
+            if column in (word, singular(word)) or (len(column) >= 5 and "_" not in column and word.startswith(column)):
+                names.add(column)
+    return names
+
+
+def _swapped_clauses(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
+    """The references of two clauses of ``text`` that each show the column the other one names and
+    not their own ("departs ... at {row.arrive}, arrives ... at {row.depart}"), as spans and the
+    column each should read."""
+    clauses = []
+    start = 0
+    for cut in [m.start() for m in re.finditer(r"[,;.](?=\s)", text)] + [len(text)]:
+        part = text[start:cut]
+        shown = {m.group(1): m.span(1) for m in _ROW_REF.finditer(part)}
+        clauses.append((start, shown, _clause_names(part, columns)))
+        start = cut + 1
+    wrong: dict[tuple[int, int], str] = {}
+    for a, (start_a, shown_a, named_a) in enumerate(clauses):
+        for start_b, shown_b, named_b in clauses[a + 1:]:
+            for x in named_b & set(shown_a) - named_a - set(shown_b):
+                for y in named_a & set(shown_b) - named_b - set(shown_a):
+                    if x != y and _kind(site, source, x) is not None and _kind(site, source, x) == _kind(site, source, y):
+                        wrong[(start_a + shown_a[x][0], start_a + shown_a[x][1])] = y
+                        wrong[(start_b + shown_b[y][0], start_b + shown_b[y][1])] = x
+    return wrong
+
+
+def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
+    """Each ``{row.X|money}`` of ``text`` where X is no amount of money while the row has one, as the
+    span of X and the amount it should read: the one its label names, else the row's only one,
+    else X itself (the money format is then dropped: see :func:`text_fixes`)."""
+    money = {c for c in columns if _kind(site, source, c) == "money"}
+    wrong: dict[tuple[int, int], str] = {}
+    for found in _ROW_REF.finditer(text):
+        shown = found.group(1)
+        if found.group(2) != "|money" or shown not in columns or shown in money or not money or _kind(
+                site, source, shown) not in ("integer", "real", "text", None):
+            continue  # a view declares its amounts of money: a computed column it leaves out is none
+        label = re.search(r"([A-Za-z][A-Za-z ]*?)\s*:?\s*$", text[:found.start()])
+        said = label.group(1).lower().split() if label else []
+        named = [m for m in sorted(money) if any(m == w or m in w for w in said)]  # "Subtotal" names total
+        wrong[found.span(1)] = named[0] if len(named) == 1 else (min(money) if len(money) == 1 else shown)
+    return wrong
+
+
+def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each row text that shows a figure under another column's name, or as money when it is none:
+    its path, the text, the text as it should be, and what is wrong (the messages end with "the
+    figure is another column than its words say", which the C008 repair reads). Includes
+    :func:`veriweb.verify.checks_pages.figure_words`."""
+    from veriweb.verify.checks_pages import figure_words
+
+    yield from figure_words(site)
+    for element, path, _, bound in bound_elements(site):
+        text = C.field_of(element, "text")
+        if bound is None or not isinstance(text, str) or "{row." not in text:
+            continue
+        columns = source_columns(site, bound) or set()
+        for rule, why in ((_labelled, "under another column's name"), (_swapped_clauses, "in each other's clause"),
+                          (_unmoneyed, "as money while it is a count or a number")):
+            wrong = rule(site, text, bound, columns)
+            if not wrong:
+                continue
+            fixed = text
+            for (start, end), right in sorted(wrong.items(), reverse=True):
+                fixed = fixed[:start] + right + fixed[end:]
+                if rule is _unmoneyed and right == text[start:end]:
+                    fixed = fixed[:start + len(right)] + fixed[start + len(right):].replace("|money", "", 1)
+            said = ", ".join(f"{{row.{text[s:e]}}}" for s, e in sorted(wrong))
+            yield (f"{path}.text", text, fixed,
+                   f"the text {text!r} shows {said} {why}: the figure is another column than its words say")
+            break
+
+
+def check_text_figures(site: Site) -> list[C.Issue]:
+    """C008: see :func:`text_fixes` (beyond :func:`veriweb.verify.checks_pages.figure_words`, which
+    :func:`veriweb.verify.checks_pages.check_figure_words` reports)."""
+    from veriweb.verify.checks_pages import figure_words
+
+    own = {location for location, _, _, _ in figure_words(site)}
+    return [C.Issue("consistency", C.LIST_DETAIL, location, message)
+            for location, _, _, message in text_fixes(site) if location not in own]
+
+
+# ----------------------------------------------------------------------------- M003: a list's order
+
+_FIRST_WORDS: dict[str, tuple[str, str]] = {
+    "money": (r"cheapest|least expensive|lowest (?:fares?|prices?|rates?|costs?)|(?:fares?|prices?)[: ]+low(?:est)? to high",
+              r"most expensive|priciest|dearest|highest (?:fares?|prices?|rates?)|(?:fares?|prices?)[: ]+high(?:est)? to low"),
+    "date": (r"oldest|earliest|oldest first", r"newest|latest|most recent|newest first|recently (?:added|posted)"),
+}
+"""For the sort column's kind, the words that say the first row is the lowest, and the highest."""
+
+
+def _preceding_words(elements: list[Any], index: int) -> str:
+    """The words right before ``elements[index]`` that introduce it: up to two headings or texts back,
+    stopping at another list, table or form."""
+    said = []
+    for element in reversed(elements[max(0, index - 2):index]):
+        if element.type not in ("heading", "text"):
+            break
+        said.append(element.text)
+    return " ".join(said)
+
+
+def _lists(elements: list[Any], path: str, title: str) -> Iterator[tuple[Any, str, str]]:
+    """Every list or table under ``elements`` with its path and the words that introduce it."""
+    for index, element in enumerate(elements):
+        here = f"{path}[{index}]"
+        if element.type in ("list", "table"):
+            yield element, here, " ".join(filter(None, (_preceding_words(elements, index), C.field_of(element, "label") or "")))
+        fields = element.__dict__
+        for attr in ("elements", "item", "items"):
+            if fields.get(attr):
+                yield from _lists(fields[attr], f"{here}.{attr}", title)
+        for number, tab in enumerate(fields.get("tabs") or []):
+            yield from _lists(tab.elements, f"{here}.tabs[{number}].elements", title)
+
+
+def list_orders(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list whose introducing words say which end comes first over an order running the other
+    way ("Our lowest fares" over ``price`` descending): the path of its first ``order_by``, the
+    column, the direction it runs and the words."""
+    from veriweb.verify.checks_tasks import _sort_kind
+
+    for number, page in enumerate(site.pages):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title):
+            order = element.query.order_by
+            if not order or not words or C.field_of(element, "sorts"):
+                continue  # a list the user sorts says how in its sort links (check_sort_labels)
+            kind = _sort_kind(site, element.query.table, order[0].column)
+            if kind not in _FIRST_WORDS:
+                continue
+            low, high = (re.search(rf"\b(?:{w})\b", words, re.I) for w in _FIRST_WORDS[kind])
+            if (low is not None) == (high is not None):
+                continue
+            runs = order[0].dir or "asc"
+            if (low is not None and runs == "desc") or (high is not None and runs == "asc"):
+                said = (low or high).group(0)  # type: ignore[union-attr]
+                yield f"{path}.query.order_by[0]", order[0].column, runs, said
+
+
+def check_list_orders(site: Site) -> list[C.Issue]:
+    """M003: see :func:`list_orders`."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the list says {said!r} but sorts {column} {runs}ending: its first rows are the other end")
+            for location, column, runs, said in list_orders(site)]
+
+
+# ----------------------------------------------------------------------------- M003: a filter's bound
+
+_AT_MOST = re.compile(r"\b(?:at most|up to|or (?:less|fewer|under|below|lower|cheaper)|under|below|max(?:imum)?|"
+                      r"no more than|nonstop|direct)\b", re.I)
+_AT_LEAST = re.compile(r"\b(?:at least|or (?:more|higher|above|better|over)|min(?:imum)?|no (?:less|fewer) than)\b"
+                       r"|\d\s*\+", re.I)
+
+
+def _option_bounds(site: Site) -> dict[tuple[str, str], tuple[str, str]]:
+    """For each page route and query field that a navigating form's options fill: which bound the
+    options' words say (``"<="`` or ``">="``), when all that say one agree, and an example."""
+    said: dict[tuple[str, str], set[str]] = {}
+    example: dict[tuple[str, str], str] = {}
+    for element, _, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "navigate":
+            continue
+        route = action.route.split("?")[0]
+        for field_el in element.fields:
+            for option in C.field_of(field_el, "options") or []:
+                label = str(C.field_of(option, "label") or "")
+                if str(C.field_of(option, "value") or "") == "":
+                    continue
+                most, least = bool(_AT_MOST.search(label)), bool(_AT_LEAST.search(label))
+                if most != least:
+                    said.setdefault((route, field_el.name), set()).add("<=" if most else ">=")
+                    example.setdefault((route, field_el.name), label)
+    return {key: (next(iter(bounds)), example[key]) for key, bounds in said.items() if len(bounds) == 1}
+
+
+def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list filter that tests a query value with a bound the other way from what the options
+    filling it say ("At most 1 stop" over ``stops >= :stops``): the path of the test, its field,
+    its operator and an option's words."""
+    bounds = _option_bounds(site) if any(e.type == "form" for e, _, _ in C.all_elements(site)) else {}
+    if not bounds:
+        return
+    for number, page in enumerate(site.pages):
+        route = re.sub(r"\{[^}]*\}", "", page.route)
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            if element.type not in ("list", "table"):
+                continue
+            for index, cond in enumerate(element.query.where):
+                value = cond.value
+                if getattr(value, "namespace", None) != "query" or cond.op not in ("<", "<=", ">", ">="):
+                    continue
+                said = bounds.get((route, value.name)) or bounds.get((page.route, value.name))
+                if said is not None and cond.op[0] != said[0][0]:
+                    yield f"{path}.query.where[{index}].op", value.name, cond.op, said[1]
+
+
+def check_filter_bounds(site: Site) -> list[C.Issue]:
+    """M003: see :func:`filter_bounds`."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the filter {field!r} offers {words!r} but keeps rows with {field} {op} the value chosen: "
+                    f"the other way from what its options say")
+            for location, field, op, words in filter_bounds(site)]
+
+
+WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds]
+
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_list_orders", "check_text_figures", "filter_bounds",
+           "list_orders", "text_fixes"]
