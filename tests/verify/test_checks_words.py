@@ -123,3 +123,46 @@ def test_a_guard_picking_one_row_by_its_key_is_not_asked_for_the_user(travel: Si
     # "This flight has already departed" picks the flight by its key: whose it is does not matter
     assert "FROM flights WHERE id = :f AND date > :today" in _text(travel)
     assert not _found(travel, VACUOUS_GUARD, "rows of any user")
+
+
+def _forms(elements: list) -> list:
+    found = []
+    for element in elements:
+        if element.get("type") == "form":
+            found.append(element)
+        found += _forms(element.get("elements", []))
+    return found
+
+
+def _flights_list(data: dict) -> dict:
+    page = next(p for p in data["pages"] if p["id"] == "flights")
+    return next(e for e in page["elements"] if e["type"] in ("list", "table"))
+
+
+def test_a_search_field_the_results_page_never_reads_is_found_and_read(travel: Site) -> None:
+    data = to_data(travel)
+    data.pop("id", None)
+    listed = _flights_list(data)
+    kept = [c for c in listed["query"]["where"] if c["column"] != "stops"]
+    assert len(kept) == len(listed["query"]["where"]) - 1
+    listed["query"]["where"] = kept
+    site = from_data(data, check_id=False)
+    found = _found(site, "M015", "sends 'stops' to page 'flights', which never reads it")
+    assert found and all(f.endswith("]") and ".fields[" in f for f in found)
+    fixed = repair_static(site)[0]
+    tests = [c for c in _flights_list(to_data(fixed))["query"]["where"] if c["column"] == "stops"]
+    assert [(c["op"], c["value"]) for c in tests] == [("<=", {"ref": "query.stops"})]  # "Nonstop only", "At most 1 stop"
+    assert not _found(fixed, "M015", "never reads it")
+
+
+def test_a_search_field_no_list_has_a_column_for_is_taken_out(travel: Site) -> None:
+    data = to_data(travel)
+    data.pop("id", None)
+    page = next(p for p in data["pages"] if p["id"] == "flights")
+    form = next(e for e in _forms(page["elements"]) if e.get("action", {}).get("kind") == "navigate")
+    form["fields"].append({"type": "checkbox", "name": "wifi", "label": "Wi-Fi on board"})
+    site = from_data(data, check_id=False)
+    assert _found(site, "M015", "sends 'wifi' to page 'flights'")
+    fixed = repair_static(site)[0]
+    assert "wifi" not in _text(fixed)
+    assert not _found(fixed, "M015", "never reads it")

@@ -9,6 +9,8 @@
   over an order that runs the other way; a filter whose options say a bound ("At most 1 stop",
   "4 stars or more") over a test of the other direction. The repair turns the order or the test
   round.
+- M015: a searching form's field that the page it opens never reads (a "Connections" choice no list
+  filters on). The repair adds the test to the list that has the column, else drops the field.
 
 Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
 words name no column, direction or bound.
@@ -104,6 +106,8 @@ def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tu
     """Each ``{row.X|money}`` of ``text`` where X is no amount of money while the row has one, as the
     span of X and the amount it should read: the one its label names, else the row's only one,
     else X itself (the money format is then dropped: see :func:`text_fixes`)."""
+    if "|money}" not in text:
+        return {}
     money = {c for c in columns if _kind(site, source, c) == "money"}
     wrong: dict[tuple[int, int], str] = {}
     for found in _ROW_REF.finditer(text):
@@ -118,14 +122,7 @@ def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tu
     return wrong
 
 
-def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
-    """Each row text that shows a figure under another column's name, or as money when it is none:
-    its path, the text, the text as it should be, and what is wrong (the messages end with "the
-    figure is another column than its words say", which the C008 repair reads). Includes
-    :func:`veriweb.verify.checks_pages.figure_words`."""
-    from veriweb.verify.checks_pages import figure_words
-
-    yield from figure_words(site)
+def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
     for element, path, _, bound in bound_elements(site):
         text = C.field_of(element, "text")
         if bound is None or not isinstance(text, str) or "{row." not in text:
@@ -147,14 +144,26 @@ def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
             break
 
 
+def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each row text that shows a figure under another column's name, or as money when it is none:
+    its path, the text, the text as it should be, and what is wrong (the messages end with "the
+    figure is another column than its words say", which the C008 repair reads). Includes
+    :func:`veriweb.verify.checks_pages.figure_words`."""
+    from veriweb.verify.checks_pages import figure_words
+
+    yield from figure_words(site)
+    yield from _word_fixes(site)
+
+
 def check_text_figures(site: Site) -> list[C.Issue]:
     """C008: see :func:`text_fixes` (beyond :func:`veriweb.verify.checks_pages.figure_words`, which
     :func:`veriweb.verify.checks_pages.check_figure_words` reports)."""
     from veriweb.verify.checks_pages import figure_words
 
-    own = {location for location, _, _, _ in figure_words(site)}
+    found = list(_word_fixes(site))
+    own = {location for location, _, _, _ in figure_words(site)} if found else set()
     return [C.Issue("consistency", C.LIST_DETAIL, location, message)
-            for location, _, _, message in text_fixes(site) if location not in own]
+            for location, _, _, message in found if location not in own]
 
 
 # ----------------------------------------------------------------------------- M003: a list's order
@@ -281,7 +290,66 @@ def check_filter_bounds(site: Site) -> list[C.Issue]:
             for location, field, op, words in filter_bounds(site)]
 
 
-WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds]
+# ----------------------------------------------------------------------------- M015: a filter nobody reads
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_list_orders", "check_text_figures", "filter_bounds",
-           "list_orders", "text_fixes"]
+
+def _target_page(site: Site, route: str) -> tuple[int, Any] | None:
+    """The page (its index and itself) that a form navigating to ``route`` opens."""
+    address = re.sub(r"\{[^}]*\}", "x", route.split("?")[0])
+    for number, page in enumerate(site.pages):
+        if re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(page.route)), address):
+            return number, page
+    return None
+
+
+def _query_reads(site: Site, number: int) -> set[str]:
+    """The address values (``query.X``) page ``number`` reads in its texts, links, lists and forms: not
+    in the fields of its own searching forms, which only hand a value on to the next search."""
+    from veriweb.verify.checks_pages import _refs_of
+
+    return {name for element, _ in C.walk(site.pages[number].elements, f"$.pages[{number}].elements")
+            for attr, namespace, name, _ in _refs_of(element) if namespace == "query" and not (
+                attr.startswith("fields[") and element.action.kind == "navigate")}
+
+
+def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str | None, dict[str, Any]]]:
+    """Each field of a searching form (one that opens a page with what it asks) that the page it opens
+    never reads (a "Connections" choice no list filters on: "Nonstop only" lets every flight through):
+    the field's path, its name, the page, the path of the one list there that has a column of that
+    name (``None``: none, or several), and the test that list should make."""
+    bounds: dict[tuple[str, str], tuple[str, str]] | None = None
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "navigate" or not element.fields:
+            continue
+        target = _target_page(site, action.route)
+        if target is None:
+            continue
+        number, page = target
+        read = _query_reads(site, number)
+        for index, field_el in enumerate(element.fields):
+            if field_el.name in read:
+                continue
+            if bounds is None:
+                bounds = _option_bounds(site)
+            lists = [here for listed, here in C.walk(page.elements, f"$.pages[{number}].elements")
+                     if listed.type in ("list", "table") and field_el.name in (source_columns(site, listed.query.table) or ())]
+            bound = bounds.get((action.route.split("?")[0], field_el.name))
+            op = bound[0] if bound else ("contains" if field_el.type in ("textbox", "search") else "=")
+            test = {"column": field_el.name, "op": op, "value": {"ref": f"query.{field_el.name}"}, "skip_if_empty": True}
+            yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0] if len(lists) == 1 else None, test
+
+
+def check_ignored_fields(site: Site) -> list[C.Issue]:
+    """M015: see :func:`ignored_fields`. The repair adds the test to the list that has the column, or
+    else takes the field out of the form."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the form sends {name!r} to page {page!r}, which never reads it: whatever is chosen there, "
+                    f"the page shows the same rows")
+            for location, name, page, _, _ in ignored_fields(site)]
+
+
+WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields]
+
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_text_figures",
+           "filter_bounds", "ignored_fields", "list_orders", "text_fixes"]

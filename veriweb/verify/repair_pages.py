@@ -519,15 +519,37 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
     return f"view {name!r}: {fix.message.split(': ')[0]}; rewritten", R.Touch(tables={name})
 
 
+def _read_field(data: dict[str, Any], issue: Issue, tokens: list[str | int]) -> R.Outcome | None:
+    """M015: a field the page it searches never reads: the one list there with a column of its name
+    tests it (:func:`veriweb.verify.checks_words.ignored_fields`); with no such list the field goes."""
+    from veriweb.verify.checks_words import ignored_fields
+
+    found = next((f for f in ignored_fields(R.site_of(data)) if f[0] == issue.location), None)
+    fields = R.get_at(data, tokens[:-1])
+    if found is None or not isinstance(fields, list):
+        return None
+    _, name, page, listed, test = found
+    if listed is not None:
+        query = R.get_at(data, R.parse_path(listed) + ["query"])
+        query.setdefault("where", []).append(test)
+        return (f"the list on page {page!r} filters on {name} {test['op']} the form's choice",
+                R.Touch(pages={page} | R._page_of(tokens, data)))
+    fields.pop(int(tokens[-1]))
+    return f"field {name!r} taken out of its form: page {page!r} never reads it", R.Touch(pages=R._page_of(tokens, data))
+
+
 def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M015: a list whose words name a period relative to today ("This month so far") filters on the
     period its words name (:func:`veriweb.verify.checks_meaning.calendar_filters`), one on a page named
-    for a yes/no column filters on the value its name says (:func:`veriweb.verify.checks_meaning.inverted_flags`); a list that is
+    for a yes/no column filters on the value its name says (:func:`veriweb.verify.checks_meaning.inverted_flags`); a
+    searching form's field the page it opens never reads is read there (:func:`_read_field`); a list that is
     always empty is removed, as any element no repair can fix."""
     from veriweb.verify.checks_meaning import calendar_filters, inverted_flags
 
     tokens = R.parse_path(issue.location)
     parent = R.get_at(data, tokens[:-1])
+    if "which never reads it" in issue.message:
+        return _read_field(data, issue, tokens)
     flag = next((f for f in inverted_flags(R.site_of(data)) if f[0] == issue.location), None)
     if flag is not None and isinstance(parent, dict):
         old = parent.get(tokens[-1])
