@@ -9,6 +9,8 @@ misses; each defect is planted by editing a generated site's text, with the clea
   The repair turns the order, or the test, round.
 - C009: "You already have a booking on this flight" over a guard that looks for anyone's booking.
   The repair adds the user.
+- C005: a refund recorded as a row under its order that sets the order's ``refunded`` to its amount
+  instead of adding it. The repair adds it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import CONTRADICTORY_LABEL, LIST_DETAIL, VACUOUS_GUARD, static_issues
+from veriweb.verify.checks import CONTRADICTORY_LABEL, LIST_DETAIL, UNGUARDED_WRITE, VACUOUS_GUARD, static_issues
 from veriweb.verify.checks_words import WORD_CHECKS
 from veriweb.verify.repair import repair_static
 
@@ -166,3 +168,12 @@ def test_a_search_field_no_list_has_a_column_for_is_taken_out(travel: Site) -> N
     fixed = repair_static(site)[0]
     assert "wifi" not in _text(fixed)
     assert not _found(fixed, "M015", "never reads it")
+
+
+def test_a_figure_set_to_the_amount_its_marker_records_as_a_new_row_is_found_and_added_to(admin: Site) -> None:
+    assert not _found(admin, UNGUARDED_WRITE, "as a new row under one of")
+    site = _planted(admin, "SET refunded = refunded + :amount", "SET refunded = :amount")
+    assert len(_found(site, UNGUARDED_WRITE, "records :amount as a new row under one of orders")) == 1
+    fixed = repair_static(site)[0]
+    sql = [e.sql for m in fixed.markers if m.name == "refund_order" for e in m.effects if e.op == "update"]
+    assert sql == ["UPDATE orders SET refunded = refunded + :amount WHERE id = :order_id"]

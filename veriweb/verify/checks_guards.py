@@ -649,7 +649,7 @@ def _picks_row(site: Site, table: str, condition: str) -> bool:
     """Whether ``condition`` picks one row of ``table`` by its key (``id = :e``)."""
     found = site.database.table(table)
     key = found.primary_key if found is not None else "id"
-    return bool(re.search(rf"(?:^|[^\w.]|\w\.){re.escape(key)}\s*=\s*:\w+", condition))
+    return _by_key(re.sub(r"\b\w+\.(?=\w)", "", condition), key)  # with or without a table alias
 
 
 def _adds_own(marker: str, effect: Any, column: str) -> bool:
@@ -901,6 +901,38 @@ def _restamped_creation(site: Site) -> Iterator[GuardFix]:
                        f"marker {marker.name!r} rewrites {effect.table}.{column} ({stamped[0]}), when the row was "
                        f"made: the record moves in time",
                        sql=effect.sql[:span[0]] + " " + kept + (" " + rest if rest else ""))
+
+
+def _overwritten_tallies(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that records an amount as a new row under a parent (a refund under its order) and
+    sets the parent's figure to that amount (``SET refunded = :amount``) instead of adding it: a
+    second refund forgets the first. The figure adds the amount."""
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        parent = site.database.table(effect.table)
+        if parent is None:
+            continue
+        recorded: set[str] = set()  # parameters a child row of this parent stores as a number beside its key
+        for other in marker.effects:
+            child = site.database.table(other.table) if other.op == "insert" else None
+            if child is None or other.table == effect.table:
+                continue
+            sources = parse_effect(marker.name, "insert", other.table, other.sql).sources
+            keys = {fk.column for fk in child.foreign_keys if fk.ref_table == effect.table}
+            numbers = {c.name for c in child.columns if c.type in ("integer", "money", "real")} - keys
+            if any(k in sources and sources[k].kind == "param" and _by_key(_condition(effect.sql) or "", parent.primary_key,
+                                                                           sources[k].value) for k in keys):
+                recorded |= {sources[c].value for c in numbers if c in sources and sources[c].kind == "param"}
+        kinds = {c.name: c.type for c in parent.columns}
+        for item in items:
+            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            if found is None or found.group(2) not in recorded or kinds.get(found.group(1)) not in ("integer", "money", "real"):
+                continue
+            column, param = found.groups()
+            sql = effect.sql.replace(item.strip(), f"{column} = {column} + :{param}", 1)
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} records :{param} as a new row under one of {effect.table} and sets "
+                           f"that row's {column} to it: the {column} of the rows before it is forgotten", sql=sql)
+            break
 
 
 def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
@@ -1573,7 +1605,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site),
+            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
