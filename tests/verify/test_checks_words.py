@@ -9,8 +9,10 @@ misses; each defect is planted by editing a generated site's text, with the clea
   The repair turns the order, or the test, round.
 - C009: "You already have a booking on this flight" over a guard that looks for anyone's booking.
   The repair adds the user.
-- C005: a refund recorded as a row under its order that sets the order's ``refunded`` to its amount
-  instead of adding it. The repair adds it.
+- M015: a search form's field the results page never reads. The repair adds the test, or drops it.
+- C005: a checked bag priced "$35 per passenger" added once whatever the passengers (the repair
+  multiplies it); a refund recorded as a row under its order that sets the order's ``refunded`` to
+  its amount instead of adding it (the repair adds it).
 """
 
 from __future__ import annotations
@@ -177,3 +179,13 @@ def test_a_figure_set_to_the_amount_its_marker_records_as_a_new_row_is_found_and
     fixed = repair_static(site)[0]
     sql = [e.sql for m in fixed.markers if m.name == "refund_order" for e in m.effects if e.op == "update"]
     assert sql == ["UPDATE orders SET refunded = refunded + :amount WHERE id = :order_id"]
+
+
+def test_a_fee_priced_per_passenger_but_added_once_is_found_and_multiplied(travel: Site) -> None:
+    per_unit = ":passengers * (price + CASE WHEN :bag THEN 3500 ELSE 0 END)"
+    assert per_unit in _text(travel) and not _found(travel, UNGUARDED_WRITE, "adds the fee its form prices")
+    site = _planted(travel, per_unit, ":passengers * price + CASE WHEN :bag THEN 3500 ELSE 0 END")
+    assert len(_found(site, UNGUARDED_WRITE, "adds the fee its form prices")) == 1
+    fixed = repair_static(site)[0]
+    assert "CASE WHEN :bag THEN (3500 * :passengers) ELSE 0 END" in _text(fixed)
+    assert not _found(fixed, UNGUARDED_WRITE, "adds the fee its form prices")

@@ -935,6 +935,86 @@ def _overwritten_tallies(site: Site) -> Iterator[GuardFix]:
             break
 
 
+_PER_UNIT = re.compile(r"\$\s?(\d+(?:\.\d\d)?)\s*(?:per|a|each|/)\s*(passenger|traveller|traveler|person|guest|adult|"
+                       r"seat|ticket|night|item|unit)\b", re.I)
+_UNIT_PARAMS = {"people": ("passengers", "travellers", "travelers", "people", "persons", "guests", "adults", "seats",
+                           "tickets"),
+                "night": ("nights",), "item": ("qty", "quantity", "items", "units", "count")}
+_PEOPLE = ("passenger", "traveller", "traveler", "person", "guest", "adult", "seat", "ticket")
+
+
+def _value_items(sql: str) -> list[str]:
+    """The value expressions of an insert (``VALUES (...)`` or ``SELECT ... FROM``) or an update's SET
+    list, each as written."""
+    span = set_span(sql)
+    if span is not None:
+        return [item.split("=", 1)[1] for item in split_top(sql[span[0]:span[1]]) if "=" in item]
+    found = re.match(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\"?\w+\"?\s*\([^)]*\)\s*(.*)$", sql, re.I | re.S)
+    rest = found.group(1).strip() if found else ""
+    if rest.upper().startswith("VALUES") and rest.endswith(")"):
+        return split_top(rest[rest.index("(") + 1:-1])
+    if rest.upper().startswith("SELECT"):
+        body = rest[6:]
+        cut = min([i for i in (_top_keyword(body, "FROM"), _top_keyword(body, "WHERE")) if i >= 0], default=len(body))
+        return split_top(body[:cut])
+    return []
+
+
+_SQL_WORDS = frozenset({"case", "when", "then", "else", "end", "and", "or", "not", "null", "is", "in", "true", "false",
+                        "between", "like"})
+
+
+def _evaluate(expression: str, params: dict[str, int]) -> float | None:
+    """``expression`` evaluated with every column and subquery as 0 and the parameters as given (any
+    other as 1), or ``None`` when SQLite cannot evaluate it."""
+    import sqlite3
+
+    text = re.sub(r"\(\s*SELECT\b[^()]*(?:\([^()]*\)[^()]*)*\)", "0", expression, flags=re.I)
+    text = re.sub(r":(\w+)", lambda m: str(params.get(m.group(1), 1)), text)
+    text = re.sub(r"(?<![\w.'])([A-Za-z_]\w*(?:\.\w+)?)(?!\s*\()(?![\w'])",
+                  lambda m: m.group(1) if m.group(1).lower() in _SQL_WORDS else "0", text)
+    try:
+        value = sqlite3.connect(":memory:").execute(f"SELECT {text}").fetchone()[0]
+    except sqlite3.Error:
+        return None
+    return value if isinstance(value, (int, float)) else None
+
+
+def _fees_once(site: Site) -> Iterator[GuardFix]:
+    """C005: a fee its form prices per unit ("Add a checked bag ($35 per passenger)") that the marker
+    adds once whatever the number of units it is given (``:passengers * price + CASE WHEN :bag THEN
+    3500 ELSE 0 END``): three passengers pay for one bag. The fee is multiplied by the units."""
+    for element, _, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "marker":
+            continue
+        m_index, marker = next(((n, m) for n, m in enumerate(site.markers) if m.name == action.marker), (None, None))
+        if marker is None:
+            continue
+        for field_el in element.fields:
+            said = _PER_UNIT.search(field_el.label or "")
+            if said is None:
+                continue
+            unit = said.group(2).lower()
+            names = _UNIT_PARAMS["people"] if unit in _PEOPLE else _UNIT_PARAMS[unit]
+            param = next((p.name for p in marker.params if p.name in names), None)
+            cents = round(float(said.group(1)) * 100)
+            if param is None:
+                continue
+            for e_index, effect in enumerate(marker.effects):
+                for item in _value_items(effect.sql):
+                    if not re.search(rf"(?<![\w.]){cents}(?![\w.])", item):
+                        continue
+                    once, twice = _evaluate(item, {param: 1}), _evaluate(item, {param: 2})
+                    if once != cents or twice != cents:
+                        continue  # the fee is multiplied, or the expression is not a fee plus what is zeroed
+                    fixed = effect.sql.replace(item, re.sub(rf"(?<![\w.]){cents}(?![\w.])", f"({cents} * :{param})", item), 1)
+                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} adds the fee its form prices {said.group(0)!r} once, "
+                                   f"whatever :{param} is: more {unit}s pay for one", sql=fixed)
+                    return
+
+
 def _cascade_elsewhere(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that deletes one record by its key and, with it, rows of a table that points at
     that record, picked by something else than the pointer (``DELETE FROM comments WHERE user_id =
@@ -1605,7 +1685,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site),
+            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
