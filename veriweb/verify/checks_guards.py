@@ -22,7 +22,13 @@ against evidence in the site:
 - C005, a marker that raises an amount the seed rows keep under another (refunded under total)
   with no guard reading it: the repair adds the invariant the rows keep.
 - C009, a guard that looks for rows each user owns without naming the user, while its marker acts
-  on the user's own rows ("your cart is empty" checked over every cart): the repair names the user.
+  on the user's own rows ("your cart is empty" checked over every cart; "You already have a
+  booking on this flight" over anyone's booking of it): the repair names the user.
+- C005, a marker that records an amount as a row under a parent and sets the parent's figure to it
+  instead of adding it (a second refund forgets the first): the repair adds it.
+- C005, a fee its form prices per unit ("$35 per passenger") that the marker adds once, whatever
+  the units (read by evaluating the written expression with one unit and with two): the repair
+  multiplies it by the units.
 - C005, a marker that deletes or updates rows other markers add as the user's own, with a
   condition that names neither the user nor one row (unstarring removes everyone's star): the
   repair limits it to the user's rows.
