@@ -796,6 +796,46 @@ def check_sort_labels(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _names_column(sort: Any, column: str) -> bool:
+    """Whether a sort link's key or words name ``column`` ("most_comments" and "Busiest" for ``comments``
+    by the key; "Top scoring" by the words)."""
+    from veriweb.verify.checks_tasks import _SORT_SYNONYMS
+    from veriweb.verify.wording import stem
+
+    said = {stem(w) for w in re.findall(r"[a-z]+", f"{sort.key} {sort.label}".lower().replace("_", " "))}
+    names = {column, *column.split("_"), *_SORT_SYNONYMS.get(column, ())}
+    return any(stem(n) in said for n in names if len(n) >= 3)
+
+
+def duplicate_sorts(site: Site) -> Iterator[tuple[str, Any, str | None]]:
+    """Each sort link that orders its list as another of the same list does (same column, same way)
+    while only the other names that column ("Best" sorting by ``comments`` beside "Most comments"): its
+    path, itself, and the one number column of the list its key or words name instead (``None``: none)."""
+    from veriweb.verify.checks_pages import source_columns
+    from veriweb.verify.checks_tasks import _text_type
+
+    for number, page in enumerate(site.pages):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            sorts = list(getattr(element, "sorts", None) or [])
+            for index, sort in enumerate(sorts):
+                twin = next((t for t in sorts if t is not sort and (t.column, t.dir) == (sort.column, sort.dir)), None)
+                if twin is None or _names_column(sort, sort.column) or not _names_column(twin, sort.column):
+                    continue
+                used = {t.column for t in sorts}
+                columns = sorted(c for c in (source_columns(site, element.query.table) or ()) if c not in used
+                                 and _text_type(site, element.query.table, c) in ("integer", "money", "real", "date", None)
+                                 and _names_column(sort, c))
+                yield f"{path}.sorts[{index}].column", sort, columns[0] if len(columns) == 1 else None
+
+
+def check_duplicate_sorts(site: Site) -> list[C.Issue]:
+    """M003: see :func:`duplicate_sorts`. The repair sorts by the column the link names, or removes it."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"sort {sort.label!r} orders by {sort.column}, as another sort link of its list does that says "
+                    f"so" + (f"; its words name {right!r}" if right else "") + ": the two give the same order")
+            for location, sort, right in duplicate_sorts(site)]
+
+
 # ----------------------------------------------------------------------------- option values swapped
 
 _OFF = re.compile(r"^\s*(?:off|no|none|disabled?|hidden|hide|never|inactive|false|unpaid|closed)\b", re.I)
@@ -826,9 +866,58 @@ def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
     return None
 
 
+def _says_value(label: str, value: str) -> bool:
+    """Whether an option's words name its value: a number it states, or a word of it in any form
+    ("Shipped" for ``shipped``, "Not yet read" for ``unread``, "Open" for ``open``)."""
+    from veriweb.verify.wording import stem
+
+    numbers = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+    if numbers:
+        return value in numbers
+    said = {stem(w) for w in re.findall(r"[a-z]+", label.lower())}
+    negated = bool(said & {"not", "no", "un"})
+    for word in re.findall(r"[a-z]+", value.lower()):
+        if stem(word) in said or (negated and word.startswith("un") and stem(word[2:]) in said):
+            return True
+    return False
+
+
+def _known_values(site: Site) -> set[str]:
+    """Every value the site's data, SQL and forms hold (the values an option may stand for)."""
+    known = {str(v) for t in site.database.tables for r in t.rows for v in r.values() if isinstance(v, (str, int))}
+    sql = " ".join([v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects])
+    return known | {v.strip() for v in re.findall(r"'([^']*)'", sql)}
+
+
+def misvalued_options(site: Site, options: list[Any]) -> tuple[int, str | None, str] | None:
+    """An option sending the value another option of the same list sends, while its words name another
+    value, or the other's name that one ("Open" sending ``closed`` beside "Closed"; "4 stars or more"
+    sending 3 beside "3 stars or more"): its index, the value its words name (a number it states, or the
+    one value the site knows that they name and no option sends; ``None`` when there is none), and why."""
+    pairs = [(str(C.field_of(o, "label") or ""), str(C.field_of(o, "value"))) for o in options]
+    for n, (label, value) in enumerate(pairs):
+        other = next((m for m, (l2, v2) in enumerate(pairs) if m != n and v2 == value and l2 != label), None)
+        if value == "" or other is None or _says_value(label, value):
+            continue
+        sent = {v for _, v in pairs}
+        numbers = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+        if numbers:
+            right = numbers[0] if numbers[0] not in sent else None
+        else:
+            shapes = {(v == v.lower(), len(v.split())) for v in sent if v}  # written as the others are
+            named = sorted(v for v in _known_values(site) - sent if v and (v == v.lower(), len(v.split())) in shapes
+                           and _says_value(label, v))
+            right = named[0] if len(named) == 1 else None
+        if right is None and not _says_value(pairs[other][0], value):
+            continue  # neither option's words say which of them the value is
+        return n, right, f"{label!r} sends {value!r}, as {pairs[other][0]!r} does"
+    return None
+
+
 def check_option_values(site: Site) -> list[C.Issue]:
     """M003: a drop-down whose options' values are the wrong way round for their words (see
-    :func:`swapped_options`): choosing what it says sends the opposite."""
+    :func:`swapped_options`): choosing what it says sends the opposite; or one whose option sends
+    another option's value (see :func:`misvalued_options`)."""
     issues = []
     for element, path, _ in C.all_elements(site):
         for number, field in enumerate(C.field_of(element, "fields") or []):
@@ -838,12 +927,21 @@ def check_option_values(site: Site) -> list[C.Issue]:
                 issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.fields[{number}].options",
                                       f"field {C.field_of(field, 'label')!r}: {found[2]}, the opposite of what "
                                       "the words say"))
+                continue
+            same = misvalued_options(site, options) if len(options) >= 2 else None
+            if same is not None:
+                right = f"; its words name {same[1]!r}" if same[1] is not None else ""
+                issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL,
+                                      f"{path}.fields[{number}].options[{same[0]}].value",
+                                      f"field {C.field_of(field, 'label')!r}: {same[2]}{right}: choosing it "
+                                      "does what the other option does"))
     return issues
 
 
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
-                  check_inverted_flags, check_passed_shapes, check_sort_labels]
+                  check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts]
 
-__all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_empty_filters", "check_form_keys",
+__all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_duplicate_sorts",
+           "check_empty_filters", "check_form_keys", "duplicate_sorts", "misvalued_options",
            "check_inverted_flags", "check_label_meaning", "check_link_names", "check_sort_labels", "inverted_flags", "key_tables",
            "page_names"]

@@ -702,6 +702,36 @@ def check_literal_names(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].template",
                                           f"task {task.id!r} writes out {near!r} where its slot {name} ({value!r}) "
                                           f"belongs, one word off it: the instruction names another record"))
+        issues += _literal_figures(task, number, stated)
+    return issues
+
+
+_FIGURE_SHAPES = (re.compile(r"\d{1,2}:\d{2}"), re.compile(r"\d+"))
+"""Shapes of a figure a template may write out in a slot's place: a time of day, a whole number."""
+
+
+def _literal_figures(task: Any, number: int, stated: set[str]) -> list[C.Issue]:
+    """M016: a slot the judge reads that the template never states, while the template writes out one
+    other figure of the same shape ("I need 2 of" where ``qty`` is 3; "the 13:50 flight" where
+    ``time`` is 13:15): the instruction asks for another quantity, or another record."""
+    judged = None
+    issues = []
+    for name, value in task.slots.items():
+        text = str(value).strip()
+        shape = next((s for s in _FIGURE_SHAPES if s.fullmatch(text)), None)
+        if name in stated or isinstance(value, bool) or shape is None or re.search(
+                rf"(?<![\w.:$]){re.escape(text)}(?![\w:])", task.instruction):
+            continue
+        if judged is None:
+            judged = task.model_dump_json(exclude={"template", "instruction", "slots", "certificate"})
+        if f'"slot.{name}"' not in judged:
+            continue
+        literal = re.sub(r"(?<!\{)\{\w+\}", " ", task.template)
+        written = [m.group(0) for m in re.finditer(rf"(?<![\w.:$]){shape.pattern}(?![\w.:%])", literal)]
+        if len(written) == 1 and written[0] != text and task.template.count(written[0]) == 1:
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].template",
+                                  f"task {task.id!r} writes out {written[0]!r} where its slot {name} ({text!r}) "
+                                  f"belongs: the instruction asks for another figure than its judge reads"))
     return issues
 
 

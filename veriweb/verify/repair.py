@@ -906,6 +906,26 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         old, holder[tokens[-1]] = holder.get(tokens[-1]), new
         return f"{tokens[-1].replace('_', ' ')} {old!r} -> {new!r}", Touch(pages=_page_of(tokens, data),
                                                                             markers={marker["name"]})
+    if len(tokens) >= 3 and tokens[-3] == "sorts" and tokens[-1] == "column":  # a sort link repeating another's order
+        sorts, said = get_at(data, tokens[:-2]), re.search(r"; its words name '(\w+)'", issue.message)
+        if not isinstance(sorts, list):
+            return None
+        sort = sorts[tokens[-2]]
+        if said is not None:
+            old, sort["column"] = sort.get("column"), said.group(1)
+            return f"sort {sort.get('label')!r} orders by {said.group(1)}, not {old}", Touch(pages=_page_of(tokens, data))
+        sorts.pop(tokens[-2])
+        return f"sort {sort.get('label')!r} removed: it repeated another's order", Touch(pages=_page_of(tokens, data))
+    if len(tokens) >= 3 and tokens[-3] == "options" and tokens[-1] == "value":  # an option sending another's value
+        options, said = get_at(data, tokens[:-2]), re.search(r"; its words name '([^']*)'", issue.message)
+        if not isinstance(options, list) or not isinstance(get_at(data, tokens[:-1]), dict):
+            return None
+        option = options[tokens[-2]]
+        if said is not None:  # the value its words name
+            old, option["value"] = option.get("value"), said.group(1)
+            return f"option {option.get('label')!r} sends {said.group(1)!r}, not {old!r}", Touch(pages=_page_of(tokens, data))
+        options.pop(tokens[-2])  # no value it could mean: the option goes
+        return f"option {option.get('label')!r} removed: it sent another option's value", Touch(pages=_page_of(tokens, data))
     if len(tokens) >= 2 and tokens[-2] == "order_by":  # a list whose words say the other end comes first
         order = get_at(data, tokens)
         if not isinstance(order, dict):
