@@ -8,6 +8,16 @@ twin, and the repair is run.
   ``closed`` beside "Closed"; "4 stars or more" sending 3); the repair sends the value its words name.
 - M003: a sort link that repeats another's order while only the other names the column ("Top scoring"
   sorting by comments beside "Most comments"); the repair sorts by the column its words name.
+- M018: "the last flight" picked by departure ascending (the words "the last" and "the first", and a
+  departure time as a time of day); the repair turns the order round.
+- C013: a figure named for one table that counts rows of another (``comments`` counting votes); the
+  repair counts the named table.
+- M011: two tabs each labelled with what only the other holds; the repair swaps the labels.
+- M015: a list comparing a choice with a column that holds none of its values (the customer group
+  with the city); the repair compares it with the column that holds them all.
+- C005: a state set from a choice with the day named for one state stamped whatever is chosen
+  (reopening dates the closing); an "add" that sets a quantity where a row may hold one already; an
+  insert of a value each owner holds exactly once (a second inbox). Each repair writes the SQL back.
 """
 
 from __future__ import annotations
@@ -20,7 +30,8 @@ from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.scaffold.site import render_instruction
-from veriweb.verify.checks import CONTRADICTORY_LABEL, SLOT_CONTRADICTS_GOAL, static_issues
+from veriweb.verify.checks import (AMBIGUOUS_CONTROL, CONTRADICTORY_LABEL, EMPTY_FILTER, ORDER_AGAINST_WORDS,
+                                   SLOT_CONTRADICTS_GOAL, UNGUARDED_WRITE, static_issues)
 from veriweb.verify.repair import repair_static
 
 
@@ -95,3 +106,72 @@ def test_a_sort_link_repeating_anothers_order_is_found_and_sorts_by_what_it_name
     assert len(found) == 1 and "its words name 'score'" in found[0]
     fixed = _data(repair_static(site)[0])
     assert {s["column"] for s in _dicts(fixed) if s.get("key") == "top" and "label" in s} == {"score"}
+
+
+def _planted_sql(clean: Site, old: str, new: str) -> Site:
+    import json
+
+    text = json.dumps(_data(clean))
+    assert old in text, old
+    return from_data(json.loads(text.replace(old, new, 1)), check_id=False)
+
+
+@pytest.mark.parametrize(("domain", "old", "new", "code", "words"), [
+    ("forum", "(SELECT count(*) FROM comments c WHERE c.post_id = p.id)",
+     "(SELECT count(*) FROM votes c WHERE c.post_id = p.id)", "C013", "named for the comments table"),
+    ("code", "closed_on = CASE :state WHEN 'closed' THEN :today END", "closed_on = :today", UNGUARDED_WRITE,
+     "stamps closed_on whatever :state is"),
+    ("shop", "SET qty = qty + :qty", "SET qty = :qty", UNGUARDED_WRITE, "by setting its qty to :qty"),
+    ("mail", ":name, 'custom',", ":name, 'inbox',", UNGUARDED_WRITE, "with kind 'inbox', which each user_id holds"),
+])
+def test_sql_that_writes_or_counts_other_than_its_names_say_is_found_and_written_back(
+        domain: str, old: str, new: str, code: str, words: str) -> None:
+    clean = generate_site(domain, 0)
+    assert not [m for m in _messages(clean, code) if words in m]
+    site = _planted_sql(clean, old, new)
+    assert len([m for m in _messages(site, code) if words in m]) == 1
+    fixed = repair_static(site)[0]
+    assert not [m for m in _messages(fixed, code) if words in m]
+    assert [(m.name, [e.sql for e in m.effects]) for m in fixed.markers] == \
+        [(m.name, [e.sql for e in m.effects]) for m in clean.markers]
+    assert [v.sql for v in fixed.database.views] == [v.sql for v in clean.database.views]
+
+
+def test_the_last_flight_picked_by_earliest_departure_is_found_and_turned_round() -> None:
+    clean = generate_site("travel", 1)
+    task = next(t for t in clean.tasks if "the last flight" in t.instruction)
+    assert not _messages(clean, ORDER_AGAINST_WORDS)
+    data = _data(clean)
+    order = next(t for t in data["tasks"] if t["id"] == task.id)["goal"][0]["params"]["id"]["query"]["order_by"]
+    assert order[0] == {"column": "depart", "dir": "desc"}
+    order[0]["dir"] = "asc"
+    site = from_data(data, check_id=False)
+    assert [m for m in _messages(site, ORDER_AGAINST_WORDS) if "asks for the last" in m]
+    fixed = repair_static(site)[0]
+    assert fixed.task(task.id).goal[0].params["id"].query.order_by[0].dir == "desc"
+
+
+def test_tabs_labelled_with_each_others_content_are_found_and_swapped_back() -> None:
+    clean = generate_site("forum", 0)
+    data = _data(clean)
+    tabs = next(d["tabs"] for d in _dicts(next(p for p in data["pages"] if p["id"] == "search")) if "tabs" in d)
+    assert [t["label"] for t in tabs] == ["Threads", "Communities", "Users"]
+    assert not [m for m in _messages(clean, AMBIGUOUS_CONTROL) if "the two labels are the wrong way round" in m]
+    tabs[1]["label"], tabs[2]["label"] = "Users", "Communities"
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, AMBIGUOUS_CONTROL) if "the two labels are the wrong way round" in m]) == 1
+    fixed = repair_static(site)[0]
+    assert fixed.page("search").model_dump() == clean.page("search").model_dump()
+
+
+def test_a_choice_compared_with_a_column_holding_none_of_its_values_is_found_and_redirected() -> None:
+    clean = generate_site("admin", 0)
+    data = _data(clean)
+    listed = next(d for d in _dicts(next(p for p in data["pages"] if p["id"] == "customers")) if d.get("name") == "customers")
+    test = next(c for c in listed["query"]["where"] if c["column"] == "customer_group")
+    test["column"] = "city"
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, EMPTY_FILTER) if "is compared with city, which holds none" in m]
+    assert len(found) == 1 and "customer_group holds them all" in found[0]
+    fixed = repair_static(site)[0]
+    assert fixed.page("customers").model_dump() == clean.page("customers").model_dump()

@@ -941,6 +941,90 @@ def _overwritten_tallies(site: Site) -> Iterator[GuardFix]:
             break
 
 
+def _unconditional_stamps(site: Site) -> Iterator[GuardFix]:
+    """C005: an update that sets a state from a parameter and stamps the day named for one of its states
+    whatever state is chosen (``SET state = :state, closed_on = :today``): reopening an issue dates its
+    closing. The stamp is set only when the state is the one it is named for."""
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        states = {}
+        for item in items:
+            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            param = next((p for p in marker.params if found and p.name == found.group(2) and p.choices), None)
+            if param is not None:
+                states[param.name] = [str(c) for c in param.choices]
+        for item in items:
+            found = re.fullmatch(r'\s*"?(\w+?)_(?:on|at|date|day)"?\s*=\s*:today\s*', item)
+            if found is None:
+                continue
+            for param, choices in states.items():
+                named = [c for c in choices if stem(c) == stem(found.group(1))]
+                if len(named) == 1 and len(choices) >= 2:
+                    column = item.split("=", 1)[0].strip()
+                    fixed = effect.sql.replace(item.strip(), f"{column} = CASE :{param} WHEN '{named[0]}' THEN :today END", 1)
+                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} stamps {column} whatever :{param} is, while the day is "
+                                   f"named for {named[0]!r}: every other choice is dated as {named[0]!r}", sql=fixed)
+                    break
+
+
+def _overwritten_additions(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker named for adding ("add_to_cart") that puts a quantity into a row which may already
+    hold one, and sets it there (``SET qty = :qty``) where its insert of a new row stores the same
+    parameter: adding two more to a cart holding three leaves two. The quantity is added."""
+    for m_index, marker, e_index, effect, span, items in _assignments(site):
+        if not re.search(r"(?:^|_)add(?:_|$)", marker.name):
+            continue
+        inserted = {e.table: parse_effect(marker.name, "insert", e.table, e.sql).sources for e in marker.effects
+                    if e.op == "insert" and re.search(r"\bNOT\s+EXISTS\b", e.sql, re.I)}
+        sources = inserted.get(effect.table)
+        table = site.database.table(effect.table)
+        if sources is None or table is None:
+            continue
+        kinds = {c.name: c.type for c in table.columns}
+        for item in items:
+            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            source = sources.get(found.group(1)) if found else None
+            if found is None or kinds.get(found.group(1)) not in ("integer", "real") or source is None or (
+                    source.kind, source.value) != ("param", found.group(2)):
+                continue
+            column, param = found.groups()
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} adds :{param} to a row that may hold some already by setting its "
+                           f"{column} to :{param}: what was there is lost",
+                           sql=effect.sql.replace(item.strip(), f"{column} = {column} + :{param}", 1))
+            break
+
+
+def _unique_kinds(site: Site) -> Iterator[GuardFix]:
+    """C005: an insert that stores a fixed value which every owner's seed rows hold exactly once (a new
+    folder of kind ``'inbox'`` where each user has one inbox and many ``'custom'`` folders): every lookup
+    of the user's inbox then finds two. The insert stores the value owners' rows repeat."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table) if effect.op == "insert" else None
+            if table is None or len(table.rows) < 6:
+                continue
+            owners = [fk.column for fk in table.foreign_keys if fk.ref_table == "users"]
+            sources = parse_effect(marker.name, "insert", effect.table, effect.sql).sources
+            for column, source in sources.items():
+                if source.kind != "literal" or not isinstance(source.value, str) or not owners:
+                    continue
+                owner = owners[0]
+                groups: dict[Any, list[Any]] = {}
+                for row in table.rows:
+                    groups.setdefault(row.get(owner), []).append(row.get(column))
+                if len(groups) < 3 or not all(g.count(source.value) == 1 for g in groups.values()):
+                    continue
+                repeated = sorted({v for g in groups.values() for v in g if isinstance(v, str) and g.count(v) > 1})
+                if len(repeated) != 1:
+                    continue
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} adds a {table.name} row with {column} {source.value!r}, which "
+                               f"each {owner} holds exactly once in the seed rows: lookups of it find two",
+                               sql=re.sub(rf"'{re.escape(source.value)}'", f"'{repeated[0]}'", effect.sql, count=1))
+                break
+
+
 _PER_UNIT = re.compile(r"\$\s?(\d+(?:\.\d\d)?)\s*(?:per|a|each|/)\s*(passenger|traveller|traveler|person|guest|adult|"
                        r"seat|ticket|night|item|unit)\b", re.I)
 _UNIT_PARAMS = {"people": ("passengers", "travellers", "travelers", "people", "persons", "guests", "adults", "seats",
@@ -1691,7 +1775,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
-            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site),
+            *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site), *_unconditional_stamps(site),
+            *_overwritten_additions(site), *_unique_kinds(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),

@@ -947,16 +947,21 @@ def check_answer_asks(site: Site) -> list[C.Issue]:
 
 # ----------------------------------------------------------------------------- M018
 
+_PERIODS = r"(?! (?:\d|few|two|three|four|five|six|seven|month|week|year|day|night|time|quarter|hour))"
+_FIRST, _LAST = rf"(?<=the )first{_PERIODS}", rf"(?<=the )last{_PERIODS}"
+"""Order words that are no period ("the last flight", not "the last month")."""
+
 _DIRECTION_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "money": (("cheapest", "least expensive", "lowest fare", "lowest price", "costs the least", "lowest"),
               ("most expensive", "priciest", "dearest", "highest price", "highest fare", "costs the most")),
-    "date": (("oldest", "earliest", "waiting longest", "waited longest", "longest waiting"),
-             ("latest", "newest", "most recent", "youngest")),
+    "date": (("oldest", "earliest", "waiting longest", "waited longest", "longest waiting", _FIRST),
+             ("latest", "newest", "most recent", "youngest", _LAST)),
     "amount": (("fewest", "least", "lowest", "smallest", "worst", "bottom"),
                ("most", "highest", "largest", "biggest", "greatest", "top", "best", "top scoring", "highest rated")),
 }
 """For each kind of sort column, the words that ask for its first row in ascending and in descending order."""
-_DATE_COLUMN = re.compile(r"(?:^|_)(?:date|day|created|updated|sent|posted|opened|closed|booked|at|on|time|when)$")
+_DATE_COLUMN = re.compile(r"(?:^|_)(?:date|day|created|updated|sent|posted|opened|closed|booked|at|on|time|when|depart|"
+                          r"departs|departure|arrive|arrives|arrival)$")
 _MONEY_COLUMN = re.compile(r"(?:^|_)(?:price|fare|cost|total|amount|fee|balance|revenue|spent)$")
 
 
@@ -1022,6 +1027,11 @@ def _named_sort(site: Site, query: Any, told: str) -> str | None:
     return None
 
 
+def _said(words: Any, told: str) -> list[str]:
+    """The words (patterns) of ``words`` that ``told`` says, as it says them."""
+    return [found.group(0) for w in words if (found := re.search(rf"\b{w}\b", told))]
+
+
 def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str]]:
     """Each query of ``task`` that picks the first row of an ordering running the other way from what
     its instruction asks ("the latest order" sorted by date ascending; "the cheapest airline" by
@@ -1031,8 +1041,8 @@ def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[s
         agg = C.field_of(query, "agg")
         if agg not in ("min", "max"):
             continue
-        said_min = [w for side, _ in _DIRECTION_WORDS.values() for w in side if re.search(rf"\b{w}\b", told)]
-        said_max = [w for _, side in _DIRECTION_WORDS.values() for w in side if re.search(rf"\b{w}\b", told)]
+        said_min = _said([w for side, _ in _DIRECTION_WORDS.values() for w in side], told)
+        said_max = _said([w for _, side in _DIRECTION_WORDS.values() for w in side], told)
         if agg == "min" and said_max and not said_min:
             yield f"{path}.agg", query.select, "min", said_max[0]
         elif agg == "max" and said_min and not said_max:
@@ -1047,8 +1057,7 @@ def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[s
             continue
         kind = _sort_kind(site, query.table, first.column)
         up, down = _DIRECTION_WORDS[kind]
-        said_up = [w for w in up if re.search(rf"\b{w}\b", told)]
-        said_down = [w for w in down if re.search(rf"\b{w}\b", told)]
+        said_up, said_down = _said(up, told), _said(down, told)
         if said_up and not said_down and first.dir == "desc":
             yield f"{path}.order_by", first.column, "desc", said_up[0]
         elif said_down and not said_up and first.dir == "asc":

@@ -272,6 +272,29 @@ def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
                               sql, _replace_item(sql, expr, fixed_expr, name))
 
 
+def _counted_tables(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A figure named for one table that counts the rows of another (``(SELECT count(*) FROM votes c
+    WHERE c.post_id = p.id) AS comments`` where the site has a ``comments`` table with a ``post_id``):
+    the page says "3 comments" for three votes. The fix counts the table the name names."""
+    from veriweb.verify.wording import singular
+
+    tables = {t.name: t for t in site.database.tables}
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\(\s*SELECT\s+count\s*\(\s*\*\s*\)\s+FROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(.*)\)",
+                             expr.strip(), re.I | re.S)
+        named = next((t for t in (name, f"{name}s", singular(name)) if t in tables), None) if found else None
+        if found is None or named is None or named == found.group(1) or found.group(1) not in tables:
+            continue
+        inner = found.group(2) or found.group(1)
+        used = set(re.findall(rf"\b{re.escape(inner)}\.(\w+)", found.group(3)))
+        columns = {c.name for c in tables[named].columns} | {tables[named].primary_key}
+        if not used or not used <= columns:
+            continue  # the named table could not be counted the same way
+        fixed = re.sub(rf"(\bFROM\s+){re.escape(found.group(1))}\b", lambda m: m.group(1) + named, expr, count=1, flags=re.I)
+        yield Fix(location, f"{name} is named for the {named} table, but it counts rows of {found.group(1)}",
+                  sql, _replace_item(sql, expr, fixed, name))
+
+
 def _replace_item(sql: str, expr: str, fixed: str, name: str) -> str:
     """``sql`` with the select item ``expr AS name`` rewritten to ``fixed``: the occurrence of
     ``expr`` named ``name``, not the first one (two columns may be written alike, the defect
@@ -989,7 +1012,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += misspelt_sql(location, view.sql, domains)
         out += today_typos(site, location, view.sql, in_marker=False)
         out += fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _unfiltered, mismatched_keys, miscorrelated):
+        for finder in (_uncorrelated, _misnamed, _counted_tables, _unfiltered, mismatched_keys, miscorrelated):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)

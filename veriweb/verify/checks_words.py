@@ -9,6 +9,10 @@
   over an order that runs the other way; a filter whose options say a bound ("At most 1 stop",
   "4 stars or more") over a test of the other direction. The repair turns the order or the test
   round.
+- M015: a list comparing a choice with a column that holds none of the values offered, while another
+  column holds them all. The repair compares it with that column.
+- M011: two tabs, each labelled with what only the other one holds ("Forums" over the accounts list).
+  The repair swaps the labels.
 - M015: a searching form's field that the page it opens never reads (a "Connections" choice no list
   filters on). The repair adds the test to the list that has the column, else drops the field.
 
@@ -349,7 +353,113 @@ def check_ignored_fields(site: Site) -> list[C.Issue]:
             for location, name, page, _, _ in ignored_fields(site)]
 
 
-WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields]
+def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
+    """For each page route and query field a searching form's choices fill, the values they send."""
+    sent: dict[tuple[str, str], set[str]] = {}
+    for element, _, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "navigate":
+            continue
+        for field_el in element.fields:
+            values = {str(C.field_of(o, "value")) for o in C.field_of(field_el, "options") or []} - {"", "None"}
+            if values:
+                sent.setdefault((action.route.split("?")[0], field_el.name), set()).update(values)
+    return sent
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_text_figures",
-           "filter_bounds", "ignored_fields", "list_orders", "text_fixes"]
+
+def _held(site: Site, source: str, column: str, cache: dict[Any, Any]) -> set[str] | None:
+    """The values the seed rows hold in ``column`` of a table or view (``None``: computed, or too few rows)."""
+    from veriweb.verify.checks_pages import base_column
+
+    base = base_column(site, source, column, cache)
+    table = site.database.table(base[0]) if base is not None else None
+    if table is None or len(table.rows) < 3 or base is None:
+        return None
+    return {str(r.get(base[1])) for r in table.rows if r.get(base[1]) is not None}
+
+
+def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list test of a query value against a column that holds none of the values the form's
+    choices send, while another column of the list holds them all (the "Customer group" choice
+    compared with ``city``): the path of the test's column, the field, the column, and the other."""
+    sent = _option_values(site) if any(e.type == "form" for e, _, _ in C.all_elements(site)) else {}
+    if not sent:
+        return
+    cache: dict[Any, Any] = {}
+    for number, page in enumerate(site.pages):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            if element.type not in ("list", "table"):
+                continue
+            for index, cond in enumerate(element.query.where):
+                value = cond.value
+                values = sent.get((page.route, getattr(value, "name", ""))) if getattr(value, "namespace", None) == "query" else None
+                held = _held(site, element.query.table, cond.column, cache) if values and cond.op in ("=", None) else None
+                if held is None or len(values) < 2 or values & held:
+                    continue
+                others = [c for c in sorted(source_columns(site, element.query.table) or ()) if c != cond.column
+                          and values <= (_held(site, element.query.table, c, cache) or set())]
+                if len(others) == 1:
+                    yield f"{path}.query.where[{index}].column", value.name, cond.column, others[0]
+
+
+def check_misread_filters(site: Site) -> list[C.Issue]:
+    """M015: see :func:`misread_filters`. The repair tests the column that holds the choices."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the choice {field!r} is compared with {column}, which holds none of the values it offers "
+                    f"({other} holds them all): every choice shows an empty list")
+            for location, field, column, other in misread_filters(site)]
+
+
+# ----------------------------------------------------------------------------- M011: tabs named for each other
+
+
+def _words_of(elements: list[Any]) -> set[str]:
+    """The stems of what a tab holds says it is about: the tables and views its lists read, their
+    names, labels and empty texts, and its headings."""
+    from veriweb.verify.wording import stem
+
+    said = []
+    for element, _ in C.walk(elements, "$"):
+        if element.type in ("list", "table"):
+            said += [element.query.table, C.field_of(element, "name") or "", C.field_of(element, "label") or "",
+                     C.field_of(element, "empty_text") or ""]
+        elif element.type == "heading":
+            said.append(element.text)
+    return {stem(w) for w in re.findall(r"[a-z]+", " ".join(said).lower().replace("_", " ")) if len(w) >= 3}
+
+
+def swapped_tabs(site: Site) -> Iterator[tuple[str, str, str, int, int]]:
+    """Two tabs of one widget each labelled with a name only the other one's content answers to ("Forums"
+    over the accounts list, while the forums list sits under "Accounts"): the path of the widget's tabs,
+    the two labels, and their indexes."""
+    from veriweb.verify.wording import stem
+
+    for element, path, _ in C.all_elements(site):
+        tabs = C.field_of(element, "tabs") or []
+        if len(tabs) < 2:
+            continue
+        about = [_words_of(t.elements) for t in tabs]
+        named = [{stem(w) for w in re.findall(r"[a-z]+", (t.label or "").lower()) if len(w) >= 3} for t in tabs]
+        for a in range(len(tabs)):
+            for b in range(len(tabs)):
+                if a != b and named[b] and named[b] <= about[a] and not named[b] & about[b] and not named[a] & about[a]:
+                    yield f"{path}.tabs", tabs[a].label, tabs[b].label, a, b
+                    break
+            else:
+                continue
+            break
+
+
+def check_swapped_tabs(site: Site) -> list[C.Issue]:
+    """M011: see :func:`swapped_tabs`. The repair swaps the two labels."""
+    return [C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{location}[{b}].label",
+                    f"tab {second!r} holds what its words do not name, while tab {first!r} holds what {second!r} "
+                    f"names: the two labels are the wrong way round")
+            for location, first, second, _, b in swapped_tabs(site)]
+
+
+WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
+               check_swapped_tabs]
+
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_misread_filters",
+           "check_swapped_tabs", "check_text_figures", "misread_filters", "filter_bounds", "ignored_fields", "list_orders", "swapped_tabs", "text_fixes"]

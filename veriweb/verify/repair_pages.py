@@ -20,10 +20,20 @@ from veriweb.verify.form_fields import humanise
 
 
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M011: a field labelled with another field's name swaps labels with that field; otherwise no edit of
-    the data is safe (what to rename is a design choice)."""
+    """M011: a field labelled with another field's name swaps labels with that field, as do two tabs each
+    named for the other's content; otherwise no edit of the data is safe (what to rename is a design
+    choice)."""
     named = re.search(r"labels its field '(\w+)' .*, the name of its field '(\w+)'", issue.message)
     tokens = R.parse_path(issue.location)
+    tabbed = re.search(r"while tab '([^']*)' holds what '([^']*)' names: the two labels", issue.message)
+    if tabbed is not None and tokens[-3:-2] == ["tabs"]:  # two tabs named for each other's content: swapped back
+        tabs = R.get_at(data, tokens[:-2])
+        other = next((t for t in tabs if t.get("label") == tabbed.group(1)), None) if isinstance(tabs, list) else None
+        mine = tabs[tokens[-2]] if other is not None else None
+        if mine is None or mine.get("label") != tabbed.group(2):
+            return None
+        mine["label"], other["label"] = other["label"], mine["label"]
+        return f"tabs {other['label']!r} and {mine['label']!r}: labels swapped", R.Touch(pages=R._page_of(tokens, data))
     if named is None or tokens[-1] != "label":
         return None
     fields = R.get_at(data, tokens[:-2])
@@ -550,6 +560,10 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     parent = R.get_at(data, tokens[:-1])
     if "which never reads it" in issue.message:
         return _read_field(data, issue, tokens)
+    misread = re.search(r"is compared with (\w+), which holds none of the values it offers \((\w+) holds", issue.message)
+    if misread is not None and tokens[-1] == "column" and isinstance(parent, dict) and parent.get("column") == misread.group(1):
+        parent["column"] = misread.group(2)
+        return f"filter on {misread.group(1)} -> {misread.group(2)}, which holds its choices", R.Touch(pages=R._page_of(tokens, data))
     flag = next((f for f in inverted_flags(R.site_of(data)) if f[0] == issue.location), None)
     if flag is not None and isinstance(parent, dict):
         old = parent.get(tokens[-1])
