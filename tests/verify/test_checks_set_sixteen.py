@@ -18,6 +18,9 @@ twin, and the repair is run.
 - C005: a state set from a choice with the day named for one state stamped whatever is chosen
   (reopening dates the closing); an "add" that sets a quantity where a row may hold one already; an
   insert of a value each owner holds exactly once (a second inbox). Each repair writes the SQL back.
+- C005: a marker storing the key of a row only its owner sees (the folder a message moves to) with no
+  guard asking whether it is the user's; the repair adds the guard.
+- S013: a contact picker whose choices fill the recipients with names; the repair sends the address.
 """
 
 from __future__ import annotations
@@ -96,13 +99,13 @@ def test_an_option_sending_another_options_value_is_found_and_sends_its_own(
 
 def test_a_sort_link_repeating_anothers_order_is_found_and_sorts_by_what_it_names() -> None:
     clean = generate_site("forum", 0)
-    assert not [m for m in _messages(clean, CONTRADICTORY_LABEL) if "the two give the same order" in m]
+    assert not [m for m in _messages(clean, CONTRADICTORY_LABEL) if "the link does not order what it says" in m]
     data = _data(clean)
     top = next(s for s in _dicts(data) if s.get("key") == "top" and "label" in s)
     assert top["column"] == "score"
     top["column"] = "comments"
     site = from_data(data, check_id=False)
-    found = [m for m in _messages(site, CONTRADICTORY_LABEL) if "the two give the same order" in m]
+    found = [m for m in _messages(site, CONTRADICTORY_LABEL) if "the link does not order what it says" in m]
     assert len(found) == 1 and "its words name 'score'" in found[0]
     fixed = _data(repair_static(site)[0])
     assert {s["column"] for s in _dicts(fixed) if s.get("key") == "top" and "label" in s} == {"score"}
@@ -175,3 +178,52 @@ def test_a_choice_compared_with_a_column_holding_none_of_its_values_is_found_and
     assert len(found) == 1 and "customer_group holds them all" in found[0]
     fixed = repair_static(site)[0]
     assert fixed.page("customers").model_dump() == clean.page("customers").model_dump()
+
+
+def test_a_sort_link_naming_one_column_and_sorting_by_another_is_found_alone() -> None:
+    clean = generate_site("forum", 0)
+    data = _data(clean)
+    top = next(s for s in _dicts(data) if s.get("key") == "top" and "label" in s)
+    hot = next(s for s in _dicts(data) if s.get("key") == "hot" and "label" in s)
+    top["column"] = "hot"  # "Top scoring" sorting by hot: a twin of "Trending", which names hot
+    site = from_data(data, check_id=False)
+    assert [m for m in _messages(site, CONTRADICTORY_LABEL) if "its words name 'score'" in m]
+    fixed = _data(repair_static(site)[0])
+    assert {s["column"] for s in _dicts(fixed) if s.get("key") == "top" and "label" in s} == {"score"}
+    assert {s["column"] for s in _dicts(fixed) if s.get("key") == "hot" and "label" in s} == {hot["column"]}
+
+
+def test_a_key_to_another_users_private_row_unguarded_is_found_and_guarded() -> None:
+    clean = generate_site("mail", 0)
+    assert not [m for m in _messages(clean, UNGUARDED_WRITE) if "only its owner sees" in m]
+    data = _data(clean)
+    move = next(m for m in data["markers"] if m["name"] == "move_email")
+    kept = [g for g in move["preconditions"] if "FROM folders WHERE" not in g["predicate"]["sql"]]
+    assert len(kept) == len(move["preconditions"]) - 1
+    move["preconditions"] = kept
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, UNGUARDED_WRITE) if "stores the folders row :folder_id" in m]) == 1
+    fixed = repair_static(site)[0]
+    guards = [g.predicate.sql for g in fixed.marker("move_email").preconditions]
+    assert any("FROM folders WHERE id = :k AND user_id = :user_id" in g for g in guards)
+    assert not [m for m in _messages(fixed, UNGUARDED_WRITE) if "only its owner sees" in m]
+
+
+def _with_picker(sends: str) -> Site:
+    data = _data(generate_site("mail", 0))
+    compose = next(p for p in data["pages"] if p["id"] == "compose")
+    compose["elements"].insert(1, {
+        "type": "form", "label": "Pick a recipient", "submit": "Insert", "action": {"kind": "navigate", "route": "/compose"},
+        "fields": [{"name": "to", "label": "Pick a recipient", "type": "select", "options": [{"label": "-", "value": ""}],
+                    "options_query": {"query": {"table": "contacts", "where": [{"column": "user_id", "value": {"ref": "user.id"}}]},
+                                      "value": sends, "label": "name"}}]})
+    return from_data(data, check_id=False)
+
+
+def test_a_picker_sending_names_where_addresses_are_stored_is_found_and_sends_addresses() -> None:
+    assert not [m for m in _messages(_with_picker("email"), "S013") if "the picker passes" in m]
+    site = _with_picker("name")
+    assert len([m for m in _messages(site, "S013") if "the picker passes 'name'" in m]) == 1
+    fixed = _data(repair_static(site)[0])
+    assert [d["options_query"]["value"] for d in _dicts(fixed) if isinstance(d.get("options_query"), dict)
+            and d.get("name") == "to"] == ["email"]

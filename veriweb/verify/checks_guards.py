@@ -1025,6 +1025,59 @@ def _unique_kinds(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+def _private_tables(site: Site) -> dict[str, str]:
+    """Tables whose rows each belong to one user and are only ever shown to that user (every page query
+    of the table tests its user column against the signed-in user), with that column."""
+    from veriweb.verify.checks_pages import bound_elements
+
+    owners = {t.name: fk.column for t in site.database.tables for fk in t.foreign_keys if fk.ref_table == "users"}
+    shown: dict[str, bool] = {}
+    for element, _, _, _ in bound_elements(site):
+        queries = [C.field_of(element, "query")] if element.type in ("list", "table", "record") else []
+        queries += [o.query for o in (C.field_of(f, "options_query") for f in C.field_of(element, "fields") or []) if o]
+        for query in queries:
+            if query is None or query.table not in owners:
+                continue
+            mine = any(c.column == owners[query.table] and getattr(c.value, "ref", "") == "user.id" for c in query.where)
+            shown[query.table] = shown.get(query.table, True) and mine
+    return {table: owners[table] for table, mine in shown.items() if mine}
+
+
+def _unowned_keys(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that stores a key the user chose of a row only its owner ever sees (the folder to
+    move a message to), with nothing it runs asking whether that row is the user's: a crafted request
+    files the user's mail in another user's folder. The guard is added."""
+    private = None
+    for m_index, marker in enumerate(site.markers):
+        if not marker.requires_login:
+            continue
+        for effect in marker.effects:
+            table = site.database.table(effect.table)
+            if table is None or effect.op not in ("insert", "update"):
+                continue
+            sources = parse_effect(marker.name, effect.op, effect.table, effect.sql).sources
+            for fk in table.foreign_keys:
+                source = sources.get(fk.column)
+                if source is None or source.kind != "param" or fk.ref_table == effect.table:
+                    continue
+                if private is None:
+                    private = _private_tables(site)
+                owner = private.get(fk.ref_table)
+                guards = [g.predicate for g in marker.preconditions if isinstance(g.predicate, SqlPredicate)]
+                if owner is None or any(re.search(rf"\b(?:FROM|JOIN)\s+\"?{fk.ref_table}\b", g.sql, re.I) and
+                                        f"param.{source.value}" in json.dumps(g.model_dump(mode="json")) for g in guards):
+                    continue
+                if any(re.search(rf"\b{fk.ref_table}\b", e.sql) and ":user_id" in e.sql for e in marker.effects):
+                    continue  # the effect itself picks the row among the user's own
+                sql = f"SELECT EXISTS (SELECT 1 FROM {fk.ref_table} WHERE {fk.ref_column} = :k AND {owner} = :user_id)"
+                yield GuardFix(f"$.markers[{m_index}]", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} stores the {fk.ref_table} row :{source.value} names, which "
+                               f"only its owner sees, without asking whether it is the user's: another user's row is "
+                               f"taken", add=(sql, f"Please choose one of your {fk.ref_table.replace('_', ' ')}.",
+                                              {"k": {"ref": f"param.{source.value}"}}, "preconditions"))
+                break
+
+
 _PER_UNIT = re.compile(r"\$\s?(\d+(?:\.\d\d)?)\s*(?:per|a|each|/)\s*(passenger|traveller|traveler|person|guest|adult|"
                        r"seat|ticket|night|item|unit)\b", re.I)
 _UNIT_PARAMS = {"people": ("passengers", "travellers", "travelers", "people", "persons", "guests", "adults", "seats",
@@ -1776,7 +1829,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site), *_unconditional_stamps(site),
-            *_overwritten_additions(site), *_unique_kinds(site),
+            *_overwritten_additions(site), *_unique_kinds(site), *_unowned_keys(site),
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),

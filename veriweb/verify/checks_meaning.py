@@ -143,7 +143,8 @@ def _column_values(site: Site, source: str, column: str, cache: dict[Any, Any]) 
 def passed_shapes(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """S013: a link that fills a form's field through the address (``/compose?to={row.name}``) with a column
     whose values are not what the marker stores there (names where every stored recipient is an e-mail
-    address): the form is filled with what its marker cannot use. Yields the link's ``href`` path, the
+    address), or a picker whose choices fill it so (a contact list sending names): the form is filled
+    with what its marker cannot use. Yields the link's ``href`` path (or the picker's value), the
     column passed, the column that should be (the bound row's one column of the right kind, or ``""``) and
     what the marker stores."""
     routes = C._routes(site)
@@ -185,12 +186,29 @@ def passed_shapes(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 continue
             right = [n for n in row_columns(site, bound) if _shape(_column_values(site, bound, n, cache)) == stored[1]]
             yield f"{path}.href", column, right[0] if len(right) == 1 else "", stored[0]
+    for element, path, _ in C.all_elements(site):  # a picker whose choices fill the field: what they send
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "navigate":
+            continue
+        dest = C.resolve_href(routes, action.route)
+        for number, field_el in enumerate(element.fields):
+            chosen = C.field_of(field_el, "options_query")
+            stored = fills.get((dest, field_el.name))
+            if chosen is None or stored is None:
+                continue
+            source = chosen.query.table
+            shape = _shape(_column_values(site, source, chosen.value, cache))
+            if shape is None or shape == stored[1]:
+                continue
+            right = [n for n in row_columns(site, source) if _shape(_column_values(site, source, n, cache)) == stored[1]]
+            yield f"{path}.fields[{number}].options_query.value", chosen.value, right[0] if len(right) == 1 else "", stored[0]
 
 
 def check_passed_shapes(site: Site) -> list[C.Issue]:
     """S013: see :func:`passed_shapes`."""
     return [C.Issue("structural", C.FIELD_TYPE, location,
-                    f"the link passes {column!r} into a form field its marker stores in {stored}, where every row "
+                    f"the {'picker' if location.endswith('options_query.value') else 'link'} passes {column!r} into "
+                    f"a form field its marker stores in {stored}, where every row "
                     f"holds another kind of value: the form is filled with what it cannot use")
             for location, column, _, stored in passed_shapes(site)]
 
@@ -808,9 +826,10 @@ def _names_column(sort: Any, column: str) -> bool:
 
 
 def duplicate_sorts(site: Site) -> Iterator[tuple[str, Any, str | None]]:
-    """Each sort link that orders its list as another of the same list does (same column, same way)
-    while only the other names that column ("Best" sorting by ``comments`` beside "Most comments"): its
-    path, itself, and the one number column of the list its key or words name instead (``None``: none)."""
+    """Each sort link whose key and words name one number column of its list but that sorts by another
+    they do not name ("Top scoring" sorting by ``comments``), or that orders its list as another of the
+    same list does while only the other names that column: its path, itself, and the one column its key
+    or words name instead (``None``: none, and the link repeats its twin)."""
     from veriweb.verify.checks_pages import source_columns
     from veriweb.verify.checks_tasks import _text_type
 
@@ -818,21 +837,23 @@ def duplicate_sorts(site: Site) -> Iterator[tuple[str, Any, str | None]]:
         for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
             sorts = list(getattr(element, "sorts", None) or [])
             for index, sort in enumerate(sorts):
-                twin = next((t for t in sorts if t is not sort and (t.column, t.dir) == (sort.column, sort.dir)), None)
-                if twin is None or _names_column(sort, sort.column) or not _names_column(twin, sort.column):
+                if _names_column(sort, sort.column):
                     continue
                 used = {t.column for t in sorts}
                 columns = sorted(c for c in (source_columns(site, element.query.table) or ()) if c not in used
                                  and _text_type(site, element.query.table, c) in ("integer", "money", "real", "date", None)
                                  and _names_column(sort, c))
-                yield f"{path}.sorts[{index}].column", sort, columns[0] if len(columns) == 1 else None
+                twin = next((t for t in sorts if t is not sort and (t.column, t.dir) == (sort.column, sort.dir)), None)
+                if len(columns) == 1 or (twin is not None and _names_column(twin, sort.column)):
+                    yield f"{path}.sorts[{index}].column", sort, columns[0] if len(columns) == 1 else None
 
 
 def check_duplicate_sorts(site: Site) -> list[C.Issue]:
     """M003: see :func:`duplicate_sorts`. The repair sorts by the column the link names, or removes it."""
     return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
-                    f"sort {sort.label!r} orders by {sort.column}, as another sort link of its list does that says "
-                    f"so" + (f"; its words name {right!r}" if right else "") + ": the two give the same order")
+                    f"sort {sort.label!r} orders by {sort.column}, which its key {sort.key!r} and words do not name"
+                    + (f"; its words name {right!r}" if right else ", as another sort link of its list that says so does")
+                    + ": the link does not order what it says")
             for location, sort, right in duplicate_sorts(site)]
 
 

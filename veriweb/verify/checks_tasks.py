@@ -1006,7 +1006,8 @@ def _picked_queries(value: Any, path: str) -> Iterator[tuple[Any, str]]:
     return _queries_with(value, path, "order_by")
 
 
-_SORT_SYNONYMS = {"score": ("points", "upvotes", "votes"), "price": ("fare", "costs"), "rating": ("rated",)}
+_SORT_SYNONYMS = {"score": ("points", "upvotes", "upvoted", "votes", "top", "best"), "price": ("fare", "costs"),
+                  "rating": ("rated",)}
 """Words an instruction names a sort column by other than the column's own name ("the most points")."""
 
 

@@ -392,7 +392,7 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     becomes a text box; a parameter written to a column of another type takes the column's type;
     an empty list of choices becomes the values the parameter's column holds (else any value); a link
     that fills a field with the wrong kind of value passes the row's one column of the right kind (else
-    it is removed)."""
+    it is removed), and so does a picker."""
     tokens = R.parse_path(issue.location)
     if tokens[-1] == "href":  # a link filling a field with the wrong kind of value: the row's right column
         from veriweb.verify.checks_meaning import passed_shapes
@@ -404,6 +404,15 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         old = link["href"]
         link["href"] = re.sub(r"\{row\." + re.escape(found[1]) + r"((?:\|[a-z_]+)?)\}", "{row." + found[2] + r"\1}", old)
         return f"link {old!r} -> {link['href']!r}", R.Touch(pages=R._page_of(tokens, data))
+    if tokens[-2:] == ["options_query", "value"]:  # a picker sending the wrong kind of value: the right column
+        from veriweb.verify.checks_meaning import passed_shapes
+
+        found = next((f for f in passed_shapes(R.site_of(data)) if f[0] == issue.location), None)
+        chosen = R.get_at(data, tokens[:-1])
+        if found is None or not found[2] or not isinstance(chosen, dict):
+            return None
+        old, chosen["value"] = chosen["value"], found[2]
+        return f"picker sends {found[2]}, not {old}", R.Touch(pages=R._page_of(tokens, data))
     if tokens[:1] == ["markers"] and tokens[-1] == "choices":  # an empty list: the values its column holds
         param, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
         if not isinstance(param, dict) or not isinstance(marker, dict):
