@@ -21,6 +21,8 @@ twin, and the repair is run.
 - C005: a marker storing the key of a row only its owner sees (the folder a message moves to) with no
   guard asking whether it is the user's; the repair adds the guard.
 - S013: a contact picker whose choices fill the recipients with names; the repair sends the address.
+- M003: "Top products" sorted by units ascending (the words of amount, a tab's label); the repair turns it.
+- S004: a form field its marker argument of the same name does not send; the repair sends it.
 """
 
 from __future__ import annotations
@@ -227,3 +229,30 @@ def test_a_picker_sending_names_where_addresses_are_stored_is_found_and_sends_ad
     fixed = _data(repair_static(site)[0])
     assert [d["options_query"]["value"] for d in _dicts(fixed) if isinstance(d.get("options_query"), dict)
             and d.get("name") == "to"] == ["email"]
+
+
+def test_a_list_of_top_sellers_sorted_from_the_bottom_is_found_and_turned_round() -> None:
+    clean = generate_site("admin", 0)
+    assert not [m for m in _messages(clean, CONTRADICTORY_LABEL) if "its first rows are the other end" in m]
+    data = _data(clean)
+    listed = next(d for d in _dicts(data) if d.get("name") == "bestsellers" and "query" in d)
+    assert listed["query"]["order_by"][0] == {"column": "units", "dir": "desc"}
+    listed["query"]["order_by"][0]["dir"] = "asc"
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, CONTRADICTORY_LABEL) if "but sorts units ascending" in m]) == 1
+    fixed = _data(repair_static(site)[0])
+    assert next(d for d in _dicts(fixed) if d.get("name") == "bestsellers" and "query" in d)["query"]["order_by"][0] == \
+        {"column": "units", "dir": "desc"}
+
+
+def test_a_field_its_form_sends_something_else_for_is_found_and_sent() -> None:
+    clean = generate_site("admin", 0)
+    assert not [m for m in _messages(clean, "S004") if "never sends what is typed" in m]
+    data = _data(clean)
+    form = next(d for d in _dicts(data) if d.get("type") == "form" and d.get("action", {}).get("marker") == "save_product")
+    form["action"]["args"]["stock"] = {"ref": "row.stock"}
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, "S004") if "shows a field 'stock' but sends row.stock" in m]) == 1
+    fixed = _data(repair_static(site)[0])
+    assert [d["action"]["args"]["stock"] for d in _dicts(fixed) if d.get("type") == "form"
+            and d.get("action", {}).get("marker") == "save_product"] == [{"ref": "field.stock"}]

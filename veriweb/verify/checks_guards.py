@@ -1146,8 +1146,8 @@ def _fees_once(site: Site) -> Iterator[GuardFix]:
                 continue
             for e_index, effect in enumerate(marker.effects):
                 for item in _value_items(effect.sql):
-                    if not re.search(rf"(?<![\w.]){cents}(?![\w.])", item):
-                        continue
+                    if not re.search(rf"(?<![\w.]){cents}(?![\w.])", item) or not re.search(rf":{param}\b", item):
+                        continue  # no fee here, or nothing counted by the units (C004 counts them)
                     once, twice = _evaluate(item, {param: 1}), _evaluate(item, {param: 2})
                     if once != cents or twice != cents:
                         continue  # the fee is multiplied, or the expression is not a fee plus what is zeroed

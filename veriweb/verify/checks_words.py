@@ -11,6 +11,8 @@
   round.
 - M015: a list comparing a choice with a column that holds none of the values offered, while another
   column holds them all. The repair compares it with that column.
+- S004: a form field that the marker argument of its name does not send (the stock typed, sent as
+  the row's stock). The repair sends the field.
 - M011: two tabs, each labelled with what only the other one holds ("Forums" over the accounts list).
   The repair swaps the labels.
 - M015: a searching form's field that the page it opens never reads (a "Connections" choice no list
@@ -176,6 +178,8 @@ _FIRST_WORDS: dict[str, tuple[str, str]] = {
     "money": (r"cheapest|least expensive|lowest (?:fares?|prices?|rates?|costs?)|(?:fares?|prices?)[: ]+low(?:est)? to high",
               r"most expensive|priciest|dearest|highest (?:fares?|prices?|rates?)|(?:fares?|prices?)[: ]+high(?:est)? to low"),
     "date": (r"oldest|earliest|oldest first", r"newest|latest|most recent|newest first|recently (?:added|posted)"),
+    "amount": (r"fewest|least|worst|lowest|bottom|slowest|worst[- ]selling",
+               r"top|best|most|highest|largest|biggest|bestsellers?|best[- ]selling|most popular"),
 }
 """For the sort column's kind, the words that say the first row is the lowest, and the highest."""
 
@@ -192,33 +196,37 @@ def _preceding_words(elements: list[Any], index: int) -> str:
 
 
 def _lists(elements: list[Any], path: str, title: str) -> Iterator[tuple[Any, str, str]]:
-    """Every list or table under ``elements`` with its path and the words that introduce it."""
+    """Every list or table under ``elements`` with its path and the words that introduce it: the headings
+    or texts right before it (or, first in a tab, the tab's label), its label and its name."""
     for index, element in enumerate(elements):
         here = f"{path}[{index}]"
         if element.type in ("list", "table"):
-            yield element, here, " ".join(filter(None, (_preceding_words(elements, index), C.field_of(element, "label") or "")))
+            name = (C.field_of(element, "name") or "").replace("_", " ")
+            said = _preceding_words(elements, index) or (title if index == 0 else "")
+            yield element, here, " ".join(filter(None, (said, C.field_of(element, "label") or "", name)))
         fields = element.__dict__
         for attr in ("elements", "item", "items"):
             if fields.get(attr):
-                yield from _lists(fields[attr], f"{here}.{attr}", title)
+                yield from _lists(fields[attr], f"{here}.{attr}", "")
         for number, tab in enumerate(fields.get("tabs") or []):
-            yield from _lists(tab.elements, f"{here}.tabs[{number}].elements", title)
+            yield from _lists(tab.elements, f"{here}.tabs[{number}].elements", tab.label or "")
 
 
 def list_orders(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """Each list whose introducing words say which end comes first over an order running the other
     way ("Our lowest fares" over ``price`` descending): the path of its first ``order_by``, the
     column, the direction it runs and the words."""
-    from veriweb.verify.checks_tasks import _sort_kind
+    from veriweb.verify.checks_tasks import _sort_kind, _text_type
 
     for number, page in enumerate(site.pages):
-        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", ""):
             order = element.query.order_by
             if not order or not words or C.field_of(element, "sorts"):
                 continue  # a list the user sorts says how in its sort links (check_sort_labels)
             kind = _sort_kind(site, element.query.table, order[0].column)
-            if kind not in _FIRST_WORDS:
-                continue
+            if kind not in _FIRST_WORDS or (kind == "amount" and _text_type(site, element.query.table, order[0].column)
+                                            not in ("integer", "real", None)):
+                continue  # words of amount say nothing of a list sorted by text
             low, high = (re.search(rf"\b(?:{w})\b", words, re.I) for w in _FIRST_WORDS[kind])
             if (low is not None) == (high is not None):
                 continue
@@ -331,6 +339,8 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str | None, dict
             continue
         number, page = target
         read = _query_reads(site, number)
+        if not read & {f.name for f in element.fields}:
+            continue  # the page reads none of the form: a missing reader (M007), not a filter left out
         for index, field_el in enumerate(element.fields):
             if field_el.name in read:
                 continue
@@ -410,6 +420,36 @@ def check_misread_filters(site: Site) -> list[C.Issue]:
             for location, field, column, other in misread_filters(site)]
 
 
+# ----------------------------------------------------------------------------- S004: a field the form never sends
+
+
+def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each field of a form that its marker argument of the same name does not send (``stock`` taken
+    from the row, ``title`` from the body field): what is typed there is thrown away. The path of the
+    argument, the field and what the argument sends instead."""
+    from veriweb.scaffold.values import Ref
+
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "marker":
+            continue
+        for field_el in element.fields:
+            sent = action.args.get(field_el.name)
+            if field_el.type in ("hidden",) or sent is None or (isinstance(sent, Ref) and sent.ref == f"field.{field_el.name}"):
+                continue
+            if any(isinstance(v, Ref) and v.ref == f"field.{field_el.name}" for v in action.args.values()):
+                continue  # sent under another name
+            yield f"{path}.action.args.{field_el.name}", field_el.name, sent.ref if isinstance(sent, Ref) else repr(sent)
+
+
+def check_unsent_fields(site: Site) -> list[C.Issue]:
+    """S004: see :func:`unsent_fields`. The repair sends the field."""
+    return [C.Issue("structural", C.FIELD_MISMATCH, location,
+                    f"the form shows a field {name!r} but sends {instead} as {name}: it never sends what is typed "
+                    f"into it")
+            for location, name, instead in unsent_fields(site)]
+
+
 # ----------------------------------------------------------------------------- M011: tabs named for each other
 
 
@@ -459,7 +499,7 @@ def check_swapped_tabs(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs]
+               check_swapped_tabs, check_unsent_fields]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_misread_filters",
-           "check_swapped_tabs", "check_text_figures", "misread_filters", "filter_bounds", "ignored_fields", "list_orders", "swapped_tabs", "text_fixes"]
+           "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "misread_filters", "unsent_fields", "filter_bounds", "ignored_fields", "list_orders", "swapped_tabs", "text_fixes"]

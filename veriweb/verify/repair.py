@@ -548,7 +548,8 @@ def _login_field(data: dict[str, Any], form: dict[str, Any], tokens: list[str | 
 
 
 def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill."""
+    """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill; an
+    argument named for a field of its form that sends something else sends the field."""
     tokens = parse_path(issue.location)
     form_tokens = tokens[:tokens.index("action")] if "action" in tokens else None
     form = get_at(data, form_tokens) if form_tokens else None
@@ -557,6 +558,10 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     action = form.setdefault("action", {})
     if action.get("kind") == "login" and tokens[-1] in ("username_field", "password_field"):
         return _login_field(data, form, tokens)
+    if "never sends what is typed into it" in issue.message and tokens[-2:-1] == ["args"]:  # the field of its name
+        name = str(tokens[-1])
+        old, action["args"][name] = action["args"].get(name), {"ref": f"field.{name}"}
+        return f"form {form.get('submit')!r} sends field {name!r} as {name}, not {old!r}", Touch(pages=_page_of(tokens, data))
     marker = _marker(data, action.get("marker", ""))
     if marker is None:
         return None

@@ -409,10 +409,9 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
 
         found = next((f for f in passed_shapes(R.site_of(data)) if f[0] == issue.location), None)
         chosen = R.get_at(data, tokens[:-1])
-        if found is None or not found[2] or not isinstance(chosen, dict):
-            return None
-        old, chosen["value"] = chosen["value"], found[2]
-        return f"picker sends {found[2]}, not {old}", R.Touch(pages=R._page_of(tokens, data))
+        if found is not None and found[2] and isinstance(chosen, dict):
+            old, chosen["value"] = chosen["value"], found[2]
+            return f"picker sends {found[2]}, not {old}", R.Touch(pages=R._page_of(tokens, data))
     if tokens[:1] == ["markers"] and tokens[-1] == "choices":  # an empty list: the values its column holds
         param, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
         if not isinstance(param, dict) or not isinstance(marker, dict):
