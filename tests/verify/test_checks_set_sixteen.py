@@ -23,6 +23,8 @@ twin, and the repair is run.
 - S013: a contact picker whose choices fill the recipients with names; the repair sends the address.
 - M003: "Top products" sorted by units ascending (the words of amount, a tab's label); the repair turns it.
 - S004: a form field its marker argument of the same name does not send; the repair sends it.
+- C004: a seed order whose refunded amount is not the sum of its refunds, as every other order's is;
+  the repair writes the sum.
 """
 
 from __future__ import annotations
@@ -256,3 +258,17 @@ def test_a_field_its_form_sends_something_else_for_is_found_and_sent() -> None:
     fixed = _data(repair_static(site)[0])
     assert [d["action"]["args"]["stock"] for d in _dicts(fixed) if d.get("type") == "form"
             and d.get("action", {}).get("marker") == "save_product"] == [{"ref": "field.stock"}]
+
+
+def test_a_seed_figure_off_the_sum_every_other_row_keeps_is_found_and_summed() -> None:
+    clean = generate_site("admin", 0)
+    assert not [m for m in _messages(clean, "C004") if "is not the sum of" in m]
+    data = _data(clean)
+    orders = next(t for t in data["database"]["tables"] if t["name"] == "orders")
+    row = next(r for r in orders["rows"] if r["refunded"])
+    right, row["refunded"] = row["refunded"], row["refunded"] - 598
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "C004") if "is not the sum of refunds.amount" in m]
+    assert len(found) == 1 and found[0].endswith(f"it should be {right}")
+    fixed = repair_static(site)[0]
+    assert next(r for r in fixed.database.table("orders").rows if r["id"] == row["id"])["refunded"] == right

@@ -773,9 +773,49 @@ def check_written_numbers(site: Site) -> list[C.Issue]:
     return issues
 
 
-DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
-               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets]
+def check_child_sums(site: Site) -> list[C.Issue]:
+    """C004: a seed row whose figure is not the sum of one column over the rows that point at it, where
+    every other row's is (an order that says 40000 refunded while its refund rows add up to 40598).
+    The rule counts only when it holds in all but one row in fifty of at least eight, over at least five
+    rows with lines and three sums; the repair writes the sum."""
+    issues = []
+    numeric = ("integer", "money", "real")
+    for p_index, parent in enumerate(site.database.tables):
+        if len(parent.rows) < 8:
+            continue
+        figures = [c.name for c in parent.columns if c.type in numeric and c.name != parent.primary_key]
+        for child in site.database.tables:
+            for fk in (f for f in child.foreign_keys if f.ref_table == parent.name and child is not parent):
+                keys = {f.column for f in child.foreign_keys}
+                for part in (c.name for c in child.columns if c.type in numeric and c.name not in keys):
+                    sums: dict[Any, float] = defaultdict(int)
+                    for row in child.rows:
+                        if isinstance(row.get(part), (int, float)):
+                            sums[row.get(fk.column)] += row[part]
+                    if len({v for v in sums.values() if v}) < 3:
+                        continue
+                    owed = [sums.get(r.get(fk.ref_column), 0) for r in parent.rows]
+                    for figure in figures:
+                        held = [n for n, r in enumerate(parent.rows) if isinstance(r.get(figure), (int, float))]
+                        off = [n for n in held if parent.rows[n][figure] != owed[n]]
+                        if not off or len(off) > max(1, len(held) // 50):
+                            continue
+                        kept = set(held) - set(off)
+                        if sum(1 for n in kept if owed[n]) < 5 or len({owed[n] for n in kept} - {0}) < 3:
+                            continue
+                        for n in off:
+                            row = parent.rows[n]
+                            issues.append(C.Issue("consistency", C.TOTAL_MISMATCH,
+                                                  f"$.database.tables[{p_index}].rows[{n}].{figure}",
+                                                  f"{parent.name} {row.get(parent.primary_key)}: {figure} {row[figure]} "
+                                                  f"is not the sum of {child.name}.{part} over its rows, as in every "
+                                                  f"other {parent.name} row: it should be {owed[n]}"))
+    return issues
 
-__all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_constraint_meaning", "check_constraint_pages",
+
+DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
+               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums]
+
+__all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

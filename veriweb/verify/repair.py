@@ -1477,6 +1477,12 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
     if found is None:
         return None
     table, row = found
+    summed = re.search(r"is not the sum of \w+\.\w+ over its rows, as in every other \w+ row: it should be (-?[\d.]+)$",
+                       issue.message)
+    if summed is not None and isinstance(row.get(tokens[-1]), (int, float)):  # the sum the other rows keep
+        old, right = row[tokens[-1]], float(summed.group(1))
+        row[tokens[-1]] = int(right) if right == int(right) and isinstance(old, int) else right
+        return f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}", Touch(tables={table["name"]})
     key = table.get("primary_key", "id")
     for lines in _tables(data):
         fk = next((f for f in lines.get("foreign_keys", []) if f["ref_table"] == table["name"]), None)
