@@ -9,7 +9,8 @@ misses; each defect is planted by editing a generated site's text, with the clea
   The repair turns the order, or the test, round.
 - C009: "You already have a booking on this flight" over a guard that looks for anyone's booking.
   The repair adds the user.
-- M015: a search form's field the results page never reads. The repair adds the test, or drops it.
+- M015: a search form's field the results page never reads, while its list has the column. The repair
+  adds the test.
 - C005: a checked bag priced "$35 per passenger" added once whatever the passengers (the repair
   multiplies it); a refund recorded as a row under its order that sets the order's ``refunded`` to
   its amount instead of adding it (the repair adds it).
@@ -159,17 +160,15 @@ def test_a_search_field_the_results_page_never_reads_is_found_and_read(travel: S
     assert not _found(fixed, "M015", "never reads it")
 
 
-def test_a_search_field_no_list_has_a_column_for_is_taken_out(travel: Site) -> None:
+def test_a_search_field_no_list_has_a_column_for_is_left_alone(travel: Site) -> None:
+    # the page may pass such a value on in its links (check-in dates to a hotel's page): no filter to add
     data = to_data(travel)
     data.pop("id", None)
     page = next(p for p in data["pages"] if p["id"] == "flights")
     form = next(e for e in _forms(page["elements"]) if e.get("action", {}).get("kind") == "navigate")
     form["fields"].append({"type": "checkbox", "name": "wifi", "label": "Wi-Fi on board"})
     site = from_data(data, check_id=False)
-    assert _found(site, "M015", "sends 'wifi' to page 'flights'")
-    fixed = repair_static(site)[0]
-    assert "wifi" not in _text(fixed)
-    assert not _found(fixed, "M015", "never reads it")
+    assert not _found(site, "M015", "sends 'wifi' to page 'flights'")
 
 
 def test_a_figure_set_to_the_amount_its_marker_records_as_a_new_row_is_found_and_added_to(admin: Site) -> None:

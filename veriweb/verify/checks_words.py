@@ -15,8 +15,8 @@
   the row's stock). The repair sends the field.
 - M011: two tabs, each labelled with what only the other one holds ("Forums" over the accounts list).
   The repair swaps the labels.
-- M015: a searching form's field that the page it opens never reads (a "Connections" choice no list
-  filters on). The repair adds the test to the list that has the column, else drops the field.
+- M015: a searching form's field that the page it opens never reads, while its list has the column (a
+  "Connections" choice no list filters on). The repair adds the test to the list.
 
 Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
 words name no column, direction or bound.
@@ -324,11 +324,11 @@ def _query_reads(site: Site, number: int) -> set[str]:
                 attr.startswith("fields[") and element.action.kind == "navigate")}
 
 
-def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str | None, dict[str, Any]]]:
+def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, Any]]]:
     """Each field of a searching form (one that opens a page with what it asks) that the page it opens
-    never reads (a "Connections" choice no list filters on: "Nonstop only" lets every flight through):
-    the field's path, its name, the page, the path of the one list there that has a column of that
-    name (``None``: none, or several), and the test that list should make."""
+    never reads, while the one list there has a column of its name (a "Connections" choice no list
+    filters on: "Nonstop only" lets every flight through): the field's path, its name, the page, the
+    path of that list, and the test it should make."""
     bounds: dict[tuple[str, str], tuple[str, str]] | None = None
     for element, path, _ in C.all_elements(site):
         action = C.field_of(element, "action")
@@ -348,15 +348,16 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str | None, dict
                 bounds = _option_bounds(site)
             lists = [here for listed, here in C.walk(page.elements, f"$.pages[{number}].elements")
                      if listed.type in ("list", "table") and field_el.name in (source_columns(site, listed.query.table) or ())]
+            if len(lists) != 1:
+                continue  # no list it could filter: the value may be meant for links a defect elsewhere lost
             bound = bounds.get((action.route.split("?")[0], field_el.name))
             op = bound[0] if bound else ("contains" if field_el.type in ("textbox", "search") else "=")
             test = {"column": field_el.name, "op": op, "value": {"ref": f"query.{field_el.name}"}, "skip_if_empty": True}
-            yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0] if len(lists) == 1 else None, test
+            yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0], test
 
 
 def check_ignored_fields(site: Site) -> list[C.Issue]:
-    """M015: see :func:`ignored_fields`. The repair adds the test to the list that has the column, or
-    else takes the field out of the form."""
+    """M015: see :func:`ignored_fields`. The repair adds the test to the list that has the column."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
                     f"the form sends {name!r} to page {page!r}, which never reads it: whatever is chosen there, "
                     f"the page shows the same rows")

@@ -539,21 +539,17 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 
 def _read_field(data: dict[str, Any], issue: Issue, tokens: list[str | int]) -> R.Outcome | None:
     """M015: a field the page it searches never reads: the one list there with a column of its name
-    tests it (:func:`veriweb.verify.checks_words.ignored_fields`); with no such list the field goes."""
+    tests it (:func:`veriweb.verify.checks_words.ignored_fields`)."""
     from veriweb.verify.checks_words import ignored_fields
 
     found = next((f for f in ignored_fields(R.site_of(data)) if f[0] == issue.location), None)
-    fields = R.get_at(data, tokens[:-1])
-    if found is None or not isinstance(fields, list):
+    if found is None:
         return None
     _, name, page, listed, test = found
-    if listed is not None:
-        query = R.get_at(data, R.parse_path(listed) + ["query"])
-        query.setdefault("where", []).append(test)
-        return (f"the list on page {page!r} filters on {name} {test['op']} the form's choice",
-                R.Touch(pages={page} | R._page_of(tokens, data)))
-    fields.pop(int(tokens[-1]))
-    return f"field {name!r} taken out of its form: page {page!r} never reads it", R.Touch(pages=R._page_of(tokens, data))
+    query = R.get_at(data, R.parse_path(listed) + ["query"])
+    query.setdefault("where", []).append(test)
+    return (f"the list on page {page!r} filters on {name} {test['op']} the form's choice",
+            R.Touch(pages={page} | R._page_of(tokens, data)))
 
 
 def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
