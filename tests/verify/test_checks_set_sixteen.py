@@ -23,6 +23,7 @@ twin, and the repair is run.
 - S013: a contact picker whose choices fill the recipients with names; the repair sends the address.
 - M003: "Top products" sorted by units ascending (the words of amount, a tab's label); the repair turns it.
 - S004: a form field its marker argument of the same name does not send; the repair sends it.
+- C013: revenue summed over orders with no test of the cancelled ones; the repair leaves them out.
 - C004: a seed order whose refunded amount is not the sum of its refunds, as every other order's is;
   the repair writes the sum.
 """
@@ -272,3 +273,15 @@ def test_a_seed_figure_off_the_sum_every_other_row_keeps_is_found_and_summed() -
     assert len(found) == 1 and found[0].endswith(f"it should be {right}")
     fixed = repair_static(site)[0]
     assert next(r for r in fixed.database.table("orders").rows if r["id"] == row["id"])["refunded"] == right
+
+
+@pytest.mark.parametrize("old", [" AND o.status != 'canceled'", "WHERE o.status != 'canceled' "])
+def test_revenue_that_counts_cancelled_orders_is_found_and_leaves_them_out(old: str) -> None:
+    clean = generate_site("admin", 0)
+    assert not [m for m in _messages(clean, "C013") if "as money earned" in m]
+    site = _planted_sql(clean, old, " " if old.startswith(" ") else "")
+    assert len([m for m in _messages(site, "C013") if "sums orders as money earned" in m]) == 1
+    fixed = repair_static(site)[0]
+    assert not [m for m in _messages(fixed, "C013") if "as money earned" in m]
+    sql = next(v.sql for v in fixed.database.views if v.sql != next(w.sql for w in clean.database.views if w.name == v.name))
+    assert "o.status != 'canceled'" in sql

@@ -295,6 +295,47 @@ def _counted_tables(site: Site, location: str, sql: str) -> Iterator[Fix]:
                   sql, _replace_item(sql, expr, fixed, name))
 
 
+_EARNED = re.compile(r"(?:^|_)(?:revenue|sales|income|earnings|earned|gross|net|turnover|takings)(?:_|$)", re.I)
+_VOID = re.compile(r"^(?:cancell?ed|void(?:ed)?|annulled)$", re.I)
+
+
+def _cancelled_earnings(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A figure named for money earned (``revenue``, ``sales``, ``net``) summed in a view that reads a
+    table whose rows can be cancelled (a status column holding ``'canceled'``) with no test of that
+    status anywhere: cancelled orders count as revenue. The fix leaves them out where the table is
+    joined."""
+    if not any(re.search(r"\bsum\s*\(", expr, re.I) and _EARNED.search(label) for expr, label in _select_items(sql) or []):
+        return
+    aliases = _aliases(sql)
+    for alias, name in sorted(aliases.items()):
+        table = site.database.table(name)
+        named = {a for a, t in aliases.items() if t == name}
+        if table is None or (alias == name and len(named) > 1):
+            continue  # the table under its alias, not its bare name
+        found = next(((c.name, v) for c in table.columns if c.type == "text"
+                      for v in sorted({r.get(c.name) for r in table.rows if isinstance(r.get(c.name), str)})
+                      if _VOID.match(v)), None)
+        if found is None or any(re.search(rf"\b{re.escape(a)}\.{found[0]}\b", sql) for a in named) or (
+                len(named) == 1 and re.search(rf"(?<![\w.]){found[0]}\s*(?:!=|<>|=|NOT\b|IN\b)", sql, re.I)):
+            continue
+        test = f"{alias}.{found[0]} != '{found[1]}'"
+        joined = re.search(rf"\bJOIN\s+{re.escape(name)}\s+(?:AS\s+)?{re.escape(alias)}\s+ON\s+", sql, re.I)
+        if joined is not None:  # inside the join's condition, so a LEFT JOIN keeps its empty months
+            end = min([m.start() for m in re.finditer(r"\s(?:LEFT\s+|INNER\s+)?JOIN\s|\sWHERE\s|\sGROUP\s+BY\s|\sORDER\s+BY\s",
+                                                      sql[joined.end():], re.I)] or [len(sql) - joined.end()])
+            at = joined.end() + end
+            fixed = sql[:at] + f" AND {test}" + sql[at:]
+        else:
+            where = _top_keyword(sql, "WHERE")
+            group = min([i for i in (_top_keyword(sql, "GROUP BY"), _top_keyword(sql, "ORDER BY")) if i >= 0],
+                        default=len(sql))
+            fixed = (sql[:where + 5] + f" {test} AND" + sql[where + 5:]) if 0 <= where < group else \
+                sql[:group].rstrip() + f" WHERE {test} " + sql[group:].lstrip()
+        yield Fix(location, f"it sums {name} as money earned without leaving out rows whose {found[0]} is "
+                            f"{found[1]!r}: cancelled {name} count", sql, fixed.strip())
+        return
+
+
 def _replace_item(sql: str, expr: str, fixed: str, name: str) -> str:
     """``sql`` with the select item ``expr AS name`` rewritten to ``fixed``: the occurrence of
     ``expr`` named ``name``, not the first one (two columns may be written alike, the defect
@@ -1012,7 +1053,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += misspelt_sql(location, view.sql, domains)
         out += today_typos(site, location, view.sql, in_marker=False)
         out += fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _counted_tables, _unfiltered, mismatched_keys, miscorrelated):
+        for finder in (_uncorrelated, _misnamed, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
+                       miscorrelated):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
