@@ -24,6 +24,8 @@ twin, and the repair is run.
 - M003: "Top products" sorted by units ascending (the words of amount, a tab's label); the repair turns it.
 - S004: a form field its marker argument of the same name does not send; the repair sends it.
 - C013: revenue summed over orders with no test of the cancelled ones; the repair leaves them out.
+- S002: a record's page orphaned because the rows naming it link to a name search; the repair links
+  those rows to it again (not a new link from a hub).
 - C004: a seed order whose refunded amount is not the sum of its refunds, as every other order's is;
   the repair writes the sum.
 """
@@ -285,3 +287,13 @@ def test_revenue_that_counts_cancelled_orders_is_found_and_leaves_them_out(old: 
     assert not [m for m in _messages(fixed, "C013") if "as money earned" in m]
     sql = next(v.sql for v in fixed.database.views if v.sql != next(w.sql for w in clean.database.views if w.name == v.name))
     assert "o.status != 'canceled'" in sql
+
+
+def test_a_record_page_orphaned_by_row_links_sent_elsewhere_gets_those_links_back() -> None:
+    clean = generate_site("shop", 0)
+    site = _planted_sql(clean, '"href": "/category/{row.id}"', '"href": "/search?q={row.name}"')
+    assert [m for m in _messages(site, "S002") if "page 'category'" in m]
+    fixed, log = repair_static(site)[:2]
+    assert [r.change for r in log if r.code == "S002"] == \
+        ["row links /search?q={row.name} -> '/category/{row.id}', the page of their record"]
+    assert fixed.page("home").model_dump() == clean.page("home").model_dump()

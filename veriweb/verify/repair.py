@@ -335,13 +335,17 @@ def remove_element(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 
 
 def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S002: link an unreachable page from the navigation (from the home page when no layout nav)."""
+    """S002: link an unreachable page from the navigation (from the home page when no layout nav); the
+    page of one record is reached again from the lists of its records whose links went elsewhere."""
     page = get_at(data, parse_path(issue.location))
     if not isinstance(page, dict):
         return None
     named = _link_where_named(data, page, {i.location for i in ctx.issues if i.code == "S002"})
     if named is not None:
         return named
+    rows = _row_links_elsewhere(data, page)
+    if rows is not None:
+        return rows
     href = page["route"]
     if _placeholders(href):
         href = _example_href(data, page)
@@ -358,6 +362,36 @@ def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     home.setdefault("elements", []).append(link)
     return f"linked {page['id']!r} from the home page as {href!r}", Touch(pages={page["id"], home["id"]})
+
+
+def _row_links_elsewhere(data: dict[str, Any], page: dict[str, Any]) -> Outcome | None:
+    """An orphan page that shows one record of a table by its key (``/category/{id}``), while lists of
+    that table link each row, named as that page names it, somewhere else (``/search?q={row.name}``):
+    those links open the record's page again."""
+    holes = [h.strip("{}").split(":")[0] for h in _placeholders(page["route"])]
+    shown = next((e for e in json_dicts(page.get("elements", [])) if e.get("type") == "record"
+                  and any(c.get("column") == "id" and c.get("value") == {"ref": f"param.{holes[0]}"}
+                          for c in e.get("query", {}).get("where", []))), None) if len(holes) == 1 else None
+    if shown is None:
+        return None
+    table, href = shown["query"]["table"], re.sub(r"\{[^}]*\}", "{row.id}", page["route"])
+    titled = {m for e in json_dicts(shown.get("elements", [])) if e.get("type") == "heading"
+              for m in re.findall(r"\{row\.(\w+)", e.get("text", ""))}  # what names the record on its page
+    moved = []
+    for other in data["pages"]:
+        for listed in json_dicts(other.get("elements", [])):
+            if listed.get("type") not in ("list", "table") or listed.get("query", {}).get("table") != table:
+                continue
+            for link in json_dicts(listed.get("item", []) + [c for col in listed.get("columns", []) for c in col.get("cell", [])]):
+                said = set(re.findall(r"\{row\.(\w+)", link.get("text", "")))
+                if link.get("type") == "link" and "{row." in link.get("href", "") and "{row.id}" not in link["href"] \
+                        and said and said <= titled:
+                    moved.append((link["href"], other["id"]))
+                    link["href"] = href
+    if not moved:
+        return None
+    return (f"row links {', '.join(sorted({h for h, _ in moved}))} -> {href!r}, the page of their record",
+            Touch(pages={page["id"]} | {p for _, p in moved}))
 
 
 def _texts_in(elements: list[Any]) -> Iterator[dict[str, Any]]:
