@@ -24,6 +24,9 @@ twin, and the repair is run.
 - M003: "Top products" sorted by units ascending (the words of amount, a tab's label); the repair turns it.
 - S004: a form field its marker argument of the same name does not send; the repair sends it.
 - C013: revenue summed over orders with no test of the cancelled ones; the repair leaves them out.
+- M003: options whose labels name each other's values ("Unread" sending starred); S004: two fields sent
+  as each other; M015: two filters each comparing the other's choice (the choices' values read from a
+  table's rows too). Each repair turns them back.
 - S002: a record's page orphaned because the rows naming it link to a name search; the repair links
   those rows to it again (not a new link from a hub).
 - C004: a seed order whose refunded amount is not the sum of its refunds, as every other order's is;
@@ -297,3 +300,50 @@ def test_a_record_page_orphaned_by_row_links_sent_elsewhere_gets_those_links_bac
     assert [r.change for r in log if r.code == "S002"] == \
         ["row links /search?q={row.name} -> '/category/{row.id}', the page of their record"]
     assert fixed.page("home").model_dump() == clean.page("home").model_dump()
+
+
+def test_options_whose_labels_name_each_others_values_are_found_and_swapped_back() -> None:
+    clean = generate_site("mail", 0)
+    data = _data(clean)
+    options = next(d["options"] for d in _dicts(data) if d.get("name") == "show" and d.get("options"))
+    unread = next(o for o in options if o["value"] == "unread")
+    starred = next(o for o in options if o["value"] == "starred")
+    assert not [m for m in _messages(clean, CONTRADICTORY_LABEL) if "the opposite of what the words say" in m]
+    unread["value"], starred["value"] = "starred", "unread"  # "Unread only" sends starred, "Important" unread
+    site = from_data(data, check_id=False)
+    assert [m for m in _messages(site, CONTRADICTORY_LABEL) if "sends 'starred' while" in m]
+    fixed = _data(repair_static(site)[0])
+    options = next(d["options"] for d in _dicts(fixed) if d.get("name") == "show" and d.get("options"))
+    assert next(o["value"] for o in options if o["label"] == unread["label"]) == "unread"
+
+
+def test_two_fields_sent_as_each_other_are_found_and_sent_as_themselves() -> None:
+    clean = generate_site("shop", 0)
+    data = _data(clean)
+    form = next(d for d in _dicts(data) if d.get("type") == "form" and d.get("action", {}).get("marker") == "place_order")
+    args = form["action"]["args"]
+    names = [f["name"] for f in form["fields"] if args.get(f["name"]) == {"ref": f"field.{f['name']}"}][:2]
+    assert len(names) == 2
+    args[names[0]], args[names[1]] = args[names[1]], args[names[0]]
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, "S004") if "never sends what is typed" in m]) == 2
+    fixed = _data(repair_static(site)[0])
+    form = next(d for d in _dicts(fixed) if d.get("type") == "form" and d.get("action", {}).get("marker") == "place_order")
+    assert all(form["action"]["args"][n] == {"ref": f"field.{n}"} for n in names)
+
+
+def test_two_filters_comparing_each_others_choice_are_found_and_turned_back() -> None:
+    clean = generate_site("admin", 0)
+    data = _data(clean)
+    listed = next(d for d in _dicts(next(p for p in data["pages"] if p["id"] == "products"))
+                  if d.get("type") in ("list", "table") and d.get("query", {}).get("table") == "catalog")
+    tests = {c["column"]: c for c in listed["query"]["where"]}
+    assert tests["status"]["value"] == {"ref": "query.status"} and tests["category_id"]["value"] == {"ref": "query.category"}
+    tests["status"]["value"], tests["category_id"]["value"] = {"ref": "query.category"}, {"ref": "query.status"}
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, EMPTY_FILTER) if "which holds none of the values it offers" in m]) == 2
+    fixed = _data(repair_static(site)[0])
+    listed = next(d for d in _dicts(next(p for p in fixed["pages"] if p["id"] == "products"))
+                  if d.get("type") in ("list", "table") and d.get("query", {}).get("table") == "catalog")
+    pairs = {(c["column"], c["value"].get("ref")) for c in listed["query"]["where"] if isinstance(c["value"], dict)}
+    assert {("status", "query.status"), ("category_id", "query.category")} <= pairs

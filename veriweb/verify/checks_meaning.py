@@ -866,7 +866,8 @@ _ON = re.compile(r"^\s*(?:on|yes|enabled?|shown|show|always|active|true|paid|ope
 def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
     """Two options of a drop-down (or radio group) whose values are the wrong way round, as their
     indexes and why: "Off" sending 1 while "On" sends 0; "At most 1 stop" sending 0 while another
-    option sends 1. ``None`` when nothing says so."""
+    option sends 1; "Unread" sending ``starred`` while "Flagged" sends ``unread``; "Milan (MUC)"
+    sending ``MXP`` while "Munich (MXP)" sends ``MUC``. ``None`` when nothing says so."""
     pairs = [(str(getattr(o, "label", None) or (o.get("label") if isinstance(o, dict) else "") or ""),
               str(getattr(o, "value", None) if not isinstance(o, dict) else o.get("value"))) for o in options]
     values = [v for _, v in pairs]
@@ -875,6 +876,11 @@ def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
         on = [n for n, (label, _) in enumerate(pairs) if _ON.match(label)]
         if len(off) == 1 and len(on) == 1 and pairs[off[0]][1] == "1" and pairs[on[0]][1] == "0":
             return off[0], on[0], f"{pairs[off[0]][0]!r} sends 1 and {pairs[on[0]][0]!r} sends 0"
+    for n, (label, value) in enumerate(pairs):  # a label naming another option's value, not its own
+        other = next((m for m, (l2, v2) in enumerate(pairs) if m != n and v2 and not v2.isdigit()
+                      and _says_value(label, v2) and not _says_value(l2, v2)), None)
+        if value and not value.isdigit() and other is not None and not _says_value(label, value):
+            return n, other, f"{label!r} sends {value!r} while {pairs[other][0]!r} sends {pairs[other][1]!r}"
     for n, (label, value) in enumerate(pairs):
         said = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
         if len(said) != 1 or not value.isdigit() or said[0] == value or re.search(r"[$€£]", label):

@@ -365,7 +365,8 @@ def check_ignored_fields(site: Site) -> list[C.Issue]:
 
 
 def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
-    """For each page route and query field a searching form's choices fill, the values they send."""
+    """For each page route and query field a searching form's choices fill, the values they send (listed,
+    or read from a table's rows)."""
     sent: dict[tuple[str, str], set[str]] = {}
     for element, _, _ in C.all_elements(site):
         action = C.field_of(element, "action")
@@ -373,6 +374,10 @@ def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
             continue
         for field_el in element.fields:
             values = {str(C.field_of(o, "value")) for o in C.field_of(field_el, "options") or []} - {"", "None"}
+            chosen = C.field_of(field_el, "options_query")
+            table = site.database.table(chosen.query.table) if chosen is not None else None
+            if table is not None:  # choices read from a table: the values its rows send
+                values |= {str(r.get(chosen.value)) for r in table.rows if r.get(chosen.value) is not None}
             if values:
                 sent.setdefault((action.route.split("?")[0], field_el.name), set()).update(values)
     return sent
@@ -409,6 +414,8 @@ def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
                     continue
                 others = [c for c in sorted(source_columns(site, element.query.table) or ()) if c != cond.column
                           and values <= (_held(site, element.query.table, c, cache) or set())]
+                if len(others) > 1:  # several hold them (keys do): the one named for the choice
+                    others = [c for c in others if c in (value.name, f"{value.name}_id")]
                 if len(others) == 1:
                     yield f"{path}.query.where[{index}].column", value.name, cond.column, others[0]
 
@@ -426,8 +433,9 @@ def check_misread_filters(site: Site) -> list[C.Issue]:
 
 def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
     """Each field of a form that its marker argument of the same name does not send (``stock`` taken
-    from the row, ``title`` from the body field): what is typed there is thrown away. The path of the
-    argument, the field and what the argument sends instead."""
+    from the row, ``title`` from the body field, the street sent as the city and the city as the
+    street): what is typed there is thrown away. The path of the argument, the field and what the
+    argument sends instead."""
     from veriweb.scaffold.values import Ref
 
     for element, path, _ in C.all_elements(site):
@@ -438,8 +446,9 @@ def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
             sent = action.args.get(field_el.name)
             if field_el.type in ("hidden",) or sent is None or (isinstance(sent, Ref) and sent.ref == f"field.{field_el.name}"):
                 continue
-            if any(isinstance(v, Ref) and v.ref == f"field.{field_el.name}" for v in action.args.values()):
-                continue  # sent under another name
+            names = {f.name for f in element.fields}
+            if any(isinstance(v, Ref) and v.ref == f"field.{field_el.name}" and a not in names for a, v in action.args.items()):
+                continue  # sent under another name that is no field's
             yield f"{path}.action.args.{field_el.name}", field_el.name, sent.ref if isinstance(sent, Ref) else repr(sent)
 
 
