@@ -27,6 +27,8 @@ twin, and the repair is run.
 - M003: options whose labels name each other's values ("Unread" sending starred); S004: two fields sent
   as each other; M015: two filters each comparing the other's choice (the choices' values read from a
   table's rows too). Each repair turns them back.
+- M016 (seventeenth set): a goal repeated word for word while a slot the instruction states goes
+  unjudged; the repeat reads it. M003: "N stars or more" over an exact test; the test takes the bound.
 - S002: a record's page orphaned because the rows naming it link to a name search; the repair links
   those rows to it again (not a new link from a hub).
 - C004: a seed order whose refunded amount is not the sum of its refunds, as every other order's is;
@@ -347,3 +349,18 @@ def test_two_filters_comparing_each_others_choice_are_found_and_turned_back() ->
                   if d.get("type") in ("list", "table") and d.get("query", {}).get("table") == "catalog")
     pairs = {(c["column"], c["value"].get("ref")) for c in listed["query"]["where"] if isinstance(c["value"], dict)}
     assert {("status", "query.status"), ("category_id", "query.category")} <= pairs
+
+
+def test_a_goal_repeated_where_the_instruction_names_another_slot_is_found_and_reads_it() -> None:
+    """From the seventeenth set: "subscribe to c/{first}, c/{second} and c/{third}" judged on first twice."""
+    import json
+
+    clean = generate_site("forum", 0)
+    assert not [m for m in _messages(clean, SLOT_CONTRADICTS_GOAL) if "repeats a goal" in m]
+    data = _data(clean)
+    task = next(t for t in data["tasks"] if t["id"] == "memberships")
+    task["goal"][1] = json.loads(json.dumps(task["goal"][1]).replace('"slot.second"', '"slot.first"'))
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, SLOT_CONTRADICTS_GOAL) if "repeats a goal on slot first" in m]) == 1
+    fixed = repair_static(site)[0]
+    assert [g.model_dump() for g in fixed.task("memberships").goal] == [g.model_dump() for g in clean.task("memberships").goal]

@@ -104,6 +104,7 @@ def test_a_list_sorted_against_its_own_words_is_found_and_turned_round(travel: S
 @pytest.mark.parametrize(("old", "new", "words"), [
     ('"column": "stops", "op": "<="', '"column": "stops", "op": ">="', "offers 'Nonstop only'"),
     ('"column": "stars", "op": ">="', '"column": "stars", "op": "<="', "stars or more"),
+    ('"column": "stars", "op": ">="', '"column": "stars", "op": "="', "stars or more"),  # no bound at all
 ])
 def test_a_filter_testing_the_other_bound_from_its_options_is_found_and_turned_round(
         travel: Site, old: str, new: str, words: str) -> None:

@@ -1211,8 +1211,34 @@ def check_task_logins(site: Site) -> list[C.Issue]:
     return issues
 
 
+def twin_goals(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
+    """A goal that repeats an earlier one word for word while a slot the instruction states is read by
+    no goal ("join c/{first} and c/{second}" judged on ``slot.first`` twice): the second half of
+    the instruction is never judged. The path of the repeat, the slot it reads and the one it should."""
+    import json
+
+    told = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template)) - {"username", "password"}
+    judged = json.dumps([g.model_dump(mode="json") for g in task.goal])  # what success is judged on
+    unread = sorted(s for s in told if f'"slot.{s}"' not in judged)
+    seen: list[str] = []
+    for index, goal in enumerate(task.goal):
+        text = json.dumps(goal.model_dump(mode="json"), sort_keys=True)
+        read = sorted(set(re.findall(r'"slot\.(\w+)"', text)))
+        if text in seen and len(unread) == 1 and len(read) == 1:
+            yield f"$.tasks[{number}].goal[{index}]", read[0], unread[0]
+        seen.append(text)
+
+
+def check_twin_goals(site: Site) -> list[C.Issue]:
+    """M016: see :func:`twin_goals`. The repair has the repeat read the slot no predicate reads."""
+    return [C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
+                    f"task {task.id!r} repeats a goal on slot {read}, while its instruction states {{{unread}}}, "
+                    f"which nothing judges: the repeat should read {unread}")
+            for number, task in enumerate(site.tasks) for location, read, unread in twin_goals(task, number)]
+
+
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
-               check_goal_footprint]
+               check_goal_footprint, check_twin_goals]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

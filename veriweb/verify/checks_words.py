@@ -273,10 +273,11 @@ def _option_bounds(site: Site) -> dict[tuple[str, str], tuple[str, str]]:
     return {key: (next(iter(bounds)), example[key]) for key, bounds in said.items() if len(bounds) == 1}
 
 
-def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str]]:
+def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     """Each list filter that tests a query value with a bound the other way from what the options
-    filling it say ("At most 1 stop" over ``stops >= :stops``): the path of the test, its field,
-    its operator and an option's words."""
+    filling it say ("At most 1 stop" over ``stops >= :stops``), or with no bound at all ("4 stars or
+    more" over ``stars = :stars``): the path of the test, its field, its operator, an option's words
+    and the bound they say."""
     bounds = _option_bounds(site) if any(e.type == "form" for e, _, _ in C.all_elements(site)) else {}
     if not bounds:
         return
@@ -287,19 +288,19 @@ def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 continue
             for index, cond in enumerate(element.query.where):
                 value = cond.value
-                if getattr(value, "namespace", None) != "query" or cond.op not in ("<", "<=", ">", ">="):
+                if getattr(value, "namespace", None) != "query" or cond.op not in ("<", "<=", ">", ">=", "=", None):
                     continue
                 said = bounds.get((route, value.name)) or bounds.get((page.route, value.name))
-                if said is not None and cond.op[0] != said[0][0]:
-                    yield f"{path}.query.where[{index}].op", value.name, cond.op, said[1]
+                if said is not None and (cond.op or "=")[0] != said[0][0]:  # "=" keeps one value of a bound
+                    yield f"{path}.query.where[{index}].op", value.name, cond.op or "=", said[1], said[0]
 
 
 def check_filter_bounds(site: Site) -> list[C.Issue]:
     """M003: see :func:`filter_bounds`."""
     return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
-                    f"the filter {field!r} offers {words!r} but keeps rows with {field} {op} the value chosen: "
-                    f"the other way from what its options say")
-            for location, field, op, words in filter_bounds(site)]
+                    f"the filter {field!r} offers {words!r} but keeps rows with {field} {op} the value chosen, "
+                    f"while its options say {bound}: the other way from what they say")
+            for location, field, op, words, bound in filter_bounds(site)]
 
 
 # ----------------------------------------------------------------------------- M015: a filter nobody reads

@@ -976,10 +976,13 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
                 Touch(pages=_page_of(tokens, data)))
     if len(tokens) >= 3 and tokens[-3] == "where" and tokens[-1] == "op":  # a filter's bound the other way round
         cond = get_at(data, tokens[:-1])
+        said = re.search(r"while its options say (<=|>=)", issue.message)
         flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-        if not isinstance(cond, dict) or cond.get("op") not in flipped:
+        old = cond.get("op", "=") if isinstance(cond, dict) else None
+        new = flipped.get(old) if old in flipped else (said.group(1) if said and old == "=" else None)
+        if new is None:
             return None
-        old, cond["op"] = cond["op"], flipped[cond["op"]]
+        cond["op"] = new
         return f"filter on {cond.get('column')}: {old} -> {cond['op']}", Touch(pages=_page_of(tokens, data))
     if len(tokens) >= 3 and tokens[-3] == "sorts":  # a sort link saying the other direction: the direction it says
         sort = get_at(data, tokens[:-1])

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -113,6 +114,15 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    twin = re.search(r"repeats a goal on slot (\w+), .*: the repeat should read (\w+)$", issue.message)
+    if twin is not None and tokens[-2:-1] == ["goal"]:  # the repeated goal reads the slot nothing judged
+        goal = R.get_at(data, tokens)
+        if not isinstance(goal, dict):
+            return None
+        task = R.get_at(data, tokens[:2])
+        fixed = json.loads(json.dumps(goal).replace(f'"slot.{twin.group(1)}"', f'"slot.{twin.group(2)}"'))
+        R.get_at(data, tokens[:-1])[tokens[-1]] = fixed
+        return f"task {task['id']!r}: the repeated goal reads {twin.group(2)}", R.Touch(tasks={task["id"]})
     named = re.search(r"writes out (?:\w+ \w+ )?(['\"])(.*?)\1 where its slot (\w+)", issue.message)
     if named is not None and tokens[-1:] == ["template"]:  # the slot back where the other record's name is
         task = R.get_at(data, tokens[:-1])
