@@ -909,6 +909,10 @@ def _restamped_creation(site: Site) -> Iterator[GuardFix]:
                        sql=effect.sql[:span[0]] + " " + kept + (" " + rest if rest else ""))
 
 
+_SET_PARAM = re.compile(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*')
+"""One item of a SET list that writes a parameter as it is (``qty = :qty``): the column and the parameter."""
+
+
 def _overwritten_tallies(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that records an amount as a new row under a parent (a refund under its order) and
     sets the parent's figure to that amount (``SET refunded = :amount``) instead of adding it: a
@@ -930,7 +934,7 @@ def _overwritten_tallies(site: Site) -> Iterator[GuardFix]:
                 recorded |= {sources[c].value for c in numbers if c in sources and sources[c].kind == "param"}
         kinds = {c.name: c.type for c in parent.columns}
         for item in items:
-            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            found = _SET_PARAM.fullmatch(item)
             if found is None or found.group(2) not in recorded or kinds.get(found.group(1)) not in ("integer", "money", "real"):
                 continue
             column, param = found.groups()
@@ -948,7 +952,7 @@ def _unconditional_stamps(site: Site) -> Iterator[GuardFix]:
     for m_index, marker, e_index, effect, span, items in _assignments(site):
         states = {}
         for item in items:
-            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            found = _SET_PARAM.fullmatch(item)
             param = next((p for p in marker.params if found and p.name == found.group(2) and p.choices), None)
             if param is not None:
                 states[param.name] = [str(c) for c in param.choices]
@@ -982,7 +986,7 @@ def _overwritten_additions(site: Site) -> Iterator[GuardFix]:
             continue
         kinds = {c.name: c.type for c in table.columns}
         for item in items:
-            found = re.fullmatch(r'\s*"?(\w+)"?\s*=\s*:(\w+)\s*', item)
+            found = _SET_PARAM.fullmatch(item)
             source = sources.get(found.group(1)) if found else None
             if found is None or kinds.get(found.group(1)) not in ("integer", "real") or source is None or (
                     source.kind, source.value) != ("param", found.group(2)):
