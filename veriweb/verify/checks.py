@@ -272,6 +272,18 @@ def resolve_href(routes: list[Route], href: str) -> str | None:
     return None
 
 
+def searching_forms(site: Site) -> Iterator[tuple[Any, str, str]]:
+    """Every searching form (one that opens a page with what it asks), its path and the id of the page
+    it opens."""
+    routes = _routes(site)
+    for element, path, _ in all_elements(site):
+        action = field_of(element, "action")
+        if element.type == "form" and action is not None and action.kind == "navigate":
+            page = resolve_href(routes, action.route)
+            if page is not None:
+                yield element, path, page
+
+
 def _columns(site: Site) -> dict[str, set[str] | None]:
     """Known columns per table, and per view whose SELECT list names every column plainly (``None`` for
     another view: SQLite checks what it reads)."""

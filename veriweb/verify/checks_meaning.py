@@ -186,11 +186,7 @@ def passed_shapes(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 continue
             right = [n for n in row_columns(site, bound) if _shape(_column_values(site, bound, n, cache)) == stored[1]]
             yield f"{path}.href", column, right[0] if len(right) == 1 else "", stored[0]
-    for element, path, _ in C.all_elements(site):  # a picker whose choices fill the field: what they send
-        action = C.field_of(element, "action")
-        if element.type != "form" or action is None or action.kind != "navigate":
-            continue
-        dest = C.resolve_href(routes, action.route)
+    for element, path, dest in C.searching_forms(site):  # a picker whose choices fill the field: what they send
         for number, field_el in enumerate(element.fields):
             chosen = C.field_of(field_el, "options_query")
             stored = fills.get((dest, field_el.name))
@@ -863,6 +859,10 @@ _OFF = re.compile(r"^\s*(?:off|no|none|disabled?|hidden|hide|never|inactive|fals
 _ON = re.compile(r"^\s*(?:on|yes|enabled?|shown|show|always|active|true|paid|open)\b", re.I)
 
 
+_NUMBER = re.compile(r"(?<![\w.$])(\d+)(?![\w.%])")
+"""A whole number an option's words state ("4 stars or more"; not "$5" or "2.5")."""
+
+
 def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
     """Two options of a drop-down (or radio group) whose values are the wrong way round, as their
     indexes and why: "Off" sending 1 while "On" sends 0; "At most 1 stop" sending 0 while another
@@ -882,13 +882,13 @@ def swapped_options(options: list[Any]) -> tuple[int, int, str] | None:
         if value and not value.isdigit() and other is not None and not _says_value(label, value):
             return n, other, f"{label!r} sends {value!r} while {pairs[other][0]!r} sends {pairs[other][1]!r}"
     for n, (label, value) in enumerate(pairs):
-        said = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+        said = _NUMBER.findall(label)
         if len(said) != 1 or not value.isdigit() or said[0] == value or re.search(r"[$€£]", label):
             continue
         other = next((m for m, (_, v) in enumerate(pairs) if v == said[0] and m != n), None)
         # the other option says no number, or says this one's value: the two are swapped ("1 star" sends 5
         # while "5 stars" sends 1)
-        if other is not None and re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", pairs[other][0]) in ([], [value]):
+        if other is not None and _NUMBER.findall(pairs[other][0]) in ([], [value]):
             return n, other, f"{label!r} sends {value} while {pairs[other][0]!r} sends {said[0]}"
     return None
 
@@ -898,7 +898,7 @@ def _says_value(label: str, value: str) -> bool:
     ("Shipped" for ``shipped``, "Not yet read" for ``unread``, "Open" for ``open``)."""
     from veriweb.verify.wording import stem
 
-    numbers = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+    numbers = _NUMBER.findall(label)
     if numbers:
         return value in numbers
     said = {stem(w) for w in re.findall(r"[a-z]+", label.lower())}
@@ -927,7 +927,7 @@ def misvalued_options(site: Site, options: list[Any]) -> tuple[int, str | None, 
         if value == "" or other is None or _says_value(label, value):
             continue
         sent = {v for _, v in pairs}
-        numbers = re.findall(r"(?<![\w.$])(\d+)(?![\w.%])", label)
+        numbers = _NUMBER.findall(label)
         if numbers:
             right = numbers[0] if numbers[0] not in sent else None
         else:

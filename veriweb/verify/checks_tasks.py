@@ -33,6 +33,7 @@ keeps the rules the site's own markers enforce (S016, M016-M018, F010-F012, C012
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -1215,8 +1216,6 @@ def twin_goals(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
     """A goal that repeats an earlier one word for word while a slot the instruction states is read by
     no goal ("join c/{first} and c/{second}" judged on ``slot.first`` twice): the second half of
     the instruction is never judged. The path of the repeat, the slot it reads and the one it should."""
-    import json
-
     told = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template)) - {"username", "password"}
     judged = json.dumps([g.model_dump(mode="json") for g in task.goal])  # what success is judged on
     unread = sorted(s for s in told if f'"slot.{s}"' not in judged)

@@ -252,15 +252,11 @@ _AT_LEAST = re.compile(r"\b(?:at least|or (?:more|higher|above|better|over)|min(
 
 
 def _option_bounds(site: Site) -> dict[tuple[str, str], tuple[str, str]]:
-    """For each page route and query field that a navigating form's options fill: which bound the
-    options' words say (``"<="`` or ``">="``), when all that say one agree, and an example."""
+    """For each page and query field that a searching form's options fill: which bound the options'
+    words say (``"<="`` or ``">="``), when all that say one agree, and an example."""
     said: dict[tuple[str, str], set[str]] = {}
     example: dict[tuple[str, str], str] = {}
-    for element, _, _ in C.all_elements(site):
-        action = C.field_of(element, "action")
-        if element.type != "form" or action is None or action.kind != "navigate":
-            continue
-        route = action.route.split("?")[0]
+    for element, _, page in C.searching_forms(site):
         for field_el in element.fields:
             for option in C.field_of(field_el, "options") or []:
                 label = str(C.field_of(option, "label") or "")
@@ -268,8 +264,8 @@ def _option_bounds(site: Site) -> dict[tuple[str, str], tuple[str, str]]:
                     continue
                 most, least = bool(_AT_MOST.search(label)), bool(_AT_LEAST.search(label))
                 if most != least:
-                    said.setdefault((route, field_el.name), set()).add("<=" if most else ">=")
-                    example.setdefault((route, field_el.name), label)
+                    said.setdefault((page, field_el.name), set()).add("<=" if most else ">=")
+                    example.setdefault((page, field_el.name), label)
     return {key: (next(iter(bounds)), example[key]) for key, bounds in said.items() if len(bounds) == 1}
 
 
@@ -278,11 +274,10 @@ def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     filling it say ("At most 1 stop" over ``stops >= :stops``), or with no bound at all ("4 stars or
     more" over ``stars = :stars``): the path of the test, its field, its operator, an option's words
     and the bound they say."""
-    bounds = _option_bounds(site) if any(e.type == "form" for e, _, _ in C.all_elements(site)) else {}
+    bounds = _option_bounds(site)
     if not bounds:
         return
     for number, page in enumerate(site.pages):
-        route = re.sub(r"\{[^}]*\}", "", page.route)
         for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
             if element.type not in ("list", "table"):
                 continue
@@ -290,7 +285,7 @@ def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
                 value = cond.value
                 if getattr(value, "namespace", None) != "query" or cond.op not in ("<", "<=", ">", ">=", "=", None):
                     continue
-                said = bounds.get((route, value.name)) or bounds.get((page.route, value.name))
+                said = bounds.get((page.id, value.name))
                 if said is not None and (cond.op or "=")[0] != said[0][0]:  # "=" keeps one value of a bound
                     yield f"{path}.query.where[{index}].op", value.name, cond.op or "=", said[1], said[0]
 
@@ -304,15 +299,6 @@ def check_filter_bounds(site: Site) -> list[C.Issue]:
 
 
 # ----------------------------------------------------------------------------- M015: a filter nobody reads
-
-
-def _target_page(site: Site, route: str) -> tuple[int, Any] | None:
-    """The page (its index and itself) that a form navigating to ``route`` opens."""
-    address = re.sub(r"\{[^}]*\}", "x", route.split("?")[0])
-    for number, page in enumerate(site.pages):
-        if re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(page.route)), address):
-            return number, page
-    return None
 
 
 def _query_reads(site: Site, number: int) -> set[str]:
@@ -331,14 +317,9 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, A
     filters on: "Nonstop only" lets every flight through): the field's path, its name, the page, the
     path of that list, and the test it should make."""
     bounds: dict[tuple[str, str], tuple[str, str]] | None = None
-    for element, path, _ in C.all_elements(site):
-        action = C.field_of(element, "action")
-        if element.type != "form" or action is None or action.kind != "navigate" or not element.fields:
-            continue
-        target = _target_page(site, action.route)
-        if target is None:
-            continue
-        number, page = target
+    numbers = {page.id: number for number, page in enumerate(site.pages)}
+    for element, path, page_id in C.searching_forms(site):
+        number, page = numbers[page_id], site.page(page_id)
         read = _query_reads(site, number)
         if not read & {f.name for f in element.fields}:
             continue  # the page reads none of the form: a missing reader (M007), not a filter left out
@@ -351,7 +332,7 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, A
                      if listed.type in ("list", "table") and field_el.name in (source_columns(site, listed.query.table) or ())]
             if len(lists) != 1:
                 continue  # no list it could filter: the value may be meant for links a defect elsewhere lost
-            bound = bounds.get((action.route.split("?")[0], field_el.name))
+            bound = bounds.get((page_id, field_el.name))
             op = bound[0] if bound else ("contains" if field_el.type in ("textbox", "search") else "=")
             test = {"column": field_el.name, "op": op, "value": {"ref": f"query.{field_el.name}"}, "skip_if_empty": True}
             yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0], test
@@ -366,13 +347,10 @@ def check_ignored_fields(site: Site) -> list[C.Issue]:
 
 
 def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
-    """For each page route and query field a searching form's choices fill, the values they send (listed,
-    or read from a table's rows)."""
+    """For each page and query field a searching form's choices fill, the values they send (listed, or
+    read from a table's rows)."""
     sent: dict[tuple[str, str], set[str]] = {}
-    for element, _, _ in C.all_elements(site):
-        action = C.field_of(element, "action")
-        if element.type != "form" or action is None or action.kind != "navigate":
-            continue
+    for element, _, page in C.searching_forms(site):
         for field_el in element.fields:
             values = {str(C.field_of(o, "value")) for o in C.field_of(field_el, "options") or []} - {"", "None"}
             chosen = C.field_of(field_el, "options_query")
@@ -380,7 +358,7 @@ def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
             if table is not None:  # choices read from a table: the values its rows send
                 values |= {str(r.get(chosen.value)) for r in table.rows if r.get(chosen.value) is not None}
             if values:
-                sent.setdefault((action.route.split("?")[0], field_el.name), set()).update(values)
+                sent.setdefault((page, field_el.name), set()).update(values)
     return sent
 
 
@@ -399,7 +377,7 @@ def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """Each list test of a query value against a column that holds none of the values the form's
     choices send, while another column of the list holds them all (the "Customer group" choice
     compared with ``city``): the path of the test's column, the field, the column, and the other."""
-    sent = _option_values(site) if any(e.type == "form" for e, _, _ in C.all_elements(site)) else {}
+    sent = _option_values(site)
     if not sent:
         return
     cache: dict[Any, Any] = {}
@@ -409,7 +387,7 @@ def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 continue
             for index, cond in enumerate(element.query.where):
                 value = cond.value
-                values = sent.get((page.route, getattr(value, "name", ""))) if getattr(value, "namespace", None) == "query" else None
+                values = sent.get((page.id, value.name)) if getattr(value, "namespace", None) == "query" else None
                 held = _held(site, element.query.table, cond.column, cache) if values and cond.op in ("=", None) else None
                 if held is None or len(values) < 2 or values & held:
                     continue
@@ -443,11 +421,11 @@ def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
         action = C.field_of(element, "action")
         if element.type != "form" or action is None or action.kind != "marker":
             continue
+        names = {f.name for f in element.fields}
         for field_el in element.fields:
             sent = action.args.get(field_el.name)
-            if field_el.type in ("hidden",) or sent is None or (isinstance(sent, Ref) and sent.ref == f"field.{field_el.name}"):
+            if field_el.type == "hidden" or sent is None or (isinstance(sent, Ref) and sent.ref == f"field.{field_el.name}"):
                 continue
-            names = {f.name for f in element.fields}
             if any(isinstance(v, Ref) and v.ref == f"field.{field_el.name}" and a not in names for a, v in action.args.items()):
                 continue  # sent under another name that is no field's
             yield f"{path}.action.args.{field_el.name}", field_el.name, sent.ref if isinstance(sent, Ref) else repr(sent)
@@ -491,14 +469,10 @@ def swapped_tabs(site: Site) -> Iterator[tuple[str, str, str, int, int]]:
             continue
         about = [_words_of(t.elements) for t in tabs]
         named = [{stem(w) for w in re.findall(r"[a-z]+", (t.label or "").lower()) if len(w) >= 3} for t in tabs]
-        for a in range(len(tabs)):
-            for b in range(len(tabs)):
-                if a != b and named[b] and named[b] <= about[a] and not named[b] & about[b] and not named[a] & about[a]:
-                    yield f"{path}.tabs", tabs[a].label, tabs[b].label, a, b
-                    break
-            else:
-                continue
-            break
+        pair = next(((a, b) for a in range(len(tabs)) for b in range(len(tabs)) if a != b and named[b]
+                     and named[b] <= about[a] and not named[b] & about[b] and not named[a] & about[a]), None)
+        if pair is not None:
+            yield f"{path}.tabs", tabs[pair[0]].label, tabs[pair[1]].label, *pair
 
 
 def check_swapped_tabs(site: Site) -> list[C.Issue]:
@@ -513,4 +487,5 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_swapped_tabs, check_unsent_fields]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_misread_filters",
-           "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "misread_filters", "unsent_fields", "filter_bounds", "ignored_fields", "list_orders", "swapped_tabs", "text_fixes"]
+           "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",
+           "list_orders", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]
