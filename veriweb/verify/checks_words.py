@@ -269,6 +269,17 @@ def _option_bounds(site: Site) -> dict[tuple[str, str], tuple[str, str]]:
     return {key: (next(iter(bounds)), example[key]) for key, bounds in said.items() if len(bounds) == 1}
 
 
+def _query_tests(site: Site) -> Iterator[tuple[Any, str, str, int, Any]]:
+    """Every test of a list against a value of the address (``query.X``): the list, its path, its
+    page's id, the test's index and the test."""
+    for number, page in enumerate(site.pages):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            if element.type in ("list", "table"):
+                for index, cond in enumerate(element.query.where):
+                    if getattr(cond.value, "namespace", None) == "query":
+                        yield element, path, page.id, index, cond
+
+
 def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     """Each list filter that tests a query value with a bound the other way from what the options
     filling it say ("At most 1 stop" over ``stops >= :stops``), or with no bound at all ("4 stars or
@@ -277,17 +288,10 @@ def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     bounds = _option_bounds(site)
     if not bounds:
         return
-    for number, page in enumerate(site.pages):
-        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
-            if element.type not in ("list", "table"):
-                continue
-            for index, cond in enumerate(element.query.where):
-                value = cond.value
-                if getattr(value, "namespace", None) != "query" or cond.op not in ("<", "<=", ">", ">=", "=", None):
-                    continue
-                said = bounds.get((page.id, value.name))
-                if said is not None and (cond.op or "=")[0] != said[0][0]:  # "=" keeps one value of a bound
-                    yield f"{path}.query.where[{index}].op", value.name, cond.op or "=", said[1], said[0]
+    for _, path, page, index, cond in _query_tests(site):
+        said = bounds.get((page, cond.value.name)) if cond.op in ("<", "<=", ">", ">=", "=", None) else None
+        if said is not None and (cond.op or "=")[0] != said[0][0]:  # "=" keeps one value of a bound
+            yield f"{path}.query.where[{index}].op", cond.value.name, cond.op or "=", said[1], said[0]
 
 
 def check_filter_bounds(site: Site) -> list[C.Issue]:
@@ -381,22 +385,18 @@ def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
     if not sent:
         return
     cache: dict[Any, Any] = {}
-    for number, page in enumerate(site.pages):
-        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
-            if element.type not in ("list", "table"):
-                continue
-            for index, cond in enumerate(element.query.where):
-                value = cond.value
-                values = sent.get((page.id, value.name)) if getattr(value, "namespace", None) == "query" else None
-                held = _held(site, element.query.table, cond.column, cache) if values and cond.op in ("=", None) else None
-                if held is None or len(values) < 2 or values & held:
-                    continue
-                others = [c for c in sorted(source_columns(site, element.query.table) or ()) if c != cond.column
-                          and values <= (_held(site, element.query.table, c, cache) or set())]
-                if len(others) > 1:  # several hold them (keys do): the one named for the choice
-                    others = [c for c in others if c in (value.name, f"{value.name}_id")]
-                if len(others) == 1:
-                    yield f"{path}.query.where[{index}].column", value.name, cond.column, others[0]
+    for element, path, page, index, cond in _query_tests(site):
+        name, source = cond.value.name, element.query.table
+        values = sent.get((page, name))
+        held = _held(site, source, cond.column, cache) if values and cond.op in ("=", None) else None
+        if held is None or len(values) < 2 or values & held:
+            continue
+        others = [c for c in sorted(source_columns(site, source) or ()) if c != cond.column
+                  and values <= (_held(site, source, c, cache) or set())]
+        if len(others) > 1:  # several hold them (keys do): the one named for the choice
+            others = [c for c in others if c in (name, f"{name}_id")]
+        if len(others) == 1:
+            yield f"{path}.query.where[{index}].column", name, cond.column, others[0]
 
 
 def check_misread_filters(site: Site) -> list[C.Issue]:
