@@ -22,10 +22,11 @@ timing):
 info, copies), each as exclusive time (a part's time leaves out the parts timed inside it, and
 the collector's passes leave out of whatever part they interrupted).
 
-``--gc-freeze`` makes the envs with ``gc_freeze=True`` (``gc.freeze()`` once each site is loaded:
-see :mod:`veriweb.envs.env`, Speed). ``--no-cache`` turns off the cache a site's sessions share (pages,
-query rows, judge results by database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes
-are the same either way.
+``--gc-freeze`` makes the envs with ``gc_freeze=True`` (what is alive after every step is frozen out
+of the cycle collector's passes, with a full pass whenever that doubles: see
+:mod:`veriweb.envs.freezing`).
+``--no-cache`` turns off the cache a site's sessions share (pages, query rows, judge results by
+database version; :mod:`veriweb.engine.cache`), for a baseline: the bytes are the same either way.
 
 Times are CPU seconds of this process (``time.process_time``), so "per core" holds on a
 shared machine; the load average is printed next to them. ``engine`` is the share of a step
@@ -53,6 +54,7 @@ from veriweb.engine.episode import Episode
 from veriweb.engine.judge import Judge
 from veriweb.engine.session import Session
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
+from veriweb.envs import freezing
 from veriweb.envs import observation as observation_module
 from veriweb.envs.actions import ACTION_TYPES
 from veriweb.generate.domains import MODULES
@@ -180,6 +182,8 @@ def make_env(domain: str) -> DiscreteActions:
     env = DiscreteActions(VeriwebEnv(domain, num_sites=8, gc_freeze=GC_FREEZE))
     for seed in range(8):  # generate (and cache) the pool's sites outside the timing
         env.reset(seed=seed)
+    if GC_FREEZE:  # and the full pass a process's first step makes (veriweb.envs.freezing)
+        freezing.full_pass()
     return env
 
 

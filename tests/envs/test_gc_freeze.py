@@ -1,4 +1,5 @@
-"""``gc_freeze``: the collector's full passes skip the loaded sites, and nothing an agent sees changes."""
+"""``gc_freeze``: the collector's passes skip the loaded sites and cached pages, the
+caller's garbage cycles are still collected, and nothing an agent sees changes."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import numpy as np
 import pytest
 
 from veriweb.engine.cache import site_cache
-from veriweb.envs import DiscreteActions, VeriwebEnv
+from veriweb.envs import DiscreteActions, VeriwebEnv, freezing
 
 
 @pytest.fixture()
 def unfreeze() -> Iterator[None]:
     yield
-    gc.unfreeze()  # leave the test process as it was
+    freezing.thaw()  # leave the test process as it was
 
 
 def _digest(obs: dict[str, Any], digest: Any) -> None:
@@ -46,20 +47,51 @@ def _walk(env: DiscreteActions, steps: int) -> str:
     return digest.hexdigest()
 
 
-def test_gc_freeze_freezes_once_per_site_and_changes_no_byte(unfreeze: None) -> None:
-    gc.unfreeze()
+def test_freezing_changes_no_byte_and_close_thaws(unfreeze: None) -> None:
+    freezing.thaw()
     plain = _walk(DiscreteActions(VeriwebEnv("shop", num_sites=2, max_steps=20)), 60)
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0  # off by default
     env = VeriwebEnv("shop", num_sites=2, max_steps=20, gc_freeze=True)
     assert _walk(DiscreteActions(env), 60) == plain
     assert gc.get_freeze_count() > 0
-    assert env._frozen == set(env._sessions)  # each site's first session froze once
+    env.close()
+    assert gc.get_freeze_count() == 0
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_callers_garbage_cycle_is_collected_once_the_frozen_objects_double(
+        unfreeze: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freezing after every step freezes the caller's objects too; a cycle of theirs that turns to
+    garbage must not be kept for ever, only until the frozen set has doubled since the last pass."""
+    monkeypatch.setattr(freezing, "CHECK_EVERY", 1)
+    freezing.thaw()
+    env = VeriwebEnv("forum", num_sites=1, max_steps=20, gc_freeze=True)
+    env.reset(seed=0)
+    env.step("noop()")  # the process's first step: one full pass
+    after_pass = freezing._since_pass[0]
+    assert after_pass > 0 and abs(after_pass - gc.get_freeze_count()) < 100
+    cycle = _Cycle()
+    gone = weakref.ref(cycle)
+    env.step("noop()")  # frozen, alive
+    del cycle
+    gc.collect()
+    alive = gone() is not None
+    assert alive  # frozen: the collector does not look at it
+    held = [[] for _ in range(after_pass)]  # live objects enough to double the frozen set
+    env.step("noop()")
+    assert gone() is None  # the pass at the doubling collected it
+    assert freezing._since_pass[0] > 2 * after_pass - 100
+    del held
 
 
 def test_a_step_leaves_no_cyclic_garbage_so_what_is_frozen_is_still_freed(unfreeze: None) -> None:
     """Freezing after every step is safe only if steps make no reference cycles: then a frozen page
     is freed by reference counting once the env (or its cache) lets go of it."""
-    gc.unfreeze()
+    freezing.thaw()
     env = DiscreteActions(VeriwebEnv("mail", num_sites=2, max_steps=20))
     _walk(env, 5)  # sites built, modules imported
     gc.collect()
@@ -77,7 +109,6 @@ def test_a_step_leaves_no_cyclic_garbage_so_what_is_frozen_is_still_freed(unfree
     cache = site_cache(frozen_env.site)
     alive = page() is not None  # not inside an assert: pytest's rewriting would keep the page
     assert alive and gc.get_freeze_count() > 0
-    frozen_env.close()
-    del frozen_env
+    del frozen_env  # not closed: what it froze stays frozen
     cache.clear()  # as its LRU does to the page once 512 newer ones are kept
     assert page() is None  # freed without the collector, which never looks at frozen objects

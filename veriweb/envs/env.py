@@ -39,21 +39,19 @@ Arguments:
     observation sizes (``ObservationConfig``); render_mode ``"ansi"`` or ``"html"``; gc_freeze.
 
 Speed:
-    ``gc_freeze=True`` runs ``gc.collect()`` then ``gc.freeze()`` once per site, when its first
-    session (the site and its database snapshot) is built, and ``gc.freeze()`` (which only moves
-    the collector's lists, whatever their length) after every step: the long-lived objects (the
-    site, and the pages its cache keeps) then leave the collector's passes, which otherwise take
-    a third of the CPU of a random walk on new states (``bench/env_bench.py --breakdown``). A step
-    leaves no cyclic garbage (the page nodes point at their parents weakly), so what is frozen is
-    still freed by reference counting once dropped (the page cache is bounded). It is
-    process-wide: whatever else is alive at a step's end is frozen too, and a cycle of the
-    caller's frozen there is never collected. So it is off by default; set it in a process that
-    exists to collect rollouts.
+    ``gc_freeze=True`` calls :func:`gc.freeze` after every step, so the site and the pages its
+    cache keeps leave the cycle collector's full passes, which otherwise take a quarter to a half
+    of the CPU of a walk on new states and never free anything (a step leaves no cyclic
+    garbage). Frozen objects are still freed by reference counting. The freeze is process-wide:
+    it is bounded by a full pass whenever the frozen set doubles, and ``close()`` thaws
+    everything (see :mod:`veriweb.envs.freezing`), but while it holds, :func:`gc.get_objects`
+    and :func:`gc.get_referrers` do not see frozen objects, which tools that inspect the heap
+    rely on. So it is off by default; set it in a process that exists to collect rollouts, or
+    around a rollout loop that closes the env after.
 """
 
 from __future__ import annotations
 
-import gc
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,6 +63,7 @@ from gymnasium import spaces
 
 from veriweb.engine import Episode, PageModel, Session, html_page
 from veriweb.engine.render import axtree_text
+from veriweb.envs import freezing
 from veriweb.envs.observation import CHARSET, ObservationConfig, PageView, Relatives, observation
 from veriweb.envs.pool import SitePool, task_filter
 from veriweb.errors import VeriwebError
@@ -106,7 +105,6 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         self._on_track = True
         self._relatives: Relatives = {}
         self.gc_freeze = gc_freeze
-        self._frozen: set[int] = set()
 
     # ------------------------------------------------------------------ episodes
 
@@ -146,10 +144,6 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         if session is None:
             session = Session(self.pool.site(index))
             self._sessions[index] = session
-            if self.gc_freeze and index not in self._frozen:  # see Speed in the module docstring
-                self._frozen.add(index)
-                gc.collect()
-                gc.freeze()
             if len(self._sessions) > 32:
                 self._sessions.popitem(last=False)
         else:
@@ -209,7 +203,7 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         if "answer" in outcome.info:
             info["answer"] = outcome.info["answer"]
         if self.gc_freeze:  # see Speed in the module docstring
-            gc.freeze()
+            freezing.after_step()
         return obs, float(reward), outcome.terminated, outcome.truncated, info
 
     def _infra_failure(self, exc: BaseException) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -266,6 +260,12 @@ class VeriwebEnv(gym.Env[dict[str, Any], str]):
         from veriweb.verify.search import oracle
 
         return oracle(self.site, task, self.episode.session, budget=budget)
+
+    def close(self) -> None:
+        """Give what this env froze back to the cycle collector (see Speed in the module docstring)."""
+        if self.gc_freeze:
+            freezing.thaw()
+        super().close()
 
     def render(self) -> str | None:
         """``ansi``: the accessibility-tree text; ``html``: the page's HTML."""

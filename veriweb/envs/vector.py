@@ -49,6 +49,11 @@ class VeriwebVectorEnv(VectorEnv):
         self._obs = concatenate(self.single_observation_space, observations, self._obs)
         return self._obs, infos
 
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every sub-env."""
+        for env in self.envs:
+            env.close()
+
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every sub-env (resetting, instead, those whose episode ended on the last step)."""
         observations = []
