@@ -946,9 +946,18 @@ def _column_of(site: Site, sql: str, column: str) -> tuple[str, str] | None:
 _TOGGLE = re.compile(r"(?:^|_)(?:toggle|flip|switch)(?:_|$)")
 
 
+def _names_flag(name: str, column: str) -> bool:
+    """Does a marker's name name the yes/no ``column`` (``toggle_star`` names ``starred``)?"""
+    column = column.lower()
+    return any(len(word) >= 3 and (word == column or column.startswith(word) or word.startswith(column))
+               for word in name.lower().split("_"))
+
+
 def _fixed_toggles(site: Site) -> Iterator[Fix]:
-    """A marker named for toggling a yes/no column (``toggle_read``) whose effect sets it to one value
-    (``SET read = 1``): pressing it a second time cannot undo the first. The fix flips it (``1 - read``)."""
+    """A marker named for toggling a yes/no column (``toggle_read``, ``toggle_star``) whose effect sets it
+    to one value (``SET read = 1``): pressing it a second time cannot undo the first. The fix flips it
+    (``1 - read``). Or one that flips another yes/no column of the same table and never the one its name
+    says (``toggle_read`` flipping ``starred``): the fix flips the named one."""
     flags = {(t.name, c.name) for t in site.database.tables for c in t.columns if c.type == "boolean"}
     for m, marker in enumerate(site.markers):
         if not _TOGGLE.search(marker.name.lower()):
@@ -959,7 +968,7 @@ def _fixed_toggles(site: Site) -> Iterator[Fix]:
             head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
             for found in re.finditer(r"\b(\w+)\s*=\s*([01]|TRUE|FALSE)\b(?!\s*[-+*/|])", head, re.I):
                 column = found.group(1)
-                if (effect.table, column) not in flags or column.lower() not in marker.name.lower():
+                if (effect.table, column) not in flags or not _names_flag(marker.name, column):
                     continue
                 start, end = found.span()
                 fixed = effect.sql[:start] + f"{column} = 1 - {column}" + effect.sql[end:]
@@ -967,6 +976,25 @@ def _fixed_toggles(site: Site) -> Iterator[Fix]:
                           f"marker {marker.name!r} is named for toggling {column}, but its effect sets it to "
                           f"{found.group(2)} every time: a second press cannot undo the first", effect.sql, fixed)
                 break
+            else:
+                yield from _misnamed_flip(marker, m, e, head, flags)
+
+
+def _misnamed_flip(marker: Any, m: int, e: int, head: str, flags: set[tuple[str, str]]) -> Iterator[Fix]:
+    effect = marker.effects[e]
+    flipped = [f for f in _FLIP_ITEM.finditer(head) if f.group(1) == (f.group(2) or f.group(3))]
+    if len(flipped) != 1 or _names_flag(marker.name, flipped[0].group(1)):
+        return
+    column = flipped[0].group(1)
+    named = [c for t, c in sorted(flags) if t == effect.table and c != column and _names_flag(marker.name, c)]
+    if (effect.table, column) in flags and len(named) == 1:
+        fixed = re.sub(rf"\b{column}\b", named[0], effect.sql[:len(head)]) + effect.sql[len(head):]
+        yield Fix(f"$.markers[{m}].effects[{e}].sql",
+                  f"marker {marker.name!r} is named for toggling {named[0]}, but its effect flips {column}: "
+                  f"the button does something else than it says", effect.sql, fixed)
+
+
+_FLIP_ITEM = re.compile(r"\b(\w+)\s*=\s*(?:1\s*-\s*(\w+)|NOT\s+(\w+))", re.I)
 
 
 # ----------------------------------------------------------------------------- deductions added

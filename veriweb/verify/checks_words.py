@@ -25,6 +25,7 @@ words name no column, direction or bound.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -128,8 +129,72 @@ def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tu
     return wrong
 
 
+def _headed(element: Any) -> Iterator[tuple[str, list[Any], str]]:
+    """The words that head a part of ``element``'s content, with that content and its path suffix: a
+    table column's header over its cell; a collapsible, section or dialog's label (or widget id) over
+    what it holds."""
+    if element.type == "table":
+        for number, column in enumerate(element.columns):
+            yield column.header, column.cell, f".columns[{number}].cell"
+    elif element.type in ("collapsible", "section", "dialog"):
+        label = C.field_of(element, "label") or C.field_of(element, "title")
+        for words in (label, C.field_of(element, "id")):
+            if isinstance(words, str) and "{" not in words:
+                yield words.replace("_", " "), element.elements, ".elements"
+
+
+def _refs(text: Any) -> list[str]:
+    return [m.group(1) for m in _ROW_REF.finditer(text)] if isinstance(text, str) else []
+
+
+def _shown(texts: list[Any]) -> set[str]:
+    return {column for text in texts for column in _refs(text)}
+
+
+def _headed_fixes(site: Site, element: Any, path: str, source: str,
+                  around: set[str]) -> Iterator[tuple[str, str, str, str]]:
+    """The texts under words that name one column of their row while they show another of the same
+    kind, which the table or page also shows elsewhere, and the named one nowhere ("Arrives" over
+    ``{row.depart}`` beside "Departs" over ``{row.depart}``; a "Rules" section showing the
+    ``{row.description}`` its page shows above it). ``around`` is what the rest of the page shows."""
+    columns = source_columns(site, source) or set()
+    parts = list(_headed(element))
+    shows = [_shown([C.field_of(e, "text") for e in content]) for _, content, _ in parts]
+    for number, (words, content, suffix) in enumerate(parts):
+        named = _named_column(words, columns)
+        if named is None or len(shows[number]) != 1 or named in shows[number]:
+            continue
+        (other,) = shows[number]
+        elsewhere = set(around).union(*(shows[:number] + shows[number + 1:]))
+        if other not in columns or other not in elsewhere or named in elsewhere:
+            continue
+        if named in other.split("_") or other in named.split("_"):
+            continue
+        kind = _kind(site, source, named)
+        if kind is None or kind != _kind(site, source, other):
+            continue
+        for n, item in enumerate(content):
+            text = C.field_of(item, "text")
+            if isinstance(text, str) and f"{{row.{other}" in text:
+                fixed = re.sub(r"\{row\." + other + r"(?=[|}])", "{row." + named, text)
+                yield (f"{path}{suffix}[{n}].text", text, fixed,
+                       f"under the words {words!r}, the text {text!r} shows {{row.{other}}}, shown beside it too, "
+                       f"and never {{row.{named}}}: the figure is another column than its words say")
+                break
+
+
 def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
-    for element, path, _, bound in bound_elements(site):
+    elements = list(bound_elements(site))
+    page_shows: dict[tuple[Any, Any], Counter[str]] = {}
+    for element, _, page_id, bound in elements:
+        page_shows.setdefault((page_id, bound), Counter()).update(_refs(C.field_of(element, "text")))
+    for element, path, page_id, bound in elements:
+        if element.type == "table" and element.query.table:
+            yield from _headed_fixes(site, element, path, element.query.table, set())
+        elif bound is not None and element.type in ("collapsible", "section", "dialog"):
+            inside = Counter(r for e in element.elements for r in _refs(C.field_of(e, "text")))
+            around = {c for c, n in page_shows[(page_id, bound)].items() if n > inside[c]}
+            yield from _headed_fixes(site, element, path, bound, around)
         text = C.field_of(element, "text")
         if bound is None or not isinstance(text, str) or "{row." not in text:
             continue
