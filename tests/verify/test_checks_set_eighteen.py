@@ -6,6 +6,9 @@ twin, and the repair is run.
   the table shows beside it ({row.depart} under "Departs" too) and never the named one; a section
   named for a column (a "rules" section) showing another that its page shows elsewhere. The repair shows
   the named column.
+- C013: an effect that runs after another one undid what it reads: seats given back for a booking
+  "still confirmed" after it was set cancelled; a score moved by the new vote minus the stored one after
+  the vote was stored (or deleted). The repair runs it before that effect.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -79,3 +82,21 @@ def test_a_toggle_that_cannot_undo_or_flips_another_flag_is_found_and_flips_its_
     assert len(found) == 1
     fixed = repair_static(site)[0]
     assert [e.sql for m in fixed.markers for e in m.effects] == [e.sql for m in clean.markers for e in m.effects]
+
+
+@pytest.mark.parametrize(("domain", "marker", "words"), [
+    ("travel", "cancel_booking", "reads bookings rows with status = 'confirmed', which an earlier effect has just set"),
+    ("forum", "vote", "takes votes.value from :value after an earlier effect deleted the row it reads"),
+])
+def test_an_effect_running_after_one_that_undoes_what_it_reads_is_found_and_run_first(
+        domain: str, marker: str, words: str) -> None:
+    clean = generate_site(domain, 0)
+    assert not [m for m in _messages(clean, VIEW_FIGURE) if "runs too late" in m]
+    data = _data(clean)
+    planted = next(m for m in data["markers"] if m["name"] == marker)
+    planted["effects"].append(planted["effects"].pop(0))  # the first effect now runs last
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, VIEW_FIGURE) if words in m and "runs too late" in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    assert [e.sql for e in fixed.marker(marker).effects] == [e.sql for e in clean.marker(marker).effects]

@@ -997,6 +997,69 @@ def _misnamed_flip(marker: Any, m: int, e: int, head: str, flags: set[tuple[str,
 _FLIP_ITEM = re.compile(r"\b(\w+)\s*=\s*(?:1\s*-\s*(\w+)|NOT\s+(\w+))", re.I)
 
 
+# ----------------------------------------------------------------------------- effects in the wrong order
+
+_LITERAL_SET = re.compile(r"\b(\w+)\s*=\s*('[^']*')")
+_DELTA = re.compile(r":(\w+)\s*-\s*(?:coalesce\s*\(\s*)?\(\s*SELECT\s+(\w+)\s+FROM\s+(\w+)\b", re.I)
+
+
+def _undone_by(earlier: Any, later: Any) -> str | None:
+    """Why ``later`` finds nothing left to do once ``earlier`` has run, or ``None``: it reads rows of a
+    state that ``earlier`` has just moved them out of (giving back the seats of a booking with status
+    ``'confirmed'`` after setting it ``'cancelled'``), takes a stored value from the parameter it
+    was just set to (``:value - (SELECT value FROM votes ...)`` after the vote was stored: always 0) or
+    from a row just deleted, or copies rows just deleted (order lines from a cart emptied first)."""
+    table = earlier.table
+    reads = later.table == table or re.search(rf"\bFROM\s+{table}\b", later.sql, re.I)
+    if not reads:
+        return None
+    if earlier.op == "update":
+        parts = re.split(r"\bWHERE\b", earlier.sql, maxsplit=1, flags=re.I)
+        head, where = parts[0], parts[1] if len(parts) > 1 else ""
+        for column, value in _LITERAL_SET.findall(head):
+            for was in re.findall(rf"\b{column}\s*=\s*('[^']*')", where):
+                if was != value and re.search(rf"\b{column}\s*=\s*{re.escape(was)}", later.sql):
+                    return (f"reads {table} rows with {column} = {was}, which an earlier effect has just set to "
+                            f"{value}")
+    if earlier.op == "delete" and re.search(rf"^\s*INSERT\s+INTO\s+\w+\s*\([^)]*\)\s*SELECT\b(?:(?!\bWHERE\b)[^;])*?\bFROM\s+{table}\b",
+                                            later.sql, re.I):
+        return f"copies rows of {table} that an earlier effect has just deleted"
+    for param, column, source in _DELTA.findall(later.sql):
+        if source != table:
+            continue
+        if earlier.op == "delete":
+            return f"takes {table}.{column} from :{param} after an earlier effect deleted the row it reads"
+        if earlier.op == "update" and re.search(rf"\bSET\b.*\b{column}\s*=\s*:{param}\b", earlier.sql, re.I | re.S):
+            return f"takes {table}.{column} from :{param} after an earlier effect stored :{param} there (always 0)"
+        if earlier.op == "insert" and re.search(rf"\b{column}\b", earlier.sql.split(")")[0]) \
+                and f":{param}" in earlier.sql:
+            return f"takes {table}.{column} from :{param} after an earlier effect stored :{param} there (always 0)"
+    return None
+
+
+def _misordered_effects(site: Site) -> Iterator[Fix]:
+    """A marker's effect that runs after another effect which undoes what it reads (see :func:`_undone_by`):
+    it never does its part. The fix runs it before the first such effect (``new`` is the order of the
+    effects, as a JSON list of their indexes)."""
+    import json
+
+    for m, marker in enumerate(site.markers):
+        effects = marker.effects
+        for late in range(1, len(effects)):
+            for early in range(late):
+                why = _undone_by(effects[early], effects[late])
+                if why is None:
+                    continue
+                order = list(range(early)) + [late] + list(range(early, late)) + list(range(late + 1, len(effects)))
+                yield Fix(f"$.markers[{m}].effects",
+                          f"marker {marker.name!r}: its effect on {effects[late].table} {why}: it runs too late to "
+                          f"do anything", "", json.dumps(order))
+                break
+            else:
+                continue
+            break
+
+
 # ----------------------------------------------------------------------------- deductions added
 
 _NET = {"net", "balance", "remaining", "outstanding", "left", "profit", "after"}
@@ -1113,6 +1176,7 @@ def view_fixes(site: Site) -> list[Fix]:
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     out += misspelt_writes(site, domains)
     out += _fixed_toggles(site)
+    out += _misordered_effects(site)
     return out
 
 

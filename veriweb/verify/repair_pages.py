@@ -521,6 +521,8 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 
     tokens = R.parse_path(issue.location)
     parent = R.get_at(data, tokens[:-1])
+    if tokens[-1] == "effects" and isinstance(parent, dict) and isinstance(parent.get("effects"), list):
+        return _reorder_effects(data, issue, parent)
     if not isinstance(parent, dict) or not isinstance(parent.get(tokens[-1]), str):
         return None
     fix = next((f for f in view_fixes(R.site_of(data)) if f.location == issue.location
@@ -535,6 +537,24 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
             R.Touch(markers={name})
     name = parent.get("name", "")
     return f"view {name!r}: {fix.message.split(': ')[0]}; rewritten", R.Touch(tables={name})
+
+
+def _reorder_effects(data: dict[str, Any], issue: Issue, marker: dict[str, Any]) -> R.Outcome | None:
+    """C013: a marker's effect that ran too late to do anything runs before the effect that undid what it
+    reads (:func:`veriweb.verify.checks_views._misordered_effects` gives the order)."""
+    import json
+
+    from veriweb.verify.checks_views import view_fixes
+
+    fix = next((f for f in view_fixes(R.site_of(data)) if f.location == issue.location), None)
+    if fix is None:
+        return None
+    order = json.loads(fix.new)
+    effects = marker["effects"]
+    if sorted(order) != list(range(len(effects))) or order == sorted(order):
+        return None
+    marker["effects"] = [effects[i] for i in order]
+    return f"marker {marker['name']!r}: effects run in the order {order}", R.Touch(markers={marker["name"]})
 
 
 def _read_field(data: dict[str, Any], issue: Issue, tokens: list[str | int]) -> R.Outcome | None:
