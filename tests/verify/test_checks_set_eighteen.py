@@ -9,6 +9,8 @@ twin, and the repair is run.
 - C013: an effect that runs after another one undid what it reads: seats given back for a booking
   "still confirmed" after it was set cancelled; a score moved by the new vote minus the stored one after
   the vote was stored (or deleted). The repair runs it before that effect.
+- S004: a form sending its row's own key (a star's id) as another table's key (``project_id``) that the
+  row holds; the repair sends the row's column.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -100,3 +102,16 @@ def test_an_effect_running_after_one_that_undoes_what_it_reads_is_found_and_run_
     assert len(found) == 1
     fixed = repair_static(site)[0]
     assert [e.sql for e in fixed.marker(marker).effects] == [e.sql for e in clean.marker(marker).effects]
+
+
+def test_a_rows_own_key_sent_for_another_tables_key_is_found_and_the_rows_column_sent() -> None:
+    from veriweb.verify.checks import FIELD_MISMATCH
+
+    clean = generate_site("code", 0)
+    assert not [m for m in _messages(clean, FIELD_MISMATCH) if "row's own key" in m]
+    site = _planted(clean, '"marker": "unstar", "args": {"project_id": {"ref": "row.project_id"}}',
+                    '"marker": "unstar", "args": {"project_id": {"ref": "row.id"}}')
+    found = [m for m in _messages(site, FIELD_MISMATCH) if "row's own key" in m]
+    assert len(found) == 1 and found[0].endswith("it should send row.project_id")
+    fixed = repair_static(site)[0]
+    assert json.dumps(_data(fixed)) == json.dumps(_data(clean))

@@ -504,6 +504,31 @@ def check_unsent_fields(site: Site) -> list[C.Issue]:
             for location, name, instead in unsent_fields(site)]
 
 
+def misfed_keys(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each marker argument named for a key (``project_id``) that a form fills with its row's own key
+    (``row.id`` of a star) while the row has a column of that very name: it sends the key of another
+    table's row. The path of the argument, its name, the source and what it should send."""
+    from veriweb.scaffold.values import Ref
+
+    for element, path, _, bound in bound_elements(site):
+        action = C.field_of(element, "action")
+        if element.type != "form" or action is None or action.kind != "marker" or bound is None:
+            continue
+        columns = source_columns(site, bound) or set()
+        for name, value in action.args.items():
+            if (isinstance(value, Ref) and value.ref == "row.id" and name.endswith("_id") and name in columns
+                    and name != "id"):
+                yield f"{path}.action.args.{name}", name, bound, f"row.{name}"
+
+
+def check_misfed_keys(site: Site) -> list[C.Issue]:
+    """S004: see :func:`misfed_keys`. The repair sends the row's column of the argument's name."""
+    return [C.Issue("structural", C.FIELD_MISMATCH, location,
+                    f"the form sends its {source} row's own key (row.id) as {name}, while the row holds {name}: it "
+                    f"should send {right}")
+            for location, name, source, right in misfed_keys(site)]
+
+
 # ----------------------------------------------------------------------------- M011: tabs named for each other
 
 
@@ -549,8 +574,8 @@ def check_swapped_tabs(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs, check_unsent_fields]
+               check_swapped_tabs, check_unsent_fields, check_misfed_keys]
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_ignored_fields", "check_list_orders", "check_misread_filters",
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",
            "list_orders", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]

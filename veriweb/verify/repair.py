@@ -592,6 +592,12 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     action = form.setdefault("action", {})
     if action.get("kind") == "login" and tokens[-1] in ("username_field", "password_field"):
         return _login_field(data, form, tokens)
+    sends = re.search(r"it should send (row\.\w+)$", issue.message)
+    if sends and tokens[-2:-1] == ["args"]:  # a row's own key sent for another table's
+        name = str(tokens[-1])
+        old, action["args"][name] = action["args"].get(name), {"ref": sends.group(1)}
+        return f"form {form.get('submit')!r} sends {sends.group(1)} as {name}, not {old!r}", \
+            Touch(pages=_page_of(tokens, data))
     if "never sends what is typed into it" in issue.message and tokens[-2:-1] == ["args"]:  # the field of its name
         name = str(tokens[-1])
         old, action["args"][name] = action["args"].get(name), {"ref": f"field.{name}"}
