@@ -11,6 +11,9 @@ twin, and the repair is run.
   the vote was stored (or deleted). The repair runs it before that effect.
 - S004: a form sending its row's own key (a star's id) as another table's key (``project_id``) that the
   row holds; the repair sends the row's column.
+- C012: a rule that no two rows share a value which lost its scope (notes unique per order grouped by
+  text alone; folder names per user grouped over everyone) and that the seed data already breaks; the
+  repair groups by the key per which it holds.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -115,3 +118,23 @@ def test_a_rows_own_key_sent_for_another_tables_key_is_found_and_the_rows_column
     assert len(found) == 1 and found[0].endswith("it should send row.project_id")
     fixed = repair_static(site)[0]
     assert json.dumps(_data(fixed)) == json.dumps(_data(clean))
+
+
+@pytest.mark.parametrize(("domain", "old", "new", "key"), [
+    ("mail", "FROM folders WHERE user_id = :user_id GROUP BY lower(name)", "FROM folders GROUP BY lower(name)",
+     "user_id"),
+    ("admin", "GROUP BY order_id, body", "GROUP BY body", "order_id"),
+])
+def test_a_uniqueness_rule_that_lost_its_scope_and_the_seed_breaks_is_found_and_scoped_again(
+        domain: str, old: str, new: str, key: str) -> None:
+    from veriweb.verify.checks import SEED_BREAKS_INVARIANT
+
+    clean = generate_site(domain, 0)
+    assert not [m for m in _messages(clean, SEED_BREAKS_INVARIANT) if "while per" in m]
+    site = _planted(clean, old, new)
+    found = [m for m in _messages(site, SEED_BREAKS_INVARIANT) if f"while per {key} it holds" in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    rules = [g.predicate.sql for m in fixed.markers for g in m.invariants if "GROUP BY" in g.predicate.sql]
+    assert any(f"GROUP BY {key}, " in sql for sql in rules)
+    assert not [m for m in _messages(fixed, SEED_BREAKS_INVARIANT) if "while per" in m]

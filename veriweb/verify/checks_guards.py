@@ -53,6 +53,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
@@ -1826,6 +1827,63 @@ def _misread_params(site: Site) -> Iterator[GuardFix]:
                        f"a check of marker {marker.name!r} says {guard.message!r}, but it tests {got}, not {wanted}")
 
 
+_GROUP_RULE = re.compile(r"\bFROM\s+(\w+)\b(?:(?!\bFROM\b).)*?\bGROUP\s+BY\s+(.+?)\s+HAVING\s+count\(\*\)\s*>\s*1",
+                         re.I | re.S)
+
+
+def _unscoped_groups(site: Site) -> Iterator[GuardFix]:
+    """C012: an invariant that no two rows share a value (``GROUP BY body HAVING count(*) > 1``) that the
+    seed data already breaks, with every account bound to ``:user_id`` in turn, where grouping by one of
+    the table's keys too (the order a note is on, the owner of a folder) holds on every binding: the rule
+    lost its scope, and every use of the marker fails. The fix groups by that key too (one named by the
+    marker's parameters first, then the owner)."""
+    from veriweb.verify.checks_tasks import _bindings
+
+    found = []
+    for location, marker, guard, sql in _sql_guards(site):
+        shape = _GROUP_RULE.search(sql) if ".invariants[" in location and not guard.predicate.params else None
+        if shape is None or set(re.findall(r"(?<!:):(\w+)", sql)) - {"user_id", "today"}:
+            continue
+        table = site.database.table(shape.group(1))
+        if table is not None:
+            found.append((location, marker, guard, sql, shape, table))
+    if not found:
+        return
+    from veriweb.engine.session import Session
+
+    session = Session(site)
+    try:
+        today = site.clock.today.isoformat()
+        binds = [{**b, "today": today} for b in _bindings(site)]
+
+        def holds(text: str) -> bool | None:
+            try:
+                return all(bool((session.db.guard.read(text, b) or [[0]])[0][0]) for b in binds)
+            except VeriwebError:
+                return None
+
+        for location, marker, guard, sql, shape, table in found:
+            if holds(sql) is not False:
+                continue
+            grouped = {c.strip().lower() for c in shape.group(2).split(",")}
+            params = {p.name for p in marker.params}
+            keys = [c.name for c in table.columns if (c.name.endswith("_id") or c.name == "user_id")
+                    and c.name.lower() not in grouped]
+            keys.sort(key=lambda c: (c not in params, c != "user_id", c))
+            for key in keys:
+                start = shape.start(2)
+                fixed = sql[:start] + f"{key}, " + sql[start:]
+                if holds(fixed):
+                    yield GuardFix(location, C.SEED_BREAKS_INVARIANT,
+                                   f"marker {marker.name!r}'s rule that no two {table.name} rows share "
+                                   f"{shape.group(2).strip()} is already broken by the seed data (its message: "
+                                   f"{guard.message!r}): every use of the marker fails, while per {key} it holds",
+                                   sql=fixed)
+                    break
+    finally:
+        session.close()
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
@@ -1838,7 +1896,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
-            *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site)]
+            *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
+            *_unscoped_groups(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

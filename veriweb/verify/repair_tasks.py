@@ -70,8 +70,19 @@ _FLAG = re.compile(r"^\s*\(?\s*\"?(\w+)\"?\s*=\s*([01])\s*\)?\s*$")
 
 
 def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C012: move a seed row's values back inside the invariant it breaks (see the module doc)."""
+    """C012: move a seed row's values back inside the invariant it breaks (see the module doc), or, for a
+    rule about groups that lost its scope, group by the key it holds per
+    (:func:`veriweb.verify.checks_guards._unscoped_groups`)."""
     tokens = R.parse_path(issue.location)
+    if tokens[-1] == "predicate":
+        from veriweb.verify.checks_guards import guard_fixes
+
+        predicate, marker = R.get_at(data, tokens), R.get_at(data, tokens[:2])
+        fix = next((f for f in guard_fixes(R.site_of(data)) if f.location == issue.location and f.sql), None)
+        if fix is None or not isinstance(predicate, dict) or predicate.get("sql") == fix.sql:
+            return None
+        old, predicate["sql"] = predicate.get("sql"), fix.sql
+        return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", R.Touch(markers={marker["name"]})
     found = R._table_row(data, tokens)
     if found is None:
         return None
