@@ -14,6 +14,8 @@ twin, and the repair is run.
 - C012: a rule that no two rows share a value which lost its scope (notes unique per order grouped by
   text alone; folder names per user grouped over everyone) and that the seed data already breaks; the
   repair groups by the key per which it holds.
+- C005: a signed-in user's action recorded as done by someone else (the order's customer as the staff
+  member who refunded it; the assignee as a ticket's author); the repair records ``:user_id``.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -138,3 +140,20 @@ def test_a_uniqueness_rule_that_lost_its_scope_and_the_seed_breaks_is_found_and_
     rules = [g.predicate.sql for m in fixed.markers for g in m.invariants if "GROUP BY" in g.predicate.sql]
     assert any(f"GROUP BY {key}, " in sql for sql in rules)
     assert not [m for m in _messages(fixed, SEED_BREAKS_INVARIANT) if "while per" in m]
+
+
+@pytest.mark.parametrize(("domain", "old", "new", "column"), [
+    ("admin", ":today, :user_id)", ":today, (SELECT customer_id FROM orders WHERE id = :order_id))", "staff_id"),
+    ("code", "'open', :user_id, :assignee_id", "'open', coalesce(:assignee_id, :user_id), :assignee_id", "author_id"),
+])
+def test_someone_else_recorded_as_who_acted_is_found_and_the_signed_in_user_recorded(
+        domain: str, old: str, new: str, column: str) -> None:
+    from veriweb.verify.checks import UNGUARDED_WRITE
+
+    clean = generate_site(domain, 0)
+    assert not [m for m in _messages(clean, UNGUARDED_WRITE) if "not the signed-in user who does it" in m]
+    site = _planted(clean, old, new)
+    found = [m for m in _messages(site, UNGUARDED_WRITE) if f"as the {column} of" in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    assert [e.sql for m in fixed.markers for e in m.effects] == [e.sql for m in clean.markers for e in m.effects]

@@ -1884,6 +1884,38 @@ def _unscoped_groups(site: Site) -> Iterator[GuardFix]:
         session.close()
 
 
+_ACTOR = re.compile(r"^(?:author|staff|creator|reporter|opener|issuer|poster|sender|agent|actor|created_by|opened_by|"
+                    r"issued_by|posted_by|reported_by|processed_by|handled_by)(?:_id|_user_id)?$")
+"""Columns that name who did what a row records: the signed-in user who made the marker run."""
+
+
+def _misattributed_actors(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker run by a signed-in user that records someone else as the one who acted (the order's
+    customer as the staff member who issued a refund; the assignee as a ticket's author): an insert that
+    fills a column naming who did it (``staff_id``, ``author_id``) with another parameter or a lookup
+    rather than ``:user_id``. The fix records ``:user_id``."""
+    if site.auth is None:
+        return
+    for m_index, marker in enumerate(site.markers):
+        if not marker.requires_login:
+            continue
+        for e_index, effect in enumerate(marker.effects):
+            if effect.op != "insert":
+                continue
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            for column, source in (write.sources or {}).items():
+                if not _ACTOR.match(column.lower()) or source.kind not in ("param", "expr"):
+                    continue
+                text = f":{source.value}" if source.kind == "param" else str(source.value)
+                if text == ":user_id" or effect.sql.count(text) != 1:
+                    continue
+                fixed = effect.sql.replace(text, ":user_id", 1)
+                yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} records {text} as the {column} of the {effect.table} row it "
+                               f"adds, not the signed-in user who does it (:user_id)", sql=fixed)
+                break
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
@@ -1897,7 +1929,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
-            *_unscoped_groups(site)]
+            *_unscoped_groups(site), *_misattributed_actors(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
