@@ -16,6 +16,8 @@ twin, and the repair is run.
   repair groups by the key per which it holds.
 - C005: a signed-in user's action recorded as done by someone else (the order's customer as the staff
   member who refunded it; the assignee as a ticket's author); the repair records ``:user_id``.
+- C005: a subquery reading every user's cart lines where the marker reads the user's own elsewhere (stock
+  taken off for what is in anyone's cart); the repair names the user in it.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -157,3 +159,17 @@ def test_someone_else_recorded_as_who_acted_is_found_and_the_signed_in_user_reco
     assert len(found) == 1
     fixed = repair_static(site)[0]
     assert [e.sql for m in fixed.markers for e in m.effects] == [e.sql for m in clean.markers for e in m.effects]
+
+
+def test_a_subquery_reading_every_users_rows_where_the_marker_reads_the_users_own_is_found_and_scoped() -> None:
+    from veriweb.verify.checks import UNGUARDED_WRITE
+
+    clean = generate_site("shop", 0)
+    assert not [m for m in _messages(clean, UNGUARDED_WRITE) if "counts other users' rows too" in m]
+    site = _planted(clean, "FROM cart_items WHERE user_id = :user_id AND product_id = products.id",
+                    "FROM cart_items WHERE product_id = products.id")
+    found = [m for m in _messages(site, UNGUARDED_WRITE) if "counts other users' rows too" in m]
+    assert len(found) == 1 and "reads cart_items rows whatever their user_id" in found[0]
+    fixed = repair_static(site)[0]
+    stock = next(e.sql for e in fixed.marker("place_order").effects if e.table == "products")
+    assert "FROM cart_items WHERE user_id = :user_id AND product_id = products.id" in stock

@@ -1916,6 +1916,55 @@ def _misattributed_actors(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+def _subquery_tails(sql: str, table: str) -> Iterator[tuple[int, str]]:
+    """For each ``FROM table`` of ``sql`` inside parentheses: where its ``WHERE`` ends (-1: none) and the
+    subquery's text from ``FROM`` to its closing parenthesis."""
+    for found in re.finditer(rf"\bFROM\s+\"?{table}\"?\b", sql, re.I):
+        depth, end = 0, len(sql)
+        for index in range(found.end(), len(sql)):
+            if sql[index] == "(":
+                depth += 1
+            elif sql[index] == ")":
+                if depth == 0:
+                    end = index
+                    break
+                depth -= 1
+        if end == len(sql):
+            continue  # the statement's own FROM, not a subquery
+        tail = sql[found.start():end]
+        where = re.search(r"\bWHERE\b", tail, re.I)
+        yield (found.start() + where.end() if where else -1), tail
+
+
+def _unscoped_reads(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker's effect that reads the rows of a table each user owns (cart lines) through a
+    subquery that does not name the user nor one row by its key, while the marker reads that table
+    elsewhere as the user's own (``user_id = :user_id``): the stock taken off for an order counts what
+    is in every user's cart. The fix names the user in that subquery too."""
+    owned = _owned(site)
+    for m_index, marker in enumerate(site.markers):
+        texts = [e.sql for e in marker.effects] + [g.predicate.sql for g in (*marker.preconditions, *marker.invariants)
+                                                    if isinstance(g.predicate, SqlPredicate)]
+        for table, column in owned.items():
+            own = rf"\b(?:\w+\.)?{re.escape(column)}\s*=\s*:user_id\b"
+            if not any(re.search(own, tail) for text in texts for _, tail in _subquery_tails(text, table)) and not any(
+                    e.table == table and re.search(own, e.sql) for e in marker.effects):
+                continue
+            for e_index, effect in enumerate(marker.effects):
+                if effect.table == table:
+                    continue
+                for where, tail in _subquery_tails(effect.sql, table):
+                    if where < 0 or re.search(rf"\b{re.escape(column)}\b|:user_id\b", tail) or _picks_row(
+                            site, table, tail[tail.upper().index("WHERE") + 5:]):
+                        continue
+                    fixed = effect.sql[:where] + f" {column} = :user_id AND" + effect.sql[where:]
+                    yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                                   f"marker {marker.name!r} reads {table} rows whatever their {column} in "
+                                   f"{tail.strip()[:80]!r}, though elsewhere it reads them as the user's own: it "
+                                   f"counts other users' rows too", sql=fixed)
+                    break
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
@@ -1929,7 +1978,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
-            *_unscoped_groups(site), *_misattributed_actors(site)]
+            *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
