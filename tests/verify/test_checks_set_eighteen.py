@@ -18,6 +18,8 @@ twin, and the repair is run.
   member who refunded it; the assignee as a ticket's author); the repair records ``:user_id``.
 - C005: a subquery reading every user's cart lines where the marker reads the user's own elsewhere (stock
   taken off for what is in anyone's cart); the repair names the user in it.
+- M003: a list keeping other rows than its words name ("Open issues assigned to you" over `state =
+  'closed'`; the "Starred" page keeping unread mail); the repair keeps the rows the words name.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -173,3 +175,33 @@ def test_a_subquery_reading_every_users_rows_where_the_marker_reads_the_users_ow
     fixed = repair_static(site)[0]
     stock = next(e.sql for e in fixed.marker("place_order").effects if e.table == "products")
     assert "FROM cart_items WHERE user_id = :user_id AND product_id = products.id" in stock
+
+
+@pytest.mark.parametrize(("domain", "page", "test", "planted", "keeps"), [
+    ("code", "dashboard", ("state", "open"), ("state", "closed"), "it should keep state = 'open'"),
+    ("mail", "starred", ("starred", True), ("read", False), "it should keep starred = True"),
+])
+def test_a_list_keeping_other_rows_than_its_words_name_is_found_and_keeps_those(
+        domain: str, page: str, test: tuple[str, Any], planted: tuple[str, Any], keeps: str) -> None:
+    from veriweb.verify.checks import CONTRADICTORY_LABEL
+
+    clean = generate_site(domain, 0)
+    assert not [m for m in _messages(clean, CONTRADICTORY_LABEL) if "it should keep" in m]
+    data = _data(clean)
+    listing = next(p for p in data["pages"] if p["id"] == page)
+    cond = next(c for e in _dicts(listing) for c in e.get("query", {}).get("where", [])
+                if (c.get("column"), c.get("value")) == test)
+    cond["column"], cond["value"] = planted
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, CONTRADICTORY_LABEL) if m.endswith(keeps)]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    assert json.dumps(_data(fixed)) == json.dumps(_data(clean))
+
+
+def _dicts(value: Any) -> list[dict]:
+    if isinstance(value, dict):
+        return [value] + [d for v in value.values() for d in _dicts(v)]
+    if isinstance(value, list):
+        return [d for v in value for d in _dicts(v)]
+    return []

@@ -31,7 +31,7 @@ from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify import checks as C
-from veriweb.verify.checks_pages import _stored_type, bound_elements, money_columns, source_columns
+from veriweb.verify.checks_pages import _passthrough, _stored_type, bound_elements, money_columns, source_columns
 
 # ----------------------------------------------------------------------------- C008: labels and clauses
 
@@ -308,6 +308,52 @@ def check_list_orders(site: Site) -> list[C.Issue]:
             for location, column, runs, said in list_orders(site)]
 
 
+def _said_values(words: str, values: set[str]) -> set[str]:
+    """The values of ``values`` that ``words`` name as a word of their own."""
+    return {v for v in values if re.search(rf"(?<![\w-]){re.escape(v.replace('_', ' '))}(?![\w-])", words, re.I)}
+
+
+def listed_against_words(site: Site) -> Iterator[tuple[str, str, Any, str, Any, str]]:
+    """Each list whose introducing words name one state its rows are in ("Open issues assigned to you",
+    a "Starred" page) while its query keeps them to another: a fixed value of a status column that the
+    words do not name while they name exactly one other value of it ('closed' under "Open issues"), or
+    a yes/no column the words do not name while they name exactly one other of the list's yes/no
+    columns (``read = False`` on the "Starred" page). The path of the test, its column and value, and
+    the column and value the words call for, and the words."""
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
+    for number, page in enumerate(site.pages):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
+            source = element.query.table
+            if not words:
+                continue
+            flags = {c for c in (source_columns(site, source) or set()) if _stored_type(site, source, c) == "boolean"}
+            for index, cond in enumerate(element.query.where):
+                if cond.op != "=" or isinstance(cond.value, (dict, list)) or hasattr(cond.value, "ref"):
+                    continue
+                where = f"{path}.query.where[{index}]"
+                if isinstance(cond.value, bool) and cond.column in flags:
+                    named = {c for c in flags if _said_values(words, {c}) or _said_values(words, {c.removesuffix("ed")})}
+                    if cond.column not in named and len(named) == 1:
+                        yield where, cond.column, cond.value, next(iter(named)), True, words
+                    continue
+                domain = domains.get((source, cond.column)) or domains.get(_passthrough(site, source).get(cond.column, ()))
+                if not isinstance(cond.value, str) or not domain or cond.value not in domain:
+                    continue
+                named = _said_values(words, set(domain))
+                if cond.value not in named and len(named) == 1:
+                    yield where, cond.column, cond.value, cond.column, next(iter(named)), words
+
+
+def check_listed_against_words(site: Site) -> list[C.Issue]:
+    """M003: see :func:`listed_against_words`. The repair keeps the rows the words name."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the list says {words!r} but keeps the rows with {column} = {value!r}: it should keep "
+                    f"{right_column} = {right!r}")
+            for location, column, value, right_column, right, words in listed_against_words(site)]
+
+
 # ----------------------------------------------------------------------------- M003: a filter's bound
 
 _AT_MOST = re.compile(r"\b(?:at most|up to|or (?:less|fewer|under|below|lower|cheaper)|under|below|max(?:imum)?|"
@@ -574,7 +620,7 @@ def check_swapped_tabs(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs, check_unsent_fields, check_misfed_keys]
+               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -980,6 +980,17 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             order["dir"] = "desc"
         return (f"list sorted by {order.get('column')}: {old} -> {'desc' if old == 'asc' else 'asc'}",
                 Touch(pages=_page_of(tokens, data)))
+    keep = re.search(r"it should keep (\w+) = (.+)$", issue.message)
+    if keep is not None and len(tokens) >= 2 and tokens[-2] == "where":  # a list keeping rows its words do not name
+        import ast
+
+        cond = get_at(data, tokens)
+        if not isinstance(cond, dict):
+            return None
+        old = (cond.get("column"), cond.get("value"))
+        cond["column"], cond["value"] = keep.group(1), ast.literal_eval(keep.group(2))
+        return (f"list keeps {cond['column']} = {cond['value']!r}, not {old[0]} = {old[1]!r}",
+                Touch(pages=_page_of(tokens, data)))
     if len(tokens) >= 3 and tokens[-3] == "where" and tokens[-1] == "op":  # a filter's bound the other way round
         cond = get_at(data, tokens[:-1])
         said = re.search(r"while its options say (<=|>=)", issue.message)
