@@ -20,6 +20,9 @@ twin, and the repair is run.
   taken off for what is in anyone's cart); the repair names the user in it.
 - M003: a list keeping other rows than its words name ("Open issues assigned to you" over `state =
   'closed'`; the "Starred" page keeping unread mail); the repair keeps the rows the words name.
+- M016: a value the goal judges that neither the instruction nor a record its stated values pick out says
+  (a ticket's tag left out of "create a ticket ..."); values a stated record holds (the airline of the
+  flight at a stated time) are implied. The repair states the slot.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -205,3 +208,31 @@ def _dicts(value: Any) -> list[dict]:
     if isinstance(value, list):
         return [d for v in value for d in _dicts(v)]
     return []
+
+
+def test_a_judged_value_the_instruction_never_states_is_found_and_stated() -> None:
+    from veriweb.scaffold.site import render_instruction
+    from veriweb.verify.checks import SLOT_CONTRADICTS_GOAL
+
+    clean = generate_site("code", 0)
+    assert not [m for m in _messages(clean, SLOT_CONTRADICTS_GOAL) if "never states" in m]
+    data = _data(clean)
+    task = next(t for t in data["tasks"] if t["id"] == "create_issue")
+    assert " tag {label}," in task["template"]
+    task["template"] = task["template"].replace(" tag {label},", "")
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, SLOT_CONTRADICTS_GOAL) if "never states" in m]
+    assert len(found) == 1 and f"its goal reads label = {task['slots']['label']!r}" in found[0]
+    fixed = repair_static(site)[0].task("create_issue")
+    assert "{label}" in fixed.template and task["slots"]["label"] in fixed.instruction
+
+
+def test_values_the_stated_ones_pick_out_are_implied_not_unstated() -> None:
+    # the airline of the flight at a stated time, the project of a stated ticket, the city of a stated hotel
+    from veriweb.verify.checks import SLOT_CONTRADICTS_GOAL
+
+    for domain in ("travel", "code", "shop", "admin", "forum", "mail"):
+        for seed in range(3):
+            site = generate_site(domain, seed)
+            assert not [m for m in _messages(site, SLOT_CONTRADICTS_GOAL) if "never states" in m], (domain, seed)

@@ -608,6 +608,58 @@ def check_stated_days(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _implied(site: Site, value: str, told: set[str]) -> bool:
+    """Whether a seed row holding ``value`` is one the stated values already pick out: the row holds a
+    stated value too (the airline of the flight at the stated time), or a row holding one points at it
+    (the project of the stated ticket). A row that points at a stated one (a tag of the stated project)
+    is not: the project has many tags."""
+    wanted = value.strip().lower()
+    holders: list[tuple[Any, dict[str, Any]]] = []
+    for table in site.database.tables:
+        for row in table.rows:
+            if any(isinstance(v, str) and v.strip().lower() == wanted for v in row.values()):
+                holders.append((table, row))
+    if not holders:
+        return False
+    said = lambda row: any(isinstance(v, str) and v.strip().lower() in told for v in row.values())  # noqa: E731
+    for table, row in holders:
+        if said(row):
+            return True
+        key = row.get(table.primary_key)
+        for other in site.database.tables:
+            for fk in other.foreign_keys:
+                if fk.ref_table == table.name and any(r.get(fk.column) == key and said(r) for r in other.rows):
+                    return True
+    return False
+
+
+def check_unstated_goal_slots(site: Site) -> list[C.Issue]:
+    """M016: a slot the goal reads that the template never states, whose value neither the instruction
+    nor the stated slots say, nor a seed row they pick out holds (:func:`_implied`): "create a ticket
+    ... assignee Yara Rossi" judged on the tag ``backend`` it never mentions. The agent cannot know
+    what is judged. The repair states the slot in the template."""
+    issues = []
+    today = site.clock.today
+    for number, task in enumerate(site.tasks):
+        stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
+        leaves = list(_task_predicates(task, number))
+        hidden = [n for n, v in task.slots.items() if n not in stated and isinstance(v, str) and v.strip()
+                  and any(_reads_slot(p, n) for p, _ in leaves)]
+        if not hidden:
+            continue
+        told = {str(task.slots[n]).strip().lower() for n in stated if n in task.slots}
+        days = {_as_day(task.slots[n], today) for n in stated if isinstance(task.slots.get(n), str)} - {None}
+        text = task.instruction.lower()
+        for name in hidden:
+            value = task.slots[name]
+            if value.lower() in text or _as_day(value, today) in days or _implied(site, value, told | days):
+                continue
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].template",
+                                  f"task {task.id!r}: its goal reads {name} = {value!r}, which the instruction "
+                                  f"never states"))
+    return issues
+
+
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -1237,6 +1289,7 @@ def check_twin_goals(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
+               check_unstated_goal_slots,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals]

@@ -134,6 +134,13 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         fixed = json.loads(json.dumps(goal).replace(f'"slot.{twin.group(1)}"', f'"slot.{twin.group(2)}"'))
         R.get_at(data, tokens[:-1])[tokens[-1]] = fixed
         return f"task {task['id']!r}: the repeated goal reads {twin.group(2)}", R.Touch(tasks={task["id"]})
+    hidden = re.search(r"its goal reads (\w+) = .*, which the instruction never states$", issue.message)
+    if hidden is not None and tokens[-1:] == ["template"]:  # the slot stated at the end
+        task = R.get_at(data, tokens[:-1])
+        name = hidden.group(1)
+        task["template"] = f"{task['template'].rstrip()} ({name.replace('_', ' ')}: {{{name}}})"
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        return f"task {task['id']!r}: {{{name}}} stated in the template", R.Touch(tasks={task["id"]})
     named = re.search(r"writes out (?:\w+ \w+ )?(['\"])(.*?)\1 where its slot (\w+)", issue.message)
     if named is not None and tokens[-1:] == ["template"]:  # the slot back where the other record's name is
         task = R.get_at(data, tokens[:-1])
