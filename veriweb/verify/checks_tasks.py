@@ -641,6 +641,8 @@ def check_unstated_goal_slots(site: Site) -> list[C.Issue]:
     issues = []
     today = site.clock.today
     for number, task in enumerate(site.tasks):
+        if task.kind == "retrieve":
+            continue  # what it asks for is the answer, not to be stated
         stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
         leaves = list(_task_predicates(task, number))
         hidden = [n for n, v in task.slots.items() if n not in stated and isinstance(v, str) and v.strip()
