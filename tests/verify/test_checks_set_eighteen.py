@@ -23,6 +23,8 @@ twin, and the repair is run.
 - M016: a value the goal judges that neither the instruction nor a record its stated values pick out says
   (a ticket's tag left out of "create a ticket ..."); values a stated record holds (the airline of the
   flight at a stated time) are implied. The repair states the slot.
+- C009: a guard given a key it never reads while the rows it looks up hold that key ("Only members of
+  this project" over members of any project); the repair tests it.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -143,18 +145,22 @@ def test_a_rows_own_key_sent_for_another_tables_key_is_found_and_the_rows_column
     ("shop", "FROM cart_items WHERE user_id = :user_id AND product_id = products.id",
      "FROM cart_items WHERE product_id = products.id", "C005", "reads cart_items rows whatever their user_id",
      "FROM cart_items WHERE user_id = :user_id AND product_id = products.id"),
+    ("code", "FROM members WHERE project_id = :p AND user_id = :a", "FROM members WHERE user_id = :a", "C009",
+     "never reads it, while the members rows it looks up have a project_id",
+     "FROM members WHERE project_id = :p AND user_id = :a"),
 ])
 def test_a_rule_or_write_that_lost_its_scope_or_actor_is_found_and_written_back(
         domain: str, old: str, new: str, code: str, words: str, fixed_sql: str) -> None:
     """C012: a uniqueness rule grouped over everyone that the seed already breaks; C005: someone else
-    recorded as the one who acted, or a subquery counting every user's rows."""
+    recorded as the one who acted, or a subquery counting every user's rows; C009: a guard given the
+    project that never reads it."""
     clean = generate_site(domain, 0)
     assert not [m for m in _messages(clean, code) if words in m]
     site = _planted(clean, old, new)
     assert len([m for m in _messages(site, code) if words in m]) == 1
     fixed = repair_static(site)[0]
-    sql = [g.predicate.sql for m in fixed.markers for g in m.invariants] + [e.sql for m in fixed.markers
-                                                                            for e in m.effects]
+    sql = [g.predicate.sql for m in fixed.markers for g in (*m.preconditions, *m.invariants)
+           if hasattr(g.predicate, "sql")] + [e.sql for m in fixed.markers for e in m.effects]
     assert any(fixed_sql in text for text in sql)
     assert not [m for m in _messages(fixed, code) if words in m]
 

@@ -1600,6 +1600,34 @@ def _unread_bindings(site: Site) -> Iterator[GuardFix]:
                        sql=fixed)
 
 
+def _unread_keys(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that binds a key parameter of its marker (``:p`` to ``param.project_id``) and never
+    reads it, while it looks rows up in a table that has that very column and leaves it untested
+    ("Only members of this project can be assigned" over ``FROM members WHERE user_id = :a``): a member
+    of any project passes. The fix tests the column against the parameter in that lookup."""
+    for location, marker, guard, sql in _sql_guards(site):
+        unread = [(name, ref.ref.split(".", 1)[1]) for name, ref in (guard.predicate.params or {}).items()
+                  if getattr(ref, "ref", "").startswith("param.") and ref.ref.endswith("_id")
+                  and not re.search(rf":{re.escape(name)}\b", sql)]
+        if len(unread) != 1:
+            continue
+        name, column = unread[0]
+        for table in site.database.tables:
+            if table.column(column) is None:
+                continue
+            for where, tail in _subquery_tails(sql, table.name):
+                if where >= 0 and not re.search(rf"\b{re.escape(column)}\b", tail):
+                    fixed = sql[:where] + f" {column} = :{name} AND" + sql[where:]
+                    yield GuardFix(location, C.VACUOUS_GUARD,
+                                   f"a check of marker {marker.name!r} is given {column} (as :{name}) and never "
+                                   f"reads it, while the {table.name} rows it looks up have a {column}: any "
+                                   f"{column} passes", sql=fixed)
+                    break
+            else:
+                continue
+            break
+
+
 _NEXT_NUMBER = re.compile(r"\bmax\s*\(\s*\"?(\w+)\"?\s*\)", re.I)
 _INSERT_SELECT = re.compile(r"^\s*INSERT\s+INTO\s+\"?(\w+)\"?\s*\(([^)]*)\)\s*SELECT\s+(.*?)\s+FROM\s+\"?(\w+)\"?"
                             r"(?:\s+WHERE\s+(.*))?\s*$", re.I | re.S)
@@ -1978,7 +2006,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
-            *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site)]
+            *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
