@@ -25,6 +25,8 @@ twin, and the repair is run.
   flight at a stated time) are implied. The repair states the slot.
 - C009: a guard given a key it never reads while the rows it looks up hold that key ("Only members of
   this project" over members of any project); the repair tests it.
+- M015: a list row's link sending a column that holds none of the values the page it opens compares with
+  (hotels by city name where the search reads airport codes); the repair sends the column that does.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -214,3 +216,15 @@ def test_values_the_stated_ones_pick_out_are_implied_not_unstated() -> None:
         for seed in range(3):
             site = generate_site(domain, seed)
             assert not [m for m in _messages(site, SLOT_CONTRADICTS_GOAL) if "never states" in m], (domain, seed)
+
+
+def test_a_link_sending_a_column_the_page_it_opens_never_matches_is_found_and_sends_the_one_that_does() -> None:
+    from veriweb.verify.checks import EMPTY_FILTER
+
+    clean = generate_site("travel", 2)  # a site whose "Where we fly" links search hotels by airport code
+    assert not [m for m in _messages(clean, EMPTY_FILTER) if "the link sends" in m]
+    site = _planted(clean, '"/hotels?city={row.code}"', '"/hotels?city={row.name}"')
+    found = [m for m in _messages(site, EMPTY_FILTER) if "the link sends city={row.name}" in m]
+    assert len(found) == 1 and found[0].endswith("it should send {row.code}")
+    fixed = repair_static(site)[0]
+    assert json.dumps(_data(fixed)) == json.dumps(_data(clean))

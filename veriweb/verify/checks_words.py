@@ -521,6 +521,50 @@ def check_misread_filters(site: Site) -> list[C.Issue]:
 # ----------------------------------------------------------------------------- S004: a field the form never sends
 
 
+def misaddressed_links(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each link of a list row that fills an address value (``/hotels?city={row.name}``) with a column
+    holding none of the values that the page it opens compares that value with (hotels by airport code),
+    while another column of the row holds them all (``code``): every such link opens an empty list. The
+    path of the link's ``href``, the value's name, the column it sends, the one it should, and the page."""
+    from veriweb.verify.checks import _routes, resolve_href
+
+    routes = _routes(site)
+    tested: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for element, _, page_id, _, cond in _query_tests(site):
+        if cond.op in (None, "=", "==") and element.query.table:
+            tested.setdefault((page_id, cond.value.name), []).append((element.query.table, cond.column))
+    if not tested:
+        return
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        href = C.field_of(element, "href")
+        if element.type != "link" or bound is None or not isinstance(href, str) or "?" not in href:
+            continue
+        target = resolve_href(routes, href)
+        for name, column in re.findall(r"[?&](\w+)=\{row\.(\w+)\}", href):
+            tests = tested.get((target, name)) if target else None
+            sent = _held(site, bound, column, cache) if tests else None
+            if not tests or not sent:
+                continue
+            for source, compared in tests:
+                wanted = _held(site, source, compared, cache)
+                if not wanted or sent & wanted:
+                    continue
+                fits = [c for c in sorted(source_columns(site, bound) or ()) if c != column
+                        and (held := _held(site, bound, c, cache)) and held <= wanted]
+                if len(fits) == 1:
+                    yield f"{path}.href", name, column, fits[0], target
+                    break
+
+
+def check_misaddressed_links(site: Site) -> list[C.Issue]:
+    """M015: see :func:`misaddressed_links`. The repair sends the column that holds the values."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the link sends {name}={{row.{column}}}, which holds none of the values page {page!r} compares "
+                    f"{name} with: it opens an empty list; it should send {{row.{right}}}")
+            for location, name, column, right, page in misaddressed_links(site)]
+
+
 def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
     """Each field of a form that its marker argument of the same name does not send (``stock`` taken
     from the row, ``title`` from the body field, the street sent as the city and the city as the
@@ -620,7 +664,8 @@ def check_swapped_tabs(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words]
+               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
+               check_misaddressed_links]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

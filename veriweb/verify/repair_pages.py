@@ -584,6 +584,15 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     parent = R.get_at(data, tokens[:-1])
     if "which never reads it" in issue.message:
         return _read_field(data, issue, tokens)
+    sends = re.search(r"the link sends (\w+)=\{row\.(\w+)\}.*it should send \{row\.(\w+)\}$", issue.message)
+    if sends is not None and tokens[-1] == "href" and isinstance(parent, dict):  # the column holding the values
+        name, old, new = sends.groups()
+        href = parent.get("href", "")
+        fixed = re.sub(rf"([?&]{name}=)\{{row\.{old}\}}", rf"\g<1>{{row.{new}}}", href)
+        if fixed == href:
+            return None
+        parent["href"] = fixed
+        return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
     misread = re.search(r"is compared with (\w+), which holds none of the values it offers \((\w+) holds", issue.message)
     if misread is not None and tokens[-1] == "column" and isinstance(parent, dict) and parent.get("column") == misread.group(1):
         parent["column"] = misread.group(2)
