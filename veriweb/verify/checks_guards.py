@@ -1612,20 +1612,16 @@ def _unread_keys(site: Site) -> Iterator[GuardFix]:
         if len(unread) != 1:
             continue
         name, column = unread[0]
-        for table in site.database.tables:
-            if table.column(column) is None:
-                continue
-            for where, tail in _subquery_tails(sql, table.name):
-                if where >= 0 and not re.search(rf"\b{re.escape(column)}\b", tail):
-                    fixed = sql[:where] + f" {column} = :{name} AND" + sql[where:]
-                    yield GuardFix(location, C.VACUOUS_GUARD,
-                                   f"a check of marker {marker.name!r} is given {column} (as :{name}) and never "
-                                   f"reads it, while the {table.name} rows it looks up have a {column}: any "
-                                   f"{column} passes", sql=fixed)
-                    break
-            else:
-                continue
-            break
+        lookups = ((table, where, tail) for table in site.database.tables if table.column(column) is not None
+                   for where, tail in _subquery_tails(sql, table.name))
+        found = next(((table, where) for table, where, tail in lookups
+                      if where >= 0 and not re.search(rf"\b{re.escape(column)}\b", tail)), None)
+        if found is not None:
+            table, where = found
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} is given {column} (as :{name}) and never reads it, "
+                           f"while the {table.name} rows it looks up have a {column}: any {column} passes",
+                           sql=sql[:where] + f" {column} = :{name} AND" + sql[where:])
 
 
 _NEXT_NUMBER = re.compile(r"\bmax\s*\(\s*\"?(\w+)\"?\s*\)", re.I)

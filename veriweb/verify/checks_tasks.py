@@ -621,7 +621,9 @@ def _implied(site: Site, value: str, told: set[str]) -> bool:
                 holders.append((table, row))
     if not holders:
         return False
-    said = lambda row: any(isinstance(v, str) and v.strip().lower() in told for v in row.values())  # noqa: E731
+    def said(row: dict[str, Any]) -> bool:
+        return any(isinstance(v, str) and v.strip().lower() in told for v in row.values())
+
     for table, row in holders:
         if said(row):
             return True

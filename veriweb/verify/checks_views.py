@@ -1045,19 +1045,15 @@ def _misordered_effects(site: Site) -> Iterator[Fix]:
 
     for m, marker in enumerate(site.markers):
         effects = marker.effects
-        for late in range(1, len(effects)):
-            for early in range(late):
-                why = _undone_by(effects[early], effects[late])
-                if why is None:
-                    continue
-                order = list(range(early)) + [late] + list(range(early, late)) + list(range(late + 1, len(effects)))
-                yield Fix(f"$.markers[{m}].effects",
-                          f"marker {marker.name!r}: its effect on {effects[late].table} {why}: it runs too late to "
-                          f"do anything", "", json.dumps(order))
-                break
-            else:
-                continue
-            break
+        found = next(((early, late, why) for late in range(1, len(effects)) for early in range(late)
+                      if (why := _undone_by(effects[early], effects[late])) is not None), None)
+        if found is None:
+            continue
+        early, late, why = found
+        order = list(range(early)) + [late] + list(range(early, late)) + list(range(late + 1, len(effects)))
+        yield Fix(f"$.markers[{m}].effects",
+                  f"marker {marker.name!r}: its effect on {effects[late].table} {why}: it runs too late to do "
+                  f"anything", "", json.dumps(order))
 
 
 # ----------------------------------------------------------------------------- deductions added
