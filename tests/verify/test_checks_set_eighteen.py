@@ -27,6 +27,8 @@ twin, and the repair is run.
   this project" over members of any project); the repair tests it.
 - M015: a list row's link sending a column that holds none of the values the page it opens compares with
   (hotels by city name where the search reads airport codes); the repair sends the column that does.
+- C005: an update of the row matching a marker's parameters followed by an insert of the same values with no
+  test that the row is not there (add to cart twice: a bumped line and a second one); the repair adds it.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
@@ -147,6 +149,10 @@ def test_a_rows_own_key_sent_for_another_tables_key_is_found_and_the_rows_column
     ("shop", "FROM cart_items WHERE user_id = :user_id AND product_id = products.id",
      "FROM cart_items WHERE product_id = products.id", "C005", "reads cart_items rows whatever their user_id",
      "FROM cart_items WHERE user_id = :user_id AND product_id = products.id"),
+    ("shop", " WHERE NOT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id AND product_id = :product_id AND "
+     "size = :size)", "", "C005", "inserts one with the same values whether or not it is there",
+     "SELECT :user_id, :product_id, :size, :qty WHERE NOT EXISTS (SELECT 1 FROM cart_items WHERE user_id = "
+     ":user_id AND product_id = :product_id AND size = :size)"),
     ("code", "FROM members WHERE project_id = :p AND user_id = :a", "FROM members WHERE user_id = :a", "C009",
      "never reads it, while the members rows it looks up have a project_id",
      "FROM members WHERE project_id = :p AND user_id = :a"),
@@ -154,8 +160,9 @@ def test_a_rows_own_key_sent_for_another_tables_key_is_found_and_the_rows_column
 def test_a_rule_or_write_that_lost_its_scope_or_actor_is_found_and_written_back(
         domain: str, old: str, new: str, code: str, words: str, fixed_sql: str) -> None:
     """C012: a uniqueness rule grouped over everyone that the seed already breaks; C005: someone else
-    recorded as the one who acted, or a subquery counting every user's rows; C009: a guard given the
-    project that never reads it."""
+    recorded as the one who acted, a subquery counting every user's rows, or an insert beside an update
+    of the same row with no test that it is not there yet; C009: a guard given the project that never
+    reads it."""
     clean = generate_site(domain, 0)
     assert not [m for m in _messages(clean, code) if words in m]
     site = _planted(clean, old, new)

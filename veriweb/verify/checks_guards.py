@@ -1510,6 +1510,40 @@ def _equal_tests(condition: str, table: Any) -> dict[str, str]:
             if m.group(1) in names}
 
 
+def _unguarded_upserts(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that updates the row of a table matching its parameters (``qty = qty + :qty`` on the
+    user's line of a product and size) and then inserts a row with those very values and no test that
+    it is not there yet: when the row exists, both happen, and a second line joins the bumped one. The
+    insert gets the test (``WHERE NOT EXISTS (SELECT 1 FROM ... WHERE`` the update's tests ``)``)."""
+    for m_index, marker in enumerate(site.markers):
+        for u_index, update in enumerate(marker.effects):
+            table = site.database.table(update.table)
+            condition = _condition(update.sql) if update.op == "update" else None
+            tests = _equal_tests(condition, table) if table is not None and condition is not None else {}
+            if len(tests) < 2:
+                continue
+            params = {c: re.search(r":(\w+)", t).group(1) for c, t in tests.items()}  # type: ignore[union-attr]
+            for i_index, insert in enumerate(marker.effects[u_index + 1:], u_index + 1):
+                if insert.op != "insert" or insert.table != table.name or re.search(r"\bEXISTS\b|\bWHERE\b",
+                                                                                    insert.sql, re.I):
+                    continue
+                sources = parse_effect(marker.name, insert.op, insert.table, insert.sql).sources or {}
+                if any(getattr(sources.get(c), "value", None) != p or sources[c].kind != "param"
+                       for c, p in params.items()):
+                    continue
+                guard = f" WHERE NOT EXISTS (SELECT 1 FROM {table.name} WHERE {' AND '.join(tests.values())})"
+                body = re.match(r"(?is)^(\s*INSERT\s+INTO\s+\w+\s*\([^)]*\)\s*)(VALUES\s*\((.*)\)|SELECT\b.*?)\s*;?\s*$",
+                                insert.sql)
+                if body is None:
+                    continue
+                select = f"SELECT {body.group(3)}" if body.group(3) is not None else body.group(2).rstrip()
+                yield GuardFix(f"$.markers[{m_index}].effects[{i_index}].sql", C.UNGUARDED_WRITE,
+                               f"marker {marker.name!r} updates the {table.name} row matching "
+                               f"{', '.join(sorted(tests))} and then inserts one with the same values whether or "
+                               f"not it is there: a second row joins the updated one", sql=body.group(1) + select + guard)
+                break
+
+
 def _stale_stamps(site: Site) -> Iterator[GuardFix]:
     """C005: an update that moves a row out of a state and keeps the day it entered it, where every seed
     row keeps that day only while in the state (``closed_on`` set on closed issues, empty on open ones):
@@ -2002,7 +2036,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
-            *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site)]
+            *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
+            *_unguarded_upserts(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
