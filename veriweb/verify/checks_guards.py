@@ -1522,7 +1522,7 @@ def _unguarded_upserts(site: Site) -> Iterator[GuardFix]:
             tests = _equal_tests(condition, table) if table is not None and condition is not None else {}
             if len(tests) < 2:
                 continue
-            params = {c: re.search(r":(\w+)", t).group(1) for c, t in tests.items()}  # type: ignore[union-attr]
+            params = {c: t.rsplit(":", 1)[1] for c, t in tests.items()}  # "size = :size" -> size
             for i_index, insert in enumerate(marker.effects[u_index + 1:], u_index + 1):
                 if insert.op != "insert" or insert.table != table.name or re.search(r"\bEXISTS\b|\bWHERE\b",
                                                                                     insert.sql, re.I):

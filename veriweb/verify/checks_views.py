@@ -37,6 +37,7 @@ scaffold and silent on clean generated sites.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from collections.abc import Iterator
@@ -1041,8 +1042,6 @@ def _misordered_effects(site: Site) -> Iterator[Fix]:
     """A marker's effect that runs after another effect which undoes what it reads (see :func:`_undone_by`):
     it never does its part. The fix runs it before the first such effect (``new`` is the order of the
     effects, as a JSON list of their indexes)."""
-    import json
-
     for m, marker in enumerate(site.markers):
         effects = marker.effects
         found = next(((early, late, why) for late in range(1, len(effects)) for early in range(late)

@@ -334,7 +334,7 @@ def listed_against_words(site: Site) -> Iterator[tuple[str, str, Any, str, Any, 
                     continue
                 where = f"{path}.query.where[{index}]"
                 if isinstance(cond.value, bool) and cond.column in flags:
-                    named = {c for c in flags if _said_values(words, {c}) or _said_values(words, {c.removesuffix("ed")})}
+                    named = {c for c in flags if _said_values(words, {c, c.removesuffix("ed")})}
                     if cond.column not in named and len(named) == 1:
                         yield where, cond.column, cond.value, next(iter(named)), True, words
                     continue

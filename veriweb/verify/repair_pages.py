@@ -9,6 +9,7 @@ person: :func:`leave` says so, rather than letting a fallback remove a whole for
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -542,8 +543,6 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 def _reorder_effects(data: dict[str, Any], issue: Issue, marker: dict[str, Any]) -> R.Outcome | None:
     """C013: a marker's effect that ran too late to do anything runs before the effect that undid what it
     reads (:func:`veriweb.verify.checks_views._misordered_effects` gives the order)."""
-    import json
-
     from veriweb.verify.checks_views import view_fixes
 
     fix = next((f for f in view_fixes(R.site_of(data)) if f.location == issue.location), None)
