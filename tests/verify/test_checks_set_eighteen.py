@@ -32,6 +32,18 @@ twin, and the repair is run.
 - C013: a toggle named for one yes/no column that sets it to one value every time (``toggle_star``
   writing ``starred = 1``), or flips another yes/no column and never the named one (``toggle_read``
   flipping ``starred``). The repair flips the named column.
+
+Found later, from the same set's misses:
+
+- M015: a list inside a record keeping the rows whose key of another table equals the record's key (a
+  profile's comments picked by ``post_id``); the repair compares the column naming the record's table.
+- C013: an amount held in cents written out as dollars beside a currency sign, or in whole dollars where
+  the seed amounts have cents; lines counted as "items" where the same select weighs them by quantity.
+  The repair writes dollars and cents (or the sum of the quantity).
+- C012: a seed value outside the range every marker writing its column keeps (a rating of 8 of 5); the
+  repair moves it to the nearest bound.
+- C004: a length in minutes that disagrees with its row's times of day; the odd one out is fixed (the
+  arrival when the written length agrees with the number, else the number).
 """
 
 from __future__ import annotations
@@ -235,3 +247,83 @@ def test_a_link_sending_a_column_the_page_it_opens_never_matches_is_found_and_se
     assert len(found) == 1 and found[0].endswith("it should send {row.code}")
     fixed = repair_static(site)[0]
     assert json.dumps(_data(fixed)) == json.dumps(_data(clean))
+
+
+def test_a_list_keyed_by_another_tables_key_than_its_records_is_found_and_keyed_by_the_record() -> None:
+    from veriweb.verify.checks import EMPTY_FILTER
+
+    clean = generate_site("forum", 0)
+    assert not [m for m in _messages(clean, EMPTY_FILTER) if "the list keeps the rows whose" in m]
+    old = '"table": "comment_view", "where": [{"column": "user_id", "value": {"ref": "row.id"}}]'
+    site = _planted(clean, old, old.replace("user_id", "post_id"))  # a profile's comments picked by the post id
+    found = [m for m in _messages(site, EMPTY_FILTER) if "the list keeps the rows whose post_id (a key of posts)" in m]
+    assert len(found) == 1 and found[0].endswith("it should compare user_id")
+    fixed = repair_static(site)[0]
+    assert json.dumps(_data(fixed)) == json.dumps(_data(clean))
+
+
+@pytest.mark.parametrize(("domain", "old", "new", "words"), [
+    ("code", "'$' || (i.bounty / 100) || '.00'", "'$' || i.bounty || '.00'",
+     "bounty_shown writes i.bounty, an amount in cents, next to a currency sign"),
+    ("admin", "(p.price / 100) || '.' || substr('0' || (p.price % 100), -2) AS price_input",
+     "(p.price / 100) AS price_input", "price_input writes p.price in whole dollars, dropping the cents"),
+    ("shop", "sum(c.qty) AS items", "count(*) AS items", "items counts the c rows with count(*)"),
+])
+def test_money_in_cents_written_as_dollars_or_lines_counted_as_items_are_found_and_rewritten(
+        domain: str, old: str, new: str, words: str) -> None:
+    from veriweb.engine import Session
+
+    clean = generate_site(domain, 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, old, new)
+    found = [m for m in _messages(site, VIEW_FIGURE) if words in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    assert not _messages(fixed, VIEW_FIGURE)
+    view = next(v.name for v in clean.database.views if old in v.sql)
+    shown = []
+    for version in (clean, fixed):  # the rewritten view shows what the clean one does, row for row
+        session = Session(version)
+        shown.append(session.db.conn.execute(f"SELECT * FROM {view} ORDER BY 1").fetchall())
+        session.close()
+    assert shown[0] == shown[1] and shown[0]
+
+
+def test_a_seed_value_outside_the_range_its_markers_keep_is_found_and_brought_inside() -> None:
+    from veriweb.verify.checks import SEED_BREAKS_INVARIANT
+
+    clean = generate_site("shop", 0)
+    assert not _messages(clean, SEED_BREAKS_INVARIANT)
+    data = _data(clean)
+    reviews = next(t for t in data["database"]["tables"] if t["name"] == "reviews")
+    reviews["rows"][1]["rating"] = 8  # write_review accepts ratings from 1 to 5
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, SEED_BREAKS_INVARIANT) if "rating 8 is outside 1 to 5" in m]
+    assert len(found) == 1 and "(write_review)" in found[0] and found[0].endswith("it should be 5")
+    fixed = repair_static(site)[0]
+    assert fixed.database.table("reviews").rows[1]["rating"] == 5
+    # a column some marker writes from an unbounded value says nothing about its range
+    data["markers"] = [m for m in data["markers"] if m["name"] != "write_review"]
+    assert not [m for m in _messages(from_data(data, check_id=False), SEED_BREAKS_INVARIANT) if "rating" in m]
+
+
+@pytest.mark.parametrize(("column", "value", "where", "words"), [
+    ("arrive", None, "arrive", "is not duration"),  # duration and its written length agree: the time is off
+    ("duration", 999, "duration", "duration is 999, but depart to arrive is"),  # the odd one out: the number
+])
+def test_a_length_that_disagrees_with_its_times_of_day_is_found_and_made_to_agree(
+        column: str, value: Any, where: str, words: str) -> None:
+    clean = generate_site("travel", 0)
+    assert not [m for m in _messages(clean, "C004") if "minutes" in m]
+    data = _data(clean)
+    services = next(t for t in data["database"]["tables"] if t["name"] == "services")
+    row = services["rows"][0]
+    row[column] = value if value is not None else f"{(int(row['arrive'][:2]) + 1) % 24:02d}{row['arrive'][2:5]}"
+    site = from_data(data, check_id=False)
+    found = [i for i in static_issues(site) if i.code == "C004" and words in i.message]
+    assert len(found) == 1 and found[0].location.endswith(f".rows[0].{where}")
+    fixed = _data(repair_static(site)[0])
+    repaired = next(t for t in fixed["database"]["tables"] if t["name"] == "services")["rows"][0]
+    original = clean.database.table("services").rows[0]
+    assert [repaired[c] for c in ("depart", "arrive", "duration", "length")] == [
+        original[c] for c in ("depart", "arrive", "duration", "length")]

@@ -19,6 +19,8 @@ C009, C010, C011, M012).
 - Rules read off a table's seed rows, reported for the one or two rows that break them
   (:func:`check_row_rules`): dates in order (C010), a date a status implies (C010), a count of
   days between two dates (C004).
+- C012: a seed value outside the range every marker writing its column keeps (a rating of 8 where
+  reviews are written with 1 to 5) (:func:`check_seed_ranges`).
 - C005: a link row a marker can add twice where no seed row repeats the pair
   (:func:`check_duplicate_inserts`); C009 also for a zero floor on a counter the marker only raises.
 
@@ -471,6 +473,60 @@ def _status_dates(table: Any, where: str, group: str, statuses: list[str], colum
                     f"{status!r} row") for r_index, status, state in odd]
 
 
+_CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)(?:\s*\(\+(\d)\))?$")
+
+
+def _minutes(value: Any) -> int | None:
+    """Minutes since the first midnight of a time of day ("13:50"; "00:10 (+1)" the next day)."""
+    match = _CLOCK.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    return int(match.group(3) or 0) * 1440 + int(match.group(1)) * 60 + int(match.group(2))
+
+
+def _clock(minutes: int, marked: bool) -> str:
+    """A time of day, with the days after the first as "(+1)" where the column marks them."""
+    days, rest = divmod(minutes, 1440)
+    return f"{rest // 60:02d}:{rest % 60:02d}" + (f" (+{days})" if days and marked else "")
+
+
+def _minute_counts(table: Any, where: str, first: str, then: str) -> list[C.Issue]:
+    """C004 for a whole-number column that is the minutes from the time of day ``first`` to ``then`` (past
+    midnight if need be) in every row but one or two (a flight of 220 minutes departing 10:10 and arriving
+    12:50). When another column of the row writes that number out ("3h 40m"), the two agree against the
+    time, so the time is what is wrong; else the number is."""
+    issues = []
+    rows = table.rows
+    for count in (c.name for c in table.columns if c.type == "integer" and c.name != table.primary_key):
+        known = [(i, r[count], a, b) for i, r in enumerate(rows) if isinstance(r.get(count), int)
+                 and not isinstance(r.get(count), bool) and (a := _minutes(r.get(first))) is not None
+                 and (b := _minutes(r.get(then))) is not None]
+        if len({n for _, n, _, _ in known}) < 3:
+            continue
+        gap = {i: (b - a) % 1440 for i, _, a, b in known}
+        held = [i for i, n, _, _ in known if n == gap[i]]
+        broke = [i for i, n, _, _ in known if n != gap[i]]
+        for r_index in _outliers(held, broke):
+            row, spot = rows[r_index], f"{where}[{r_index}]"
+            value = row[count]
+            writer = next((c.name for c in table.columns if c.type == "text" and isinstance(row.get(c.name), str)
+                           and any(written_as(value, form) == row[c.name] for form, _ in _FORMATS)
+                           and sum(any(written_as(r[count], form) == r.get(c.name) for form, _ in _FORMATS)
+                                   for r in rows if isinstance(r.get(count), int)) >= len(rows) - 2), None)
+            if writer is not None:
+                marked = any("(+" in str(r.get(then)) for r in rows)
+                at = _clock(_minutes(row[first]) + value, marked)  # type: ignore[operator]
+                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"{spot}.{then}",
+                                      f"{table.name} row {r_index}: {then} {row[then]} is not {count} {value} minutes "
+                                      f"after {first} {row[first]}, as in every other row, and {writer} "
+                                      f"{row[writer]!r} agrees with {count}: {then} should be {at}"))
+            else:
+                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH, f"{spot}.{count}",
+                                      f"{table.name} row {r_index}: {count} is {value}, but {first} to {then} is "
+                                      f"{gap[r_index]} minutes, as {count} is in every other row"))
+    return issues
+
+
 def check_row_rules(site: Site) -> list[C.Issue]:
     """Rules the seed rows of a table keep but for one or two, read off the rows themselves:
 
@@ -479,7 +535,9 @@ def check_row_rules(site: Site) -> list[C.Issue]:
     - C010, a date a status implies: a date column every other row of a status fills (or every
       other row of it leaves empty), empty (or filled) in one (a merged request with no merge date);
     - C004, a count of days: a whole-number column that is the days between two date columns in
-      every other row (a stay's nights against its check-in and check-out).
+      every other row (a stay's nights against its check-in and check-out);
+    - C004, a count of minutes: the same between two times of day (a flight's duration against its
+      departure and arrival).
     """
     issues = []
     for t_index, table in enumerate(site.database.tables):
@@ -489,6 +547,10 @@ def check_row_rules(site: Site) -> list[C.Issue]:
         for first, then in itertools.permutations(dates, 2):
             issues += _dates_in_order(table, where, first, then, days)
             issues += _day_counts(table, where, first, then, days)
+        clocks = [c.name for c in table.columns if c.type == "text"
+                  and sum(_minutes(r.get(c.name)) is not None for r in table.rows) >= max(5, len(table.rows) - 2)]
+        for first, then in itertools.permutations(clocks, 2):
+            issues += _minute_counts(table, where, first, then)
         for group in (c.name for c in table.columns if c.type == "text"):
             values = Counter(r.get(group) for r in table.rows if isinstance(r.get(group), str))
             if not 2 <= len(values) <= 8:
@@ -818,9 +880,60 @@ def check_child_sums(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_seed_ranges(site: Site) -> list[C.Issue]:
+    """C012: a seed value outside the range every marker that writes its column keeps it in (a review
+    rated 8 where the only write is ``write_review``'s rating, accepted from 1 to 5): a record no use of
+    the site could have made, shown as "8/5". Only columns every write of which sets from a parameter
+    with both bounds (or a number inside them), for the one or two rows that break the range where every
+    other row keeps it; the repair moves the value to the nearest bound."""
+    writes = dataflow.site_writes(site)
+    markers = {m.name: m for m in site.markers}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type in ("integer", "real", "money")):
+            setting = [w for w in writes if w.table == table.name and w.op != "delete"
+                       and (w.columns is None or column in w.columns)]
+            bounds: list[tuple[float, float, str]] = []
+            literals: list[float] = []
+            for write in setting:
+                source = write.sources.get(column)
+                if source is None:
+                    bounds = []
+                    break
+                if source.kind == "literal" and isinstance(source.value, (int, float)):
+                    literals.append(source.value)
+                    continue
+                marker = markers.get(write.marker)
+                param = next((p for p in marker.params if p.name == source.value), None) if marker else None
+                if source.kind != "param" or param is None or param.min is None or param.max is None:
+                    bounds = []
+                    break
+                bounds.append((param.min, param.max, write.marker))
+            if not bounds:
+                continue
+            low, high = min(b[0] for b in bounds), max(b[1] for b in bounds)
+            if any(not low <= v <= high for v in literals):
+                continue
+            values = [(n, r[column]) for n, r in enumerate(table.rows)
+                      if isinstance(r.get(column), (int, float)) and not isinstance(r.get(column), bool)]
+            held = [n for n, v in values if low <= v <= high]
+            broke = [n for n, v in values if not low <= v <= high]
+            for n in _outliers(held, broke):
+                value = table.rows[n][column]
+                nearest = high if value > high else low
+                nearest = int(nearest) if float(nearest).is_integer() else nearest
+                who = ", ".join(sorted({b[2] for b in bounds}))
+                issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT,
+                                      f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name} {table.rows[n].get(table.primary_key)}: {column} {value} is outside "
+                                      f"{low:g} to {high:g}, the range every marker writing it keeps ({who}), as "
+                                      f"every other row does: it should be {nearest}"))
+    return issues
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
-               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums]
+               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
-           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_tied_answers",
+           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

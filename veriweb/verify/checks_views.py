@@ -23,7 +23,9 @@ checks (C013) read a view's SQL against evidence inside the site itself:
   score + 2 * :value`` beside the vote row that stores ``:value``), or by one for a row of several
   units (``seats = seats - 1`` for a booking of ``:passengers``);
 - an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
-- two roles of a row joined from one table (author, reviewer) shown under each other's names.
+- two roles of a row joined from one table (author, reviewer) shown under each other's names;
+- an amount held in cents written out as dollars (``'$' || i.bounty``), or in whole dollars where the
+  seed amounts have cents (``p.price / 100`` pre-filling a price form).
 
 How SQL matches rows (keys, correlations, joins) is read by :mod:`veriweb.verify.checks_joins`, the
 literal values it writes or compares with by :mod:`veriweb.verify.checks_literals`; their findings
@@ -655,9 +657,9 @@ _QUANTITY_COLUMNS = ("qty", "quantity", "units")
 
 
 def _counted_units(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A figure named for units (``units``, ``qty_sold``) computed as ``count(*)`` over rows that hold a
-    quantity (order lines with ``qty``): it counts the lines, not the units in them. The sum of the
-    quantity is put back."""
+    """A figure named for units (``units``, ``qty_sold``; ``items`` beside a figure the same select weighs
+    by the quantity) computed as ``count(*)`` over rows that hold a quantity (order lines with ``qty``):
+    it counts the lines, not the units in them. The sum of the quantity is put back."""
     from veriweb.verify.dataflow import _SQL_WORDS, _TABLE_NAMES
 
     holders = []
@@ -670,8 +672,13 @@ def _counted_units(site: Site, location: str, sql: str) -> Iterator[Fix]:
     if len({h for h in holders}) != 1:
         return  # no table with a quantity, or two: which one the figure sums is not clear
     alias, column = holders[0]
-    for expr, name in _select_items(sql) or []:
-        if not set(name.lower().split("_")) & _UNIT_NAMES:
+    items = _select_items(sql) or []
+    # "items" counts units where the same select weighs its rows by the quantity (``sum(c.qty * p.price)``
+    # beside ``count(*) AS items``: the cart's subtotal is of units, so is its count); else it may count rows
+    weighed = any(re.search(rf"\b{alias}\.{column}\b", expr) for expr, _ in items)
+    names = _UNIT_NAMES | ({"items", "item"} if weighed else set())
+    for expr, name in items:
+        if not set(name.lower().split("_")) & names:
             continue
         if re.fullmatch(r"\s*count\s*\(\s*(?:\*|\w+\.\w+|\w+)\s*\)\s*", expr, re.I):
             yield Fix(location, f"{name} counts the {alias} rows with {expr.strip()}, but its name says units, and "
@@ -1124,6 +1131,64 @@ def _stamps(site: Site, location: str, table: str, sql: str) -> Iterator[Fix]:
 # ----------------------------------------------------------------------------- the check
 
 
+# ----------------------------------------------------------------------------- money in cents written out
+
+_CURRENCY = re.compile(r"'[^']*[$\u20ac\u00a3][^']*'")
+
+
+def _cents_columns(site: Site, sql: str) -> dict[str, list[int]]:
+    """``alias.column`` -> its seed values, for each reference of ``sql`` to a money column (cents)."""
+    from veriweb.verify.checks_pages import base_column
+
+    out: dict[str, list[int]] = {}
+    aliases = _aliases(sql)
+    for alias, column in set(re.findall(r"\b(\w+)\.(\w+)\b", sql)):
+        base = base_column(site, aliases[alias], column) if alias in aliases else None
+        table = site.database.table(base[0]) if base is not None else None
+        kind = table.column(base[1]) if table is not None and base is not None else None
+        if kind is not None and kind.type == "money":
+            out[f"{alias}.{column}"] = [r[base[1]] for r in table.rows if isinstance(r.get(base[1]), int)]  # type: ignore[union-attr,index]
+    return out
+
+
+def _dollars(ref: str) -> str:
+    return f"({ref} / 100) || '.' || substr('0' || ({ref} % 100), -2)"
+
+
+def _cents_as_dollars(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """An amount of money, held in cents, written out as text without turning it into dollars: next to a
+    currency sign (``'$' || i.bounty || '.00'``: $15000.00 for a $150 bounty), or divided by 100 as a whole
+    number while the seed amounts have cents (``p.price / 100`` pre-fills a price form with 196 for
+    $196.99). The dollars and cents are written out instead."""
+    money = _cents_columns(site, sql)
+    if not money:
+        return
+    for expr, name in _select_items(sql) or []:
+        for ref, values in money.items():
+            # the places the amount is shown, not tested (``CASE WHEN i.bounty > 0 THEN ...``)
+            at = [m for m in re.finditer(rf"(?<![\w.]){re.escape(ref)}\b", expr)
+                  if not re.match(r"\s*(?:[<>!]=?|=|<>|IS\b)", expr[m.end():], re.I)
+                  and not re.search(r"(?:[<>!]=?|=|<>)\s*$", expr[:m.start()])]
+            if not at or len(at) > 1 or re.search(rf"{re.escape(ref)}\s*%\s*100\b", expr):
+                continue
+            divided = re.search(rf"\(?\s*{re.escape(ref)}\s*/\s*100(?![\d.])\s*\)?", expr)
+            if divided is None and _CURRENCY.search(expr) and not re.search(
+                    rf"{re.escape(ref)}\s*[/*]", expr) and expr.strip() != ref:
+                shown = at[0]
+                tail = re.match(r"\s*\|\|\s*'\.00'", expr[shown.end():])
+                fixed = expr[:shown.start()] + _dollars(ref) + expr[shown.end() + (tail.end() if tail else 0):]
+                some = next((v for v in values if v), 15000)
+                yield Fix(location, f"{name} writes {ref}, an amount in cents, next to a currency sign as if it "
+                                    f"were dollars ({some} cents shown as {some} dollars): dollars and cents written out",
+                          sql, _replace_item(sql, expr, fixed, name))
+            elif divided is not None and any(v % 100 for v in values) and "'.00'" not in expr:
+                fixed = expr[:divided.start()] + "(" + _dollars(ref) + ")" + expr[divided.end():]
+                cents = next(v for v in values if v % 100)
+                yield Fix(location, f"{name} writes {ref} in whole dollars, dropping the cents the seed amounts "
+                                    f"have ({cents} cents written as {cents // 100}): dollars and cents written out",
+                          sql, _replace_item(sql, expr, fixed, name))
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1151,6 +1216,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _aggregate_names(location, view.sql)
         out += _counted_units(site, location, view.sql)
         out += _swapped_roles(location, view.sql)
+        out += _cents_as_dollars(site, location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)

@@ -17,6 +17,8 @@
   The repair swaps the labels.
 - M015: a searching form's field that the page it opens never reads, while its list has the column (a
   "Connections" choice no list filters on). The repair adds the test to the list.
+- M015: a list inside a record keeping the rows whose key of another table equals the record's key
+  (a profile's comments picked by ``post_id``). The repair compares the column naming the record's table.
 
 Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
 words name no column, direction or bound.
@@ -663,10 +665,60 @@ def check_swapped_tabs(site: Site) -> list[C.Issue]:
             for location, first, second, _, b in swapped_tabs(site)]
 
 
+# ----------------------------------------------------------------------------- M015: a list keyed by another table
+
+
+def _entity(site: Site, source: str, column: str, cache: dict[Any, Any]) -> tuple[str, str] | None:
+    """The table whose rows ``column`` of ``source`` names, and its key column: its own table for the
+    primary key, the referenced table for a declared foreign key, ``None`` for anything else."""
+    from veriweb.verify.checks_pages import base_column
+
+    base = base_column(site, source, column, cache)
+    table = site.database.table(base[0]) if base is not None else None
+    if table is None or base is None:
+        return None
+    if base[1] == table.primary_key:
+        return table.name, base[1]
+    fk = next((f for f in table.foreign_keys if f.column == base[1]), None)
+    return (fk.ref_table, fk.ref_column) if fk is not None else None
+
+
+def miskeyed_filters(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each list inside a record that keeps the rows whose key of one table equals the record's key of
+    another (a user's profile listing the comments of the post whose id is the user's id: ``post_id =
+    row.id`` over users), while exactly one column of the list names the record's table (``user_id``): the
+    path of the test's column, the column, the table it names, the record's table and the right column."""
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        if element.type not in ("list", "table") or bound is None or not element.query.table:
+            continue
+        source = element.query.table
+        for index, cond in enumerate(element.query.where):
+            value = cond.value
+            if getattr(value, "namespace", None) != "row" or cond.op not in (None, "=", "=="):
+                continue
+            named = _entity(site, source, cond.column, cache)
+            shown = _entity(site, bound, value.name, cache)
+            if named is None or shown is None or named[0] == shown[0]:
+                continue
+            fits = [c for c in sorted(source_columns(site, source) or ()) if c != cond.column
+                    and _entity(site, source, c, cache) == shown]
+            if len(fits) == 1:
+                yield f"{path}.query.where[{index}].column", cond.column, named[0], shown[0], fits[0]
+
+
+def check_miskeyed_filters(site: Site) -> list[C.Issue]:
+    """M015: see :func:`miskeyed_filters`. The repair compares the column that names the record's table."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the list keeps the rows whose {column} (a key of {named}) equals the {shown} row's key it sits "
+                    f"in: it lists another record's rows; it should compare {right}")
+            for location, column, named, shown, right in miskeyed_filters(site)]
+
+
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
-               check_misaddressed_links]
+               check_misaddressed_links, check_miskeyed_filters]
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_ignored_fields", "check_list_orders", "check_misread_filters",
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",
-           "list_orders", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]
+           "list_orders", "miskeyed_filters", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]

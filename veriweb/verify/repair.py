@@ -1558,7 +1558,11 @@ def recompute_total(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome
     if written is not None and tokens[-1] == written.group(1):  # a number written out: as its own row's number
         old, row[written.group(1)] = row.get(written.group(1)), written.group(2)
         return f"{table['name']}.{written.group(1)} {old!r} -> {written.group(2)!r}", Touch(tables={table["name"]})
-    days = re.search(r" to \w+ is (-?\d+) days, as ", issue.message)
+    clock = re.search(r": (\w+) should be (\d\d:\d\d(?: \(\+\d\))?)$", issue.message)
+    if clock is not None and tokens[-1] == clock.group(1) and isinstance(row.get(clock.group(1)), str):
+        old, row[clock.group(1)] = row[clock.group(1)], clock.group(2)  # a time of day the row's length says
+        return f"{table['name']}.{clock.group(1)} {old!r} -> {clock.group(2)!r}", Touch(tables={table["name"]})
+    days = re.search(r" to \w+ is (-?\d+) (?:days|minutes), as ", issue.message)
     if days is not None and len(tokens) == 6:  # a count of days between two of the row's dates
         old, row[tokens[5]] = row.get(tokens[5]), int(days.group(1))
         return f"{table['name']}.{tokens[5]} {old!r} -> {row[tokens[5]]!r}", Touch(tables={table["name"]})

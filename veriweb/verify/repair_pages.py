@@ -592,6 +592,11 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    keyed = re.search(r"the list keeps the rows whose (\w+) \(a key of \w+\).*it should compare (\w+)$", issue.message)
+    if keyed is not None and tokens[-1] == "column" and isinstance(parent, dict) and parent.get("column") == keyed.group(1):
+        parent["column"] = keyed.group(2)
+        return (f"filter on {keyed.group(1)} -> {keyed.group(2)}, the key of the record it sits in",
+                R.Touch(pages=R._page_of(tokens, data)))
     misread = re.search(r"is compared with (\w+), which holds none of the values it offers \((\w+) holds", issue.message)
     if misread is not None and tokens[-1] == "column" and isinstance(parent, dict) and parent.get("column") == misread.group(1):
         parent["column"] = misread.group(2)

@@ -9,6 +9,7 @@
   column's value; of a condition that ANDs parts (one user's rows: ``user_id = :user_id AND qty >
   10``), the first comparison with a number is kept false, else a flag is turned off. A condition
   of any other shape is left alone (the site is then dropped, as before, rather than guessed at).
+  A seed value outside the range every marker writing its column keeps moves to the nearest bound.
 """
 
 from __future__ import annotations
@@ -87,6 +88,13 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     if found is None:
         return None
     table, row = found
+    ranged = re.search(r"is outside \S+ to \S+, the range every marker writing it keeps .*: it should be (-?[\d.]+)$",
+                       issue.message)
+    if ranged is not None and isinstance(tokens[-1], str) and isinstance(row.get(tokens[-1]), (int, float)):
+        old, new = row[tokens[-1]], float(ranged.group(1))
+        row[tokens[-1]] = int(new) if new.is_integer() and isinstance(old, int) else new
+        return (f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}, inside the range its markers keep",
+                R.Touch(tables={table["name"]}))
     for marker in data.get("markers", []):
         for check in marker.get("invariants", []):
             predicate = check.get("predicate", {})
