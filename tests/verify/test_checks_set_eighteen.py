@@ -44,6 +44,12 @@ Found later, from the same set's misses:
   repair moves it to the nearest bound.
 - C004: a length in minutes that disagrees with its row's times of day; the odd one out is fixed (the
   arrival when the written length agrees with the number, else the number).
+- C002: two rows of a table other rows are filed under (categories) sharing a name; the repair tells
+  them apart. People may share a name.
+- C012: a uniqueness rule the seed does not break yet whose message names a scope ("in this community")
+  it does not group by; the repair groups by the marker's key.
+- C013: a view column passed through under the name of another column of its row (``c.name AS
+  city_code``); the repair passes that column (and the links that send codes are left alone).
 """
 
 from __future__ import annotations
@@ -327,3 +333,48 @@ def test_a_length_that_disagrees_with_its_times_of_day_is_found_and_made_to_agre
     original = clean.database.table("services").rows[0]
     assert [repaired[c] for c in ("depart", "arrive", "duration", "length")] == [
         original[c] for c in ("depart", "arrive", "duration", "length")]
+
+
+def test_two_rows_of_a_table_others_are_filed_under_sharing_a_name_are_found_and_told_apart() -> None:
+    from veriweb.verify.checks import DUPLICATE_KEY
+
+    clean = generate_site("shop", 0)
+    assert not _messages(clean, DUPLICATE_KEY)
+    data = _data(clean)
+    categories = next(t for t in data["database"]["tables"] if t["name"] == "categories")
+    name = categories["rows"][0]["name"]
+    categories["rows"].append({"id": max(r["id"] for r in categories["rows"]) + 1, "name": name})
+    site = from_data(data, check_id=False)
+    assert len([m for m in _messages(site, DUPLICATE_KEY) if f"categories.name {name!r} is used by 2 rows" in m]) == 2
+    names = [r["name"] for r in repair_static(site)[0].database.table("categories").rows]
+    assert len(set(names)) == len(names)
+    # people are no such table: two accounts may share a name
+    users = next(t for t in data["database"]["tables"] if t["name"] == "users")
+    users["rows"][1]["name"] = users["rows"][0]["name"]
+    assert not [m for m in _messages(from_data(data, check_id=False), DUPLICATE_KEY) if "users.name" in m]
+
+
+def test_a_uniqueness_rule_whose_words_name_a_scope_it_does_not_group_by_is_found_and_scoped() -> None:
+    from veriweb.verify.checks import SEED_BREAKS_INVARIANT
+
+    clean = generate_site("forum", 0)
+    assert not _messages(clean, SEED_BREAKS_INVARIANT)
+    site = _planted(clean, "GROUP BY forum_id, title", "GROUP BY title")  # the seed breaks nothing yet
+    found = [m for m in _messages(site, SEED_BREAKS_INVARIANT) if "says 'in this community'" in m]
+    assert len(found) == 1 and "but it groups the rows of every forum_id" in found[0]
+    fixed = repair_static(site)[0]
+    assert [c.predicate.sql for c in fixed.marker("create_post").invariants] == [
+        c.predicate.sql for c in clean.marker("create_post").invariants]
+
+
+def test_a_view_column_passed_under_another_columns_name_is_found_and_passes_that_column() -> None:
+    from veriweb.verify.checks import EMPTY_FILTER
+
+    clean = generate_site("travel", 2)  # hotels filtered by city_code, linked to by airport code
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, "c.code AS city_code", "c.name AS city_code")
+    found = [m for m in _messages(site, VIEW_FIGURE) if "city_code passes c.name through" in m]
+    assert len(found) == 1 and "its name says cities.code" in found[0]
+    # the links sending airport codes are right: the view is what is wrong
+    assert not [m for m in _messages(site, EMPTY_FILTER) if "the link sends" in m]
+    assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))

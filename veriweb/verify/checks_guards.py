@@ -1889,12 +1889,18 @@ _GROUP_RULE = re.compile(r"\bFROM\s+(\w+)\b(?:(?!\bFROM\b).)*?\bGROUP\s+BY\s+(.+
                          re.I | re.S)
 
 
+_SCOPE_WORDS = re.compile(r"\b(?:in|within|for|on|inside) (?:this|that|the same|each) [a-z]+", re.I)
+"""Words of a rule's message that say it holds within one record ("in this community")."""
+
+
 def _unscoped_groups(site: Site) -> Iterator[GuardFix]:
     """C012: an invariant that no two rows share a value (``GROUP BY body HAVING count(*) > 1``) that the
     seed data already breaks, with every account bound to ``:user_id`` in turn, where grouping by one of
     the table's keys too (the order a note is on, the owner of a folder) holds on every binding: the rule
     lost its scope, and every use of the marker fails. The fix groups by that key too (one named by the
-    marker's parameters first, then the owner)."""
+    marker's parameters first, then the owner). A rule the seed does not break yet whose message names a
+    scope ("already used in this community") while it groups over every value of the one key the marker
+    is given (``forum_id``) is grouped by that key too."""
     from veriweb.verify.checks_tasks import _bindings
 
     found = []
@@ -1921,10 +1927,25 @@ def _unscoped_groups(site: Site) -> Iterator[GuardFix]:
                 return None
 
         for location, marker, guard, sql, shape, table in found:
-            if holds(sql) is not False:
-                continue
             grouped = {c.strip().lower() for c in shape.group(2).split(",")}
             params = {p.name for p in marker.params}
+            held = holds(sql)
+            said = _SCOPE_WORDS.search(guard.message or "")
+            if held is True and said is not None:
+                # not broken yet, but its message names a scope it does not group by: the marker's one key
+                keys = [p for p in sorted(params) if p.endswith("_id") and p != "user_id" and p not in grouped
+                        and table.column(p) is not None]
+                if len(keys) == 1:
+                    start = shape.start(2)
+                    yield GuardFix(location, C.SEED_BREAKS_INVARIANT,
+                                   f"marker {marker.name!r}'s rule that no two {table.name} rows share "
+                                   f"{shape.group(2).strip()} says {said.group(0)!r} (its message: {guard.message!r}), "
+                                   f"but it groups the rows of every {keys[0]}: what one {keys[0]} holds blocks "
+                                   f"the others; per {keys[0]} it holds",
+                                   sql=sql[:start] + f"{keys[0]}, " + sql[start:])
+                continue
+            if held is not False:
+                continue
             keys = [c.name for c in table.columns if (c.name.endswith("_id") or c.name == "user_id")
                     and c.name.lower() not in grouped]
             keys.sort(key=lambda c: (c not in params, c != "user_id", c))

@@ -260,9 +260,21 @@ def identifier_columns(site: Site, table: Any) -> set[str]:
             and (c.name in lookups or (c.name in _IDENTIFIERS and not (per_user and c.name in _PER_OWNER)))}
 
 
+_NAMES = ("name", "title")
+_PEOPLE = ("username", "email", "password", "login")
+
+
+def _named_parent(site: Site, table: Any) -> bool:
+    """A table of things other rows are filed under (categories, labels, airlines): it points at no other
+    table, rows of another table point at it, and its rows are no people (two people may share a name)."""
+    return (not table.foreign_keys and not any(c.name in _PEOPLE for c in table.columns)
+            and any(f.ref_table == table.name for t in site.database.tables if t is not table for f in t.foreign_keys))
+
+
 def check_natural_keys(site: Site) -> list[C.Issue]:
-    """C002: columns rows are looked up by (or identifiers whose other values are all distinct)
-    hold no value twice, even where nothing declares them unique."""
+    """C002: columns rows are looked up by (or identifiers whose other values are all distinct, the name of
+    a table other rows are filed under among them: two categories called "Pants") hold no value twice,
+    even where nothing declares them unique."""
     lookups = _lookup_columns(site)
     owned = _owned_lookups(site)
     issues = []
@@ -281,7 +293,8 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
             if not repeated:
                 continue
             looked_up = column.name in lookups.get(table.name, set())
-            identifier = (column.name in _IDENTIFIERS and not (per_user and column.name in _PER_OWNER)
+            identifier = ((column.name in _IDENTIFIERS and not (per_user and column.name in _PER_OWNER)
+                           or column.name in _NAMES and _named_parent(site, table))
                           and len(counts) >= 5
                           and len(repeated) == 1 and counts.most_common(1)[0][1] == 2)
             if not (looked_up or identifier):

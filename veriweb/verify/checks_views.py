@@ -24,6 +24,7 @@ checks (C013) read a view's SQL against evidence inside the site itself:
   units (``seats = seats - 1`` for a booking of ``:passengers``);
 - an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
+- a column passed through under the name of another column of its row (``c.name AS city_code``);
 - an amount held in cents written out as dollars (``'$' || i.bounty``), or in whole dollars where the
   seed amounts have cents (``p.price / 100`` pre-filling a price form).
 
@@ -1189,6 +1190,35 @@ def _cents_as_dollars(site: Site, location: str, sql: str) -> Iterator[Fix]:
                           sql, _replace_item(sql, expr, fixed, name))
 
 
+def _mislabelled_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A column passed through under the name of another column of the same row (``c.name AS city_code``
+    where ``cities`` has a ``code``): every page and filter reading ``city_code`` gets names. The name,
+    less its table's own word (``city_``), is that other column; it is passed through instead."""
+    from veriweb.verify.wording import singular
+
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*(\w+)\.(\w+)\s*", expr)
+        table = site.database.table(aliases.get(found.group(1), "")) if found else None
+        if found is None or table is None or found.group(2) == name:
+            continue
+        own = singular(table.name)
+        meant = name[len(own) + 1:] if name.startswith(f"{own}_") else None
+        if meant and meant != found.group(2) and table.column(meant) is not None and table.column(found.group(2)):
+            yield Fix(location, f"{name} passes {expr.strip()} through, but its name says {table.name}.{meant}: "
+                                f"{found.group(1)}.{meant} passed through instead",
+                      sql, _replace_item(sql, expr, f"{found.group(1)}.{meant}", name))
+
+
+def mislabelled(site: Site) -> set[tuple[str, str]]:
+    """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
+    out = set()
+    for view in site.database.views:
+        for fix in _mislabelled_columns(site, "", view.sql):
+            out.add((view.name, fix.message.split(" ", 1)[0]))
+    return out
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1217,6 +1247,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _counted_units(site, location, view.sql)
         out += _swapped_roles(location, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
+        out += _mislabelled_columns(site, location, view.sql)
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
