@@ -50,6 +50,9 @@ Found later, from the same set's misses:
   it does not group by; the repair groups by the marker's key.
 - C013: a view column passed through under the name of another column of its row (``c.name AS
   city_code``); the repair passes that column (and the links that send codes are left alone).
+- S011: a link passing two values crosswise (check-in as check-out); the repair passes each under its name.
+- S015: a choice list of every user's folders where the marker takes only the user's own; the repair
+  offers the user's own.
 """
 
 from __future__ import annotations
@@ -378,3 +381,30 @@ def test_a_view_column_passed_under_another_columns_name_is_found_and_passes_tha
     # the links sending airport codes are right: the view is what is wrong
     assert not [m for m in _messages(site, EMPTY_FILTER) if "the link sends" in m]
     assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))
+
+
+def test_two_values_a_link_passes_crosswise_are_found_and_passed_under_their_own_names() -> None:
+    from veriweb.verify.checks import WRONG_TARGET
+
+    clean = generate_site("travel", 0)
+    assert not [m for m in _messages(clean, WRONG_TARGET) if "crosswise" in m]
+    site = _planted(clean, "check_in={query.check_in}&check_out={query.check_out}",
+                    "check_in={query.check_out}&check_out={query.check_in}")
+    found = [m for m in _messages(site, WRONG_TARGET) if "crosswise" in m]
+    assert found == ["check_in is sent query.check_out and check_out is sent query.check_in: the two values are "
+                     "passed crosswise (each should be sent under its own name)"]
+    assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))
+
+
+def test_a_choice_of_every_users_rows_where_the_marker_takes_only_the_users_own_is_found_and_narrowed() -> None:
+    from veriweb.verify.checks import KEY_NAMES_NOTHING
+
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, KEY_NAMES_NOTHING)
+    owned = '"where": [{"column": "user_id", "value": {"ref": "user.id"}}, {"column": "id", "op": "!="'
+    site = _planted(clean, owned, '"where": [{"column": "id", "op": "!="')
+    found = [m for m in _messages(site, KEY_NAMES_NOTHING) if "offers the folders of every user" in m]
+    assert len(found) == 1 and "move_email accepts only the signed-in user's own" in found[0]
+    fixed = repair_static(site)[0]
+    assert not _messages(fixed, KEY_NAMES_NOTHING)
+    assert '{"column": "user_id", "value": {"ref": "user.id"}}' in json.dumps(_data(fixed)).split('"options_query"')[1][:300]

@@ -2,6 +2,8 @@
 
 - S015: a form posts a fixed key (a hidden input's stale id), or offers fixed choices, that
   name no row of the table its marker looks the parameter up in.
+- S015: a choice list offering the rows of every user where the form's marker accepts only the
+  signed-in user's own (a "Move to" list of everyone's folders).
 - S011 on forms: a form inside a record posts another table's key (``row.user_id``) where its
   marker looks the parameter up in the record's own table.
 - M003 widened: a button reading "Delete" (or "Remove", "Trash", ...) whose marker neither
@@ -22,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from veriweb.scaffold import Site
-from veriweb.scaffold.values import QueryValue, Ref
+from veriweb.scaffold.values import QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify import dataflow
 from veriweb.verify.checks_pages import base_column, bound_elements, row_columns, shown_columns
@@ -122,6 +124,48 @@ def check_form_keys(site: Site) -> list[C.Issue]:
                                               f"row of {table}: {marker.name} refuses them or stores a "
                                               f"key that points at nothing"))
     return issues
+
+
+def _owned_choices(site: Site) -> Iterator[tuple[str, Any, str, str, str]]:
+    """Each choice list (``options_query``) of a marker's form that offers the rows of every user where
+    the marker accepts only the signed-in user's own (a "Move to" list of everyone's folders, refused by
+    "Please choose one of your folders"): the path of the field's options query, the field, the marker,
+    the table and the owner column."""
+    for form, path, _, marker in _marker_forms(site):
+        owned: dict[str, tuple[str, str]] = {}  # parameter -> (table, owner column) its guard holds it to
+        for guard in marker.preconditions:
+            predicate = guard.predicate
+            if not isinstance(predicate, SqlPredicate):
+                continue
+            local = {k: v.name for k, v in predicate.params.items() if isinstance(v, Ref) and v.namespace == "param"}
+            for name, param in local.items():
+                found = re.search(rf"\bFROM\s+(\w+)\s+WHERE\s+(?:[^()]*?\s+AND\s+)?id\s*=\s*:{name}\b[^()]*?"
+                                  rf"\b(user_id|owner_id)\s*=\s*:user_id\b", predicate.sql, re.I)
+                if found is not None:
+                    owned[param] = (found.group(1), found.group(2))
+        for arg, value in form.action.args.items():
+            if arg not in owned or not isinstance(value, Ref) or value.namespace != "field":
+                continue
+            table, owner = owned[arg]
+            for number, field_el in enumerate(form.fields):
+                choices = C.field_of(field_el, "options_query")
+                if field_el.name != value.name or choices is None:
+                    continue
+                query = choices.query
+                if query.table != table and table not in dataflow.view_tables(site, query.table):
+                    continue
+                if any(c.column == owner for c in query.where):
+                    continue
+                yield f"{path}.fields[{number}].options_query", field_el, marker.name, table, owner
+
+
+def check_owned_choices(site: Site) -> list[C.Issue]:
+    """S015: see :func:`_owned_choices`. The repair offers the signed-in user's own rows."""
+    return [C.Issue("structural", C.KEY_NAMES_NOTHING, location,
+                    f"field {field_el.label or field_el.name!r} offers the {table} of every user, but {marker} accepts "
+                    f"only the signed-in user's own (its {owner}): the others are refused; it should offer "
+                    f"those whose {owner} is the user's")
+            for location, field_el, marker, table, owner in _owned_choices(site)]
 
 
 def _shape(values: list[Any]) -> str | None:
@@ -966,9 +1010,9 @@ def check_option_values(site: Site) -> list[C.Issue]:
 
 
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
-                  check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts]
+                  check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts, check_owned_choices]
 
 __all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_duplicate_sorts",
-           "check_empty_filters", "check_form_keys", "duplicate_sorts", "misvalued_options",
+           "check_empty_filters", "check_form_keys", "check_owned_choices", "duplicate_sorts", "misvalued_options",
            "check_inverted_flags", "check_label_meaning", "check_link_names", "check_sort_labels", "inverted_flags", "key_tables",
            "page_names"]

@@ -19,6 +19,8 @@
   "Connections" choice no list filters on). The repair adds the test to the list.
 - M015: a list inside a record keeping the rows whose key of another table equals the record's key
   (a profile's comments picked by ``post_id``). The repair compares the column naming the record's table.
+- S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
+  check-out). The repair passes each under its own name.
 
 Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
 words name no column, direction or bound.
@@ -720,9 +722,43 @@ def check_miskeyed_filters(site: Site) -> list[C.Issue]:
             for location, column, named, shown, right in miskeyed_filters(site)]
 
 
+# ----------------------------------------------------------------------------- S011: two values passed crosswise
+
+
+def crossed_values(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each link or form that passes two values crosswise, each under the other's name
+    (``?check_in={query.check_out}&check_out={query.check_in}``; a marker's ``origin`` sent the
+    ``destination`` field and the reverse): the path of the address (or of the first argument), the
+    two names and the namespace they are read from."""
+    from veriweb.scaffold.values import Ref
+
+    for element, path, _ in C.all_elements(site):
+        href = C.field_of(element, "href")
+        if isinstance(href, str) and "?" in href:
+            sent = {name: (space, read) for name, space, read in re.findall(r"[?&](\w+)=\{(\w+)\.(\w+)\}", href)}
+            for a, (space, read) in sorted(sent.items()):
+                if a < read and read != a and sent.get(read) == (space, a):
+                    yield f"{path}.href", a, read, space
+        action = C.field_of(element, "action")
+        if element.type == "form" and action is not None and action.kind == "marker":
+            args = {n: v for n, v in action.args.items() if isinstance(v, Ref)}
+            for a, value in sorted(args.items()):
+                other = args.get(value.name)
+                if a < value.name and other is not None and other.name == a and other.namespace == value.namespace:
+                    yield f"{path}.action.args.{a}", a, value.name, value.namespace
+
+
+def check_crossed_values(site: Site) -> list[C.Issue]:
+    """S011: see :func:`crossed_values`. The repair passes each value under its own name."""
+    return [C.Issue("structural", C.WRONG_TARGET, location,
+                    f"{a} is sent {space}.{b} and {b} is sent {space}.{a}: the two values are passed crosswise "
+                    f"(each should be sent under its own name)")
+            for location, a, b, space in crossed_values(site)]
+
+
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
-               check_misaddressed_links, check_miskeyed_filters]
+               check_misaddressed_links, check_miskeyed_filters, check_crossed_values]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -1847,6 +1847,24 @@ def _fix_form_key(data: dict[str, Any], issue: Issue, tokens: list[Any]) -> Outc
     return None
 
 
+def _uncross(data: dict[str, Any], tokens: list[str | int], a: str, space: str, b: str) -> Outcome | None:
+    """S011: a link or form that passed ``a`` and ``b`` crosswise passes each under its own name."""
+    if tokens[-1] == "href":
+        holder = get_at(data, tokens[:-1])
+        href = holder.get("href", "") if isinstance(holder, dict) else ""
+        fixed = re.sub(rf"([?&])({a}|{b})=\{{{space}\.({a}|{b})\}}",
+                       lambda m: f"{m.group(1)}{m.group(2)}={{{space}.{m.group(2)}}}", href)
+        if fixed == href:
+            return None
+        holder["href"] = fixed
+        return f"link {href!r} -> {fixed!r}", Touch(pages=_page_of(tokens, data))
+    args = get_at(data, tokens[:-1])
+    if not isinstance(args, dict) or not all(isinstance(args.get(n), dict) for n in (a, b)):
+        return None
+    args[a], args[b] = {"ref": f"{space}.{a}"}, {"ref": f"{space}.{b}"}
+    return f"the form sends {a} and {b} each under its own name", Touch(pages=_page_of(tokens, data))
+
+
 def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S011: a link that passes its target page the wrong record's key goes to the page that looks up
     what it passes, when it shows that value and such a page exists (a community's name sent to a
@@ -1858,6 +1876,10 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     from veriweb.verify.checks_pages import base_column
 
     tokens = parse_path(issue.location)
+    crossed = re.match(r"(\w+) is sent (\w+)\.(\w+) and \3 is sent \2\.\1: the two values are passed crosswise",
+                       issue.message)
+    if crossed is not None:
+        return _uncross(data, tokens, *crossed.group(1, 2, 3))
     if tokens[:1] != ["pages"] or not isinstance(tokens[1], int):
         return None
     if tokens[-3:-1] == ["action", "args"]:

@@ -614,12 +614,28 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     return f"filter {old!r} -> {new!r}, the period {said!r} names", R.Touch(pages=R._page_of(tokens, data))
 
 
+def own_choices(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S015: a choice list offering every user's rows where the marker accepts only the signed-in user's
+    own offers those (:func:`veriweb.verify.checks_meaning.check_owned_choices`); any other S015 is
+    repaired by where it is (the element removed)."""
+    tokens = R.parse_path(issue.location)
+    owner = re.search(r"it should offer those whose (\w+) is the user's$", issue.message)
+    choices = R.get_at(data, tokens) if owner is not None else None
+    if not isinstance(choices, dict) or not isinstance(choices.get("query"), dict):
+        return R.remove_element(data, issue, ctx) if R._element_path(tokens) is not None else None
+    where = choices["query"].setdefault("where", [])
+    if any(c.get("column") == owner.group(1) for c in where):  # type: ignore[union-attr]
+        return None
+    where.append({"column": owner.group(1), "value": {"ref": "user.id"}})  # type: ignore[union-attr]
+    return f"the choices are the signed-in user's own (by {owner.group(1)})", R.Touch(pages=R._page_of(tokens, data))
+
+
 OPERATORS: dict[str, R.Operator] = {
-    "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
+    "S015": own_choices, "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
     "M009": bind_amount, "M010": show_column, "M011": leave, "M015": restate_period,
     "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
-__all__ = ["OPERATORS", "bind_amount", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
+__all__ = ["OPERATORS", "bind_amount", "own_choices", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
            "restate_period", "restore_guard", "retarget_entity_link", "show_column"]
