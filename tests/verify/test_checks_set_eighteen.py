@@ -53,6 +53,8 @@ Found later, from the same set's misses:
 - S011: a link passing two values crosswise (check-in as check-out); the repair passes each under its name.
 - S015: a choice list of every user's folders where the marker takes only the user's own; the repair
   offers the user's own.
+- M015: a search field named otherwise (``to``) than the one value the page it opens filters on and the
+  form does not send (``destination``); the repair renames it.
 """
 
 from __future__ import annotations
@@ -408,3 +410,20 @@ def test_a_choice_of_every_users_rows_where_the_marker_takes_only_the_users_own_
     fixed = repair_static(site)[0]
     assert not _messages(fixed, KEY_NAMES_NOTHING)
     assert '{"column": "user_id", "value": {"ref": "user.id"}}' in json.dumps(_data(fixed)).split('"options_query"')[1][:300]
+
+
+def test_a_search_field_named_otherwise_than_what_the_page_it_opens_filters_on_is_found_and_renamed() -> None:
+    from veriweb.verify.checks import EMPTY_FILTER
+
+    clean = generate_site("travel", 0)
+    assert not _messages(clean, EMPTY_FILTER)
+    data = _data(clean)
+    home = next(p for p in data["pages"] if p["route"] == "/")
+    form = next(e for e in dicts(home["elements"]) if e.get("type") == "form"
+                and e.get("action", {}).get("route") == "/flights")
+    field = next(f for f in form["fields"] if f["name"] == "destination")
+    field["name"] = "to"  # the flight list filters on destination, which the home search no longer sends
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, EMPTY_FILTER) if "the form sends 'to' to page 'flights'" in m]
+    assert len(found) == 1 and found[0].endswith("the field should be named 'destination'")
+    assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))

@@ -19,6 +19,8 @@
   "Connections" choice no list filters on). The repair adds the test to the list.
 - M015: a list inside a record keeping the rows whose key of another table equals the record's key
   (a profile's comments picked by ``post_id``). The repair compares the column naming the record's table.
+- M015: a searching form's field named otherwise than the one value the page it opens filters on and the
+  form does not send (the destination sent as ``to``). The repair renames the field.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
   check-out). The repair passes each under its own name.
 
@@ -457,6 +459,44 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, A
             yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0], test
 
 
+def misnamed_fields(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each field of a searching form that the page it opens never reads, where the field is the form's
+    only unread one and that page's lists test exactly one address value the form does not send (the
+    destination sent as ``to`` to a page that filters on ``destination``); of a field offering choices,
+    only values tested against a column holding some of them count. The field's path, its name, the
+    page and the name it should have."""
+    tested: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    for element, _, page_id, _, cond in _query_tests(site):
+        tested.setdefault(page_id, {}).setdefault(cond.value.name, set()).add((element.query.table, cond.column))
+    if not tested:
+        return
+    sent = _option_values(site)
+    numbers = {page.id: number for number, page in enumerate(site.pages)}
+    cache: dict[Any, Any] = {}
+    for element, path, page_id in C.searching_forms(site):
+        names = {f.name for f in element.fields}
+        read = _query_reads(site, numbers[page_id])
+        unread = [(i, f) for i, f in enumerate(element.fields) if f.name not in read and f.type != "hidden"]
+        wanted = sorted(set(tested.get(page_id, {})) - names)
+        if len(unread) != 1 or not wanted or not read & names:
+            continue
+        index, field_el = unread[0]
+        values = sent.get((page_id, field_el.name))
+        if values:  # a choice: the one value tested against a column holding some of what it offers
+            wanted = [w for w in wanted if values & set().union(
+                *((_held(site, t, c, cache) or set()) for t, c in tested[page_id][w]))]
+        if len(wanted) == 1:
+            yield f"{path}.fields[{index}].name", field_el.name, page_id, wanted[0]
+
+
+def check_misnamed_fields(site: Site) -> list[C.Issue]:
+    """M015: see :func:`misnamed_fields`. The repair names the field for what the page reads."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the form sends {name!r} to page {page!r}, which does not read it but filters on {wanted!r}, "
+                    f"which the form never sends: the choice is ignored; the field should be named {wanted!r}")
+            for location, name, page, wanted in misnamed_fields(site)]
+
+
 def check_ignored_fields(site: Site) -> list[C.Issue]:
     """M015: see :func:`ignored_fields`. The repair adds the test to the list that has the column."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -758,7 +798,8 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
-               check_misaddressed_links, check_miskeyed_filters, check_crossed_values]
+               check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
+               check_misnamed_fields]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -592,6 +592,10 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    renamed = re.search(r"which does not read it but filters on '(\w+)', .*the field should be named '\w+'$", issue.message)
+    if renamed is not None and tokens[-1] == "name" and isinstance(parent, dict):
+        old, parent["name"] = parent.get("name"), renamed.group(1)
+        return f"field {old!r} -> {renamed.group(1)!r}, what the page it opens reads", R.Touch(pages=R._page_of(tokens, data))
     keyed = re.search(r"the list keeps the rows whose (\w+) \(a key of \w+\).*it should compare (\w+)$", issue.message)
     if keyed is not None and tokens[-1] == "column" and isinstance(parent, dict) and parent.get("column") == keyed.group(1):
         parent["column"] = keyed.group(2)
