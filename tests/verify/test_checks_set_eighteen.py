@@ -55,6 +55,8 @@ Found later, from the same set's misses:
   offers the user's own.
 - M015: a search field named otherwise (``to``) than the one value the page it opens filters on and the
   form does not send (``destination``); the repair renames it.
+- C003: a table of consecutive months that skips one; the repair adds its row (label written as the
+  others write theirs).
 """
 
 from __future__ import annotations
@@ -427,3 +429,22 @@ def test_a_search_field_named_otherwise_than_what_the_page_it_opens_filters_on_i
     found = [m for m in _messages(site, EMPTY_FILTER) if "the form sends 'to' to page 'flights'" in m]
     assert len(found) == 1 and found[0].endswith("the field should be named 'destination'")
     assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))
+
+
+def test_a_table_of_consecutive_months_that_skips_one_is_found_and_given_the_row() -> None:
+    from veriweb.verify.checks import NULL_VALUE
+
+    clean = generate_site("admin", 0)
+    assert not _messages(clean, NULL_VALUE)
+    data = _data(clean)
+    months = next(t for t in data["database"]["tables"] if t["name"] == "months")
+    gone = months["rows"].pop(5)
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, NULL_VALUE) if f"skips {gone['month']}" in m]
+    assert len(found) == 1
+    rows = repair_static(site)[0].database.table("months").rows
+    added = [r for r in rows if r["month"] == gone["month"]]
+    assert len(added) == 1 and added[0]["label"] == gone["label"] and len({r["id"] for r in rows}) == len(rows)
+    months["rows"].pop(0)  # the first month gone too: the table then starts later, which is no gap
+    months["rows"].insert(4, gone)
+    assert not _messages(from_data(data, check_id=False), NULL_VALUE)

@@ -21,6 +21,7 @@ C009, C010, C011, M012).
   days between two dates (C004).
 - C012: a seed value outside the range every marker writing its column keeps (a rating of 8 where
   reviews are written with 1 to 5) (:func:`check_seed_ranges`).
+- C003: a table of consecutive months or days that skips one (:func:`check_missing_periods`).
 - C005: a link row a marker can add twice where no seed row repeats the pair
   (:func:`check_duplicate_inserts`); C009 also for a zero floor on a counter the marker only raises.
 
@@ -931,8 +932,80 @@ def check_seed_ranges(site: Site) -> list[C.Issue]:
     return issues
 
 
+_PERIOD_FORMATS = ("%B %Y", "%b %Y", "%Y-%m", "%B", "%b", "%Y-%m-%d", "%d %B %Y", "%B %d, %Y", "%A %d %B", "%a %d %b")
+"""Ways a row may write its month or day out beside it (a label "March 2026")."""
+
+
+def _period(value: Any) -> tuple[str, dt.date] | None:
+    """``("month", first day)`` for "2026-03", ``("day", day)`` for "2026-03-14", else ``None``."""
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}", value):
+        try:
+            return "month", dt.date.fromisoformat(value + "-01")
+        except ValueError:
+            return None
+    day = _day(value)
+    return ("day", dt.date.fromisoformat(day)) if day is not None and len(value) == 10 else None
+
+
+def _next(kind: str, day: dt.date) -> dt.date:
+    if kind == "day":
+        return day + dt.timedelta(days=1)
+    return dt.date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def missing_periods(site: Site) -> Iterator[tuple[int, str, str, dict[str, Any]]]:
+    """Each table listing consecutive months or days (the months an analytics page offers, a calendar)
+    that skips exactly one inside its range while every other step is one: the table's index, the
+    column, the missing value, and the row that fills it in (a copy of the row before it, with the next
+    key and every other column that writes the period out written for the missing one). Only where every
+    other column is the key or writes the period out, so the new row says nothing made up."""
+    for t_index, table in enumerate(site.database.tables):
+        rows = table.rows
+        if len(rows) < 6:
+            continue
+        for column in (c.name for c in table.columns if c.type in ("text", "date")):
+            periods = [_period(r.get(column)) for r in rows]
+            if any(p is None for p in periods) or len({p[0] for p in periods}) != 1:  # type: ignore[index]
+                continue
+            kind = periods[0][0]  # type: ignore[index]
+            days = sorted(p[1] for p in periods)  # type: ignore[index]
+            if len(set(days)) != len(days):
+                continue
+            gaps = [(a, b) for a, b in zip(days, days[1:]) if _next(kind, a) != b]
+            if len(gaps) != 1 or _next(kind, _next(kind, gaps[0][0])) != gaps[0][1]:
+                continue
+            before, missing = gaps[0][0], _next(kind, gaps[0][0])
+            model = next(r for r, p in zip(rows, periods) if p[1] == before)  # type: ignore[index]
+            row: dict[str, Any] = {}
+            for other in table.columns:
+                if other.name == column:
+                    row[other.name] = missing.isoformat()[:7 if kind == "month" else 10]
+                elif other.name == table.primary_key and other.type == "integer":
+                    row[other.name] = max(int(r.get(other.name) or 0) for r in rows) + 1
+                else:
+                    form = next((f for f in _PERIOD_FORMATS if all(
+                        isinstance(r.get(other.name), str) and r[other.name] == p[1].strftime(f)  # type: ignore[index]
+                        for r, p in zip(rows, periods))), None)
+                    if form is None:
+                        break
+                    row[other.name] = missing.strftime(form)
+            else:
+                if table.primary_key not in row and table.primary_key in model:
+                    continue
+                yield t_index, column, row[column], row
+
+
+def check_missing_periods(site: Site) -> list[C.Issue]:
+    """C003: see :func:`missing_periods`. The repair adds the row."""
+    return [C.Issue("consistency", C.NULL_VALUE, f"$.database.tables[{t_index}].rows",
+                    f"{site.database.tables[t_index].name} lists consecutive {column} values but skips {value}: "
+                    f"it should have the row {json.dumps(row, sort_keys=True)}")
+            for t_index, column, value, row in missing_periods(site)]
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
-               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges]
+               check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
+               check_missing_periods]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -22,6 +22,7 @@ import datetime as dt
 import difflib
 import heapq
 import io
+import json
 import pickle
 import re
 from collections import Counter
@@ -1193,8 +1194,16 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     from the "City" options, see :func:`_value_from_options`), else its parent row's value where the
     table's rows copy it from their parents (an order line's price), else the column's most common value
     (or a typed default); per-row text with nothing to restore it from gets a name made from the
-    row's key."""
+    row's key. A table of consecutive months or days that skips one gets the row for it."""
     tokens = parse_path(issue.location)
+    added = re.search(r"lists consecutive \w+ values but skips \S+: it should have the row (\{.*\})$", issue.message)
+    if added is not None and tokens[-1] == "rows" and tokens[:2] == ["database", "tables"]:
+        table = get_at(data, tokens[:-1])
+        new = json.loads(added.group(1))
+        if not isinstance(table, dict) or new in table.get("rows", []):
+            return None
+        table["rows"].append(new)  # the period the consecutive rows skip (checks_data.missing_periods)
+        return f"{table['name']}: row {new!r} added", Touch(tables={table["name"]})
     found = _table_row(data, tokens)
     if found is None:
         return None
