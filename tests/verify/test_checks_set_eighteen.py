@@ -57,6 +57,8 @@ Found later, from the same set's misses:
   form does not send (``destination``); the repair renames it.
 - C003: a table of consecutive months that skips one; the repair adds its row (label written as the
   others write theirs).
+- C013: a view's ``CASE`` word that no filter option looks for ("flagged") where one option looks for a
+  word it never writes ("Starred" sending ``starred``); the repair writes the option's word.
 """
 
 from __future__ import annotations
@@ -448,3 +450,12 @@ def test_a_table_of_consecutive_months_that_skips_one_is_found_and_given_the_row
     months["rows"].pop(0)  # the first month gone too: the table then starts later, which is no gap
     months["rows"].insert(4, gone)
     assert not _messages(from_data(data, check_id=False), NULL_VALUE)
+
+
+def test_a_word_a_view_writes_that_no_filter_option_looks_for_is_found_and_written_as_the_option_says() -> None:
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, "THEN 'starred' ELSE", "THEN 'flagged' ELSE")  # the "Starred" filter looks for starred
+    found = [m for m in _messages(site, VIEW_FIGURE) if "tags writes 'flagged' where the option 'Starred'" in m]
+    assert len(found) == 1
+    assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))

@@ -25,6 +25,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
+- a column of ``CASE`` words that writes none of what a filter's option looks for ("flagged" where the
+  "Starred" option looks for ``starred``);
 - an amount held in cents written out as dollars (``'$' || i.bounty``), or in whole dollars where the
   seed amounts have cents (``p.price / 100`` pre-filling a price form).
 
@@ -1210,6 +1212,62 @@ def _mislabelled_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
                       sql, _replace_item(sql, expr, f"{found.group(1)}.{meant}", name))
 
 
+def _case_words(expr: str) -> list[str] | None:
+    """The words a column made of ``CASE`` expressions of string literals (``(CASE WHEN e.read = 0 THEN
+    'unread ' ELSE '' END) || (CASE ...)``) can write, each branch's literal once; ``None`` for any
+    other expression."""
+    parts = [p for p in split_top(expr, "|") if p]  # "||" splits into its parts and empty ones between
+    words: list[str] = []
+    for part in parts:
+        inner = part.strip()
+        while inner.startswith("(") and closing_paren(inner, 0) == len(inner) - 1:
+            inner = inner[1:-1].strip()
+        if not re.fullmatch(r"CASE\b.*\bEND", inner, re.I | re.S):
+            return None
+        branches = re.findall(r"\b(?:THEN|ELSE)\b", inner, re.I)
+        literals = re.findall(r"\b(?:THEN|ELSE)\s+'([^']*)'", inner, re.I)
+        if len(literals) != len(branches):
+            return None
+        words += literals
+    return words
+
+
+def unmatched_choices(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each choice of a searching form tested (``=`` or ``contains``) against a view column made of
+    ``CASE`` words that writes none of it, while exactly one of those words is chosen by no option and the
+    choice's own label names its value (a "Starred" option sending ``starred`` to a filter on ``tags``,
+    whose ``CASE`` writes ``flagged``): the list shows nothing for it. The view's path, the column, the
+    word it writes, the option's value and label; the fix writes the option's value."""
+    from veriweb.verify.checks_meaning import _says_value
+    from veriweb.verify.checks_words import _query_tests
+
+    views = {v.name: (n, v) for n, v in enumerate(site.database.views)}
+    options: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for element, _, page in C.searching_forms(site):
+        for field_el in element.fields:
+            listed = [(str(C.field_of(o, "value")), str(C.field_of(o, "label") or "")) for o in C.field_of(field_el, "options") or []]
+            options.setdefault((page, field_el.name), []).extend((v, l) for v, l in listed if v not in ("", "None"))
+    seen = set()
+    for element, _, page, _, cond in _query_tests(site):
+        offered = options.get((page, cond.value.name))
+        found = views.get(element.query.table)
+        if not offered or found is None or cond.op not in (None, "=", "==", "contains"):
+            continue
+        number, view = found
+        item = next((e for e, name in _select_items(view.sql) or [] if name == cond.column), None)
+        words = _case_words(item) if item is not None else None
+        if not words:
+            continue
+        def meets(value: str, word: str) -> bool:
+            return value in word if cond.op == "contains" else value == word.strip()
+        lost = [(v, l) for v, l in offered if not any(meets(v, w) for w in words)]
+        unused = [w for w in words if w.strip() and not any(meets(v, w) for v, _ in offered)]
+        if len(lost) == 1 and len(unused) == 1 and _says_value(lost[0][1], lost[0][0]) \
+                and (number, cond.column) not in seen:
+            seen.add((number, cond.column))
+            yield f"$.database.views[{number}].sql", cond.column, unused[0], lost[0][0], lost[0][1]
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1248,6 +1306,13 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _swapped_roles(location, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
+    for location, column, word, value, label in unmatched_choices(site):
+        sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
+        kept = word[len(word.rstrip()):]  # the space a word written beside others ends with
+        fixed = re.sub(rf"'{re.escape(word)}'", f"'{value}{kept}'", sql, count=1)
+        out.append(Fix(location, f"{column} writes {word.strip()!r} where the option {label!r} looks for {value!r}, "
+                                 f"which it never writes: that choice always shows nothing; {value!r} written instead",
+                       sql, fixed))
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
