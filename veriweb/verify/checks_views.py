@@ -1234,11 +1234,10 @@ def _case_words(expr: str) -> list[str] | None:
 
 def unmatched_choices(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     """Each choice of a searching form tested (``=`` or ``contains``) against a view column made of
-    ``CASE`` words that writes none of it, while exactly one of those words is chosen by no option and the
-    choice's own label names its value (a "Starred" option sending ``starred`` to a filter on ``tags``,
-    whose ``CASE`` writes ``flagged``): the list shows nothing for it. The view's path, the column, the
+    ``CASE`` words that writes none of it, while exactly one of those words is chosen by no option (a
+    "Starred" option sending ``starred`` to a filter on ``tags``, whose ``CASE`` writes ``flagged``): the
+    list shows nothing for it. The view's path, the column, the
     word it writes, the option's value and label; the fix writes the option's value."""
-    from veriweb.verify.checks_meaning import _says_value
     from veriweb.verify.checks_words import _query_tests
 
     views = {v.name: (n, v) for n, v in enumerate(site.database.views)}
@@ -1262,8 +1261,7 @@ def unmatched_choices(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             return value in word if cond.op == "contains" else value == word.strip()
         lost = [(v, l) for v, l in offered if not any(meets(v, w) for w in words)]
         unused = [w for w in words if w.strip() and not any(meets(v, w) for v, _ in offered)]
-        if len(lost) == 1 and len(unused) == 1 and _says_value(lost[0][1], lost[0][0]) \
-                and (number, cond.column) not in seen:
+        if len(lost) == 1 and len(unused) == 1 and (number, cond.column) not in seen:
             seen.add((number, cond.column))
             yield f"$.database.views[{number}].sql", cond.column, unused[0], lost[0][0], lost[0][1]
 
