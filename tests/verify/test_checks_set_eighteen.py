@@ -59,6 +59,8 @@ Found later, from the same set's misses:
   others write theirs).
 - C013: a view's ``CASE`` word that no filter option looks for ("flagged") where one option looks for a
   word it never writes ("Starred" sending ``starred``); the repair writes the option's word.
+- C013: the text a search reads leaving out the column its page invites the search by ("Search by
+  subject, name or address" without the sender's name); the repair adds the column.
 """
 
 from __future__ import annotations
@@ -460,3 +462,14 @@ def test_a_word_a_view_writes_that_no_filter_option_looks_for_is_found_and_writt
              "for 'starred'" in m]
     assert len(found) == 1
     assert json.dumps(_data(repair_static(site)[0])) == json.dumps(_data(clean))
+
+
+def test_a_search_text_leaving_out_what_the_page_invites_the_search_by_is_found_and_given_it() -> None:
+    clean = generate_site("mail", 0)  # "Search by subject, name or address."
+    site = _planted(clean, "e.subject || ' ' || e.sender_name || ' ' || e.sender", "e.subject || ' ' || e.sender")
+    found = [m for m in _messages(site, VIEW_FIGURE) if "the page invites a search by name" in m]
+    assert len(found) == 1 and "leaves out e.sender_name" in found[0]
+    fixed = repair_static(site)[0]
+    assert not _messages(fixed, VIEW_FIGURE)
+    haystack = next(v.sql for v in fixed.database.views if v.name == "mail_view").split(" AS haystack")[0]
+    assert "e.sender_name" in haystack.rsplit(" AS ", 1)[-1]

@@ -25,6 +25,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
+- the text a search reads leaving out the column its page invites the search by ("Search by subject,
+  name or address" over a haystack without the sender's name);
 - a column of ``CASE`` words that writes none of what a filter's option looks for ("flagged" where the
   "Starred" option looks for ``starred``);
 - an amount held in cents written out as dollars (``'$' || i.bounty``), or in whole dollars where the
@@ -1266,6 +1268,51 @@ def unmatched_choices(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             yield f"$.database.views[{number}].sql", cond.column, unused[0], lost[0][0], lost[0][1]
 
 
+_SEARCH_BY = re.compile(r"\b(?:search|find|look)\w*(?:\s+\w+)?\s+(?:by|for|on)\s+([a-z ,'/]+)", re.I)
+
+
+def _said_keys(texts: list[str]) -> list[str]:
+    """The words a page's search invitation names ("Search by subject, name or address" -> subject, name,
+    address)."""
+    out = []
+    for text in texts:
+        for match in _SEARCH_BY.finditer(text):
+            out += [w for w in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", match.group(1).lower().strip()) if w]
+    return out
+
+
+def unsearched_keys(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each text a search matches against (``haystack``, a view column joining other columns with ``||``)
+    that leaves out the one column of its view named for a word the page invites the search by ("Search by
+    subject, name or address" over a haystack without ``e.sender_name``): searching by it finds nothing.
+    The view's path, the searched column, the word and the column reference left out."""
+    from veriweb.verify.checks_words import _query_tests
+
+    views = {v.name: (n, v) for n, v in enumerate(site.database.views)}
+    seen = set()
+    for element, path, page_id, _, cond in _query_tests(site):
+        found = views.get(element.query.table)
+        if found is None or cond.op != "contains":
+            continue
+        number, view = found
+        items = _select_items(view.sql) or []
+        haystack = next((e for e, name in items if name == cond.column), None)
+        if haystack is None or "||" not in haystack:
+            continue
+        page = site.page(page_id)
+        texts = [t for e, _ in C.walk(page.elements if page else [], "$") for t in
+                 (C.field_of(e, "text"), C.field_of(e, "label"), C.field_of(e, "placeholder")) if isinstance(t, str)]
+        for word in _said_keys(texts):
+            named = [(e.strip(), name) for e, name in items if name != cond.column
+                     and stem(word) in {stem(w) for w in name.lower().split("_")}
+                     and re.fullmatch(r"\w+\.\w+", e.strip())]
+            if len(named) != 1 or re.search(rf"(?<![\w.]){re.escape(named[0][0])}\b", haystack):
+                continue
+            if (number, cond.column, named[0][0]) not in seen:
+                seen.add((number, cond.column, named[0][0]))
+                yield f"$.database.views[{number}].sql", cond.column, word, named[0][0]
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1304,6 +1351,12 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _swapped_roles(location, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
+    for location, column, word, ref in unsearched_keys(site):
+        sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
+        expr = next(e for e, name in _select_items(sql) or [] if name == column)
+        out.append(Fix(location, f"the page invites a search by {word}, but {column}, which the search reads, leaves "
+                                 f"out {ref}: searching by {word} finds nothing; {ref} added to it",
+                       sql, _replace_item(sql, expr, f"{expr.rstrip()} || ' ' || {ref}", column)))
     for location, column, word, value, label in unmatched_choices(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         kept = word[len(word.rstrip()):]  # the space a word written beside others ends with
