@@ -1968,11 +1968,40 @@ _ACTOR = re.compile(r"^(?:author|staff|creator|reporter|opener|issuer|poster|sen
 """Columns that name who did what a row records: the signed-in user who made the marker run."""
 
 
+def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that writes the signed-in user (``:user_id``) into a row while it does not ask for
+    a login: a signed-out visitor's review is stored with no author, and shows nowhere. The fix asks for
+    the login."""
+    if site.auth is None:
+        return
+    for m_index, marker in enumerate(site.markers):
+        if marker.requires_login:
+            continue
+        written = [e for e in marker.effects if e.op in ("insert", "update") and re.search(r":user_id\b", e.sql)]
+        if written:
+            yield GuardFix(f"$.markers[{m_index}].requires_login", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} writes the signed-in user (:user_id) into {written[0].table}, but "
+                           f"does not require login: a signed-out visitor's row is stored with no user")
+
+
+def _insert_value(sql: str, column: str, value: str) -> str | None:
+    """``sql``, an ``INSERT ... (columns) VALUES (...)``, with ``value`` written for ``column``."""
+    match = re.match(r"(\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*VALUES\s*\()(.*)(\)\s*;?\s*)$", sql, re.I | re.S)
+    if match is None:
+        return None
+    columns = [c.strip().strip('"') for c in match.group(2).split(",")]
+    values = split_top(match.group(3))
+    if len(columns) != len(values) or column not in columns:
+        return None
+    values[columns.index(column)] = value
+    return match.group(1) + ", ".join(values) + match.group(4)
+
+
 def _misattributed_actors(site: Site) -> Iterator[GuardFix]:
     """C005: a marker run by a signed-in user that records someone else as the one who acted (the order's
     customer as the staff member who issued a refund; the assignee as a ticket's author): an insert that
-    fills a column naming who did it (``staff_id``, ``author_id``) with another parameter or a lookup
-    rather than ``:user_id``. The fix records ``:user_id``."""
+    fills a column naming who did it (``staff_id``, ``author_id``) with another parameter, a lookup or a
+    fixed account (``1``) rather than ``:user_id``. The fix records ``:user_id``."""
     if site.auth is None:
         return
     for m_index, marker in enumerate(site.markers):
@@ -1983,12 +2012,18 @@ def _misattributed_actors(site: Site) -> Iterator[GuardFix]:
                 continue
             write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
             for column, source in (write.sources or {}).items():
-                if not _ACTOR.match(column.lower()) or source.kind not in ("param", "expr"):
+                if not _ACTOR.match(column.lower()) or source.kind not in ("param", "expr", "literal"):
                     continue
-                text = f":{source.value}" if source.kind == "param" else str(source.value)
-                if text == ":user_id" or effect.sql.count(text) != 1:
-                    continue
-                fixed = effect.sql.replace(text, ":user_id", 1)
+                if source.kind == "literal":  # one account recorded whoever acts (staff #1)
+                    fixed = _insert_value(effect.sql, column, ":user_id")
+                    text = repr(source.value) if isinstance(source.value, str) else str(source.value)
+                    if fixed is None:
+                        continue
+                else:
+                    text = f":{source.value}" if source.kind == "param" else str(source.value)
+                    if text == ":user_id" or effect.sql.count(text) != 1:
+                        continue
+                    fixed = effect.sql.replace(text, ":user_id", 1)
                 yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                                f"marker {marker.name!r} records {text} as the {column} of the {effect.table} row it "
                                f"adds, not the signed-in user who does it (:user_id)", sql=fixed)
@@ -2058,7 +2093,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
-            *_unguarded_upserts(site)]
+            *_unguarded_upserts(site), *_anonymous_writes(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

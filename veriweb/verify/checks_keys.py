@@ -13,7 +13,8 @@
   it: the accounts' login name, a record page's route parameter (``/u/{username}``; within the
   signed-in user's rows when the page looks it up there), an identifier column (sku, email,
   slug, path, reference, code) whose other values are all distinct, and a row number within
-  its scope (an issue's number in its project).
+  its scope (an issue's number in its project); the name of a table others are filed under
+  (categories); a link row's pair (a project member) twice where no other pair is.
 - C004 per unit: a stored ``total`` on a row pointing at a priced row and counting units
   (passengers, nights) agrees with count x price plus the fees the other rows charge.
 - C006 lines: a line's price (an order item) disagrees with the priced row it points at, where
@@ -23,6 +24,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections import Counter, defaultdict
@@ -310,6 +312,31 @@ def check_natural_keys(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_repeated_links(site: Site) -> list[C.Issue]:
+    """C002: a row of a table that links two others (members: a project and a user; one attribute at most,
+    such as the role) repeating the pair of an earlier row, where no other pair is there twice (Dave listed twice in one project, as Developer and
+    as Maintainer): the two rows contradict each other. The repair removes the later one, unless some row
+    points at it."""
+    referenced = {f.ref_table for t in site.database.tables for f in t.foreign_keys}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        keys = [f.column for f in table.foreign_keys]
+        rest = [c for c in table.columns if c.name not in keys and c.name != table.primary_key]
+        if len(keys) < 2 or len(rest) > 1 or len(table.rows) < 8 or table.name in referenced:
+            continue  # a link with one attribute at most (a member's role), not a record of its own (a review)
+        for a, b in itertools.combinations(keys, 2):
+            pairs = Counter((r.get(a), r.get(b)) for r in table.rows if r.get(a) is not None and r.get(b) is not None)
+            twice = [p for p, n in pairs.items() if n > 1]
+            if len(twice) != 1 or pairs[twice[0]] != 2 or len(pairs) < 8:
+                continue
+            later = [n for n, r in enumerate(table.rows) if (r.get(a), r.get(b)) == twice[0]][1]
+            issues.append(C.Issue("consistency", C.DUPLICATE_KEY, f"$.database.tables[{t_index}].rows[{later}]",
+                                  f"{table.name} row {later} repeats the {a} and {b} of an earlier row "
+                                  f"({twice[0][0]!r}, {twice[0][1]!r}), which no other pair does: the two rows "
+                                  f"contradict each other; the later one should be removed"))
+    return issues
+
+
 _NUMBERED = re.compile(r"^(?:number|no|seq|position)$|_(?:number|no)$")
 """Whole-number columns that number rows within a scope (an issue's #2 in its project)."""
 
@@ -549,7 +576,7 @@ def check_unit_total_writes(site: Site) -> list[C.Issue]:
 
 
 KEY_CHECKS = [check_unit_total_writes, check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
-              check_unit_totals]
+              check_unit_totals, check_repeated_links]
 
-__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_sql",
+__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_repeated_links", "check_sql",
            "check_undeclared_keys", "check_unit_totals", "expected_unit_total", "named_table"]

@@ -1124,6 +1124,28 @@ def orders_against_words(site: Site, task: Any, number: int) -> Iterator[tuple[s
             yield f"{path}.order_by", first.column, "asc", said_down[0]
 
 
+_ORDER_WORDS = re.compile(r"\b(?:order|ordered|sorted|sort|rank|ranked|first|last|newest|oldest|latest|earliest|"
+                          r"highest|lowest|cheapest|dearest|most|least|top|bottom|chronological|alphabetical|"
+                          r"ascending|descending|in turn|one by one|followed by|then)\b", re.I)
+"""Words of an instruction that ask for a list in some order."""
+
+
+def check_unasked_order(site: Site) -> list[C.Issue]:
+    """M018: a list answer judged in one exact order while its instruction asks for none ("What are the
+    titles of the posts you wrote?" judged newest first): the right titles listed otherwise are judged
+    wrong. The repair judges the list in any order."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        answer = task.answer
+        if answer is None or answer.order != "exact" or _ORDER_WORDS.search(_asked_words(task)):
+            continue
+        issues.append(C.Issue("semantic", C.ORDER_AGAINST_WORDS, f"$.tasks[{number}].answer.order",
+                              f"task {task.id!r} judges its list answer in one exact order, but its instruction "
+                              f"({task.instruction!r}) asks for no order: the right list in another order is "
+                              f"judged wrong"))
+    return issues
+
+
 def check_order_words(site: Site) -> list[C.Issue]:
     """M018: a task that picks the first row of an ordering running the other way from its words (see
     :func:`orders_against_words`): the goal or the answer is the opposite end of the list."""
@@ -1273,7 +1295,9 @@ def check_task_logins(site: Site) -> list[C.Issue]:
 def twin_goals(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
     """A goal that repeats an earlier one word for word while a slot the instruction states is read by
     no goal ("join c/{first} and c/{second}" judged on ``slot.first`` twice): the second half of
-    the instruction is never judged. The path of the repeat, the slot it reads and the one it should."""
+    the instruction is never judged; and a progress step repeating an earlier one while a slot the goal
+    judges is read by no step (progress reads 2 of 2 after one issue is tagged). The path of the
+    repeat, the slot it reads and the one it should."""
     told = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template)) - {"username", "password"}
     judged = json.dumps([g.model_dump(mode="json") for g in task.goal])  # what success is judged on
     unread = sorted(s for s in told if f'"slot.{s}"' not in judged)
@@ -1284,19 +1308,37 @@ def twin_goals(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
         if text in seen and len(unread) == 1 and len(read) == 1:
             yield f"$.tasks[{number}].goal[{index}]", read[0], unread[0]
         seen.append(text)
+    # the same of the progress steps: a step repeating an earlier one counts one subgoal twice
+    steps = [json.dumps(p.predicate.model_dump(mode="json"), sort_keys=True) for p in task.progress]
+    counted = sorted(s for s in told if not any(f'"slot.{s}"' in t for t in steps))
+    goals = {json.dumps(g.model_dump(mode="json"), sort_keys=True) for g in task.goal}
+    for index, text in enumerate(steps):
+        if text not in steps[:index] or len(counted) != 1:
+            continue
+        # the slot whose place the step should give the unread one: so that it reads what a goal reads
+        read = sorted(r for r in set(re.findall(r'"slot\.(\w+)"', text))
+                      if text.replace(f'"slot.{r}"', f'"slot.{counted[0]}"') in goals)
+        if len(read) == 1:
+            yield f"$.tasks[{number}].progress[{index}]", read[0], counted[0]
 
 
 def check_twin_goals(site: Site) -> list[C.Issue]:
     """M016: see :func:`twin_goals`. The repair has the repeat read the slot no predicate reads."""
-    return [C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
-                    f"task {task.id!r} repeats a goal on slot {read}, while its instruction states {{{unread}}}, "
-                    f"which nothing judges: the repeat should read {unread}")
-            for number, task in enumerate(site.tasks) for location, read, unread in twin_goals(task, number)]
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for location, read, unread in twin_goals(task, number):
+            step = ".progress[" in location
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
+                                  f"task {task.id!r} repeats a {'progress' if step else 'goal'} on slot {read}, while "
+                                  f"its instruction states {{{unread}}}, which "
+                                  f"{'no progress step counts' if step else 'nothing judges'}: the repeat should read "
+                                  f"{unread}"))
+    return issues
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots,
-               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words,
+               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

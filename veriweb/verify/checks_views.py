@@ -25,6 +25,7 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - an update writing a parameter named for one column into another (``SET author_id = :assignee_id``);
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
+- an inner join on a key some seed rows leave empty (the unassigned issues vanish);
 - the text a search reads leaving out the column its page invites the search by ("Search by subject,
   name or address" over a haystack without the sender's name);
 - a column of ``CASE`` words that writes none of what a filter's option looks for ("flagged" where the
@@ -1313,6 +1314,31 @@ def unsearched_keys(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 yield f"$.database.views[{number}].sql", cond.column, word, named[0][0]
 
 
+def _lossy_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """An inner join on a key that seed rows leave empty (``JOIN users u ON u.id = i.assignee_id`` where
+    73 issues have no assignee): every row without one vanishes from every list, count and page that
+    reads the view. The join is made a ``LEFT JOIN``."""
+    aliases = _aliases(sql)
+    for match in re.finditer(r"(?<!LEFT )(?<!OUTER )\b(?:INNER\s+)?JOIN\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+ON\s+"
+                             r"(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)", sql, re.I):
+        joined = match.group(2) or match.group(1)
+        if joined.upper() in ("ON", "WHERE"):
+            continue
+        a, ac, b, bc = match.group(3, 4, 5, 6)
+        outer, column = (b, bc) if a == joined else (a, ac) if b == joined else (None, None)
+        table = site.database.table(aliases.get(outer, "")) if outer else None
+        if table is None or column is None or table.column(column) is None:
+            continue
+        empty = sum(1 for r in table.rows if r.get(column) is None)
+        if empty == 0 or empty == len(table.rows):
+            continue
+        head = re.match(r"(?:INNER\s+)?JOIN", match.group(0), re.I)
+        fixed = sql[:match.start()] + "LEFT JOIN" + sql[match.start() + (head.end() if head else 4):]
+        yield Fix(location, f"the view joins {match.group(1)} on {outer}.{column} with an inner join, but {empty} "
+                            f"{table.name} rows leave {column} empty: they vanish from everything that reads the view; "
+                            f"a LEFT JOIN keeps them", sql, fixed)
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1351,6 +1377,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _swapped_roles(location, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
+        out += _lossy_joins(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)

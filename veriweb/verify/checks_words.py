@@ -20,7 +20,8 @@
 - M015: a list inside a record keeping the rows whose key of another table equals the record's key
   (a profile's comments picked by ``post_id``). The repair compares the column naming the record's table.
 - M015: a searching form's field named otherwise than the one value the page it opens filters on and the
-  form does not send (the destination sent as ``to``). The repair renames the field.
+  form does not send (the destination sent as ``to``), or a link's value so named (``travellers`` where the
+  page reads ``passengers``). The repair renames the field or the value.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
   check-out). The repair passes each under its own name.
 
@@ -489,6 +490,40 @@ def misnamed_fields(site: Site) -> Iterator[tuple[str, str, str, str]]:
             yield f"{path}.fields[{index}].name", field_el.name, page_id, wanted[0]
 
 
+def misnamed_link_values(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each link passing an address value (``?travellers={query.passengers}``) that the page it opens
+    never reads, where that page reads exactly one address value the link does not pass (its booking form
+    is filled from ``query.passengers``): the number searched for is lost. The path of the ``href``, the
+    name passed, the page, and the name the page reads."""
+    from veriweb.verify.checks import _routes, resolve_href
+
+    routes = _routes(site)
+    numbers = {page.id: number for number, page in enumerate(site.pages)}
+    reads: dict[str, set[str]] = {}
+    for element, path, _ in C.all_elements(site):
+        href = C.field_of(element, "href")
+        if element.type != "link" or not isinstance(href, str) or "?" not in href:
+            continue
+        target = resolve_href(routes, href)
+        if target not in numbers:
+            continue
+        if target not in reads:
+            reads[target] = _query_reads(site, numbers[target])
+        passed = re.findall(r"[?&](\w+)=", href)
+        unread = [p for p in passed if p not in reads[target]]
+        wanted = sorted(reads[target] - set(passed))
+        if len(unread) == 1 and len(wanted) == 1:
+            yield f"{path}.href", unread[0], target, wanted[0]
+
+
+def check_misnamed_link_values(site: Site) -> list[C.Issue]:
+    """M015: see :func:`misnamed_link_values`. The repair passes the value under the name the page reads."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the link passes {name!r} to page {page!r}, which does not read it but reads {wanted!r}, which "
+                    f"the link never passes: the value is lost; it should be passed as {wanted!r}")
+            for location, name, page, wanted in misnamed_link_values(site)]
+
+
 def check_misnamed_fields(site: Site) -> list[C.Issue]:
     """M015: see :func:`misnamed_fields`. The repair names the field for what the page reads."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -799,7 +834,7 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
-               check_misnamed_fields]
+               check_misnamed_fields, check_misnamed_link_values]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -1495,8 +1495,15 @@ def _agreement(table: dict[str, Any], row: dict[str, Any], column: str, target: 
 
 
 def dedupe_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C002: every later holder of a duplicated key gets a fresh one (the first keeps it)."""
+    """C002: every later holder of a duplicated key gets a fresh one (the first keeps it); a link row
+    repeating an earlier row's pair is removed."""
     tokens = parse_path(issue.location)
+    if len(tokens) == 5 and "the later one should be removed" in issue.message:
+        table = get_at(data, tokens[:3])
+        if not isinstance(table, dict) or not isinstance(tokens[4], int) or tokens[4] >= len(table.get("rows", [])):
+            return None
+        gone = table["rows"].pop(tokens[4])
+        return f"{table['name']}: row {gone!r} removed (it repeated an earlier row's pair)", Touch(tables={table["name"]})
     found = _table_row(data, tokens)
     if found is None:
         return None
@@ -1614,7 +1621,8 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     a link row that could be added twice gets an invariant that each pair is there once; a count
     typed straight into a column gets a minimum of zero; two dates typed into a row get a
     precondition that keeps them in the order every seed row has, and an amount raised past what the
-    seed rows keep it under an invariant (:mod:`veriweb.verify.checks_guards`).
+    seed rows keep it under an invariant (:mod:`veriweb.verify.checks_guards`); a marker that writes the
+    signed-in user requires login.
     """
     tokens = parse_path(issue.location)
     if tokens[:1] != ["markers"] or len(tokens) < 2:
@@ -1622,6 +1630,11 @@ def tighten_marker(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
     marker = get_at(data, tokens[:2])
     if not isinstance(marker, dict):
         return None
+    if tokens[2:] == ["requires_login"] and "but does not require login" in issue.message:
+        if marker.get("requires_login"):
+            return None
+        marker["requires_login"] = True  # it writes the signed-in user: only a signed-in user may run it
+        return f"marker {marker['name']!r} requires login", Touch(markers={marker["name"]})
     added = []
     invariants = marker.setdefault("invariants", [])
     preconditions = marker.setdefault("preconditions", [])

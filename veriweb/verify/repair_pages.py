@@ -592,6 +592,15 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    passed = re.search(r"the link passes '(\w+)' to page '[\w-]*', which does not read it but reads '(\w+)', .*"
+                       r"it should be passed as", issue.message)
+    if passed is not None and tokens[-1] == "href" and isinstance(parent, dict):
+        href = parent.get("href", "")
+        fixed = re.sub(rf"([?&]){passed.group(1)}=", rf"\g<1>{passed.group(2)}=", href, count=1)
+        if fixed == href:
+            return None
+        parent["href"] = fixed
+        return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
     renamed = re.search(r"which does not read it but filters on '(\w+)', .*the field should be named '\w+'$", issue.message)
     if renamed is not None and tokens[-1] == "name" and isinstance(parent, dict):
         old, parent["name"] = parent.get("name"), renamed.group(1)

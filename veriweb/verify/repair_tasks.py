@@ -133,8 +133,8 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
-    twin = re.search(r"repeats a goal on slot (\w+), .*: the repeat should read (\w+)$", issue.message)
-    if twin is not None and tokens[-2:-1] == ["goal"]:  # the repeated goal reads the slot nothing judged
+    twin = re.search(r"repeats a (?:goal|progress) on slot (\w+), .*: the repeat should read (\w+)$", issue.message)
+    if twin is not None and tokens[-2] in ("goal", "progress"):  # the repeat reads the slot nothing judged
         goal = R.get_at(data, tokens)
         if not isinstance(goal, dict):
             return None
@@ -297,11 +297,19 @@ reread_answer.gives_up = True  # type: ignore[attr-defined]  # it may drop its t
 
 def turn_order(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M018: the ordering's first key sorted the way the instruction's words ask
-    (:func:`veriweb.verify.checks_tasks.orders_against_words`)."""
+    (:func:`veriweb.verify.checks_tasks.orders_against_words`); a list answer whose instruction asks for no
+    order judged in any order."""
     from veriweb.scaffold.io import from_data
     from veriweb.verify.checks_tasks import orders_against_words
 
     tokens = R.parse_path(issue.location)
+    if tokens[-2:] == ["answer", "order"] and "asks for no order" in issue.message:
+        answer = R.get_at(data, tokens[:-1])
+        if not isinstance(answer, dict) or answer.get("order") != "exact":
+            return None
+        answer["order"] = "any"  # the instruction asks for no order: any order of the right list is right
+        task = data["tasks"][tokens[1]]
+        return f"task {task['id']!r}: its list answer judged in any order", R.Touch(tasks={task["id"]})
     site = from_data(data, check_id=False)
     found = next((f for f in orders_against_words(site, site.tasks[tokens[1]], tokens[1]) if f[0] == issue.location),
                  None)
