@@ -15,6 +15,12 @@ twin, and the repair is run.
   one the link never passes (``passengers``); the repair renames it.
 - M016: a progress step repeating an earlier one while a slot the goal judges is counted by no step; the
   repair has the repeat read that slot.
+- C008: a scale stated for a figure ("{row.rating}/5") that the rows go past (guest ratings to 9); the
+  repair states the smallest usual scale that holds them.
+- M001: a form on a signed-in page pre-filled with one account's name for everyone; the repair fills it
+  from the signed-in user.
+- M004: a seed text with spaces around it; the repair trims it.
+- C004: a text that is two columns of its row joined (a project's path) but in one row; the repair joins.
 """
 
 from __future__ import annotations
@@ -130,3 +136,53 @@ def test_a_progress_step_repeating_an_earlier_one_is_found_and_counts_the_slot_l
     fixed = _data(repair_static(site)[0])
     assert next(t for t in fixed["tasks"] if t["id"] == "label_several")["progress"][1]["predicate"] == \
         next(t for t in _data(clean)["tasks"] if t["id"] == "label_several")["progress"][1]["predicate"]
+
+
+def test_a_scale_the_rows_go_past_is_found_and_widened() -> None:
+    from veriweb.verify.checks import LIST_DETAIL
+
+    clean = generate_site("travel", 0)
+    assert not _messages(clean, LIST_DETAIL)
+    text = json.dumps(_data(clean)).replace("{row.rating}/10", "{row.rating}/5")  # guest ratings run to 9
+    site = from_data(json.loads(text), check_id=False)
+    found = [m for m in _messages(site, LIST_DETAIL) if "states {row.rating} on a scale of 5" in m]
+    assert found and all(m.endswith("the scale its words state is too small") for m in found)
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_form_filled_with_one_accounts_name_for_everyone_is_found_and_filled_from_the_user() -> None:
+    from veriweb.verify.checks import PLACEHOLDER
+
+    clean = generate_site("shop", 0)
+    assert not _messages(clean, PLACEHOLDER)
+    users = clean.database.table("users").rows
+    name = next(r["name"] for r in users if sum(u["name"] == r["name"] for u in users) == 1)
+    site = _planted(clean, '"required": true, "type": "textbox", "value": {"ref": "user.name"}',
+                    f'"required": true, "type": "textbox", "value": {json.dumps(name)}')
+    found = [m for m in _messages(site, PLACEHOLDER) if f"pre-filled with {name!r}, one account's name" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_seed_text_with_spaces_around_it_is_found_and_trimmed() -> None:
+    clean = generate_site("forum", 0)
+    assert not _messages(clean, "M004")
+    data = _data(clean)
+    posts = next(t for t in data["database"]["tables"] if t["name"] == "posts")
+    posts["rows"][3]["title"] += " "
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "M004") if "has spaces around it" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_text_that_is_two_columns_joined_but_in_one_row_is_found_and_joined() -> None:
+    clean = generate_site("code", 0)
+    assert not _messages(clean, "C004")
+    data = _data(clean)
+    projects = next(t for t in data["database"]["tables"] if t["name"] == "projects")
+    projects["rows"][3]["path"] += "x"
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "C004") if "is not its namespace and name joined" in m]
+    assert len(found) == 1
+    assert repair_static(site)[0].database.table("projects").rows[3]["path"] == clean.database.table("projects").rows[3]["path"]

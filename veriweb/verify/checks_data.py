@@ -21,6 +21,8 @@ C009, C010, C011, M012).
   days between two dates (C004).
 - C012: a seed value outside the range every marker writing its column keeps (a rating of 8 where
   reviews are written with 1 to 5) (:func:`check_seed_ranges`).
+- C004: a text that writes two others of its row joined (a path from namespace and name) but for one row.
+- M004: a seed text with spaces around it where no other row of its column has any.
 - C003: a table of consecutive months or days that skips one (:func:`check_missing_periods`).
 - C005: a link row a marker can add twice where no seed row repeats the pair
   (:func:`check_duplicate_inserts`); C009 also for a zero floor on a counter the marker only raises.
@@ -1003,9 +1005,74 @@ def check_missing_periods(site: Site) -> list[C.Issue]:
             for t_index, column, value, row in missing_periods(site)]
 
 
+def _joinings(rows: list[dict[str, Any]], target: str, texts: list[str]) -> Iterator[tuple[str, str, str]]:
+    """``(a, separator, b)`` for each way the first rows write ``target`` as two other text columns joined."""
+    for row in rows[:3]:
+        value = row.get(target)
+        if not isinstance(value, str):
+            continue
+        for a in texts:
+            head = row.get(a)
+            if a == target or not isinstance(head, str) or not head or not value.startswith(head):
+                continue
+            for b in texts:
+                tail = row.get(b)
+                if b in (a, target) or not isinstance(tail, str) or not tail or not value.endswith(tail):
+                    continue
+                separator = value[len(head):len(value) - len(tail)]
+                if len(head) + len(tail) <= len(value) and len(separator) <= 3 and not separator.strip(" /-:,|.")  :
+                    yield a, separator, b
+        return
+
+
+def check_joined_text(site: Site) -> list[C.Issue]:
+    """C004: a text column that writes two others of its row joined (a project's path "data/ember" from its
+    namespace and name) in every row but one or two (a path "platform/harbour" for platform's harbor):
+    lookups by the joined text miss the record. The repair writes it joined."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        rows = table.rows
+        if len(rows) < 6:
+            continue
+        texts = [c.name for c in table.columns if c.type == "text"]
+        for target in texts:
+            for a, separator, b in set(_joinings(rows, target, texts)):
+                def joined(r: dict[str, Any]) -> str | None:
+                    return (f"{r[a]}{separator}{r[b]}" if isinstance(r.get(a), str) and isinstance(r.get(b), str)
+                            else None)
+                held = [n for n, r in enumerate(rows) if joined(r) == r.get(target)]
+                broke = [n for n, r in enumerate(rows) if joined(r) is not None and joined(r) != r.get(target)]
+                if len(held) < 5 or not broke or len(broke) > max(1, len(rows) // 20):
+                    continue  # an exact rule: one row against five or more is enough (a table of 8 projects)
+                for n in broke:
+                    right = joined(rows[n])
+                    issues.append(C.Issue("consistency", C.TOTAL_MISMATCH,
+                                          f"$.database.tables[{t_index}].rows[{n}].{target}",
+                                          f"{table.name} row {n}: {target} {rows[n].get(target)!r} is not its {a} and "
+                                          f"{b} joined, as in every other row ({target} should read {right!r})"))
+    return issues
+
+
+def check_padded_text(site: Site) -> list[C.Issue]:
+    """M004: a seed text with spaces around it in a column where every other row has none (a listing
+    titled "WTS: Barely used road bike "): a lookup by the name as it reads finds nothing. The repair
+    trims it."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column].strip()]
+            padded = [n for n, v in texts if v != v.strip()]
+            for n in _outliers([n for n, v in texts if v == v.strip()], padded):
+                value = table.rows[n][column]
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name}.{column} {value!r} has spaces around it, unlike every other row: "
+                                      f"a lookup by {value.strip()!r} finds nothing; it should read {value.strip()!r}"))
+    return issues
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
-               check_missing_periods]
+               check_missing_periods, check_padded_text, check_joined_text]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -3,7 +3,8 @@
 - C008: a text labels a figure with the name of another column of its row ("Refunded:
   {row.total|money}" where the row has a ``refunded``); two clauses of one text each name the
   column the other shows ("departs ... at {row.arrive}, arrives ... at {row.depart}"); a figure
-  shown as money that is no amount of money ("Subtotal: {row.items|money}", a count of items).
+  shown as money that is no amount of money ("Subtotal: {row.items|money}", a count of items); a scale
+  stated for a figure that the rows go past ("{row.rating}/5" over ratings up to 9).
   Each comes with the text it should be (:func:`text_fixes`), which the repair writes back.
 - M003: a list whose own words say which end comes first ("Our lowest fares", "Newest posts")
   over an order that runs the other way; a filter whose options say a bound ("At most 1 stop",
@@ -22,6 +23,8 @@
 - M015: a searching form's field named otherwise than the one value the page it opens filters on and the
   form does not send (the destination sent as ``to``), or a link's value so named (``travellers`` where the
   page reads ``passengers``). The repair renames the field or the value.
+- M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
+  repair fills it from the signed-in user's row.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
   check-out). The repair passes each under its own name.
 
@@ -222,6 +225,37 @@ def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
             break
 
 
+_SCALE = re.compile(r"\{row\.(\w+)\}(\s*/\s*|\s+out of\s+|\s+of\s+)(\d+)\b")
+
+
+def _scale_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each row text stating a scale for a figure (``{row.rating}/5``, ``{row.rating} out of 5``) that seed
+    rows go past (ratings up to 9.0): the text with the smallest usual scale that holds them all."""
+    from veriweb.verify.checks_pages import base_column
+
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        text = C.field_of(element, "text")
+        if bound is None or not isinstance(text, str):
+            continue
+        for match in _SCALE.finditer(text):
+            base = base_column(site, bound, match.group(1), cache)
+            table = site.database.table(base[0]) if base is not None else None
+            values = [r[base[1]] for r in table.rows if isinstance(r.get(base[1]), (int, float))  # type: ignore[index]
+                      and not isinstance(r.get(base[1]), bool)] if table is not None else []  # type: ignore[index]
+            stated = int(match.group(3))
+            over = sum(v > stated for v in values)
+            if len(values) < 5 or not over or min(values) < 0 or (over <= 2 and over * 20 <= len(values)):
+                continue  # one or two rows past it are rows wrong, not the scale (C012 finds those)
+            scale = next((n for n in (5, 10, 20, 100) if n >= max(values)), None)
+            if scale is None:
+                continue
+            fixed = text[:match.start(3)] + str(scale) + text[match.end(3):]
+            yield (f"{path}.text", text, fixed,
+                   f"the text {text!r} states {{row.{match.group(1)}}} on a scale of {stated}, but the rows' "
+                   f"{match.group(1)} runs up to {max(values):g}: the scale its words state is too small")
+
+
 def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """Each row text that shows a figure under another column's name, or as money when it is none:
     its path, the text, the text as it should be, and what is wrong (the messages end with "the
@@ -231,6 +265,7 @@ def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
 
     yield from figure_words(site)
     yield from _word_fixes(site)
+    yield from _scale_fixes(site)
 
 
 def check_text_figures(site: Site) -> list[C.Issue]:
@@ -238,7 +273,7 @@ def check_text_figures(site: Site) -> list[C.Issue]:
     :func:`veriweb.verify.checks_pages.check_figure_words` reports)."""
     from veriweb.verify.checks_pages import figure_words
 
-    found = list(_word_fixes(site))
+    found = [*_word_fixes(site), *_scale_fixes(site)]
     own = {location for location, _, _, _ in figure_words(site)} if found else set()
     return [C.Issue("consistency", C.LIST_DETAIL, location, message)
             for location, _, _, message in found if location not in own]
@@ -514,6 +549,41 @@ def misnamed_link_values(site: Site) -> Iterator[tuple[str, str, str, str]]:
         wanted = sorted(reads[target] - set(passed))
         if len(unread) == 1 and len(wanted) == 1:
             yield f"{path}.href", unread[0], target, wanted[0]
+
+
+def fixed_people(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each field of a form on a page that needs a login pre-filled with one account's own value (a name,
+    an address: "Amara Eriksen" typed in for every customer) where the accounts table has that column:
+    everyone sends someone else's details unless they notice. The field's path, the value and the column."""
+    from veriweb.scaffold.values import Ref
+
+    if site.auth is None or site.database.table(site.auth.table) is None:
+        return
+    accounts = site.database.table(site.auth.table)
+    private = [c.name for c in accounts.columns if c.type == "text" and c.name != site.auth.password_column]
+    held = {c: {r.get(c) for r in accounts.rows if isinstance(r.get(c), str) and r.get(c)} for c in private}
+    for number, page in enumerate(site.pages):
+        if not page.requires_login:
+            continue
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            action = C.field_of(element, "action")
+            if element.type != "form" or action is None or action.kind != "marker":
+                continue
+            for index, field_el in enumerate(element.fields):
+                value = C.field_of(field_el, "value")
+                if isinstance(value, Ref) or not isinstance(value, str) or len(value) < 3:
+                    continue
+                owners = [c for c in private if value in held[c]]
+                if len(owners) == 1 and sum(r.get(owners[0]) == value for r in accounts.rows) == 1:
+                    yield f"{path}.fields[{index}].value", value, owners[0]
+
+
+def check_fixed_people(site: Site) -> list[C.Issue]:
+    """M001: see :func:`fixed_people`. The repair fills the field from the signed-in user's own row."""
+    return [C.Issue("semantic", C.PLACEHOLDER, location,
+                    f"the field is pre-filled with {value!r}, one account's {column}, for everyone who signs in: "
+                    f"it should be the signed-in user's own (user.{column})")
+            for location, value, column in fixed_people(site)]
 
 
 def check_misnamed_link_values(site: Site) -> list[C.Issue]:
@@ -834,7 +904,8 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
-               check_misnamed_fields, check_misnamed_link_values]
+               check_misnamed_fields, check_misnamed_link_values,
+               check_fixed_people]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

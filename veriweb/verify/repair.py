@@ -858,6 +858,10 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         return _restore_row_text(data, tokens)
     parent = get_at(data, tokens[:-1])
     attr = tokens[-1]
+    own = re.search(r"it should be the signed-in user's own \(user\.(\w+)\)$", issue.message)
+    if own is not None and attr == "value" and isinstance(parent, dict):  # one account's details for everyone
+        old, parent["value"] = parent.get("value"), {"ref": f"user.{own.group(1)}"}
+        return f"field value {old!r} -> {{user.{own.group(1)}}}", Touch(pages=_page_of(tokens, data))
     if not isinstance(parent, dict):
         return None
     pages = _page_of(tokens, data)
@@ -1167,6 +1171,10 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
+    trimmed = re.search(r" has spaces around it, unlike every other row: .*it should read ('.*'|\".*\")$", issue.message)
+    if trimmed is not None and isinstance(row.get(column), str) and row[column] != row[column].strip():
+        old, row[column] = row[column], row[column].strip()
+        return f"{table['name']}.{column} {old!r} -> {row[column]!r}", Touch(tables={table["name"]})
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
         return None
