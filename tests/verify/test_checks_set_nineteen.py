@@ -21,6 +21,13 @@ twin, and the repair is run.
   from the signed-in user.
 - M004: a seed text with spaces around it; the repair trims it.
 - C004: a text that is two columns of its row joined (a project's path) but in one row; the repair joins.
+- C005: a delete picking rows by a value (an e-mail address) that only its subquery reads per user; the
+  repair scopes it to the user.
+- M008: a record named through another (the order a named customer placed on a day) that two rows match,
+  and a goal that any of several named records not yet in its state would meet; their tasks are dropped.
+- S014: a fixed link to a record named in another case than the exact lookup holds; the repair writes it
+  as it is.
+- C008: a percentage written as dollars; the repair writes it as a percentage.
 """
 
 from __future__ import annotations
@@ -186,3 +193,70 @@ def test_a_text_that_is_two_columns_joined_but_in_one_row_is_found_and_joined() 
     found = [m for m in _messages(site, "C004") if "is not its namespace and name joined" in m]
     assert len(found) == 1
     assert repair_static(site)[0].database.table("projects").rows[3]["path"] == clean.database.table("projects").rows[3]["path"]
+
+
+def test_a_delete_picking_rows_by_a_value_only_a_subquery_scopes_is_found_and_scoped() -> None:
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, "C005")
+    site = _planted(clean, "DELETE FROM contacts WHERE id = :contact_id AND user_id = :user_id",
+                    "DELETE FROM contacts WHERE email = (SELECT email FROM contacts WHERE id = :contact_id "
+                    "AND user_id = :user_id)")
+    found = [m for m in _messages(site, "C005") if "'delete_contact' deletes contacts rows whatever their user_id" in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0]
+    assert "user_id = :user_id AND email = (SELECT" in fixed.marker("delete_contact").effects[0].sql
+
+
+def test_a_record_the_task_names_through_another_that_two_rows_match_is_found_and_dropped() -> None:
+    clean = generate_site("admin", 2)  # ship_order: "the order Bruno Hansen placed on June 12, 2026"
+    assert not _messages(clean, "M008")
+    data = _data(clean)
+    task = next(t for t in data["tasks"] if t["id"] == "ship_order")
+    customers = next(t for t in data["database"]["tables"] if t["name"] == "customers")["rows"]
+    customer = next(r["id"] for r in customers if r["name"] == task["slots"]["customer"])
+    orders = next(t for t in data["database"]["tables"] if t["name"] == "orders")["rows"]
+    twin = dict(next(r for r in orders if r["customer_id"] == customer and r["created"] == task["slots"]["date"]))
+    orders.append({**twin, "id": max(r["id"] for r in orders) + 1})
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "M008") if "'ship_order': 2 orders match" in m]
+    assert len(found) == 1
+    assert "ship_order" not in {t.id for t in repair_static(site)[0].tasks}
+
+
+def test_a_goal_several_named_records_could_meet_is_found_and_its_task_dropped() -> None:
+    clean = generate_site("travel", 0)  # cancel_stay: "cancel your stay at the Bella Vista ..."
+    assert not _messages(clean, "M008")
+    data = _data(clean)
+    task = next(t for t in data["tasks"] if t["id"] == "cancel_stay")
+    hotels = next(t for t in data["database"]["tables"] if t["name"] == "hotels")["rows"]
+    hotel = next(r["id"] for r in hotels if r["name"] == task["slots"]["hotel"])
+    users = next(t for t in data["database"]["tables"] if t["name"] == "users")["rows"]
+    user = next(r["id"] for r in users if r["username"] == task["user"])
+    stays = next(t for t in data["database"]["tables"] if t["name"] == "stays")["rows"]
+    mine = next(r for r in stays if r["hotel_id"] == hotel and r["user_id"] == user and r["status"] != "cancelled")
+    stays.append({**mine, "id": max(r["id"] for r in stays) + 1, "reference": mine["reference"][::-1]})
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "M008") if "2 stay_view rows match what the task names" in m]
+    assert len(found) == 1
+    assert "cancel_stay" not in {t.id for t in repair_static(site)[0].tasks}
+
+
+def test_a_fixed_link_to_a_record_named_in_another_case_is_found_and_named_as_it_is() -> None:
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, "S014")
+    site = _planted(clean, '"/mail/Inbox"', '"/mail/inbox"')
+    found = [m for m in _messages(site, "S014") if "names folders 'Inbox' but opens folders 'inbox'" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_percentage_written_as_dollars_is_found_and_written_as_a_percentage() -> None:
+    from veriweb.verify.checks import LIST_DETAIL
+
+    clean = generate_site("admin", 2)
+    assert not _messages(clean, LIST_DETAIL)
+    text = json.dumps(_data(clean)).replace('"{row.discount}%"', '"${row.discount}"')
+    site = from_data(json.loads(text), check_id=False)
+    found = [m for m in _messages(site, LIST_DETAIL) if "writes a percentage as dollars" in m]
+    assert len(found) == 2
+    assert _same(repair_static(site)[0], clean)

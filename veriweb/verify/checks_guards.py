@@ -814,9 +814,15 @@ def _unscoped_writes(site: Site) -> Iterator[GuardFix]:
             if any(e.op == "delete" and e.table in parents for e in marker.effects):
                 continue  # the rows of a record the marker deletes go with it, whoever added them
             top = re.sub(r"\(\s*SELECT\b[^()]*(?:\([^()]*\)[^()]*)*\)", "(...)", condition, flags=re.I)
-            if re.search(rf"\b{re.escape(column)}\b|:user_id\b", condition) or re.search(
-                    rf"(?<![\w.]){re.escape(table.primary_key)}\s*(?:=|IN)\s*", top):
-                continue  # the user's own rows, or one row by its key (not a key a subquery reads by)
+            if re.search(rf"(?<![\w.]){re.escape(table.primary_key)}\s*(?:=|IN)\s*", top):
+                continue  # one row by its key (not a key a subquery reads by)
+            if re.search(rf"\b{re.escape(column)}\b|:user_id\b", condition):
+                keys = {fk.column for fk in table.foreign_keys}
+                picked = re.findall(r"(?<![\w.])(\w+)\s*(?:=|IN)\s*\(\.\.\.\)", top)
+                if re.search(rf"\b{re.escape(column)}\b|:user_id\b", top) or not picked or set(picked) & keys:
+                    continue  # the user's own rows, directly or through a parent the user owns
+                # only a subquery asks whose: the rows are picked by a value it reads (an e-mail address), and
+                # every user's rows holding that value go too
             fixed = effect.sql[:where.end()] + f" {column} = :user_id AND" + effect.sql[where.end():]
             yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
                            f"marker {marker.name!r} {effect.op}s {effect.table} rows whatever their {column}, "

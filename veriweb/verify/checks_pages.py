@@ -529,7 +529,7 @@ def check_link_entities(site: Site) -> list[C.Issue]:
     """S014: a link with a fixed address to a record's page opens a record that exists, and the
     one its text names (not another record of the same table)."""
     routes = [Route.compile(p.id, p.route) for p in site.pages]
-    keys = _page_keys(site)
+    keys = _page_keys(site, through_views=True)
     issues = []
     for element, path, _, bound in bound_elements(site):
         if element.type != "link" or "{" in element.href or not element.href.startswith("/"):
@@ -545,6 +545,13 @@ def check_link_entities(site: Site) -> list[C.Issue]:
             continue
         value = params[name]
         row = next((r for r in table.rows if r.get(column) == value), None)
+        alike = next((r.get(column) for r in table.rows if row is None and isinstance(r.get(column), str)
+                      and isinstance(value, str) and r[column].casefold() == value.casefold()), None)
+        if alike is not None:  # "/mail/inbox" where the folder is "Inbox": the lookup matches exactly
+            issues.append(C.Issue("structural", C.LINK_ENTITY, f"{path}.href",
+                                  f"link {element.text!r} names {table_name} '{alike}' but opens {table_name} "
+                                  f"{value!r}, which does not exist (the lookup matches the case exactly)"))
+            continue
         if row is None:
             issues.append(C.Issue("structural", C.LINK_ENTITY, f"{path}.href",
                                   f"link {element.text!r} opens {table_name} {column} {value}, which does not exist"))

@@ -256,6 +256,31 @@ def _scale_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
                    f"{match.group(1)} runs up to {max(values):g}: the scale its words state is too small")
 
 
+_PERCENT_NAME = re.compile(r"(?:^|_)(?:percent|percentage|pct|discount|off|rate)(?:_|$)")
+
+
+def _percent_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each row text writing a percentage as dollars (``${row.discount}`` for a coupon's 10 percent off):
+    a whole-number column, no amount of money, named for a percentage or shown with a "%" elsewhere."""
+    elements = list(bound_elements(site))
+    with_percent = {(bound, m.group(1)) for e, _, _, bound in elements if isinstance(C.field_of(e, "text"), str)
+                    for m in re.finditer(r"\{row\.(\w+)\}\s*%", C.field_of(e, "text"))}
+    for element, path, _, bound in elements:
+        text = C.field_of(element, "text")
+        if bound is None or not isinstance(text, str) or "${row." not in text:
+            continue
+        fixed = text
+        for match in reversed(list(re.finditer(r"\$\{row\.(\w+)\}", text))):
+            column = match.group(1)
+            if _kind(site, bound, column) not in ("integer", "real") or not (
+                    _PERCENT_NAME.search(column) or (bound, column) in with_percent):
+                continue
+            fixed = fixed[:match.start()] + f"{{row.{column}}}%" + fixed[match.end():]
+        if fixed != text:
+            yield (f"{path}.text", text, fixed,
+                   f"the text {text!r} writes a percentage as dollars: it is a percentage, not an amount of money")
+
+
 def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """Each row text that shows a figure under another column's name, or as money when it is none:
     its path, the text, the text as it should be, and what is wrong (the messages end with "the
@@ -266,6 +291,7 @@ def text_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
     yield from figure_words(site)
     yield from _word_fixes(site)
     yield from _scale_fixes(site)
+    yield from _percent_fixes(site)
 
 
 def check_text_figures(site: Site) -> list[C.Issue]:
@@ -273,7 +299,7 @@ def check_text_figures(site: Site) -> list[C.Issue]:
     :func:`veriweb.verify.checks_pages.check_figure_words` reports)."""
     from veriweb.verify.checks_pages import figure_words
 
-    found = [*_word_fixes(site), *_scale_fixes(site)]
+    found = [*_word_fixes(site), *_scale_fixes(site), *_percent_fixes(site)]
     own = {location for location, _, _, _ in figure_words(site)} if found else set()
     return [C.Issue("consistency", C.LIST_DETAIL, location, message)
             for location, _, _, message in found if location not in own]

@@ -358,8 +358,9 @@ def _arg_values(form: Any, param: str) -> set[str] | None:
 
 def lookup_rows(site: Site, query: Any, slots: dict[str, Any], user: dict[str, Any] | None = None
                 ) -> list[dict[str, Any]]:
-    """The seed rows a lookup by equality matches, its values taken from literals, slots and (given the
-    task's ``user`` row) ``user.*`` (``[]`` when the query needs anything else, or reads a view)."""
+    """The seed rows a lookup by equality matches, its values taken from literals, slots, (given the
+    task's ``user`` row) ``user.*``, and lookups of one record each (``customer_id = (SELECT id FROM
+    customers WHERE name = :customer)``) (``[]`` when the query needs anything else, or reads a view)."""
     table = site.database.table(query.table)
     if table is None or query.order_by or any(c.op != "=" for c in query.where):
         return []
@@ -373,6 +374,11 @@ def lookup_rows(site: Site, query: Any, slots: dict[str, Any], user: dict[str, A
                 return []
             else:
                 value = slots[value.name]
+        elif isinstance(value, QueryValue) and value.query.agg is None and value.query.select:
+            inner = {json.dumps(r.get(value.query.select)) for r in lookup_rows(site, value.query, slots, user)}
+            if len(inner) != 1:
+                return []  # a lookup that names no single record: its own issue, if any
+            value = json.loads(inner.pop())
         elif isinstance(value, (QueryValue, list)):
             return []
         wanted[cond.column] = value
@@ -417,6 +423,69 @@ def check_ambiguous(site: Site) -> list[C.Issue]:
                                       f"task {task.id!r}: {len(rows)} {query.table} match, with different "
                                       f"{query.select}; the task names no single one"))
     return issues
+
+
+_ALL_WORDS = re.compile(r"\b(?:all|every|each|both|any|some|several|two|three|many)\b", re.I)
+
+
+def ambiguous_targets(site: Site) -> Iterator[tuple[str, str, int]]:
+    """Each mutate task whose goal wants one record in a state (``exists booking_view WHERE user_id =
+    user AND dest_city = :city AND status = 'cancelled'``) while, at the start, several records its named
+    values pick out are not yet in it ("cancel the booking for the flight to Milan" with two Milan
+    bookings): either passes, and the instruction names no single one. Only for instructions that speak of
+    one record (no "all", "every", "both"). The goal's path, the table and how many records match."""
+    from veriweb.engine.session import Session
+    from veriweb.verify.checks_tasks import task_user_row
+
+    found = []
+    for number, task in enumerate(site.tasks):
+        if task.kind != "mutate" or _ALL_WORDS.search(task.instruction):
+            continue
+        for index, goal in enumerate(task.goal):
+            if not isinstance(goal, Exists) or goal.negate:
+                continue
+            named, state = [], []
+            user = task_user_row(site, task)
+            for cond in goal.query.where:
+                value = cond.value
+                if cond.op not in (None, "="):
+                    break
+                if isinstance(value, Ref) and value.namespace == "slot" and value.name in task.slots:
+                    named.append((cond.column, task.slots[value.name]))
+                elif isinstance(value, Ref) and value.namespace == "user" and user is not None and value.name in user:
+                    named.append((cond.column, user[value.name]))
+                elif isinstance(value, (str, int, float, bool)) and not isinstance(value, Ref):
+                    state.append((cond.column, value))
+                else:
+                    break
+            else:
+                if any(isinstance(v, Ref) and v.namespace == "slot" for v in (c.value for c in goal.query.where)) \
+                        and state:
+                    found.append((number, index, goal.query.table, named, state))
+    if not found:
+        return
+    session = Session(site)
+    try:
+        for number, index, table, named, state in found:
+            named_sql = "".join(f'"{c}" = ? AND ' for c, _ in named)
+            state_sql = " AND ".join(f'"{c}" IS ?' for c, _ in state)
+            sql = f'SELECT count(*) FROM "{table}" WHERE {named_sql}NOT ({state_sql})'
+            try:
+                rows = session.db.conn.execute(sql, [v for _, v in named] + [v for _, v in state]).fetchall()
+            except Exception:  # noqa: BLE001 - a table or column that is not there is another check's business
+                continue
+            if rows and rows[0][0] > 1:
+                yield f"$.tasks[{number}].goal[{index}]", table, rows[0][0]
+    finally:
+        session.close()
+
+
+def check_ambiguous_targets(site: Site) -> list[C.Issue]:
+    """M008: see :func:`ambiguous_targets`. The repair drops the task."""
+    return [C.Issue("semantic", C.AMBIGUOUS_ENTITY, location,
+                    f"{count} {table} rows match what the task names and are not yet as its goal wants: changing any "
+                    f"one of them passes, and the task names no single one")
+            for location, table, count in ambiguous_targets(site)]
 
 
 # ----------------------------------------------------------------------------- S011
@@ -518,8 +587,9 @@ def check_link_keys(site: Site) -> list[C.Issue]:
     return issues
 
 
-INTENT_CHECKS = [check_link_keys, check_guards, check_amounts, check_constraints, check_controls, check_ambiguous]
+INTENT_CHECKS = [check_link_keys, check_guards, check_amounts, check_constraints, check_controls, check_ambiguous,
+                 check_ambiguous_targets]
 
-__all__ = ["GuardedWrite", "INTENT_CHECKS", "bound_links", "check_ambiguous", "check_amounts", "check_constraints",
+__all__ = ["GuardedWrite", "INTENT_CHECKS", "bound_links", "check_ambiguous", "check_ambiguous_targets", "check_amounts", "check_constraints",
            "check_controls", "check_guards", "check_link_keys", "guarded_writes", "lookup_rows", "money_references",
            "passes_key"]

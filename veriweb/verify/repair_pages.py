@@ -206,8 +206,9 @@ def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
                                             lambda m: "{row." + right + (m.group(1) or "") + "}", node[attr])
         return (f"column {column.get('header')!r} shows {right} instead of {', '.join(wrong)}",
                 R.Touch(pages=R._page_of(tokens, data)))
-    if ("the figure is another column than its words say" in issue.message
-            or "the scale its words state is too small" in issue.message):
+    if any(said in issue.message for said in ("the figure is another column than its words say",
+                                              "the scale its words state is too small",
+                                              "it is a percentage, not an amount of money")):
         from veriweb.verify.checks_words import text_fixes
 
         tokens = R.parse_path(issue.location)
