@@ -28,11 +28,17 @@ twin, and the repair is run.
 - S014: a fixed link to a record named in another case than the exact lookup holds; the repair writes it
   as it is.
 - C008: a percentage written as dollars; the repair writes it as a percentage.
+- M014: a link to a record's page whose words name the page beside it ("Reply to sender" opening the
+  forward page); the repair opens that page, and the orphaned page needs no new link (a page nobody links
+  to is linked from a hub only in a round with no other repair).
+- M015: a list cut at a few rows with no pages, its words not saying so; the repair pages through them.
 """
 
 from __future__ import annotations
 
 import json
+
+from jsonwalk import dicts  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
@@ -260,3 +266,37 @@ def test_a_percentage_written_as_dollars_is_found_and_written_as_a_percentage() 
     found = [m for m in _messages(site, LIST_DETAIL) if "writes a percentage as dollars" in m]
     assert len(found) == 2
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_link_whose_words_name_the_page_beside_the_one_it_opens_is_found_and_opens_that_one() -> None:
+    from veriweb.verify.checks import LINK_NAMES_OTHER_PAGE
+
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, LINK_NAMES_OTHER_PAGE)
+    data = _data(clean)
+    link = next(e for p in data["pages"] for e in dicts(p["elements"])
+                if e.get("type") == "link" and str(e.get("href", "")).endswith("/reply"))
+    link["href"] = link["href"].replace("/reply", "/forward")
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, LINK_NAMES_OTHER_PAGE) if "opens page 'forward'" in m]
+    assert len(found) == 1 and found[0].endswith("it should open /message/{row.id}/reply")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_list_cut_short_with_no_pages_is_found_and_pages_through_its_rows() -> None:
+    clean = generate_site("shop", 0)
+    assert not _messages(clean, "M015")
+    data = _data(clean)
+    orders = next(p for p in data["pages"] if p["id"] == "orders")
+    listed = next(e for e in dicts(orders["elements"]) if e.get("type") in ("list", "table")
+                  and e["query"]["table"] == "orders")
+    listed.pop("page_size")
+    listed["query"]["limit"] = 3
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "M015") if "stops at 3 rows with no further pages" in m]
+    assert len(found) == 1
+    fixed = next(e for p in _data(repair_static(site)[0])["pages"] if p["id"] == "orders"
+                 for e in dicts(p["elements"]) if e.get("type") in ("list", "table") and e["query"]["table"] == "orders")
+    assert fixed["page_size"] == 3 and fixed["query"].get("limit") is None
+    listed["label"] = "Your latest orders"  # words that say it shows a few
+    assert not [m for m in _messages(from_data(data, check_id=False), "M015") if "stops at" in m]

@@ -10,6 +10,8 @@
   deletes nor marks anything deleted, cancelled, archived or closed; a button whose label undoes
   ("Unfollow", "Empty Bin", "Leave") on a form whose marker only adds rows.
 - M013: a retrieve task's answer reads a column that no page shows: no agent can find it.
+- M014: a link to a record's page whose words name the page next to it ("Reply to sender" opening
+  ``/message/{id}/forward`` beside ``/message/{id}/reply``).
 - M014: a fixed link whose text is the name (title or main heading) of another page and shares
   no word with the page it opens ("Order history" that opens the privacy page).
 - M015: a list or table filters on a fixed value that no seed row has and no marker can write:
@@ -703,6 +705,53 @@ def check_link_names(site: Site) -> list[C.Issue]:
     return issues
 
 
+def sibling_links(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each link to a record's page (``/message/{row.id}/forward``) whose words name a sibling page instead
+    (one whose route differs in that one fixed part: "Reply to sender" where ``/message/{id}/reply`` is the
+    reply page) and nothing of the page it opens. The path of the ``href``, the text, the page it opens and
+    the address it should have."""
+    from veriweb.verify.wording import stem
+
+    routes = C._routes(site)
+    names = page_names(site)
+    shapes = {page.id: page.route.strip("/").split("/") for page in site.pages}
+    for element, path, _ in C.all_elements(site):
+        href = C.field_of(element, "href")
+        text = C.field_of(element, "text")
+        if element.type != "link" or not isinstance(href, str) or "{" not in href or not isinstance(text, str) \
+                or "{" in text:
+            continue
+        dest = C.resolve_href(routes, href)
+        if dest is None:
+            continue
+        said = {stem(w) for w in re.findall(r"[a-z]+", text.casefold())}
+        own = {stem(w) for n in names.get(dest, set()) for w in re.findall(r"[a-z]+", n)}
+        parts = href.split("?")[0].strip("/").split("/")
+        mine = shapes[dest]
+        if said & own or len(parts) != len(mine) or not any("{" in seg for seg in mine):
+            continue  # only pages of one record: their fixed part says what is done with it
+        for other, shape in shapes.items():
+            if other == dest or len(shape) != len(mine):
+                continue
+            differ = [i for i, (a, b) in enumerate(zip(mine, shape)) if a != b]
+            if len(differ) != 1 or "{" in shape[differ[0]] or "{" in mine[differ[0]]:
+                continue
+            at = differ[0]
+            if stem(shape[at]) in said and stem(mine[at]) not in said and parts[at] == mine[at]:
+                fixed = "/" + "/".join(parts[:at] + [shape[at]] + parts[at + 1:])
+                fixed += href[len(href.split("?")[0]):]
+                yield f"{path}.href", text, dest, fixed
+                break
+
+
+def check_sibling_links(site: Site) -> list[C.Issue]:
+    """M014: see :func:`sibling_links`. The repair opens the page the words name."""
+    return [C.Issue("semantic", C.LINK_NAMES_OTHER_PAGE, location,
+                    f"link {text!r} opens page {dest!r}, whose words it shares none of, while its words name a "
+                    f"page next to it: it should open {fixed}")
+            for location, text, dest, fixed in sibling_links(site)]
+
+
 # ----------------------------------------------------------------------------- M015
 
 
@@ -1010,7 +1059,8 @@ def check_option_values(site: Site) -> list[C.Issue]:
 
 
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
-                  check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts, check_owned_choices]
+                  check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts, check_owned_choices,
+                  check_sibling_links]
 
 __all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_duplicate_sorts",
            "check_empty_filters", "check_form_keys", "check_owned_choices", "duplicate_sorts", "misvalued_options",

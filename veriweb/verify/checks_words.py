@@ -25,6 +25,8 @@
   page reads ``passengers``). The repair renames the field or the value.
 - M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
   repair fills it from the signed-in user's row.
+- M015: a list cut at a fixed number of rows with no pages, its words not saying it shows a few, where no
+  other list shows the rest. The repair pages through them.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
   check-out). The repair passes each under its own name.
 
@@ -612,6 +614,46 @@ def check_fixed_people(site: Site) -> list[C.Issue]:
             for location, value, column in fixed_people(site)]
 
 
+_FEW_WORDS = re.compile(r"\b(?:latest|newest|recent|recently|top|last|best|first|upcoming|next|highlights?|featured|"
+                        r"popular|trending|preview|few|some|bestsellers?|best-selling|top-selling)\b", re.I)
+
+
+def truncated_lists(site: Site) -> Iterator[tuple[str, str, int, int]]:
+    """Each list or table cut at a fixed number of rows (``limit``) with no pages, whose words do not say it
+    shows a few ("My orders" showing the 3 newest), while its table holds more rows than that and no other
+    list of the site shows them all: the rest can never be seen. The path of its query's limit, its
+    label, the limit and how many rows the table holds."""
+    sources: dict[str, list[Any]] = {}
+    elements = [(e, p) for e, p, _ in C.all_elements(site) if e.type in ("list", "table") and e.query.table]
+    for element, _ in elements:
+        sources.setdefault(element.query.table, []).append(element)
+    for element, path in elements:
+        limit = element.query.limit
+        if limit is None or C.field_of(element, "page_size") is not None:
+            continue
+        if any(getattr(c.value, "namespace", None) == "query" for c in element.query.where):
+            continue  # a search narrows it down to what is asked for
+        words = " ".join(str(w) for w in (C.field_of(element, "label"), C.field_of(element, "name")) if w)
+        if _FEW_WORDS.search(words.replace("_", " ")):
+            continue
+        if any(other.query.limit is None for other in sources[element.query.table] if other is not element):
+            continue
+        from veriweb.verify.dataflow import view_tables
+
+        held = max((len(t.rows) for name in view_tables(site, element.query.table)
+                    if (t := site.database.table(name)) is not None), default=0)
+        if held > limit:
+            yield f"{path}.query.limit", C.field_of(element, "label") or words or element.query.table, limit, held
+
+
+def check_truncated_lists(site: Site) -> list[C.Issue]:
+    """M015: see :func:`truncated_lists`. The repair pages through the rows instead."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the list {label!r} stops at {limit} rows with no further pages, while {held} rows could be "
+                    f"listed and no other list shows them: the rest is never seen; it should page through them")
+            for location, label, limit, held in truncated_lists(site)]
+
+
 def check_misnamed_link_values(site: Site) -> list[C.Issue]:
     """M015: see :func:`misnamed_link_values`. The repair passes the value under the name the page reads."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -931,7 +973,7 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
-               check_fixed_people]
+               check_fixed_people, check_truncated_lists]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

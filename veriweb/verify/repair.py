@@ -2045,6 +2045,10 @@ a task's defect drops the task, a marker's defect tightens the marker, an elemen
 removes the element."""
 
 
+_LATE: tuple[Operator, ...] = (link_orphan,)
+"""Operators that add to a site what another fix may bring back (a link to a page nobody links to, which
+the link a repair points back at it restores): they too run only in a round where nothing else was."""
+
 _DROPS: tuple[Operator, ...] = (drop_task, add_control)
 """Operators that give up on a task, or add a control a task lacks: they run only in a round where
 nothing else was repaired (a fix may remove their cause)."""
@@ -2201,14 +2205,15 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
     unfixed: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     ordered = sorted(issues, key=lambda i: (_sort_key(i.location), i.code), reverse=True)
-    fixes = [i for i in ordered if not _gives_up(operator_for(i))]
+    fixes = [i for i in ordered if not _gives_up(operator_for(i)) and operator_for(i) not in _LATE]
+    late = [i for i in ordered if operator_for(i) in _LATE]
     drops = [i for i in ordered if _gives_up(operator_for(i))]
-    for issue in fixes + drops:
+    for issue in fixes + late + drops:
         if (issue.code, issue.location) in seen:
             continue
         seen.add((issue.code, issue.location))
         operator = operator_for(issue)
-        if _gives_up(operator) and repairs:
+        if (_gives_up(operator) or operator in _LATE) and repairs:
             continue  # a fix this round may remove the cause; the next round's checks decide
         index = _task_index(data, parse_path(issue.location)) if issue.location.startswith("$.tasks[") else None
         if index is not None:

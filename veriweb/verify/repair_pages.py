@@ -594,6 +594,12 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    if "with no further pages, while" in issue.message and tokens[-2:] == ["query", "limit"]:
+        listed = R.get_at(data, tokens[:-2])
+        if not isinstance(listed, dict) or not isinstance(parent, dict) or parent.get("limit") is None:
+            return None
+        listed["page_size"], parent["limit"] = parent["limit"], None  # as many a page, every row reachable
+        return f"the list pages through its rows ({listed['page_size']} a page)", R.Touch(pages=R._page_of(tokens, data))
     passed = re.search(r"the link passes '(\w+)' to page '[\w-]*', which does not read it but reads '(\w+)', .*"
                        r"it should be passed as", issue.message)
     if passed is not None and tokens[-1] == "href" and isinstance(parent, dict):
@@ -645,12 +651,24 @@ def own_choices(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     return f"the choices are the signed-in user's own (by {owner.group(1)})", R.Touch(pages=R._page_of(tokens, data))
 
 
+def reopen_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M014: a link whose words name the page next to the one it opens opens that page
+    (:func:`veriweb.verify.checks_meaning.sibling_links`); any other M014 link is removed."""
+    tokens = R.parse_path(issue.location)
+    parent = R.get_at(data, tokens[:-1])
+    fixed = re.search(r"it should open (/\S*)$", issue.message)
+    if fixed is not None and tokens[-1] == "href" and isinstance(parent, dict):
+        old, parent["href"] = parent.get("href"), fixed.group(1)
+        return f"link {old!r} -> {fixed.group(1)!r}", R.Touch(pages=R._page_of(tokens, data))
+    return R.remove_element(data, issue, ctx)
+
+
 OPERATORS: dict[str, R.Operator] = {
-    "S015": own_choices, "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
+    "M014": reopen_link, "S015": own_choices, "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
     "M009": bind_amount, "M010": show_column, "M011": leave, "M015": restate_period,
     "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
-__all__ = ["OPERATORS", "bind_amount", "own_choices", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
+__all__ = ["OPERATORS", "bind_amount", "own_choices", "reopen_link", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
            "restate_period", "restore_guard", "retarget_entity_link", "show_column"]
