@@ -32,6 +32,8 @@ twin, and the repair is run.
   forward page); the repair opens that page, and the orphaned page needs no new link (a page nobody links
   to is linked from a hub only in a round with no other repair).
 - M015: a list cut at a few rows with no pages, its words not saying so; the repair pages through them.
+- C005: a new post starting at score 1 with its author's vote of -1, where a post's score is the sum of its
+  votes; the repair writes the vote the score.
 """
 
 from __future__ import annotations
@@ -300,3 +302,12 @@ def test_a_list_cut_short_with_no_pages_is_found_and_pages_through_its_rows() ->
     assert fixed["page_size"] == 3 and fixed["query"].get("limit") is None
     listed["label"] = "Your latest orders"  # words that say it shows a few
     assert not [m for m in _messages(from_data(data, check_id=False), "M015") if "stops at" in m]
+
+
+def test_a_new_row_whose_figure_is_not_the_sum_of_the_child_row_it_adds_is_found_and_made_to_agree() -> None:
+    clean = generate_site("forum", 0)
+    assert not _messages(clean, "C005")
+    site = _planted(clean, "SELECT :user_id, max(id), 1 FROM posts", "SELECT :user_id, max(id), -1 FROM posts")
+    found = [m for m in _messages(site, "C005") if "adds a posts row with score 1 and one votes row with value -1" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)

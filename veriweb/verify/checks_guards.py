@@ -58,7 +58,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.checks_views import _aliases, column_values
-from veriweb.verify.dataflow import _top_keyword, parse_effect, set_span, split_top
+from veriweb.verify.dataflow import _top_keyword, closing_paren, parse_effect, set_span, split_top
 from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -1974,6 +1974,114 @@ _ACTOR = re.compile(r"^(?:author|staff|creator|reporter|opener|issuer|poster|sen
 """Columns that name who did what a row records: the signed-in user who made the marker run."""
 
 
+def _summed_figures(site: Site) -> set[tuple[str, str, str, str]]:
+    """``(parent, figure, child, part)`` for each figure every seed row of ``parent`` keeps equal to the sum
+    of ``part`` over its ``child`` rows (a post's score and its votes' values), over at least five rows with
+    children and three different sums."""
+    out = set()
+    for parent in site.database.tables:
+        figures = [c.name for c in parent.columns if c.type in ("integer", "real", "money")
+                   and c.name != parent.primary_key]
+        if len(parent.rows) < 8 or not figures:
+            continue
+        for child in site.database.tables:
+            for fk in (f for f in child.foreign_keys if f.ref_table == parent.name and child is not parent):
+                for part in (c.name for c in child.columns if c.type in ("integer", "real", "money")
+                             and c.name != child.primary_key and c.name not in {f.column for f in child.foreign_keys}):
+                    sums: dict[Any, float] = {}
+                    for row in child.rows:
+                        if isinstance(row.get(part), (int, float)):
+                            sums[row.get(fk.column)] = sums.get(row.get(fk.column), 0) + row[part]
+                    for figure in figures:
+                        owed = [sums.get(r.get(parent.primary_key), 0) for r in parent.rows]
+                        if all(r.get(figure) == o for r, o in zip(parent.rows, owed)) and sum(
+                                1 for o in owed if o) >= 5 and len(set(owed)) >= 3:
+                            out.add((parent.name, figure, child.name, part))
+    # or a marker says so: it moves the figure by the value it writes to a child row (``score = score +
+    # :value`` beside ``votes.value = :value``)
+    children = {(c.name, f.ref_table) for c in site.database.tables for f in c.foreign_keys}
+    for marker in site.markers:
+        for effect in marker.effects:
+            moved = re.search(r"\bSET\s+(\w+)\s*=\s*\1\s*\+\s*:(\w+)", effect.sql, re.I) if effect.op == "update" else None
+            if moved is None:
+                continue
+            figure, param = moved.groups()
+            for other in marker.effects:
+                if (other.table, effect.table) not in children:
+                    continue
+                table = site.database.table(other.table)
+                for column in (c.name for c in table.columns) if table is not None else ():
+                    if re.search(rf"\b{column}\s*=\s*:{param}\b", other.sql) or (
+                            other.op == "insert" and _inserted_param(other.sql, column) == param):
+                        out.add((effect.table, figure, other.table, column))
+    return out
+
+
+def _inserted_param(sql: str, column: str) -> str | None:
+    """The parameter an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, if it writes one."""
+    match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*(VALUES\s*\(|SELECT\s+)", sql, re.I)
+    if match is None:
+        return None
+    columns = [c.strip().strip('"') for c in match.group(1).split(",")]
+    rest = sql[match.end():]
+    cut = closing_paren("(" + rest, 0) - 1 if match.group(2).upper().startswith("VALUES") else _top_keyword(rest, "FROM")
+    values = split_top(rest[:cut] if cut >= 0 else rest)
+    if column not in columns or len(values) != len(columns):
+        return None
+    found = re.fullmatch(r":(\w+)", values[columns.index(column)])
+    return found.group(1) if found else None
+
+
+def _inserted_literal(sql: str, column: str) -> tuple[str, tuple[int, int]] | None:
+    """The literal an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, and its span in ``sql``."""
+    match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*(VALUES\s*\(|SELECT\s+)", sql, re.I)
+    if match is None:
+        return None
+    columns = [c.strip().strip('"') for c in match.group(1).split(",")]
+    rest = sql[match.end():]
+    body = rest[:closing_paren("(" + rest, 0) - 1] if match.group(2).upper().startswith("VALUES") else \
+        rest[:_top_keyword(rest, "FROM")] if _top_keyword(rest, "FROM") >= 0 else rest
+    values = split_top(body)
+    if column not in columns or len(values) != len(columns):
+        return None
+    value = values[columns.index(column)]
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        return None
+    start = match.end()
+    for index, item in enumerate(values):
+        at = sql.index(item, start)
+        if index == columns.index(column):
+            return value, (at, at + len(item))
+        start = at + len(item)
+    return None
+
+
+def _uneven_starts(site: Site) -> Iterator[GuardFix]:
+    """C005: a marker that adds a row with a figure every seed row keeps equal to the sum of its child rows
+    (a post's score and its votes) and one child row whose value differs from that figure (a post starting
+    at score 1 with an automatic vote of -1): the new row breaks the rule from its first moment, and every
+    later vote moves the score by the wrong amount. The fix writes the child the parent's figure."""
+    rules = _summed_figures(site)
+    if not rules:
+        return
+    for m_index, marker in enumerate(site.markers):
+        inserts = [(e_index, e) for e_index, e in enumerate(marker.effects) if e.op == "insert"]
+        for parent, figure, child, part in rules:
+            made = [_inserted_literal(e.sql, figure) for _, e in inserts if e.table == parent]
+            added = [(e_index, e, _inserted_literal(e.sql, part)) for e_index, e in inserts if e.table == child]
+            if len(made) != 1 or made[0] is None or len(added) != 1 or added[0][2] is None:
+                continue
+            e_index, effect, (value, span) = added[0]  # type: ignore[misc]
+            if float(value) == float(made[0][0]):
+                continue
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} adds a {parent} row with {figure} {made[0][0]} and one {child} row "
+                           f"with {part} {value}, while a {parent} row's {figure} is the sum of its {child} rows' "
+                           f"{part} (the seed rows, or the markers that move it, say so): the new row breaks that "
+                           f"from the start",
+                           sql=effect.sql[:span[0]] + made[0][0] + effect.sql[span[1]:])
+
+
 def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that writes the signed-in user (``:user_id``) into a row while it does not ask for
     a login: a signed-out visitor's review is stored with no author, and shows nowhere. The fix asks for
@@ -2099,7 +2207,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
-            *_unguarded_upserts(site), *_anonymous_writes(site)]
+            *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
