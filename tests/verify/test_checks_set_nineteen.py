@@ -34,6 +34,8 @@ twin, and the repair is run.
 - M015: a list cut at a few rows with no pages, its words not saying so; the repair pages through them.
 - C005: a new post starting at score 1 with its author's vote of -1, where a post's score is the sum of its
   votes; the repair writes the vote the score.
+- F009: a footprint letting a task change every one of the user's rows of the table whose rows its goal
+  names (cancelling every trip passes); the task is dropped.
 """
 
 from __future__ import annotations
@@ -311,3 +313,16 @@ def test_a_new_row_whose_figure_is_not_the_sum_of_the_child_row_it_adds_is_found
     found = [m for m in _messages(site, "C005") if "adds a posts row with score 1 and one votes row with value -1" in m]
     assert len(found) == 1
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_footprint_letting_every_one_of_the_users_rows_change_is_found_and_its_task_dropped() -> None:
+    clean = generate_site("travel", 0)  # cancel_stay: "cancel your stay at the ..."
+    assert not _messages(clean, "F009")
+    data = _data(clean)
+    task = next(t for t in data["tasks"] if t["id"] == "cancel_stay")
+    part = next(p for p in task["footprint"] if p["table"] == "stays")
+    part["where"] = [{"column": "user_id", "value": {"ref": "user.id"}}]
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "F009") if "lets it change every one of the user's stays rows" in m]
+    assert len(found) == 1
+    assert "cancel_stay" not in {t.id for t in repair_static(site)[0].tasks}

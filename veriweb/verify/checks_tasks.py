@@ -43,7 +43,7 @@ from pydantic import BaseModel
 from veriweb.engine.templates import Route
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site
-from veriweb.scaffold.values import AllOf, AnyOf, Not, PageIs, QueryValue, Ref, SqlPredicate
+from veriweb.scaffold.values import AllOf, AnyOf, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.wording import flag_words, stem
 from veriweb.verify.dataflow import parse_effect
@@ -1146,6 +1146,33 @@ def check_unasked_order(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_loose_footprints(site: Site) -> list[C.Issue]:
+    """F009: a task whose goal changes the rows its instruction names (``exists booking_view WHERE dest_city =
+    :city AND status = 'cancelled'``) while its footprint lets it change every one of the user's rows of that
+    table (``bookings`` updated WHERE ``user_id`` = the user, nothing more): cancelling every trip passes too.
+    The repair drops the task."""
+    from veriweb.verify.dataflow import view_tables
+
+    issues = []
+    for number, task in enumerate(site.tasks):
+        named: set[str] = set()
+        for goal in task.goal:
+            if isinstance(goal, Exists) and not goal.negate and any(
+                    isinstance(c.value, Ref) and c.value.namespace == "slot" for c in goal.query.where):
+                named |= view_tables(site, goal.query.table)
+        for index, part in enumerate(task.footprint or []):
+            ops = set(C.field_of(part, "ops") or [])
+            where = C.field_of(part, "where") or []
+            if part.table not in named or not ops or ops - {"update"} or not where:
+                continue
+            if all(isinstance(c.value, Ref) and c.value.namespace == "user" for c in where):
+                issues.append(C.Issue("feasibility", C.JUDGE_FOOLED, f"$.tasks[{number}].footprint[{index}]",
+                                      f"task {task.id!r} names which {part.table} rows to change, but its footprint "
+                                      f"lets it change every one of the user's {part.table} rows: changing the "
+                                      f"others too still passes"))
+    return issues
+
+
 def check_order_words(site: Site) -> list[C.Issue]:
     """M018: a task that picks the first row of an ordering running the other way from its words (see
     :func:`orders_against_words`): the goal or the answer is the opposite end of the list."""
@@ -1338,7 +1365,7 @@ def check_twin_goals(site: Site) -> list[C.Issue]:
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots,
-               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order,
+               check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""
