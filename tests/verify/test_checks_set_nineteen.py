@@ -326,3 +326,26 @@ def test_a_footprint_letting_every_one_of_the_users_rows_change_is_found_and_its
     found = [m for m in _messages(site, "F009") if "lets it change every one of the user's stays rows" in m]
     assert len(found) == 1
     assert "cancel_stay" not in {t.id for t in repair_static(site)[0].tasks}
+
+
+def test_a_uniqueness_rule_grouping_by_another_column_than_its_message_names_is_found_and_regrouped() -> None:
+    from veriweb.verify.checks import VACUOUS_GUARD
+
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, VACUOUS_GUARD)
+    site = _planted(clean, "GROUP BY lower(email) HAVING", "GROUP BY lower(name) HAVING")
+    found = [m for m in _messages(site, VACUOUS_GUARD) if "which names email, not name" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_words_naming_a_yes_no_column_their_test_does_not_read_are_found_and_tested_on_it() -> None:
+    from veriweb.verify.checks_views import VIEW_FIGURE
+
+    clean = generate_site("travel", 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, "CASE WHEN h.breakfast THEN 'Breakfast included'",
+                    "CASE WHEN h.stars >= 4 THEN 'Breakfast included'")
+    found = [m for m in _messages(site, VIEW_FIGURE) if "the words 'Breakfast included' name breakfast" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)

@@ -2082,6 +2082,36 @@ def _uneven_starts(site: Site) -> Iterator[GuardFix]:
                            sql=effect.sql[:span[0]] + made[0][0] + effect.sql[span[1]:])
 
 
+def _misgrouped_rules(site: Site) -> Iterator[GuardFix]:
+    """C009: a rule that no two rows share a value (``GROUP BY lower(name) HAVING count(*) > 1``) whose
+    message names another column of the table and not the one it groups by ("You already have a contact
+    with that email address"): a second contact with the same address goes through. The fix groups by the
+    column the message names."""
+    from veriweb.verify.wording import stem
+
+    for location, marker, guard, sql in _sql_guards(site):
+        shape = _GROUP_RULE.search(sql)
+        table = site.database.table(shape.group(1)) if shape is not None else None
+        if shape is None or table is None or ".invariants[" not in location:
+            continue
+        said = {stem(w) for w in re.findall(r"[a-z]+", (guard.message or "").lower())}
+        grouped = [g.strip() for g in shape.group(2).split(",")]
+        keys = {f.column for f in table.foreign_keys} | {"user_id"}
+        for item in grouped:
+            column = re.fullmatch(r"(?:lower\(\s*)?(\w+)\s*\)?", item)
+            if column is None or column.group(1) in keys or stem(column.group(1)) in said:
+                continue
+            named = [c.name for c in table.columns if c.type == "text" and c.name not in keys
+                     and c.name != column.group(1) and all(stem(w) in said for w in c.name.split("_"))]
+            if len(named) == 1:
+                start = shape.start(2) + shape.group(2).index(item)
+                fixed = sql[:start] + item.replace(column.group(1), named[0]) + sql[start + len(item):]
+                yield GuardFix(location, C.VACUOUS_GUARD,
+                               f"marker {marker.name!r}'s rule that no two {table.name} rows share {item} says "
+                               f"{guard.message!r}, which names {named[0]}, not {column.group(1)}: two rows with the "
+                               f"same {named[0]} go through", sql=fixed)
+
+
 def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that writes the signed-in user (``:user_id``) into a row while it does not ask for
     a login: a signed-out visitor's review is stored with no author, and shows nowhere. The fix asks for
@@ -2207,7 +2237,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
-            *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site)]
+            *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
+            *_misgrouped_rules(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

@@ -26,6 +26,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
 - an inner join on a key some seed rows leave empty (the unassigned issues vanish);
+- a ``CASE`` whose words name a yes/no column that its test does not read ("Breakfast included" decided
+  by the stars);
 - the text a search reads leaving out the column its page invites the search by ("Search by subject,
   name or address" over a haystack without the sender's name);
 - a column of ``CASE`` words that writes none of what a filter's option looks for ("flagged" where the
@@ -1339,6 +1341,30 @@ def _lossy_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"a LEFT JOIN keeps them", sql, fixed)
 
 
+def _flags_not_read(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A ``CASE`` whose words name a yes/no column of a table the view reads ("Breakfast included" where
+    hotels have ``breakfast``) while its test reads something else (``h.stars >= 4``): the words are
+    decided by another figure. The test reads the named column."""
+    aliases = _aliases(sql)
+    aliased = {table for alias, table in aliases.items() if alias != table}
+    flags = [(alias, c.name) for alias, table in aliases.items() if alias != table or table not in aliased
+             for t in [site.database.table(table)] if t is not None for c in t.columns if c.type == "boolean"]
+    for match in re.finditer(r"\bWHEN\s+(.+?)\s+THEN\s+'([^']*)'", sql, re.I | re.S):
+        test, words = match.group(1), match.group(2)
+        if re.search(r"\bWHEN\b|\bCASE\b|\(\s*SELECT\b", test, re.I):
+            continue
+        said = {stem(w) for w in re.findall(r"[a-z]+", words.lower())}
+        named = sorted({(a, c) for a, c in flags if all(stem(w) in said for w in c.split("_"))})
+        if len(named) != 1:
+            continue
+        alias, column = named[0]
+        if re.search(rf"\b{re.escape(column)}\b", test) or not re.search(r"\w+\.\w+", test):
+            continue
+        fixed = sql[:match.start(1)] + f"{alias}.{column}" + sql[match.end(1):]
+        yield Fix(location, f"the words {words!r} name {column}, but the CASE tests {test.strip()}: they are decided by "
+                            f"another figure; {alias}.{column} tested instead", sql, fixed)
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1378,6 +1404,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
         out += _lossy_joins(site, location, view.sql)
+        out += _flags_not_read(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
