@@ -1,5 +1,5 @@
-"""Helpers the hand-made-set tests share: every dict inside a site's JSON data, clean sites as data, and
-the static issues of a code found in edited data."""
+"""Helpers the hand-made-set tests share: every dict inside a site's JSON data, clean sites as data, the
+static issues of a code found in edited data, and a site with one piece of its JSON text replaced."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from veriweb.generate.domains import MODULES
 from veriweb.generate.site import generate_site
+from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data, to_data
 from veriweb.verify.checks import static_issues
 
@@ -37,3 +38,24 @@ def clean_sites() -> dict[str, Data]:
 def found(data: Data, code: str, said: str) -> list[str]:
     """Where ``static_issues`` finds ``code`` in ``data`` with ``said`` in its message."""
     return [i.location for i in static_issues(from_data(data, check_id=False)) if i.code == code and said in i.message]
+
+
+def site_data(site: Site) -> Data:
+    """A site as JSON data without its id (so that edits need no new id)."""
+    data = to_data(site)
+    data.pop("id", None)
+    return data
+
+
+def messages(site: Site, code: str) -> list[str]:
+    """The messages of the static issues of ``code`` on ``site``."""
+    return [i.message for i in static_issues(site) if i.code == code]
+
+
+def planted(clean: Site, old: str, new: str) -> Site:
+    """``clean`` with the first ``old`` of its JSON text written as ``new`` (which must be there)."""
+    import json
+
+    text = json.dumps(site_data(clean))
+    assert old in text, old
+    return from_data(json.loads(text.replace(old, new, 1)), check_id=False)

@@ -70,30 +70,13 @@ from typing import Any
 
 import pytest
 
-from jsonwalk import dicts  # tests/verify/jsonwalk.py
+from jsonwalk import dicts, messages as _messages, planted as _planted, site_data as _data  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
-from veriweb.scaffold import Site
-from veriweb.scaffold.io import from_data, to_data
+from veriweb.scaffold.io import from_data
 from veriweb.verify.checks import LIST_DETAIL, static_issues
 from veriweb.verify.checks_views import VIEW_FIGURE
 from veriweb.verify.repair import repair_static
-
-
-def _data(site: Site) -> dict:
-    data = to_data(site)
-    data.pop("id", None)
-    return data
-
-
-def _messages(site: Site, code: str) -> list[str]:
-    return [i.message for i in static_issues(site) if i.code == code]
-
-
-def _planted(clean: Site, old: str, new: str) -> Site:
-    text = json.dumps(_data(clean))
-    assert text.count(old) >= 1, old
-    return from_data(json.loads(text.replace(old, new, 1)), check_id=False)
 
 
 def _texts(value: Any) -> list[str]:
@@ -223,7 +206,6 @@ def test_a_list_keeping_other_rows_than_its_words_name_is_found_and_keeps_those(
     assert len(found) == 1
     fixed = repair_static(site)[0]
     assert json.dumps(_data(fixed)) == json.dumps(_data(clean))
-
 
 
 def test_a_judged_value_the_instruction_never_states_is_found_and_stated() -> None:

@@ -46,29 +46,12 @@ from __future__ import annotations
 
 import json
 
-from jsonwalk import dicts  # tests/verify/jsonwalk.py
+from jsonwalk import dicts, messages as _messages, planted as _planted, site_data as _data  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
-from veriweb.scaffold.io import from_data, to_data
-from veriweb.verify.checks import static_issues
+from veriweb.scaffold.io import from_data
 from veriweb.verify.repair import repair_static
-
-
-def _data(site: Site) -> dict:
-    data = to_data(site)
-    data.pop("id", None)
-    return data
-
-
-def _messages(site: Site, code: str) -> list[str]:
-    return [i.message for i in static_issues(site) if i.code == code]
-
-
-def _planted(clean: Site, old: str, new: str) -> Site:
-    text = json.dumps(_data(clean))
-    assert text.count(old) == 1, old
-    return from_data(json.loads(text.replace(old, new)), check_id=False)
 
 
 def _same(a: Site, b: Site) -> bool:
