@@ -821,8 +821,17 @@ def check_written_numbers(site: Site) -> list[C.Issue]:
                 # Every form writes a digit: with fewer digit-bearing texts than a fit needs, none fits.
                 if sum(any(ch.isdigit() for ch in t) for _, _, t in pairs) < len(pairs) - max(2, len(pairs) // 20):
                     continue
-                fits = {form: {n for n, v, t in pairs if written_as(v, form) != t} for form, _ in _FORMATS}
-                fits = {form: off for form, off in fits.items() if len(off) <= max(2, len(pairs) // 20)}
+                allowed = max(2, len(pairs) // 20)
+                fits = {}
+                for form, _ in _FORMATS:  # a form stops being tried once it misses more rows than allowed
+                    off: set[int] = set()
+                    for n, v, t in pairs:
+                        if written_as(v, form) != t:
+                            off.add(n)
+                            if len(off) > allowed:
+                                break
+                    else:
+                        fits[form] = off
                 if not fits:
                     continue
                 best = min(fits, key=lambda form: (len(fits[form]), form))
@@ -966,6 +975,8 @@ def missing_periods(site: Site) -> Iterator[tuple[int, str, str, dict[str, Any]]
         if len(rows) < 6:
             continue
         for column in (c.name for c in table.columns if c.type in ("text", "date")):
+            if _period(rows[0].get(column)) is None:
+                continue  # the first row's is no month or day: nor is the column a list of them
             periods = [_period(r.get(column)) for r in rows]
             if any(p is None for p in periods) or len({p[0] for p in periods}) != 1:  # type: ignore[index]
                 continue
