@@ -40,6 +40,9 @@ twin, and the repair is run.
   groups by the address.
 - C013: a ``CASE`` whose words name a yes/no column ("Breakfast included") that its test does not read
   (the stars); the repair tests the column.
+- C012: a row whose two columns of one kind hold one value (a flight to its own origin, a merge request into
+  its own branch) where every other row keeps them apart; the repair gives the second the value it most
+  often has beside the first. People are left out: an author may be the assignee.
 """
 
 from __future__ import annotations
@@ -339,3 +342,21 @@ def test_words_naming_a_yes_no_column_their_test_does_not_read_are_found_and_tes
     found = [m for m in _messages(site, VIEW_FIGURE) if "the words 'Breakfast included' name breakfast" in m]
     assert len(found) == 1
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_row_whose_two_columns_of_one_kind_hold_one_value_is_found_and_told_apart() -> None:
+    clean = generate_site("travel", 0)
+    assert not _messages(clean, "C012")
+    data = _data(clean)
+    services = next(t for t in data["database"]["tables"] if t["name"] == "services")
+    services["rows"][4]["destination_id"] = services["rows"][4]["origin_id"]  # a flight to where it leaves from
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "C012") if "origin_id and destination_id are both" in m]
+    assert len(found) == 1
+    row = repair_static(site)[0].database.table("services").rows[4]
+    assert row["destination_id"] != row["origin_id"]
+    # a ticket's author may well be its assignee: people can do both
+    code = _data(generate_site("code", 0))
+    issues = next(t for t in code["database"]["tables"] if t["name"] == "issues")
+    issues["rows"][0]["assignee_id"] = issues["rows"][0]["author_id"]
+    assert not [m for m in _messages(from_data(code, check_id=False), "C012") if "are both" in m]

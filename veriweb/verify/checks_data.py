@@ -22,6 +22,8 @@ C009, C010, C011, M012).
 - C012: a seed value outside the range every marker writing its column keeps (a rating of 8 where
   reviews are written with 1 to 5) (:func:`check_seed_ranges`).
 - C004: a text that writes two others of its row joined (a path from namespace and name) but for one row.
+- C012: a row whose two columns of one kind hold the same value (a flight to its own origin) where every
+  other row keeps them apart (:func:`check_self_pairs`).
 - M004: a seed text with spaces around it where no other row of its column has any.
 - C003: a table of consecutive months or days that skips one (:func:`check_missing_periods`).
 - C005: a link row a marker can add twice where no seed row repeats the pair
@@ -1064,6 +1066,42 @@ def check_joined_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_self_pairs(site: Site) -> list[C.Issue]:
+    """C012: a row whose two columns of one kind hold the same value (a flight from Helsinki to Helsinki, a
+    merge request into its own branch) where every other row keeps them apart (two foreign keys to one
+    table, or two text columns sharing values). The repair gives the second the value it most often has
+    beside the first's in the other rows (else in the column)."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        rows = table.rows
+        if len(rows) < 8:
+            continue
+        people = site.auth.table if site.auth is not None else "users"
+        targets = {f.column: f.ref_table for f in table.foreign_keys if f.ref_table != people}  # one may do both
+        texts = [c.name for c in table.columns if c.type == "text"]
+        pairs = [(a, b) for a, b in itertools.combinations(list(targets), 2) if targets[a] == targets[b]]
+        for a, b in itertools.combinations(texts, 2):
+            left = {r.get(a) for r in rows if r.get(a)}
+            if len(left & {r.get(b) for r in rows if r.get(b)}) >= 3 or (
+                    "_" in a and "_" in b and a.rsplit("_", 1)[1] == b.rsplit("_", 1)[1]):
+                pairs.append((a, b))  # one kind of value: shared values (cities), or a shared name (two branches)
+        for a, b in pairs:
+            known = [n for n, r in enumerate(rows) if r.get(a) is not None and r.get(b) is not None]
+            same = [n for n in known if rows[n][a] == rows[n][b]]
+            for n in _outliers([n for n in known if n not in same], same):
+                beside = Counter(r[b] for r in rows if r.get(a) == rows[n][a] and r.get(b) not in (None, rows[n][a]))
+                beside = beside or Counter(r[b] for r in rows if r.get(b) not in (None, rows[n][a]))
+                if not beside:
+                    continue
+                right = beside.most_common(1)[0][0]
+                issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT,
+                                      f"$.database.tables[{t_index}].rows[{n}].{b}",
+                                      f"{table.name} {rows[n].get(table.primary_key)}: {a} and {b} are both "
+                                      f"{rows[n][a]!r}, while every other row keeps them apart: {b} should be "
+                                      f"{json.dumps(right)}"))
+    return issues
+
+
 def check_padded_text(site: Site) -> list[C.Issue]:
     """M004: a seed text with spaces around it in a column where every other row has none (a listing
     titled "WTS: Barely used road bike "): a lookup by the name as it reads finds nothing. The repair
@@ -1083,7 +1121,8 @@ def check_padded_text(site: Site) -> list[C.Issue]:
 
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
-               check_missing_periods, check_padded_text, check_joined_text]
+               check_missing_periods, check_padded_text, check_joined_text,
+               check_self_pairs]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -88,6 +88,10 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     if found is None:
         return None
     table, row = found
+    apart = re.search(r"while every other row keeps them apart: (\w+) should be (.+)$", issue.message)
+    if apart is not None and apart.group(1) == tokens[-1]:  # the value it most often has beside the other
+        old, row[tokens[-1]] = row.get(tokens[-1]), json.loads(apart.group(2))
+        return f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}", R.Touch(tables={table["name"]})
     ranged = re.search(r"is outside \S+ to \S+, the range every marker writing it keeps .*: it should be (-?[\d.]+)$",
                        issue.message)
     if ranged is not None and isinstance(tokens[-1], str) and isinstance(row.get(tokens[-1]), (int, float)):
