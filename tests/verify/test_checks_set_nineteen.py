@@ -43,6 +43,8 @@ twin, and the repair is run.
 - C012: a row whose two columns of one kind hold one value (a flight to its own origin, a merge request into
   its own branch) where every other row keeps them apart; the repair gives the second the value it most
   often has beside the first. People are left out: an author may be the assignee.
+- C001: a row whose two keys name a pair the table linking them lacks (an issue assigned to someone who is
+  no member of its project); the repair clears the key where other rows leave it empty, else adds the link.
 """
 
 from __future__ import annotations
@@ -360,3 +362,20 @@ def test_a_row_whose_two_columns_of_one_kind_hold_one_value_is_found_and_told_ap
     issues = next(t for t in code["database"]["tables"] if t["name"] == "issues")
     issues["rows"][0]["assignee_id"] = issues["rows"][0]["author_id"]
     assert not [m for m in _messages(from_data(code, check_id=False), "C012") if "are both" in m]
+
+
+def test_a_row_whose_pair_of_keys_the_linking_table_lacks_is_found_and_cleared() -> None:
+    clean = generate_site("code", 0)
+    assert not _messages(clean, "C001")
+    data = _data(clean)
+    members = next(t for t in data["database"]["tables"] if t["name"] == "members")["rows"]
+    issues = next(t for t in data["database"]["tables"] if t["name"] == "issues")["rows"]
+    issue = next(r for r in issues if r["assignee_id"] is not None)
+    outsider = next(u for u in range(1, 500) if not any(m["project_id"] == issue["project_id"] and m["user_id"] == u
+                                                         for m in members) and any(m["user_id"] == u for m in members))
+    issue["assignee_id"] = outsider  # assigned to someone who is no member of the project
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "C001") if "are no pair of members" in m]
+    assert len(found) == 1 and found[0].endswith("assignee_id should be empty")
+    fixed = repair_static(site)[0].database.table("issues")
+    assert next(r for r in fixed.rows if r["id"] == issue["id"])["assignee_id"] is None

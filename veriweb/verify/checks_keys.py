@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import sqlite3
 from collections import Counter, defaultdict
@@ -337,6 +338,56 @@ def check_repeated_links(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_unlinked_pairs(site: Site) -> list[C.Issue]:
+    """C001: a row whose two keys name a pair that the table linking them does not hold, where every other
+    row's pair is there (an issue assigned to someone who is no member of its project, while every other
+    assignee is): the record points at a link that does not exist. The repair clears the key where other
+    rows leave it empty, else adds the link (with the attribute most links have)."""
+    links = []
+    for table in site.database.tables:
+        keys = [f for f in table.foreign_keys]
+        rest = [c for c in table.columns if c.name not in {f.column for f in keys} and c.name != table.primary_key]
+        if len(keys) == 2 and len(rest) <= 1 and len(table.rows) >= 5:
+            links.append((table, keys, rest))
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        if len(table.rows) < 8:
+            continue
+        for link, (k1, k2), rest in links:
+            if link is table:
+                continue
+            for f1, f2 in itertools.permutations(table.foreign_keys, 2):
+                if (f1.ref_table, f2.ref_table) != (k1.ref_table, k2.ref_table) or f1.column == f2.column:
+                    continue
+                held = {(r.get(k1.column), r.get(k2.column)) for r in link.rows}
+                known = [n for n, r in enumerate(table.rows) if r.get(f1.column) is not None and r.get(f2.column) is not None]
+                broke = [n for n in known if (table.rows[n][f1.column], table.rows[n][f2.column]) not in held]
+                for n in _outlier_rows([n for n in known if n not in broke], broke):
+                    row = table.rows[n]
+                    if any(r.get(f2.column) is None for r in table.rows):
+                        fix = f"{f2.column} should be empty"
+                    else:
+                        added = {link.primary_key: max(int(r.get(link.primary_key) or 0) for r in link.rows) + 1,
+                                 k1.column: row[f1.column], k2.column: row[f2.column]}
+                        for column in rest:
+                            values = Counter(r.get(column.name) for r in link.rows)
+                            added[column.name] = values.most_common(1)[0][0]
+                        fix = f"the {link.name} row {json.dumps(added, sort_keys=True)} should be added"
+                    issues.append(C.Issue("consistency", C.DANGLING_KEY,
+                                          f"$.database.tables[{t_index}].rows[{n}].{f2.column}",
+                                          f"{table.name} {row.get(table.primary_key)}: its {f1.column} {row[f1.column]!r} "
+                                          f"and {f2.column} {row[f2.column]!r} are no pair of {link.name}, while every "
+                                          f"other row's are: {fix}"))
+    return issues
+
+
+def _outlier_rows(held: list[int], broke: list[int]) -> list[int]:
+    """One or two rows against at least eight that keep the rule, and at least 19 in 20 in all."""
+    if not broke or len(held) < 8 or len(broke) > 2 or len(broke) * 20 > len(held) + len(broke):
+        return []
+    return broke
+
+
 _NUMBERED = re.compile(r"^(?:number|no|seq|position)$|_(?:number|no)$")
 """Whole-number columns that number rows within a scope (an issue's #2 in its project)."""
 
@@ -576,7 +627,7 @@ def check_unit_total_writes(site: Site) -> list[C.Issue]:
 
 
 KEY_CHECKS = [check_unit_total_writes, check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
-              check_unit_totals, check_repeated_links]
+              check_unit_totals, check_repeated_links, check_unlinked_pairs]
 
-__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_repeated_links", "check_sql",
+__all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_repeated_links", "check_sql", "check_unlinked_pairs",
            "check_undeclared_keys", "check_unit_totals", "expected_unit_total", "named_table"]

@@ -1407,6 +1407,18 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
+    unlinked = re.search(r"are no pair of (\w+), while every other row's are: (?:(\w+) should be empty|the \w+ row (\{.*\}) "
+                         r"should be added)$", issue.message)
+    if unlinked is not None:  # a pair the table linking the two does not hold
+        if unlinked.group(2) == column:
+            old, row[column] = row.get(column), None
+            return f"{table['name']}.{column} {old!r} -> None", Touch(tables={table["name"]})
+        link = next((t for t in _tables(data) if t["name"] == unlinked.group(1)), None)
+        added = json.loads(unlinked.group(3)) if unlinked.group(3) else None
+        if link is None or added is None or added in link["rows"]:
+            return None
+        link["rows"].append(added)
+        return f"{link['name']}: row {added!r} added", Touch(tables={link["name"]})
     fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None) or _undeclared_key(
         data, table, column)
     target = _table(data, fk["ref_table"]) if fk else None
