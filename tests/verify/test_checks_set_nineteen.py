@@ -45,6 +45,8 @@ twin, and the repair is run.
   often has beside the first. People are left out: an author may be the assignee.
 - C001: a row whose two keys name a pair the table linking them lacks (an issue assigned to someone who is
   no member of its project); the repair clears the key where other rows leave it empty, else adds the link.
+- C013: a folder looked up by a name no folder has ("Archive") that another column holds (its kind); the
+  repair looks it up by that column.
 """
 
 from __future__ import annotations
@@ -379,3 +381,14 @@ def test_a_row_whose_pair_of_keys_the_linking_table_lacks_is_found_and_cleared()
     assert len(found) == 1 and found[0].endswith("assignee_id should be empty")
     fixed = repair_static(site)[0].database.table("issues")
     assert next(r for r in fixed.rows if r["id"] == issue["id"])["assignee_id"] is None
+
+
+def test_a_lookup_by_a_word_its_column_never_holds_but_another_does_is_found_and_reads_that_one() -> None:
+    from veriweb.verify.checks_views import VIEW_FIGURE
+
+    clean = generate_site("mail", 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, "AND kind = 'archive')", "AND name = 'Archive')")  # no folder is named "Archive"
+    found = [m for m in _messages(site, VIEW_FIGURE) if "looks folders up by name = 'Archive'" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)

@@ -26,6 +26,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
 - an inner join on a key some seed rows leave empty (the unassigned issues vanish);
+- a lookup by a word no row of its column holds that another column holds (``name = 'Archive'`` for the
+  folder of ``kind = 'archive'``);
 - a ``CASE`` whose words name a yes/no column that its test does not read ("Breakfast included" decided
   by the stars);
 - the text a search reads leaving out the column its page invites the search by ("Search by subject,
@@ -1365,6 +1367,34 @@ def _flags_not_read(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"another figure; {alias}.{column} tested instead", sql, fixed)
 
 
+def _misplaced_literals(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A test of a column against a word no row of it holds, which another column of the same table holds
+    (``name = 'Archive'`` where folders are named "Old mail" and the archive is the one of ``kind =
+    'archive'``): the lookup finds nothing, for every user. The test reads that other column."""
+    aliases = _aliases(sql)
+    for match in re.finditer(r"\b(?:WHERE|AND|OR|ON)\s+(?:(\w+)\.)?(\w+)\s*=\s*'([^']*)'", sql, re.I):
+        alias, column, word = match.groups()
+        owners = [aliases[alias]] if alias in aliases else [t for t in set(aliases.values())
+                                                              if (tb := site.database.table(t)) and tb.column(column)]
+        table = site.database.table(owners[0]) if len(owners) == 1 else None
+        if table is None or table.column(column) is None or len(table.rows) < 3:
+            continue
+        held = {str(r.get(column)).casefold() for r in table.rows if r.get(column) is not None}
+        if word.casefold() in held:
+            continue
+        other = [(c.name, next(r[c.name] for r in table.rows if isinstance(r.get(c.name), str)
+                               and r[c.name].casefold() == word.casefold()))
+                 for c in table.columns if c.type == "text" and c.name != column
+                 and any(isinstance(r.get(c.name), str) and r[c.name].casefold() == word.casefold() for r in table.rows)]
+        if len(other) != 1:
+            continue
+        name, value = other[0]
+        start = match.start(2) if alias is None else match.start(1)
+        fixed = sql[:start] + (f"{alias}." if alias else "") + f"{name} = '{value}'" + sql[match.end():]
+        yield Fix(location, f"it looks {table.name} up by {column} = '{word}', which no row holds, while {name} "
+                            f"holds {value!r}: the lookup finds nothing; {name} = '{value}' tested instead", sql, fixed)
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1405,6 +1435,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _mislabelled_columns(site, location, view.sql)
         out += _lossy_joins(site, location, view.sql)
         out += _flags_not_read(site, location, view.sql)
+        out += _misplaced_literals(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
@@ -1421,6 +1452,7 @@ def view_fixes(site: Site) -> list[Fix]:
     for m, marker in enumerate(site.markers):
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
+            out += _misplaced_literals(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
             out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
