@@ -388,7 +388,8 @@ def test_a_lookup_by_a_word_its_column_never_holds_but_another_does_is_found_and
 
     clean = generate_site("mail", 0)
     assert not _messages(clean, VIEW_FIGURE)
-    site = _planted(clean, "AND kind = 'archive')", "AND name = 'Archive')")  # no folder is named "Archive"
+    site = _planted(clean, "SET folder_id = (SELECT id FROM folders WHERE user_id = :user_id AND kind = 'archive')",
+                    "SET folder_id = (SELECT id FROM folders WHERE user_id = :user_id AND name = 'Archive')")
     found = [m for m in _messages(site, VIEW_FIGURE) if "looks folders up by name = 'Archive'" in m]
     assert len(found) == 1
     assert _same(repair_static(site)[0], clean)
