@@ -47,6 +47,7 @@ twin, and the repair is run.
   no member of its project); the repair clears the key where other rows leave it empty, else adds the link.
 - C013: a folder looked up by a name no folder has ("Archive") that another column holds (its kind); the
   repair looks it up by that column.
+- C013: a count named for every comment that keeps only those with a positive score; the repair counts all.
 """
 
 from __future__ import annotations
@@ -391,5 +392,16 @@ def test_a_lookup_by_a_word_its_column_never_holds_but_another_does_is_found_and
     site = _planted(clean, "SET folder_id = (SELECT id FROM folders WHERE user_id = :user_id AND kind = 'archive')",
                     "SET folder_id = (SELECT id FROM folders WHERE user_id = :user_id AND name = 'Archive')")
     found = [m for m in _messages(site, VIEW_FIGURE) if "looks folders up by name = 'Archive'" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_count_named_for_every_row_that_keeps_only_some_is_found_and_counts_them_all() -> None:
+    from veriweb.verify.checks_views import VIEW_FIGURE
+
+    clean = generate_site("forum", 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    site = _planted(clean, "WHERE c.post_id = p.id) AS comments", "WHERE c.post_id = p.id AND c.score > 0) AS comments")
+    found = [m for m in _messages(site, VIEW_FIGURE) if "comments counts only the comments rows where c.score > 0" in m]
     assert len(found) == 1
     assert _same(repair_static(site)[0], clean)

@@ -26,6 +26,8 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - two roles of a row joined from one table (author, reviewer) shown under each other's names;
 - a column passed through under the name of another column of its row (``c.name AS city_code``);
 - an inner join on a key some seed rows leave empty (the unassigned issues vanish);
+- a per-row count named for the rows it counts that keeps only some by a figure (``comments`` counting
+  those with a positive score);
 - a lookup by a word no row of its column holds that another column holds (``name = 'Archive'`` for the
   folder of ``kind = 'archive'``);
 - a ``CASE`` whose words name a yes/no column that its test does not read ("Breakfast included" decided
@@ -1395,6 +1397,28 @@ def _misplaced_literals(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"holds {value!r}: the lookup finds nothing; {name} = '{value}' tested instead", sql, fixed)
 
 
+def _narrowed_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row count named for the rows it counts, all of them (``AS comments`` over ``comments``), whose
+    subquery also keeps only some by a figure (``AND c.score > 0``): "N comments" leaves the others out.
+    The extra test is dropped."""
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*\(\s*SELECT\s+count\(\*\)\s+FROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(.+)\)\s*",
+                             expr, re.I | re.S)
+        if found is None or found.group(1).lower() != name.lower() or site.database.table(found.group(1)) is None:
+            continue
+        table = site.database.table(found.group(1))
+        alias = found.group(2) or found.group(1)
+        parts = re.split(r"\s+AND\s+", found.group(3).strip(), flags=re.I)
+        narrowing = [p for p in parts if (m := re.fullmatch(rf"{alias}\.(\w+)\s*(?:>|>=|<|<=)\s*-?\d+(?:\.\d+)?", p.strip()))
+                     and table.column(m.group(1)) is not None and table.column(m.group(1)).type in ("integer", "real")]
+        if len(narrowing) != 1 or len(parts) < 2:
+            continue
+        kept = " AND ".join(p for p in parts if p is not narrowing[0])
+        fixed_expr = expr[:found.start(3)] + kept + expr[found.end(3):]
+        yield Fix(location, f"{name} counts only the {table.name} rows where {narrowing[0].strip()}, but its name says "
+                            f"every one of them: the test dropped", sql, _replace_item(sql, expr, fixed_expr, name))
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1436,6 +1460,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _lossy_joins(site, location, view.sql)
         out += _flags_not_read(site, location, view.sql)
         out += _misplaced_literals(site, location, view.sql)
+        out += _narrowed_counts(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
