@@ -48,6 +48,7 @@ twin, and the repair is run.
 - C013: a folder looked up by a name no folder has ("Archive") that another column holds (its kind); the
   repair looks it up by that column.
 - C013: a count named for every comment that keeps only those with a positive score; the repair counts all.
+- C013: a refund dated with its order's date when it is made; the repair dates it by the clock.
 """
 
 from __future__ import annotations
@@ -405,3 +406,20 @@ def test_a_count_named_for_every_row_that_keeps_only_some_is_found_and_counts_th
     found = [m for m in _messages(site, VIEW_FIGURE) if "comments counts only the comments rows where c.score > 0" in m]
     assert len(found) == 1
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_new_row_dated_with_another_records_date_is_found_and_dated_by_the_clock() -> None:
+    from veriweb.verify.checks_views import VIEW_FIGURE
+
+    clean = generate_site("admin", 0)
+    assert not _messages(clean, VIEW_FIGURE)
+    data = _data(clean)
+    effect = next(m for m in data["markers"] if m["name"] == "refund_order")["effects"][0]
+    assert effect["sql"].startswith("INSERT INTO refunds (order_id, amount, reason, created, staff_id) VALUES")
+    effect["sql"] = ("INSERT INTO refunds (order_id, amount, reason, created, staff_id) SELECT :order_id, :amount, "
+                     ":reason, o.created, :user_id FROM orders o WHERE o.id = :order_id")  # the order's date
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, VIEW_FIGURE) if "dates the refunds row it makes with o.created" in m]
+    assert len(found) == 1
+    fixed = repair_static(site)[0].marker("refund_order").effects[0].sql
+    assert ":reason, :today, :user_id FROM orders o" in fixed

@@ -28,6 +28,7 @@ checks (C013) read a view's SQL against evidence inside the site itself:
 - an inner join on a key some seed rows leave empty (the unassigned issues vanish);
 - a per-row count named for the rows it counts that keeps only some by a figure (``comments`` counting
   those with a positive score);
+- an insert dating the row it makes with another record's date (a refund dated as its order);
 - a lookup by a word no row of its column holds that another column holds (``name = 'Archive'`` for the
   folder of ``kind = 'archive'``);
 - a ``CASE`` whose words name a yes/no column that its test does not read ("Breakfast included" decided
@@ -1419,6 +1420,37 @@ def _narrowed_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"every one of them: the test dropped", sql, _replace_item(sql, expr, fixed_expr, name))
 
 
+_STAMP = re.compile(r"^(?:created|created_at|created_on|added|added_on|posted|posted_at|sent|sent_at|placed|"
+                    r"booked|issued|issued_on|made|made_on|refunded_on|written|written_at)$")
+"""Columns that say when the row itself was made."""
+
+
+def _borrowed_stamps(site: Site, location: str, sql: str, marker: Any) -> Iterator[Fix]:
+    """An insert that dates the row it makes (``created``) with another record's date (``o.created``, the
+    order's) rather than the clock: a refund made today looks months old. The clock is written instead
+    (``:today``, or ``:now`` for a time)."""
+    match = re.match(r"\s*INSERT\s+INTO\s+\"?(\w+)\"?\s*\(([^)]*)\)\s*SELECT\s+", sql, re.I)
+    table = site.database.table(match.group(1)) if match is not None else None
+    if match is None or table is None:
+        return
+    columns = [c.strip().strip('"') for c in match.group(2).split(",")]
+    rest = sql[match.end():]
+    cut = _top_keyword(rest, "FROM")
+    values = split_top(rest[:cut]) if cut >= 0 else []
+    if len(values) != len(columns):
+        return
+    for column, value in zip(columns, values):
+        spec = table.column(column)
+        read = re.fullmatch(r"(\w+)\.(\w+)", value.strip())
+        if spec is None or spec.type not in ("date", "datetime") or not _STAMP.match(column) or read is None:
+            continue
+        clock = ":now" if spec.type == "datetime" else ":today"
+        at = match.end() + rest.index(value)
+        yield Fix(location, f"marker {marker.name!r} dates the {table.name} row it makes with {value.strip()}, another "
+                            f"record's date, not the clock: a row made today looks older; {clock} written instead",
+                  sql, sql[:at] + clock + sql[at + len(value):])
+
+
 def mislabelled(site: Site) -> set[tuple[str, str]]:
     """``(view, column)`` for each column :func:`_mislabelled_columns` finds passed under another's name."""
     out = set()
@@ -1478,6 +1510,7 @@ def view_fixes(site: Site) -> list[Fix]:
         for e, effect in enumerate(marker.effects):
             out += _unweighted_sums(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, products)
             out += _misplaced_literals(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _borrowed_stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
             out += _stamps(site, f"$.markers[{m}].effects[{e}].sql", effect.table, effect.sql)
             out += _marker_named_value(site, m, e)
             out += _swapped_values(f"$.markers[{m}].effects[{e}].sql", effect.sql, marker)
