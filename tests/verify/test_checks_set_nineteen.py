@@ -49,6 +49,7 @@ twin, and the repair is run.
   repair looks it up by that column.
 - C013: a count named for every comment that keeps only those with a positive score; the repair counts all.
 - C013: a refund dated with its order's date when it is made; the repair dates it by the clock.
+- M015: a list keeping flights with more seats than asked for; the repair keeps those with enough.
 """
 
 from __future__ import annotations
@@ -423,3 +424,17 @@ def test_a_new_row_dated_with_another_records_date_is_found_and_dated_by_the_clo
     assert len(found) == 1
     fixed = repair_static(site)[0].marker("refund_order").effects[0].sql
     assert ":reason, :today, :user_id FROM orders o" in fixed
+
+
+def test_a_list_keeping_more_room_than_asked_for_is_found_and_keeps_enough() -> None:
+    clean = generate_site("travel", 0)
+    data = _data(clean)
+    flights = next(p for p in data["pages"] if p["id"] == "flights")
+    test = next(c for e in dicts(flights["elements"]) if e.get("type") in ("list", "table")
+                for c in e["query"]["where"] if c["column"] == "seats")
+    assert test["op"] == ">="
+    test["op"] = ">"  # a flight with exactly as many seats as travellers is hidden
+    site = from_data(data, check_id=False)
+    found = [m for m in _messages(site, "M015") if "one with exactly enough is hidden" in m]
+    assert len(found) == 1
+    assert _same(repair_static(site)[0], clean)

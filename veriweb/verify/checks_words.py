@@ -23,6 +23,8 @@
 - M015: a searching form's field named otherwise than the one value the page it opens filters on and the
   form does not send (the destination sent as ``to``), or a link's value so named (``travellers`` where the
   page reads ``passengers``). The repair renames the field or the value.
+- M015: a list keeping rows with more room than asked for (``seats > :passengers``). The repair keeps
+  those with enough.
 - M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
   repair fills it from the signed-in user's row.
 - M015: a list cut at a fixed number of rows with no pages, its words not saying it shows a few, where no
@@ -646,6 +648,28 @@ def truncated_lists(site: Site) -> Iterator[tuple[str, str, int, int]]:
             yield f"{path}.query.limit", C.field_of(element, "label") or words or element.query.table, limit, held
 
 
+_ROOM = re.compile(r"^(?:seats|seats_left|free_seats|stock|in_stock|rooms|rooms_left|capacity|places|spaces|"
+                   r"available|availability|tickets_left|spots)$")
+"""Columns that count what is left to take (seats, stock)."""
+
+
+def strict_rooms(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each list test keeping rows with more room than asked for (``seats > :passengers``) rather than at
+    least as much: a flight with exactly enough seats is hidden. The path of the test's ``op``, the
+    column and the value's name."""
+    for element, path, _, index, cond in _query_tests(site):
+        if cond.op == ">" and _ROOM.match(cond.column):
+            yield f"{path}.query.where[{index}].op", cond.column, cond.value.name
+
+
+def check_strict_rooms(site: Site) -> list[C.Issue]:
+    """M015: see :func:`strict_rooms`. The repair keeps the rows with at least as much room."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the list keeps rows whose {column} is more than the {name} asked for: one with exactly enough "
+                    f"is hidden; it should keep {column} >= {name}")
+            for location, column, name in strict_rooms(site)]
+
+
 def check_truncated_lists(site: Site) -> list[C.Issue]:
     """M015: see :func:`truncated_lists`. The repair pages through the rows instead."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -973,7 +997,7 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
-               check_fixed_people, check_truncated_lists]
+               check_fixed_people, check_truncated_lists, check_strict_rooms]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

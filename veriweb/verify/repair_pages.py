@@ -594,6 +594,11 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    if "one with exactly enough is hidden" in issue.message and tokens[-1] == "op" and isinstance(parent, dict):
+        if parent.get("op") != ">":
+            return None
+        parent["op"] = ">="  # at least as much room as asked for
+        return f"filter on {parent.get('column')} > -> >=", R.Touch(pages=R._page_of(tokens, data))
     if "with no further pages, while" in issue.message and tokens[-2:] == ["query", "limit"]:
         listed = R.get_at(data, tokens[:-2])
         if not isinstance(listed, dict) or not isinstance(parent, dict) or parent.get("limit") is None:
