@@ -1420,7 +1420,7 @@ def _narrowed_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"every one of them: the test dropped", sql, _replace_item(sql, expr, fixed_expr, name))
 
 
-_STAMP = re.compile(r"^(?:created|created_at|created_on|added|added_on|posted|posted_at|sent|sent_at|placed|"
+_MADE_AT = re.compile(r"^(?:created|created_at|created_on|added|added_on|posted|posted_at|sent|sent_at|placed|"
                     r"booked|issued|issued_on|made|made_on|refunded_on|written|written_at)$")
 """Columns that say when the row itself was made."""
 
@@ -1442,7 +1442,7 @@ def _borrowed_stamps(site: Site, location: str, sql: str, marker: Any) -> Iterat
     for column, value in zip(columns, values):
         spec = table.column(column)
         read = re.fullmatch(r"(\w+)\.(\w+)", value.strip())
-        if spec is None or spec.type not in ("date", "datetime") or not _STAMP.match(column) or read is None:
+        if spec is None or spec.type not in ("date", "datetime") or not _MADE_AT.match(column) or read is None:
             continue
         clock = ":now" if spec.type == "datetime" else ":today"
         at = match.end() + rest.index(value)
