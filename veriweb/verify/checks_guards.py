@@ -2017,8 +2017,8 @@ def _summed_figures(site: Site) -> set[tuple[str, str, str, str]]:
     return out
 
 
-def _inserted_param(sql: str, column: str) -> str | None:
-    """The parameter an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, if it writes one."""
+def _inserted(sql: str, column: str) -> tuple[str, tuple[int, int]] | None:
+    """What an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, as written, and its span in ``sql``."""
     match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*(VALUES\s*\(|SELECT\s+)", sql, re.I)
     if match is None:
         return None
@@ -2028,32 +2028,26 @@ def _inserted_param(sql: str, column: str) -> str | None:
     values = split_top(rest[:cut] if cut >= 0 else rest)
     if column not in columns or len(values) != len(columns):
         return None
-    found = re.fullmatch(r":(\w+)", values[columns.index(column)])
-    return found.group(1) if found else None
-
-
-def _inserted_literal(sql: str, column: str) -> tuple[str, tuple[int, int]] | None:
-    """The literal an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, and its span in ``sql``."""
-    match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*(VALUES\s*\(|SELECT\s+)", sql, re.I)
-    if match is None:
-        return None
-    columns = [c.strip().strip('"') for c in match.group(1).split(",")]
-    rest = sql[match.end():]
-    body = rest[:closing_paren("(" + rest, 0) - 1] if match.group(2).upper().startswith("VALUES") else \
-        rest[:_top_keyword(rest, "FROM")] if _top_keyword(rest, "FROM") >= 0 else rest
-    values = split_top(body)
-    if column not in columns or len(values) != len(columns):
-        return None
-    value = values[columns.index(column)]
-    if not re.fullmatch(r"-?\d+(?:\.\d+)?", value):
-        return None
     start = match.end()
     for index, item in enumerate(values):
         at = sql.index(item, start)
         if index == columns.index(column):
-            return value, (at, at + len(item))
+            return item, (at, at + len(item))
         start = at + len(item)
     return None
+
+
+def _inserted_param(sql: str, column: str) -> str | None:
+    """The parameter an ``INSERT`` writes into ``column``, if it writes one."""
+    found = _inserted(sql, column)
+    param = re.fullmatch(r":(\w+)", found[0]) if found is not None else None
+    return param.group(1) if param else None
+
+
+def _inserted_literal(sql: str, column: str) -> tuple[str, tuple[int, int]] | None:
+    """The number an ``INSERT`` writes into ``column``, if it writes one, and its span in ``sql``."""
+    found = _inserted(sql, column)
+    return found if found is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", found[0]) else None
 
 
 def _uneven_starts(site: Site) -> Iterator[GuardFix]:
@@ -2129,16 +2123,9 @@ def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
 
 
 def _insert_value(sql: str, column: str, value: str) -> str | None:
-    """``sql``, an ``INSERT ... (columns) VALUES (...)``, with ``value`` written for ``column``."""
-    match = re.match(r"(\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*VALUES\s*\()(.*)(\)\s*;?\s*)$", sql, re.I | re.S)
-    if match is None:
-        return None
-    columns = [c.strip().strip('"') for c in match.group(2).split(",")]
-    values = split_top(match.group(3))
-    if len(columns) != len(values) or column not in columns:
-        return None
-    values[columns.index(column)] = value
-    return match.group(1) + ", ".join(values) + match.group(4)
+    """``sql``, an ``INSERT``, with ``value`` written for ``column``."""
+    found = _inserted(sql, column)
+    return None if found is None else sql[:found[1][0]] + value + sql[found[1][1]:]
 
 
 def _misattributed_actors(site: Site) -> Iterator[GuardFix]:

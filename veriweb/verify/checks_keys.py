@@ -341,8 +341,10 @@ def check_repeated_links(site: Site) -> list[C.Issue]:
 def check_unlinked_pairs(site: Site) -> list[C.Issue]:
     """C001: a row whose two keys name a pair that the table linking them does not hold, where every other
     row's pair is there (an issue assigned to someone who is no member of its project, while every other
-    assignee is): the record points at a link that does not exist. The repair clears the key where other
-    rows leave it empty, else adds the link (with the attribute most links have)."""
+    assignee is, eight at least): the record points at a link that does not exist. The repair clears the key
+    where other rows leave it empty, else adds the link (with the attribute most links have)."""
+    from veriweb.verify.checks_data import _outliers
+
     links = []
     for table in site.database.tables:
         keys = [f for f in table.foreign_keys]
@@ -362,7 +364,7 @@ def check_unlinked_pairs(site: Site) -> list[C.Issue]:
                 held = {(r.get(k1.column), r.get(k2.column)) for r in link.rows}
                 known = [n for n, r in enumerate(table.rows) if r.get(f1.column) is not None and r.get(f2.column) is not None]
                 broke = [n for n in known if (table.rows[n][f1.column], table.rows[n][f2.column]) not in held]
-                for n in _outlier_rows([n for n in known if n not in broke], broke):
+                for n in _outliers([n for n in known if n not in broke], broke, 8):
                     row = table.rows[n]
                     if any(r.get(f2.column) is None for r in table.rows):
                         fix = f"{f2.column} should be empty"
@@ -380,12 +382,6 @@ def check_unlinked_pairs(site: Site) -> list[C.Issue]:
                                           f"other row's are: {fix}"))
     return issues
 
-
-def _outlier_rows(held: list[int], broke: list[int]) -> list[int]:
-    """One or two rows against at least eight that keep the rule, and at least 19 in 20 in all."""
-    if not broke or len(held) < 8 or len(broke) > 2 or len(broke) * 20 > len(held) + len(broke):
-        return []
-    return broke
 
 
 _NUMBERED = re.compile(r"^(?:number|no|seq|position)$|_(?:number|no)$")
