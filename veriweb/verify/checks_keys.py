@@ -338,6 +338,14 @@ def check_repeated_links(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _key_values(site: Site, table_name: str, column: str | None) -> set[Any]:
+    """The values a referenced column holds (the table's key when ``column`` is ``None``)."""
+    table = site.database.table(table_name)
+    if table is None:
+        return set()
+    return {r.get(column or table.primary_key) for r in table.rows}
+
+
 def check_unlinked_pairs(site: Site) -> list[C.Issue]:
     """C001: a row whose two keys name a pair that the table linking them does not hold, where every other
     row's pair is there (an issue assigned to someone who is no member of its project, while every other
@@ -362,7 +370,11 @@ def check_unlinked_pairs(site: Site) -> list[C.Issue]:
                 if (f1.ref_table, f2.ref_table) != (k1.ref_table, k2.ref_table) or f1.column == f2.column:
                     continue
                 held = {(r.get(k1.column), r.get(k2.column)) for r in link.rows}
-                known = [n for n, r in enumerate(table.rows) if r.get(f1.column) is not None and r.get(f2.column) is not None]
+                exist = [_key_values(site, f.ref_table, f.ref_column) for f in (f1, f2)]
+                if any(a not in exist[0] or b not in exist[1] for a, b in held):
+                    continue  # the links themselves point at nothing: their repair comes first
+                known = [n for n, r in enumerate(table.rows)  # keys that point at nothing are C001's other check's
+                         if r.get(f1.column) in exist[0] and r.get(f2.column) in exist[1]]
                 broke = [n for n in known if (table.rows[n][f1.column], table.rows[n][f2.column]) not in held]
                 for n in _outliers([n for n in known if n not in broke], broke, 8):
                     row = table.rows[n]
