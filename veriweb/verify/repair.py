@@ -95,6 +95,8 @@ class Context:
     dropped_tasks: dict[str, str] = field(default_factory=dict)
     changed: set[str] = field(default_factory=set)
     checked: CheckRun | None = None
+    deferred: set[tuple[str, str]] = field(default_factory=set)
+    """Issues a late operator (:data:`_LATE`) was held back for once: the next round runs it whatever else runs."""
 
 
 Outcome = tuple[str, Touch]
@@ -2059,7 +2061,7 @@ removes the element."""
 
 _LATE: tuple[Operator, ...] = (link_orphan,)
 """Operators that add to a site what another fix may bring back (a link to a page nobody links to, which
-the link a repair points back at it restores): they too run only in a round where nothing else was."""
+the link a repair points back at it restores): held back one round when something else was repaired."""
 
 _DROPS: tuple[Operator, ...] = (drop_task, add_control)
 """Operators that give up on a task, or add a control a task lacks: they run only in a round where
@@ -2225,7 +2227,10 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
             continue
         seen.add((issue.code, issue.location))
         operator = operator_for(issue)
-        if (_gives_up(operator) or operator in _LATE) and repairs:
+        if operator in _LATE and repairs and (issue.code, issue.location) not in ctx.deferred:
+            ctx.deferred.add((issue.code, issue.location))
+            continue  # a fix this round may bring back what it adds; held back one round, never more
+        if _gives_up(operator) and repairs:
             continue  # a fix this round may remove the cause; the next round's checks decide
         index = _task_index(data, parse_path(issue.location)) if issue.location.startswith("$.tasks[") else None
         if index is not None:
