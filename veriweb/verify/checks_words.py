@@ -625,6 +625,8 @@ def truncated_lists(site: Site) -> Iterator[tuple[str, str, int, int]]:
     shows a few ("My orders" showing the 3 newest), while its table holds more rows than that and no other
     list of the site shows them all: the rest can never be seen. The path of its query's limit, its
     label, the limit and how many rows the table holds."""
+    from veriweb.verify.dataflow import view_tables
+
     sources: dict[str, list[Any]] = {}
     elements = [(e, p) for e, p, _ in C.all_elements(site) if e.type in ("list", "table") and e.query.table]
     for element, _ in elements:
@@ -640,8 +642,6 @@ def truncated_lists(site: Site) -> Iterator[tuple[str, str, int, int]]:
             continue
         if any(other.query.limit is None for other in sources[element.query.table] if other is not element):
             continue
-        from veriweb.verify.dataflow import view_tables
-
         held = max((len(t.rows) for name in view_tables(site, element.query.table)
                     if (t := site.database.table(name)) is not None), default=0)
         if held > limit:
