@@ -849,12 +849,10 @@ def check_written_numbers(site: Site) -> list[C.Issue]:
     return issues
 
 
-def check_child_sums(site: Site) -> list[C.Issue]:
-    """C004: a seed row whose figure is not the sum of one column over the rows that point at it, where
-    every other row's is (an order that says 40000 refunded while its refund rows add up to 40598).
-    The rule counts only when it holds in all but one row in fifty of at least eight, over at least five
-    rows with lines and three sums; the repair writes the sum."""
-    issues = []
+def child_sums(site: Site) -> Iterator[tuple[int, Any, list[str], Any, Any, str, dict[Any, float], set[Any]]]:
+    """For each table of at least eight rows (its index, the table and its number columns), each table
+    whose rows point at it and each number column of those rows: the column's sum per key pointed at, and
+    the keys with a row whose value there is no number."""
     numeric = ("integer", "money", "real")
     for p_index, parent in enumerate(site.database.tables):
         if len(parent.rows) < 8:
@@ -871,26 +869,36 @@ def check_child_sums(site: Site) -> list[C.Issue]:
                             sums[row.get(fk.column)] += row[part]
                         elif row.get(part) is not None:
                             unread.add(row.get(fk.column))
-                    if len({v for v in sums.values() if v}) < 3:
-                        continue
-                    owed = [sums.get(r.get(fk.ref_column), 0) for r in parent.rows]
-                    for figure in figures:
-                        held = [n for n, r in enumerate(parent.rows) if isinstance(r.get(figure), (int, float))]
-                        off = [n for n in held if parent.rows[n][figure] != owed[n]]
-                        if not off or len(off) > max(1, len(held) // 50):
-                            continue
-                        kept = set(held) - set(off)
-                        if sum(1 for n in kept if owed[n]) < 5 or len({owed[n] for n in kept} - {0}) < 3:
-                            continue
-                        for n in off:
-                            row = parent.rows[n]
-                            if row.get(fk.ref_column) not in sums or row.get(fk.ref_column) in unread:
-                                continue  # no line left to sum (one may point elsewhere), or one unreadable
-                            issues.append(C.Issue("consistency", C.TOTAL_MISMATCH,
-                                                  f"$.database.tables[{p_index}].rows[{n}].{figure}",
-                                                  f"{parent.name} {row.get(parent.primary_key)}: {figure} {row[figure]} "
-                                                  f"is not the sum of {child.name}.{part} over its rows, as in every "
-                                                  f"other {parent.name} row: it should be {owed[n]}"))
+                    yield p_index, parent, figures, child, fk, part, sums, unread
+
+
+def check_child_sums(site: Site) -> list[C.Issue]:
+    """C004: a seed row whose figure is not the sum of one column over the rows that point at it, where
+    every other row's is (an order that says 40000 refunded while its refund rows add up to 40598).
+    The rule counts only when it holds in all but one row in fifty of at least eight, over at least five
+    rows with lines and three sums; the repair writes the sum."""
+    issues = []
+    for p_index, parent, figures, child, fk, part, sums, unread in child_sums(site):
+        if len({v for v in sums.values() if v}) < 3:
+            continue
+        owed = [sums.get(r.get(fk.ref_column), 0) for r in parent.rows]
+        for figure in figures:
+            held = [n for n, r in enumerate(parent.rows) if isinstance(r.get(figure), (int, float))]
+            off = [n for n in held if parent.rows[n][figure] != owed[n]]
+            if not off or len(off) > max(1, len(held) // 50):
+                continue
+            kept = set(held) - set(off)
+            if sum(1 for n in kept if owed[n]) < 5 or len({owed[n] for n in kept} - {0}) < 3:
+                continue
+            for n in off:
+                row = parent.rows[n]
+                if row.get(fk.ref_column) not in sums or row.get(fk.ref_column) in unread:
+                    continue  # no line left to sum (one may point elsewhere), or one unreadable
+                issues.append(C.Issue("consistency", C.TOTAL_MISMATCH,
+                                      f"$.database.tables[{p_index}].rows[{n}].{figure}",
+                                      f"{parent.name} {row.get(parent.primary_key)}: {figure} {row[figure]} "
+                                      f"is not the sum of {child.name}.{part} over its rows, as in every "
+                                      f"other {parent.name} row: it should be {owed[n]}"))
     return issues
 
 

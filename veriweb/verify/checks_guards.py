@@ -1978,25 +1978,17 @@ def _summed_figures(site: Site) -> set[tuple[str, str, str, str]]:
     """``(parent, figure, child, part)`` for each figure every seed row of ``parent`` keeps equal to the sum
     of ``part`` over its ``child`` rows (a post's score and its votes' values), over at least five rows with
     children and three different sums."""
+    from veriweb.verify.checks_data import child_sums
+
     out = set()
-    for parent in site.database.tables:
-        figures = [c.name for c in parent.columns if c.type in ("integer", "real", "money")
-                   and c.name != parent.primary_key]
-        if len(parent.rows) < 8 or not figures:
+    for _, parent, figures, child, fk, part, sums, _ in child_sums(site):
+        if part == child.primary_key:
             continue
-        for child in site.database.tables:
-            for fk in (f for f in child.foreign_keys if f.ref_table == parent.name and child is not parent):
-                for part in (c.name for c in child.columns if c.type in ("integer", "real", "money")
-                             and c.name != child.primary_key and c.name not in {f.column for f in child.foreign_keys}):
-                    sums: dict[Any, float] = {}
-                    for row in child.rows:
-                        if isinstance(row.get(part), (int, float)):
-                            sums[row.get(fk.column)] = sums.get(row.get(fk.column), 0) + row[part]
-                    for figure in figures:
-                        owed = [sums.get(r.get(parent.primary_key), 0) for r in parent.rows]
-                        if all(r.get(figure) == o for r, o in zip(parent.rows, owed)) and sum(
-                                1 for o in owed if o) >= 5 and len(set(owed)) >= 3:
-                            out.add((parent.name, figure, child.name, part))
+        owed = [sums.get(r.get(fk.ref_column), 0) for r in parent.rows]
+        for figure in figures:
+            if all(r.get(figure) == o for r, o in zip(parent.rows, owed)) and sum(
+                    1 for o in owed if o) >= 5 and len(set(owed)) >= 3:
+                out.add((parent.name, figure, child.name, part))
     # or a marker says so: it moves the figure by the value it writes to a child row (``score = score +
     # :value`` beside ``votes.value = :value``)
     children = {(c.name, f.ref_table) for c in site.database.tables for f in c.foreign_keys}
