@@ -58,7 +58,7 @@ from veriweb.scaffold import Site
 from veriweb.scaffold.values import Compare, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.checks_views import _aliases, column_values
-from veriweb.verify.dataflow import _top_keyword, closing_paren, parse_effect, set_span, split_top
+from veriweb.verify.dataflow import _top_keyword, parse_effect, set_span, split_top
 from veriweb.verify.wording import stem
 
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|non|nor|isn't|aren't|wasn't|already)\b", re.I)
@@ -2011,22 +2011,13 @@ def _summed_figures(site: Site) -> set[tuple[str, str, str, str]]:
 
 def _inserted(sql: str, column: str) -> tuple[str, tuple[int, int]] | None:
     """What an ``INSERT`` (``VALUES`` or ``SELECT``) writes into ``column``, as written, and its span in ``sql``."""
-    match = re.match(r"\s*INSERT\s+INTO\s+\"?\w+\"?\s*\(([^)]*)\)\s*(VALUES\s*\(|SELECT\s+)", sql, re.I)
-    if match is None:
+    from veriweb.verify.checks_keys import _insert_values
+
+    spans = _insert_values(sql)
+    if spans is None or column not in spans:
         return None
-    columns = [c.strip().strip('"') for c in match.group(1).split(",")]
-    rest = sql[match.end():]
-    cut = closing_paren("(" + rest, 0) - 1 if match.group(2).upper().startswith("VALUES") else _top_keyword(rest, "FROM")
-    values = split_top(rest[:cut] if cut >= 0 else rest)
-    if column not in columns or len(values) != len(columns):
-        return None
-    start = match.end()
-    for index, item in enumerate(values):
-        at = sql.index(item, start)
-        if index == columns.index(column):
-            return item, (at, at + len(item))
-        start = at + len(item)
-    return None
+    start, end = spans[column]
+    return sql[start:end], (start, end)
 
 
 def _inserted_param(sql: str, column: str) -> str | None:
