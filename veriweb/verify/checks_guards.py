@@ -2089,6 +2089,76 @@ def _misgrouped_rules(site: Site) -> Iterator[GuardFix]:
                                f"same {named[0]} go through", sql=fixed)
 
 
+_INTERVAL_END = re.compile(r"^(check_?)(in|out)(_date|_at|_on|_day)?$|^(start|starts|end|ends)(_at|_time|_on)$")
+"""Columns and parameters that bound a stay or a slot whose end is free again at once (the day a guest
+checks out, the minute a meeting ends): its start, or its end."""
+
+
+def _interval_side(name: str) -> tuple[str, str] | None:
+    """``(family, "start" or "end")`` of a bound of :data:`_INTERVAL_END` (``check_out`` -> ``("check", "end")``)."""
+    found = _INTERVAL_END.match(name)
+    if found is None:
+        return None
+    if found.group(1):
+        return f"check{found.group(3) or ''}", "start" if found.group(2) == "in" else "end"
+    return found.group(5), "start" if found.group(4).startswith("start") else "end"
+
+
+def _touching_intervals(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard against overlapping stays or slots that compares one's start with another's end
+    inclusively (``a.check_in <= b.check_out``, or ``b.check_out >= a.check_in``; ``a.check_in >
+    b.check_out`` in a test that they do not overlap): a stay starting the day another ends is refused
+    as a double booking, though the room is free again that day. The fix compares strictly."""
+    compare = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+|:\w+)\s*(<=|>=|<|>)\s*((?:\w+\.)?\w+|:\w+)(?!\s*[-+*/(.])")
+    flips = {"<=": "<", ">": ">=", ">=": ">", "<": "<="}
+    for location, marker, guard, sql in _sql_guards(site):
+        params = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
+                  if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        touching = []
+        for found in compare.finditer(sql):
+            sides = []
+            for term in (found.group(1), found.group(3)):
+                owner, _, name = term.rpartition(".")
+                if term.startswith(":"):
+                    owner, name = ":", params.get(term[1:], term[1:])
+                sides.append((owner, _interval_side(name)))
+            (left_owner, left), (right_owner, right) = sides
+            if left is None or right is None or left[0] != right[0] or left[1] == right[1] or left_owner == right_owner:
+                continue  # not one stay's start against another's end
+            if found.group(2) in (("<=", ">") if left[1] == "start" else (">=", "<")):
+                touching.append(found)
+        if touching:
+            fixed = sql
+            for found in reversed(touching):
+                start, end = found.span(2)
+                fixed = fixed[:start] + flips[found.group(2)] + fixed[end:]
+            first = touching[0]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"marker {marker.name!r}'s check {guard.message!r} compares one period's start with "
+                           f"another's end inclusively ({first.group(0)!r}): two periods that only touch (one "
+                           f"starts when the other ends) count as overlapping, so back-to-back bookings are "
+                           f"refused; it should be {first.group(1)} {flips[first.group(2)]} {first.group(3)}",
+                           sql=fixed)
+
+
+def _disagreeing_cutoffs(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that tests a date column against another day than the site's other statements of
+    the same cut-off (:func:`veriweb.verify.checks_literals.disagreeing_cutoffs`): votes refused as
+    "archived" from another day than the page calls posts archived. The fix tests the day most of them
+    say (in the SQL, or in the parameter that holds it)."""
+    from veriweb.verify.checks_literals import cutoff_fix, disagreeing_cutoffs
+
+    for cutoff, day, others in disagreeing_cutoffs(site):
+        if not cutoff.where.startswith("$.markers"):
+            continue
+        message = (f"a check tests {cutoff.table}.{cutoff.column} against {cutoff.day}, while the site's other "
+                   f"statements of the same cut-off test {others}: it should be {day}")
+        if cutoff.span == (0, 0):
+            yield GuardFix(cutoff.where, C.VACUOUS_GUARD, message)
+        else:
+            yield GuardFix(cutoff.where, C.VACUOUS_GUARD, message, sql=cutoff_fix(cutoff, day))
+
+
 def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that writes the signed-in user (``:user_id``) into a row while it does not ask for
     a login: a signed-out visitor's review is stored with no author, and shows nowhere. The fix asks for
@@ -2208,7 +2278,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
-            *_misgrouped_rules(site)]
+            *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

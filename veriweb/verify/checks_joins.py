@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from veriweb.scaffold import Site
 from veriweb.verify.checks_views import Fix, _aliases, _main_from, _subqueries
@@ -178,4 +179,65 @@ def fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
             return
 
 
-__all__ = ["fanned_out", "miscorrelated", "mismatched_keys"]
+
+# ----------------------------------------------------------------------------- a lookup that drops what it looks up
+
+
+_LEFT_JOIN = re.compile(r"\bLEFT\s+(?:OUTER\s+)?JOIN\s+(\w+)(?:\s+(?:AS\s+)?(?!ON\b)(\w+))?\s+ON\s+"
+                        r"(.*?)(?=\s+(?:LEFT|INNER|CROSS|JOIN|WHERE|GROUP|ORDER|LIMIT|UNION)\b|\s*\)|\s*$)", re.I | re.S)
+_LITERAL_TEST = re.compile(r"^(\w+)\.(\w+)\s*(=|!=|<>)\s*('(?:[^']|'')*'|-?\d+)$")
+
+
+def _passes(row: dict[str, Any], column: str, op: str, literal: str) -> bool:
+    """Whether ``row`` passes the test ``column op literal`` (``=``, ``!=`` or ``<>``; a quoted text or a whole number)."""
+    value = literal[1:-1].replace("''", "'") if literal.startswith("'") else int(literal)
+    return (row.get(column) == value) == (op == "=")
+
+
+def filtered_lookups(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A ``LEFT JOIN`` that looks up the one row a foreign key points at, and only when that row has a
+    fixed value (``LEFT JOIN milestones m ON m.id = i.milestone_id AND m.state = 'active'``): a row that
+    does point at one without that value (an issue of a closed milestone) shows none, as if it had no
+    milestone. Reported when a seed row does so. The fix looks the row up whatever its value."""
+    bindings = {alias or table: table for table, alias in
+                ((m.group(1), m.group(2)) for m in _TABLE_NAMES.finditer(sql)) if table.lower() not in _SQL_WORDS}
+    for join in _LEFT_JOIN.finditer(sql):
+        target = site.database.table(join.group(1))
+        alias = join.group(2) or join.group(1)
+        if target is None:
+            continue
+        terms = [t.strip() for t in re.split(r"\bAND\b", join.group(3), flags=re.I)]
+        tests, lookup = [], None
+        for term in terms:
+            test = _LITERAL_TEST.match(term)
+            if test is not None and test.group(1) == alias and target.column(test.group(2)) is not None:
+                tests.append((term, test.group(2), test.group(3), test.group(4)))
+                continue
+            pair = _EQUAL_COLUMNS.fullmatch(term)
+            if pair is None:
+                continue
+            for own, other in (((pair.group(1), pair.group(2)), (pair.group(3), pair.group(4))),
+                               ((pair.group(3), pair.group(4)), (pair.group(1), pair.group(2)))):
+                source = site.database.table(bindings.get(other[0] or "", ""))
+                if own == (alias, target.primary_key) and source is not None and any(
+                        fk.column == other[1] and fk.ref_table == target.name for fk in source.foreign_keys):
+                    lookup = (source, other[1])
+        if lookup is None or not tests:
+            continue
+        source, key = lookup
+        by_key = {row.get(target.primary_key): row for row in target.rows}
+
+        dropped = [row for r in source.rows if (row := by_key.get(r.get(key))) is not None
+                   and not all(_passes(row, c, op, lit) for _, c, op, lit in tests)]
+        if not dropped:
+            continue
+        kept = " AND ".join(t for t in terms if t not in {term for term, *_ in tests})
+        start, end = join.span(3)
+        said = " AND ".join(term for term, *_ in tests)
+        yield Fix(location, f"it looks up the {target.name} row that {source.name}.{key} points at only when {said}: "
+                            f"rows of {source.name} pointing at one that is not (such as {target.name} row "
+                            f"{dropped[0].get(target.primary_key)!r}) show none, as if they had none",
+                  sql, sql[:start] + kept + sql[end:])
+
+
+__all__ = ["fanned_out", "filtered_lookups", "miscorrelated", "mismatched_keys"]

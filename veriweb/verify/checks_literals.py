@@ -7,7 +7,9 @@ yielding :class:`veriweb.verify.checks_views.Fix` findings with the SQL that fix
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from veriweb.scaffold import Site
@@ -109,4 +111,111 @@ def today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Iter
                             f"reads or writes is off", sql, fixed)
 
 
-__all__ = ["literal_writes", "misspelt_sql", "misspelt_writes", "today_typos"]
+# ----------------------------------------------------------------------------- one cut-off day written twice
+
+_CASE_DAY = re.compile(r"\bWHEN\s+(?:(\w+)\.)?(\w+)\s*(?:<=|>=|<|>)\s*'(\d{4}-\d{2}-\d{2})'\s+THEN\s+'([^']*)'", re.I)
+_GUARD_DAY = re.compile(r"(?<![\w.:])(?:(\w+)\.)?(\w+)\s*(?:<=|>=|<|>)\s*(?:'(\d{4}-\d{2}-\d{2})'|:(\w+)\b)")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    """One statement of a cut-off day: a view's ``CASE`` that labels rows by a date column against a
+    fixed day, or a guard that tests the column against one under a message. ``where`` is the path to
+    change (a view's SQL, a guard's predicate, or the parameter that holds the day), ``text`` the value
+    there (the SQL, or the day), ``span`` where the day is in it (none: ``text`` is the day), ``words``
+    the stems of the label or message, and ``label`` a view's label as written."""
+
+    where: str
+    table: str
+    column: str
+    day: str
+    words: frozenset[str]
+    text: str
+    span: tuple[int, int] = (0, 0)
+    label: str = ""
+
+
+def _table_with(site: Site, alias: str | None, column: str, sql: str) -> str:
+    """The table whose ``column`` ``alias.column`` (or a bare ``column``) reads in ``sql`` (``""``: unsure)."""
+    from veriweb.verify.checks_views import _aliases
+
+    aliases = _aliases(sql)
+    if alias:
+        return aliases.get(alias, "")
+    held = {t for t in aliases.values() if (table := site.database.table(t)) is not None
+            and any(c.name == column for c in table.columns)}
+    return held.pop() if len(held) == 1 else ""
+
+
+def _cutoffs(site: Site) -> Iterator[Cutoff]:
+    """Every cut-off day a view's labels or a guard's test states (see :class:`Cutoff`)."""
+    from veriweb.verify.checks_guards import _sql_guards
+    from veriweb.verify.wording import stem
+
+    def said(text: str) -> frozenset[str]:
+        return frozenset(stem(w) for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3)
+
+    for number, view in enumerate(site.database.views):
+        for found in _CASE_DAY.finditer(view.sql):
+            table = _table_with(site, found.group(1), found.group(2), view.sql)
+            if table and said(found.group(4)):
+                yield Cutoff(f"$.database.views[{number}].sql", table, found.group(2), found.group(3),
+                             said(found.group(4)), view.sql, found.span(3), found.group(4).strip(" ·-–|"))
+    for location, _, guard, sql in _sql_guards(site):
+        for found in _GUARD_DAY.finditer(sql):
+            table = _table_with(site, found.group(1), found.group(2), sql)
+            day = found.group(3) or guard.predicate.params.get(found.group(4) or "")
+            if not table or not isinstance(day, str) or not _DAY.fullmatch(day):
+                continue
+            if found.group(3):
+                yield Cutoff(location, table, found.group(2), day, said(guard.message or ""), sql, found.span(3))
+            else:
+                yield Cutoff(f"{location}.params.{found.group(4)}", table, found.group(2), day,
+                             said(guard.message or ""), day)
+
+
+def disagreeing_cutoffs(site: Site) -> Iterator[tuple[Cutoff, str, str]]:
+    """Each statement of a cut-off day that disagrees with most of the others about the same thing: the
+    day a view labels a date column's rows by a word ("archived" before 2026-12-17) against the day the
+    guards whose messages say that word test the column against (votes on a post created before
+    2025-12-17 are refused as "archived"). With the statement, the day most of them say, and what the
+    others are (a page that calls every post archived while they all take votes). Only a strict
+    majority counts; statements are grouped by a view label's words."""
+    found = list(_cutoffs(site))
+    out: dict[str, tuple[Cutoff, str, str]] = {}
+    for label in (c for c in found if c.where.startswith("$.database.views")):
+        same = [c for c in found if (c.table, c.column) == (label.table, label.column) and label.words <= c.words
+                and (c.words == label.words or not c.where.startswith("$.database.views"))]
+        if len(same) < 3 or not any(not c.where.startswith("$.database.views") for c in same):
+            continue
+        days = Counter(c.day for c in same)
+        (top, count), *rest = days.most_common()
+        if not rest or rest[0][1] == count:
+            continue
+        for wrong in same:
+            if wrong.day != top and wrong.where not in out:
+                out[wrong.where] = (wrong, top, f"{label.table}.{label.column} against {top} in {count} of {len(same)}")
+    yield from out.values()
+
+
+def cutoff_fix(cutoff: Cutoff, day: str) -> str:
+    """The value at ``cutoff.where`` with the day it should say."""
+    if cutoff.span == (0, 0):
+        return day
+    start, end = cutoff.span
+    return cutoff.text[:start] + day + cutoff.text[end:]
+
+
+def disagreeing_view_cutoffs(site: Site) -> Iterator[Fix]:
+    """:func:`disagreeing_cutoffs` in views, with the SQL that fixes them."""
+    for cutoff, day, others in disagreeing_cutoffs(site):
+        if cutoff.where.startswith("$.database.views"):
+            yield Fix(cutoff.where, f"it labels {cutoff.table} rows {cutoff.label!r} by "
+                      f"{cutoff.column} against {cutoff.day}, while the site's guards and pages about the same "
+                      f"test {others}: the page says one thing and the site does another", cutoff.text,
+                      cutoff_fix(cutoff, day))
+
+
+__all__ = ["Cutoff", "cutoff_fix", "disagreeing_cutoffs", "disagreeing_view_cutoffs", "literal_writes", "misspelt_sql",
+           "misspelt_writes", "today_typos"]

@@ -261,6 +261,67 @@ def literal_values(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
                 yield path, attr, text, value, label  # one of its values, or a word in a value's place
 
 
+@C.per_run
+def _updated_columns(site: Site) -> frozenset[tuple[str, str]]:
+    """Every ``(table, column)`` some marker's update sets."""
+    out = set()
+    for marker in site.markers:
+        for effect in marker.effects:
+            if effect.op == "update":
+                head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
+                out |= {(effect.table, column) for column in re.findall(r"\b(\w+)\s*=", head)}
+    return frozenset(out)
+
+
+def literal_messages(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """A value of a status-like column of the row a form acts on, written into the form's fixed words
+    (its success message, or its confirmation), when the rows hold other values too and the form's
+    marker does not write it ("Merged into main." for change requests into main and into develop):
+    the words are wrong for every other row. Only a column of the row's own table that no marker
+    updates, and no list or record around the form fixes (a message's "Moved to Trash." names where it
+    goes, not its folder now; "Empty Trash" sits in the Trash folder's record). Path (of the action or the confirmation), attribute, the
+    text, the value, and the column."""
+    from veriweb.verify.checks_guards import _domains
+    from veriweb.verify.checks_literals import literal_writes
+
+    domains = _domains(site)
+    cache: dict[Any, Any] = {}
+    fixed: dict[str, set[str]] = {}  # path of a list or record -> the columns its query fixes to a value
+    for element, path, _, bound in bound_elements(site):
+        query = C.field_of(element, "query") if element.type in ("list", "table", "record") else None
+        if query is not None:
+            fixed[path] = {c.column: c.value for c in query.where or [] if isinstance(C.field_of(c, "value"), (str, int, bool))
+                           and C.field_of(c, "op") in (None, "=", "eq")}
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if bound is not None and getattr(action, "kind", "") == "marker" else None
+        if marker is None:
+            continue
+        written = {value.casefold() for effect in marker.effects for _, value in literal_writes(marker.name, effect)}
+        confirm = C.field_of(element, "confirm")
+        texts = [(f"{path}.action", "success_message", action.success_message)]
+        texts += [(f"{path}.confirm", attr, C.field_of(confirm, attr)) for attr in ("title", "text")] if confirm else []
+        for where, attr, text in texts:
+            if not isinstance(text, str) or not text:
+                continue
+            bare = _TEMPLATE.sub(" ", text)
+            own = base_column(site, bound, "id", cache)
+            held = {c: v for outer, columns in fixed.items() if path.startswith(outer + ".") for c, v in columns.items()}
+            table = site.database.table(own[0]) if own is not None else None
+            for column in sorted((source_columns(site, bound) or set()) - set(held)):
+                base = base_column(site, bound, column, cache)
+                domain = domains.get(base) if base is not None and table is not None and base[0] == table.name else None
+                if not domain or len(domain) < 2 or base in _updated_columns(site):
+                    continue  # not the row's own figure, or one a marker changes (the words may name the new one)
+                # the values of the rows the form can sit on (those the lists and records around it let through)
+                rows = [r for r in table.rows if all(r.get(c, v) == v for c, v in held.items())]  # type: ignore[union-attr]
+                there = {r[base[1]].casefold() for r in rows if isinstance(r.get(base[1]), str)}
+                named = [v for k, v in domain.items() if len(k) >= 3 and k not in written and not k.isdigit()
+                         and re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", bare, re.I)]
+                if len(named) == 1 and there - {named[0].casefold()}:
+                    yield where, attr, text, named[0], column
+                    break
+
+
 def check_literal_amounts(site: Site) -> list[C.Issue]:
     """M009: a row's text shows a fixed amount, the same for every row, instead of the row's own; or
     a fixed value of the status-like column it names ("Status: Processing" on every order)."""
@@ -270,7 +331,7 @@ def check_literal_amounts(site: Site) -> list[C.Issue]:
         issues.append(C.Issue("semantic", C.LITERAL_AMOUNT, f"{path}.{attr}",
                               f"{text!r} shows the fixed amount {amount} for every row; read it from the row "
                               f"instead ({hint})"))
-    for path, attr, text, value, column in literal_values(site):
+    for path, attr, text, value, column in [*literal_values(site), *literal_messages(site)]:
         issues.append(C.Issue("semantic", C.LITERAL_AMOUNT, f"{path}.{attr}",
                               f"{text!r} shows the fixed {column} {value!r} for every row; read it from the row "
                               f"instead ({{row.{column}}})"))

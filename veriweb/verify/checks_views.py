@@ -1465,8 +1465,8 @@ def view_fixes(site: Site) -> list[Fix]:
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
     products = _products(site, texts)
     from veriweb.verify.checks_guards import _domains
-    from veriweb.verify.checks_joins import fanned_out, miscorrelated, mismatched_keys
-    from veriweb.verify.checks_literals import misspelt_sql, misspelt_writes, today_typos
+    from veriweb.verify.checks_joins import fanned_out, filtered_lookups, miscorrelated, mismatched_keys
+    from veriweb.verify.checks_literals import disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos
 
     domains = _domains(site)
     out: list[Fix] = []
@@ -1476,7 +1476,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += today_typos(site, location, view.sql, in_marker=False)
         out += fanned_out(site, location, view.sql)
         for finder in (_uncorrelated, _misnamed, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
-                       miscorrelated):
+                       miscorrelated, filtered_lookups):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
@@ -1527,6 +1527,7 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     out += misspelt_writes(site, domains)
+    out += disagreeing_view_cutoffs(site)
     out += _fixed_toggles(site)
     out += _misordered_effects(site)
     return out

@@ -283,6 +283,13 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     tokens = R.parse_path(issue.location)
     if tokens[-1] == "message":  # a message naming another row than the test picks: the test picks that row
         return _pick_named_row(data, tokens, issue)
+    day = re.search(r"statements of the same cut-off test .*: it should be (\d{4}-\d{2}-\d{2})$", issue.message)
+    if day is not None and tokens[-2:-1] == ["params"]:  # the parameter that holds a cut-off day
+        params, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(params, dict) or not isinstance(marker, dict) or params.get(tokens[-1]) == day.group(1):
+            return None
+        old, params[tokens[-1]] = params.get(tokens[-1]), day.group(1)
+        return f"marker {marker['name']!r}: the cut-off {old!r} -> {day.group(1)!r}", R.Touch(markers={marker["name"]})
     predicate = R.get_at(data, tokens)
     marker = R.get_at(data, tokens[:2])
     if not isinstance(predicate, dict) or not isinstance(marker, dict):
