@@ -920,6 +920,26 @@ def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> I
 _ROLE_JOIN = re.compile(r"\bJOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)", re.I)
 
 
+_PREFIXED = re.compile(r"'(Re|Fwd|Fw|FW|RE|FWD)\s*:\s*'\s*\|\|\s*[\w.]+\s+AS\s+(\w+)")
+
+
+def _crossed_prefixes(location: str, sql: str) -> Iterator[Fix]:
+    """A subject column for forwarding (``forward_subject``) built with a reply's ``'Re: '``, or one for
+    replying built with ``'Fwd: '``: every forwarded message goes out looking like a reply. The prefix
+    the column's name calls for is written."""
+    fixed, wrong = sql, []
+    for found in _PREFIXED.finditer(sql):
+        prefix, name = found.group(1).lower(), found.group(2).lower()
+        want = "Fwd" if re.search(r"forward|fwd", name) else "Re" if re.search(r"repl|^re_", name) else None
+        if want is None or (prefix == "re") == (want == "Re"):
+            continue
+        wrong.append(f"{found.group(2)} starts with {found.group(1)!r}")
+        fixed = fixed.replace(found.group(0), found.group(0).replace(f"'{found.group(1)}", f"'{want}", 1), 1)
+    if wrong:
+        yield Fix(location, f"{'; '.join(wrong)}: a {'forward' if 'Fwd' in fixed else 'reply'} marked as the "
+                            f"other kind of message", sql, fixed)
+
+
 def _swapped_roles(location: str, sql: str) -> Iterator[Fix]:
     """A view that joins one table twice for two roles of its row (``users a ON a.id = r.author_id``,
     ``users v ON v.id = r.reviewer_id``) and names each role's column after the other (``v.name AS
@@ -1487,6 +1507,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _aggregate_names(location, view.sql)
         out += _counted_units(site, location, view.sql)
         out += _swapped_roles(location, view.sql)
+        out += _crossed_prefixes(location, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
         out += _lossy_joins(site, location, view.sql)

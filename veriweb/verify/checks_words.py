@@ -25,12 +25,23 @@
   page reads ``passengers``). The repair renames the field or the value.
 - M015: a list keeping rows with more room than asked for (``seats > :passengers``). The repair keeps
   those with enough.
+- M015: a search box whose list keeps only the rows starting with the words typed, nothing saying so. The
+  repair matches them anywhere.
 - M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
   repair fills it from the signed-in user's row.
 - M015: a list cut at a fixed number of rows with no pages, its words not saying it shows a few, where no
   other list shows the rest. The repair pages through them.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
   check-out). The repair passes each under its own name.
+- M003: words claiming what the site never does or a figure is not: mail "deleted automatically after 30
+  days" where nothing deletes on its own; a total "including delivery" whose view adds none; "Seats
+  booked" over the seats a booking takes away (those left). The repair drops the claim, or says "left"
+  ("booked") for the figure it is.
+- M003: a login page telling people to sign in with their e-mail address where accounts sign in with a
+  name that is no address (or the other way round). The repair says what the login field asks for.
+- S013: a form field whose words ask for another unit or kind than its marker takes: an amount "in
+  cents" for money in dollars, a number of days for a date; and a paid extra ("Checked bag (+$35
+  each)") ticked by default. The repair asks in the parameter's terms, or leaves the box unticked.
 
 Every rule asks two things to agree that a clean site keeps agreeing, and says nothing where the
 words name no column, direction or bound.
@@ -670,6 +681,209 @@ def check_strict_rooms(site: Site) -> list[C.Issue]:
             for location, column, name in strict_rooms(site)]
 
 
+_IN_CENTS = re.compile(r"\s*\(?\b(?:in|as)\s+cents\b\)?|\s*\(cents\)", re.I)
+_A_COUNT_OF_DAYS = re.compile(r"\((?:days|weeks|months|nights)\)|\b(?:number of|how many|in)\s+(?:days|weeks|months|nights)\b",
+                              re.I)
+_PRICED_EXTRA = re.compile(r"\+\s*\$\s*\d|\$\s*\d+(?:\.\d\d)?\s*(?:each|per\b|extra)|\bextra\s+\$\s*\d", re.I)
+
+
+def misworded_fields(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each field of a form whose words ask for another unit or kind than the marker parameter it fills
+    takes, or that charges unasked: path (of its label, or of ``checked``), the field's label, and what is
+    wrong (ending in what it should be).
+
+    - an amount asked "in cents" ("1999 for $19.99") for a money parameter, which reads dollars: $13.99
+      typed as 1399 is $1,399.00;
+    - a number of days ("Valid for (days)") for a date parameter, which refuses a number;
+    - a checkbox adding a paid extra ("Checked bag (+$35 each)") ticked by default: whoever does not
+      look is charged.
+    """
+    from veriweb.scaffold.values import Ref
+
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form" or element.action.kind != "marker":
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None:
+            continue
+        fields = {f.name: (n, f) for n, f in enumerate(element.fields)}
+        for arg, value in element.action.args.items():
+            param = next((p for p in marker.params if p.name == arg), None)
+            if param is None or not isinstance(value, Ref) or value.namespace != "field" or value.name not in fields:
+                continue
+            number, field_el = fields[value.name]
+            where = f"{path}.fields[{number}]"
+            words = f"{field_el.label} {C.field_of(field_el, 'placeholder') or ''}"
+            if param.type == "money" and _IN_CENTS.search(words):
+                yield (f"{where}.label", field_el.label,
+                       f"it asks for the amount in cents, but {marker.name}.{param.name} takes money in dollars: "
+                       f"1999 typed for $19.99 is read as $1,999.00; it should ask for the amount in dollars")
+            elif param.type in ("date", "datetime") and field_el.type in ("textbox", "date") \
+                    and _A_COUNT_OF_DAYS.search(words):
+                yield (f"{where}.label", field_el.label,
+                       f"it asks for a number of days, but {marker.name}.{param.name} takes a date, and refuses a "
+                       f"number; it should ask for the date")
+            elif field_el.type == "checkbox" and field_el.checked and _PRICED_EXTRA.search(field_el.label):
+                yield (f"{where}.checked", field_el.label,
+                       f"the paid extra is ticked by default, so whoever submits the form without looking is "
+                       f"charged for it; it should start unticked")
+
+
+def check_misworded_fields(site: Site) -> list[C.Issue]:
+    """S013: see :func:`misworded_fields`. The repair asks in the parameter's terms, or unticks the box."""
+    return [C.Issue("structural", C.FIELD_TYPE, location, f"form field {label!r}: {said}")
+            for location, label, said in misworded_fields(site)]
+
+
+_SAYS_ADDRESS = re.compile(r"\b(?:your\s+(?:\w+\s+)?)?e-?mail(?:\s+address)?\b", re.I)
+_SAYS_NAME = re.compile(r"\b(?:your\s+)?(?:user\s?name|login name|account name|handle)\b", re.I)
+_SIGN_IN_WITH = r"\b(?:with|using|by|enter)\s+"
+"""What comes before the thing a login text asks for ("sign in with your e-mail address"); without it
+"sign in to read your e-mail" would be taken for one."""
+
+
+def login_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each text of the login page that tells people to sign in with an e-mail address where every
+    account's login (the auth table's username column) is a name with no ``@``, or with a user name
+    where every login is an address: path (of the text), the words said, what accounts sign in with (the
+    login field's label), and one login."""
+    auth = site.auth
+    page = next((p for p in site.pages if auth is not None and p.route == auth.login_page), None)
+    table = site.database.table(auth.table) if auth is not None else None
+    if page is None or table is None:
+        return
+    logins = [r.get(auth.username_column) for r in table.rows if isinstance(r.get(auth.username_column), str)]
+    if not logins:
+        return
+    addresses = all("@" in v for v in logins)
+    if not addresses and any("@" in v for v in logins):
+        return
+    number = site.pages.index(page)
+    forms = [e for e, _ in C.walk(page.elements, "") if e.type == "form" and getattr(e.action, "kind", "") == "login"]
+    asked = next((f.label for form in forms for f in form.fields if f.name == auth.username_column or f.name == "username"),
+                 "")
+    if not asked or (_SAYS_ADDRESS if not addresses else _SAYS_NAME).search(asked):
+        return  # the field itself asks for what the words say: the field is the contradiction, or nothing is
+    for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+        text = C.field_of(element, "text") if element.type in ("text", "heading") else None
+        if not isinstance(text, str) or not re.search(r"\b(?:sign|log)\s*(?:in|on)\b|\blogin\b", text, re.I):
+            continue
+        said = re.search(_SIGN_IN_WITH + f"({(_SAYS_NAME if addresses else _SAYS_ADDRESS).pattern})", text, re.I)
+        if said is not None:
+            yield f"{path}.text", said.group(1), asked, logins[0]
+
+
+def check_login_words(site: Site) -> list[C.Issue]:
+    """M003: see :func:`login_words`. The repair says what the login field asks for."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the login page tells people to sign in with {said!r}, but accounts sign in with their "
+                    f"{asked.lower()} (such as {login!r}); it should say {('your ' + asked.lower())!r} for {said!r}")
+            for location, said, asked, login in login_words(site)]
+
+
+def prefix_searches(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each list test that keeps only the rows whose text starts with what a search box sent
+    (``startswith``), where neither the box nor the page says so ("starts with", "first letter"):
+    "Slim Puffer Jacket" does not find the Navy Slim Puffer Jacket. The path of the test's ``op``,
+    the column and the box's label."""
+    typed: dict[tuple[str, str], str] = {}  # (page opened, field) -> the label of a free-text box filling it
+    for form, _, page in C.searching_forms(site):
+        for field_el in form.fields:
+            if field_el.type == "textbox":
+                typed[(page, field_el.name)] = f"{field_el.label} {C.field_of(field_el, 'placeholder') or ''}"
+    titles = {p.id: p.title for p in site.pages}
+    for element, path, page, index, cond in _query_tests(site):
+        label = typed.get((page, cond.value.name))
+        said = f"{label} {titles.get(page, '')} {C.field_of(element, 'label') or ''}"
+        if cond.op == "startswith" and label is not None and not re.search(r"\bstart|\bbegin|prefix|first letter",
+                                                                            said, re.I):
+            yield f"{path}.query.where[{index}].op", cond.column, label.strip()
+
+
+def check_prefix_searches(site: Site) -> list[C.Issue]:
+    """M015: see :func:`prefix_searches`. The repair matches the words anywhere in the text."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the search box {label!r} finds only the rows whose {column} starts with the words typed: a "
+                    f"word from the middle of a {column} finds nothing; it should match them anywhere (contains)")
+            for location, column, label in prefix_searches(site)]
+
+
+_AUTOMATIC = re.compile(r"[^.!?]*\b(?:deleted|removed|emptied|purged|erased|cleared)\b[^.!?]*"
+                        r"\b(?:automatically|on its own|by itself)\b[^.!?]*[.!?]?|"
+                        r"[^.!?]*\bautomatically\s+(?:deleted|removed|emptied|purged|erased|cleared)\b[^.!?]*[.!?]?", re.I)
+_INCLUDING = re.compile(r"\s*\(?\b(?:including|incl\.?|with)\s+(delivery|shipping|postage|tax|taxes|vat|fees)\)?", re.I)
+_TAKEN_WORDS = re.compile(r"\b(booked|sold|taken|reserved|used)\b", re.I)
+_LEFT_WORDS = re.compile(r"\b(left|remaining|available|free)\b", re.I)
+
+
+def _moved_on_insert(site: Site) -> dict[tuple[str, str], int]:
+    """``(table, column)`` -> the sign a marker that adds a row (a booking, an order) moves the column by
+    (``seats = seats - :passengers``: -1); columns moved both ways by such markers are left out."""
+    signs: dict[tuple[str, str], set[int]] = {}
+    for marker in site.markers:
+        if not any(e.op == "insert" for e in marker.effects):
+            continue
+        for effect in marker.effects:
+            if effect.op == "update":
+                for column, sign in re.findall(r"\b(\w+)\s*=\s*\1\s*([-+])", effect.sql):
+                    signs.setdefault((effect.table, column), set()).add(-1 if sign == "-" else 1)
+    return {key: next(iter(found)) for key, found in signs.items() if len(found) == 1}
+
+
+def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each text claiming what the site never does, or what a figure is not: path (of the text), the words,
+    what they should be (``""``: nothing), and why.
+
+    - mail "deleted automatically" (emptied, purged...): nothing on a site happens on its own, and no
+      view or list hides rows by their age;
+    - a figure "including delivery" (shipping, tax, fees) whose view computes it from no such column;
+    - a figure called "booked" (sold, taken) that a marker adding a booking lowers (so it counts those
+      left), or called "left" (remaining, free) that one raises.
+    """
+    from veriweb.verify.checks_pages import base_column
+    from veriweb.verify.checks_views import _select_items
+
+    sql = " ".join([v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects])
+    ages = re.search(r"'[-+]?\s*\d+\s+days?'|\bjulianday\b", sql, re.I)
+    views = {v.name: dict((name, expr) for expr, name in (_select_items(v.sql) or [])) for v in site.database.views}
+    moved = _moved_on_insert(site)
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        text = C.field_of(element, "text")
+        if not isinstance(text, str) or element.type not in ("text", "heading", "paragraph"):
+            continue
+        claim = _AUTOMATIC.search(text) if ages is None else None
+        if claim is not None and "{" not in claim.group(0):
+            yield (f"{path}.text", claim.group(0).strip(), "",
+                   "nothing on the site happens on its own: no marker runs unless someone acts, and no list hides "
+                   "rows by their age")
+        masked = re.sub(r"\{[^}]*\}", lambda m: "}" * len(m.group(0)), text)  # no full stop inside a reference
+        for shown in re.finditer(r"\{row\.(\w+)(\|[a-z_]+)?\}", text):
+            start = masked.rfind(".", 0, shown.start()) + 1
+            sentence = text[start:shown.start()]
+            before = text[max(start, masked.rfind("}", 0, shown.start()) + 1):shown.start()]
+            included = _INCLUDING.search(sentence) if shown.group(2) == "|money" else None
+            expr = views.get(bound or "", {}).get(shown.group(1))
+            if included is not None and expr is not None and not re.search(included.group(1)[:4], expr, re.I):
+                yield (f"{path}.text", included.group(0), "",
+                       f"{{row.{shown.group(1)}}} is computed as {expr.strip()!r}, with no {included.group(1)} in it")
+            base = base_column(site, bound, shown.group(1), cache) if bound is not None else None
+            sign = moved.get(base) if base is not None else None
+            word = (_TAKEN_WORDS if sign == -1 else _LEFT_WORDS if sign == 1 else None)
+            found = word.search(before) if word is not None else None
+            if found is not None:
+                yield (f"{path}.text", found.group(0), "left" if sign == -1 else "booked",
+                       f"a marker that adds a row {'lowers' if sign == -1 else 'raises'} {base[0]}.{base[1]}: the "
+                       f"figure counts those {'left' if sign == -1 else 'taken'}")
+
+
+def check_claimed_words(site: Site) -> list[C.Issue]:
+    """M003: see :func:`claimed_words`. The repair drops the claim or names the figure for what it is."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the words {said!r} claim what is not so ({why}); it should say {right!r} for {said!r}")
+            for location, said, right, why in claimed_words(site)]
+
+
 def check_truncated_lists(site: Site) -> list[C.Issue]:
     """M015: see :func:`truncated_lists`. The repair pages through the rows instead."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -997,7 +1211,8 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
-               check_fixed_people, check_truncated_lists, check_strict_rooms]
+               check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
+               check_login_words, check_prefix_searches, check_claimed_words]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -916,8 +916,17 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     logout form's button says "Log in" or "Sign out"); a button that names a sibling marker runs that
     marker when its form sends every parameter it takes; a fixed number sent against the button's
     word ("Upvote" sending -1) changes sign; a sort link, or a list's own words, saying the other
-    direction sorts the way it says; a filter's test takes the bound its options say."""
+    direction sorts the way it says; a filter's test takes the bound its options say; a text naming what
+    a form does not ask for (a login page's "e-mail address" for a login name) names what it asks for."""
     tokens = parse_path(issue.location)
+    reworded = re.search(r"; it should say '([^']*)' for '([^']*)'$", issue.message)
+    if reworded is not None and tokens[-1] == "text":  # words naming what a form does not ask for: what it asks
+        holder = get_at(data, tokens[:-1])
+        if not isinstance(holder, dict) or reworded.group(2) not in holder.get("text", ""):
+            return None
+        old = holder["text"]
+        holder["text"] = re.sub(r"  +", " ", old.replace(reworded.group(2), reworded.group(1), 1)).strip()
+        return f"text {old!r} -> {holder['text']!r}", Touch(pages=_page_of(tokens, data))
     if tokens[-1] == "options":  # a drop-down's values the wrong way round: swapped back
         from veriweb.verify.checks_meaning import swapped_options
 

@@ -397,6 +397,30 @@ def _written_values(data: dict[str, Any], marker: dict[str, Any], name: str) -> 
     return []
 
 
+def _reword_field(data: dict[str, Any], tokens: list[Any], field_el: dict[str, Any], issue: Issue) -> R.Outcome | None:
+    """S013 (:func:`veriweb.verify.checks_words.misworded_fields`): a box ticked by default for a paid extra
+    starts unticked; a field asking for cents asks for dollars; one asking for a number of days for a
+    date becomes a date input named for its parameter."""
+    from veriweb.verify.checks_words import _A_COUNT_OF_DAYS, _IN_CENTS
+    from veriweb.verify.form_fields import humanise
+
+    touch = R.Touch(pages=R._page_of(tokens, data))
+    label = field_el.get("label", "")
+    if tokens[-1] == "checked" and field_el.get("checked"):
+        field_el["checked"] = False
+        return f"field {label!r} starts unticked", touch
+    if "in cents" in issue.message:
+        field_el["label"] = _IN_CENTS.sub("", label).strip() or humanise(field_el.get("name", "amount"))
+        if re.search(r"cent|\b\d{3,}\b(?!\.)", field_el.get("placeholder", "")):
+            field_el["placeholder"] = ""
+        return f"field {label!r} -> {field_el['label']!r} (an amount in dollars)", touch
+    if "number of days" in issue.message and _A_COUNT_OF_DAYS.search(f"{label} {field_el.get('placeholder', '')}"):
+        field_el["type"], field_el["label"] = "date", humanise(field_el.get("name", "date"))
+        field_el["placeholder"] = ""
+        return f"field {label!r} -> a date input {field_el['label']!r}", touch
+    return None
+
+
 def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """S013: an option the marker refuses is removed; a date input or checkbox for another type
     becomes a text box; a parameter written to a column of another type takes the column's type;
@@ -404,6 +428,9 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     that fills a field with the wrong kind of value passes the row's one column of the right kind (else
     it is removed), and so does a picker."""
     tokens = R.parse_path(issue.location)
+    field_el = R.get_at(data, tokens[:-1]) if tokens[-1] in ("label", "checked") else None
+    if isinstance(field_el, dict) and issue.message.startswith("form field "):
+        return _reword_field(data, tokens, field_el, issue)
     if tokens[-1] == "href":  # a link filling a field with the wrong kind of value: the row's right column
         from veriweb.verify.checks_meaning import passed_shapes
 
@@ -601,6 +628,11 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    if "starts with the words typed" in issue.message and tokens[-1] == "op" and isinstance(parent, dict):
+        if parent.get("op") != "startswith":
+            return None
+        parent["op"] = "contains"  # the words anywhere in the text
+        return f"search on {parent.get('column')} startswith -> contains", R.Touch(pages=R._page_of(tokens, data))
     if "one with exactly enough is hidden" in issue.message and tokens[-1] == "op" and isinstance(parent, dict):
         if parent.get("op") != ">":
             return None
