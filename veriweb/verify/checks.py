@@ -1166,21 +1166,22 @@ def all_checks() -> list[Callable[[Site], list[Issue]]]:
     :mod:`veriweb.verify.intent`, :mod:`veriweb.verify.checks_pages`, :mod:`veriweb.verify.checks_data`,
     :mod:`veriweb.verify.checks_keys`, :mod:`veriweb.verify.checks_meaning`,
     :mod:`veriweb.verify.checks_tasks`, :mod:`veriweb.verify.checks_views`,
-    :mod:`veriweb.verify.checks_guards`, :mod:`veriweb.verify.checks_figures` and
-    :mod:`veriweb.verify.checks_words`)."""
+    :mod:`veriweb.verify.checks_guards`, :mod:`veriweb.verify.checks_figures`,
+    :mod:`veriweb.verify.checks_words` and :mod:`veriweb.verify.checks_params`)."""
     from veriweb.verify.checks_data import DATA_CHECKS  # these build on this module's helpers
     from veriweb.verify.checks_figures import FIGURE_CHECKS
     from veriweb.verify.checks_guards import GUARD_CHECKS
     from veriweb.verify.checks_keys import KEY_CHECKS
     from veriweb.verify.checks_meaning import MEANING_CHECKS
     from veriweb.verify.checks_pages import PAGE_CHECKS
+    from veriweb.verify.checks_params import PARAM_CHECKS
     from veriweb.verify.checks_tasks import TASK_CHECKS
     from veriweb.verify.checks_views import VIEW_CHECKS
     from veriweb.verify.checks_words import WORD_CHECKS
     from veriweb.verify.intent import INTENT_CHECKS
 
     return [*STATIC_CHECKS, *INTENT_CHECKS, *PAGE_CHECKS, *DATA_CHECKS, *KEY_CHECKS, *MEANING_CHECKS, *TASK_CHECKS,
-            *VIEW_CHECKS, *GUARD_CHECKS, *FIGURE_CHECKS, *WORD_CHECKS]
+            *VIEW_CHECKS, *GUARD_CHECKS, *FIGURE_CHECKS, *WORD_CHECKS, *PARAM_CHECKS]
 
 
 def static_issues(site: Site) -> list[Issue]:

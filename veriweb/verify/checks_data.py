@@ -1127,10 +1127,65 @@ def check_padded_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+_BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
+                    r"since|opened|opened_on|started|started_on)$")
+"""Date columns that say when a record began (an account joined, a project was created)."""
+_DONE = re.compile(r"^(?:created|created_at|created_on|posted|posted_at|placed|placed_on|sent|sent_at|written|"
+                   r"written_on|commented_at|submitted|submitted_at)$")
+"""Date columns that say when a record was made by or under another (a post, an order, a comment)."""
+
+
+def begun_after_use(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each row whose beginning (``joined``) is after the first row made under it in a table (its first
+    post): one or two such rows, where every other row began before its first row of that table. Path
+    of the date, the row's key, the date, the table and the day of the first use. (Tables are taken one
+    at a time: where rows of a table often come before the beginning, as imported comments may, that
+    table says nothing.)"""
+    for p_index, parent in enumerate(site.database.tables):
+        begun = [c.name for c in parent.columns if c.type in ("date", "datetime") and _BEGUN.match(c.name)]
+        if len(begun) != 1:
+            continue
+        column = begun[0]
+        flagged: set[int] = set()
+        for child in site.database.tables:
+            made = [c.name for c in child.columns if c.type in ("date", "datetime") and _DONE.match(c.name)]
+            keys = [fk.column for fk in child.foreign_keys if fk.ref_table == parent.name]
+            if child is parent or len(made) != 1 or len(keys) != 1:
+                continue
+            first: dict[Any, str] = {}  # parent key -> the day of its first row here
+            for row in child.rows:
+                day, key = row.get(made[0]), row.get(keys[0])
+                if isinstance(day, str) and len(day) >= 10 and key is not None and day[:10] < first.get(key, "9999"):
+                    first[key] = day[:10]
+            late, kept = [], 0
+            for r_index, row in enumerate(parent.rows):
+                day, used = row.get(column), first.get(row.get(parent.primary_key))
+                if not isinstance(day, str) or used is None:
+                    continue
+                if day[:10] > used:
+                    late.append((r_index, row, day, used))
+                else:
+                    kept += 1
+            if 1 <= len(late) <= 2 and kept >= 5 * len(late):
+                for r_index, row, day, used in late:
+                    if r_index not in flagged:
+                        flagged.add(r_index)
+                        yield (f"$.database.tables[{p_index}].rows[{r_index}].{column}",
+                               f"{parent.name} {row.get(parent.primary_key)}", day, child.name, used)
+
+
+def check_begun_after_use(site: Site) -> list[C.Issue]:
+    """C010: see :func:`begun_after_use`. The repair dates the beginning on the day of the first use."""
+    return [C.Issue("consistency", C.STALE_DATE, location,
+                    f"{row}'s {location.rsplit('.', 1)[1]} {day} is after its first {table} row ({used}), while every "
+                    f"other row began before its first {table} row: it should be {used} at the latest")
+            for location, row, day, table, used in begun_after_use(site)]
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
-               check_self_pairs]
+               check_self_pairs, check_begun_after_use]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -2159,6 +2159,17 @@ def _disagreeing_cutoffs(site: Site) -> Iterator[GuardFix]:
             yield GuardFix(cutoff.where, C.VACUOUS_GUARD, message, sql=cutoff_fix(cutoff, day))
 
 
+def _last_units_after(site: Site) -> Iterator[GuardFix]:
+    """C009: an invariant refusing a count of what is left at zero (``seats <= 0``) after the write: the
+    last one can never be had (:func:`veriweb.verify.checks_params.last_units_refused`). The fix refuses
+    only a count below zero."""
+    from veriweb.verify.checks_params import last_units_refused
+
+    for location, marker, test, fixed in last_units_refused(site):
+        yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker!r}, run after the write, refuses {test}: "
+                                                  f"the last one can never be had", sql=fixed)
+
+
 def _anonymous_writes(site: Site) -> Iterator[GuardFix]:
     """C005: a marker that writes the signed-in user (``:user_id``) into a row while it does not ask for
     a login: a signed-out visitor's review is stored with no author, and shows nowhere. The fix asks for
@@ -2278,7 +2289,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
-            *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site)]
+            *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site),
+            *_last_units_after(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:

@@ -1549,6 +1549,11 @@ def view_fixes(site: Site) -> list[Fix]:
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     out += misspelt_writes(site, domains)
     out += disagreeing_view_cutoffs(site)
+    from veriweb.verify.checks_params import timed_days
+
+    out += [Fix(location, f"marker {marker!r} writes the date and time (:now) into {column}, where every row holds a "
+                          f"day: the row is not today's for anything that compares days", old, new)
+            for location, marker, column, old, new in timed_days(site)]
     out += _fixed_toggles(site)
     out += _misordered_effects(site)
     return out

@@ -586,8 +586,19 @@ def _login_field(data: dict[str, Any], form: dict[str, Any], tokens: list[str | 
 
 def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S004: give a form the field its marker needs (and send it), or drop an argument it cannot fill; an
-    argument named for a field of its form that sends something else sends the field."""
+    argument named for a field of its form that sends something else sends the field; a record around a form
+    that shows it only for states its marker refuses shows it for those the marker accepts."""
     tokens = parse_path(issue.location)
+    shown = re.search(r"accepts only (.+): the form always fails; it should be shown where (\w+) is one of those$",
+                      issue.message)
+    if shown is not None and tokens[-2:-1] == ["where"]:  # a record around the form showing only refused states
+        cond = get_at(data, tokens)
+        if not isinstance(cond, dict) or cond.get("column") != shown.group(2):
+            return None
+        old = cond.get("value")
+        cond["op"], cond["value"] = "in", re.findall(r"'([^']*)'", shown.group(1))
+        return f"the form shows where {cond['column']} is one of {cond['value']}, not {old!r}", Touch(
+            pages=_page_of(tokens, data))
     form_tokens = tokens[:tokens.index("action")] if "action" in tokens else None
     form = get_at(data, form_tokens) if form_tokens else None
     if not isinstance(form, dict):

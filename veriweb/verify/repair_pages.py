@@ -148,10 +148,29 @@ def bind_amount(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
 
 
 def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S012: a ``{row.X}`` naming a column its row lacks is renamed to the closest column it has;
-    a reference with nothing to read (no row, no such route parameter) loses its element."""
+    """S012: a ``{row.X}`` naming a column its row lacks is renamed to the closest column it has; a guard
+    reading a parameter its marker does not take reads the closest one it takes; a reference with nothing
+    to read (no row, no such route parameter) loses its element."""
     from veriweb.verify.checks_pages import bound_elements, source_columns
 
+    meant = re.search(r"reads param\.(\w+), which the marker does not take: .*; it should read param\.(\w+)$", issue.message)
+    if meant is not None and issue.location.startswith("$.markers"):  # a guard reading a parameter its marker lacks
+        tokens = R.parse_path(issue.location)
+        holder, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(holder, dict) or holder.get(tokens[-1]) != {"ref": f"param.{meant.group(1)}"}:
+            return None
+        holder[tokens[-1]] = {"ref": f"param.{meant.group(2)}"}
+        return (f"marker {marker['name']!r}: a check reads param.{meant.group(2)}, not param.{meant.group(1)}",
+                R.Touch(markers={marker["name"]}))
+    unbound = re.search(r"reads :(\w+), which nothing binds .*; it should bind \w+ to param\.(\w+)$", issue.message)
+    if unbound is not None and issue.location.endswith(".predicate.sql"):  # a name the guard's SQL reads, bound
+        tokens = R.parse_path(issue.location)
+        predicate, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(predicate, dict) or unbound.group(1) in (predicate.get("params") or {}):
+            return None
+        predicate.setdefault("params", {})[unbound.group(1)] = {"ref": f"param.{unbound.group(2)}"}
+        return (f"marker {marker['name']!r}: a check binds :{unbound.group(1)} to param.{unbound.group(2)}",
+                R.Touch(markers={marker["name"]}))
     found = _text_at(data, issue)
     wrong = re.search(r"reads column '(\w+)', which '(\w+)' does not have", issue.message)
     if found is not None and wrong is not None and "{row." in found[1][found[2]]:
@@ -359,6 +378,10 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     table, row = found
     column = tokens[5]
     old = row.get(column)
+    latest = re.search(r"it should be (\d{4}-\d{2}-\d{2}) at the latest$", issue.message)
+    if latest is not None and isinstance(old, str):  # a beginning after the first use: the day of that use
+        row[column] = latest.group(1) + old[10:]
+        return f"{table.get('name')}.{column}: {old!r} -> {row[column]!r}", R.Touch(tables={table.get("name", "")})
     before = re.search(r" is before (\w+) ", issue.message)
     if before is not None and isinstance(row.get(before.group(1)), str) and isinstance(old, str):
         # a date before the one it follows (closed before created): the day it follows
@@ -428,6 +451,15 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     that fills a field with the wrong kind of value passes the row's one column of the right kind (else
     it is removed), and so does a picker."""
     tokens = R.parse_path(issue.location)
+    sent = re.search(r"which the marker refuses \(.*\); it should send (.+)$", issue.message)
+    if sent is not None and tokens[-2:-1] == ["args"]:  # a fixed argument the marker refuses: the nearest it takes
+        import ast
+
+        args = R.get_at(data, tokens[:-1])
+        if not isinstance(args, dict) or tokens[-1] not in args:
+            return None
+        old, args[tokens[-1]] = args[tokens[-1]], ast.literal_eval(sent.group(1))
+        return f"argument {tokens[-1]}: {old!r} -> {args[tokens[-1]]!r}", R.Touch(pages=R._page_of(tokens, data))
     field_el = R.get_at(data, tokens[:-1]) if tokens[-1] in ("label", "checked") else None
     if isinstance(field_el, dict) and issue.message.startswith("form field "):
         return _reword_field(data, tokens, field_el, issue)

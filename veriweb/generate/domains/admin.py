@@ -270,6 +270,11 @@ def _content(rng: random.Random, store: str, categories: list[str]) -> Content:
         orders.append({"id": number, "customer_id": customer["id"], "created": _day(offset), "status": status,
                        "total": subtotal + (0 if subtotal >= 7500 else 599), "refunded": 0,
                        "payment": rng.choice(PAYMENTS)})
+    first_order = {}
+    for order in orders:  # in date order: a customer's first order is the first seen
+        first_order.setdefault(order["customer_id"], order["created"])
+    for customer in customers:  # nobody orders before becoming a customer
+        customer["joined"] = min(customer["joined"], first_order.get(customer["id"], customer["joined"]))
     staff: list[Row] = []
     for number in range(1, rng.randint(4, 8) + 1):
         first, last = person(rng)

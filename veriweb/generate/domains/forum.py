@@ -339,9 +339,10 @@ def _content(rng: random.Random, forums: list[Data], has_flair: bool) -> Data:
                       "edited": rng.random() < 0.1, "noun": noun})
     comments = []
     for _ in range(rng.randint(420, 760)):
-        post = rng.choice(posts)
-        comments.append({"id": len(comments) + 1, "post_id": post["id"], "user_id": rng.choice(users)["id"],
-                         "body": rng.choice(COMMENTS), "created": _later(rng, post["created"]),
+        post, commenter = rng.choice(posts), rng.choice(users)
+        body, created = rng.choice(COMMENTS), _later(rng, post["created"])
+        comments.append({"id": len(comments) + 1, "post_id": post["id"], "user_id": commenter["id"], "body": body,
+                         "created": max(created, commenter["joined"] + "T12:00:00"),  # nobody comments before joining
                          "score": rng.randint(-2, 40)})
     votes: list[Data] = []
     voted: set[tuple[int, int]] = set()

@@ -1,0 +1,345 @@
+"""Checks of what markers accept against what the site gives them: parameters, guards' references, fixed
+arguments and the records their forms sit in.
+
+Each rule reads a marker's declared parameters against evidence elsewhere in the site, and says nothing
+where there is none:
+
+- S013: a parameter typed for whole numbers that writes a money column (or a real one whose seed values
+  have fractions): the form pre-filled with 69.99 is refused. The repair gives it the column's type.
+- S012: a guard reading a parameter (``param.forum``) its marker does not take: the value is always
+  missing, so the guard never passes (or never blocks). The repair reads the parameter whose name is
+  closest. And a guard's SQL reading a name nothing binds (``:flight_id`` with no such entry in its
+  ``params``): the query fails. The repair binds it to the marker's parameter of that name.
+- C013: a marker writing the date and time (``:now``) into a column every seed row of which holds a bare
+  day: the row is not "today's" for any filter or page that compares days. The repair writes ``:today``.
+- C012: a parameter's shortest or longest length that most of the seed values of the column it writes
+  break (reviews of 14 characters where ``min_length`` is 30): the site's own data could not have been
+  written through it. The repair allows the seed values' length.
+- S013: a form sending a fixed argument (the "-1" button's ``value``) its marker refuses (outside the
+  parameter's range or choices). The repair sends the nearest value it accepts.
+- S004: a form inside a record that shows only rows in states (``status = 'pending'``) its marker's
+  guard refuses (refunds only of processing, shipped or complete orders): the form is never usable. The
+  repair shows the form for the states the guard accepts.
+- C009: a guard run after the write that refuses a count left at zero (``seats <= 0``): the last unit can
+  never be had. The repair refuses only a count below zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from veriweb.engine.markers import coerce
+from veriweb.scaffold import Site
+from veriweb.scaffold.values import Compare, Ref, SqlPredicate
+from veriweb.verify import checks as C
+from veriweb.verify import dataflow
+
+
+def _param_writes(site: Site) -> Iterator[tuple[int, Any, int, Any, str, str]]:
+    """Each marker parameter written as it is into a column: marker index, marker, parameter index,
+    parameter, table, column."""
+    markers = {m.name: (n, m) for n, m in enumerate(site.markers)}
+    for write in dataflow.site_writes(site):
+        index, marker = markers.get(write.marker, (None, None))
+        if marker is None:
+            continue
+        for column, source in write.sources.items():
+            if source.kind == "param":
+                p_index = next((n for n, p in enumerate(marker.params) if p.name == source.value), None)
+                if p_index is not None:
+                    yield index, marker, p_index, marker.params[p_index], write.table, column
+
+
+# ----------------------------------------------------------------------------- S013: whole numbers for cents
+
+
+def whole_money_params(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each integer parameter written as it is into a money column, or a real one whose seed values have
+    fractions: path of its type, ``marker.param``, ``table.column``, and the column's type."""
+    seen = set()
+    for m_index, marker, p_index, param, table_name, column in _param_writes(site):
+        table = site.database.table(table_name)
+        declared = table.column(column) if table is not None else None
+        if param.type != "integer" or declared is None or declared.type not in ("money", "real"):
+            continue
+        location = f"$.markers[{m_index}].params[{p_index}].type"
+        if location not in seen and (declared.type == "money" or any(
+                isinstance(v := r.get(column), float) and v != int(v) for r in table.rows)):
+            seen.add(location)
+            yield location, f"{marker.name}.{param.name}", f"{table_name}.{column}", declared.type
+
+
+def check_whole_money_params(site: Site) -> list[C.Issue]:
+    """S013: see :func:`whole_money_params`."""
+    return [C.Issue("structural", C.FIELD_TYPE, location,
+                    f"{param} takes whole numbers, but it writes {column}, which holds "
+                    f"{'amounts of money (69.99 is refused, and 70 is stored as 70 cents)' if kind == 'money' else 'fractions'}; "
+                    f"its type should be the column's, which is {kind}")
+            for location, param, column, kind in whole_money_params(site)]
+
+
+# ----------------------------------------------------------------------------- S012: a guard reading no parameter
+
+
+def _guard_refs(marker: Any, m_index: int) -> Iterator[tuple[str, str]]:
+    """Each ``param.X`` a guard of ``marker`` reads: the path of the reference, and X."""
+    for kind in ("preconditions", "invariants"):
+        for index, guard in enumerate(getattr(marker, kind)):
+            predicate, where = guard.predicate, f"$.markers[{m_index}].{kind}[{index}].predicate"
+            if isinstance(predicate, SqlPredicate):
+                for name, value in predicate.params.items():
+                    if isinstance(value, Ref) and value.namespace == "param":
+                        yield f"{where}.params.{name}", value.name
+            elif isinstance(predicate, Compare):
+                for side in ("left", "right"):
+                    value = getattr(predicate, side)
+                    if isinstance(value, Ref) and value.namespace == "param":
+                        yield f"{where}.{side}", value.name
+
+
+def unknown_guard_params(site: Site) -> Iterator[tuple[str, str, str, str | None]]:
+    """Each guard's reference to a parameter its marker does not take: path, marker, the name read, and
+    the parameter closest to it (``None``: none is close)."""
+    from difflib import get_close_matches
+
+    for m_index, marker in enumerate(site.markers):
+        taken = [p.name for p in marker.params]
+        for location, name in _guard_refs(marker, m_index):
+            if name in taken:
+                continue
+            near = [p for p in taken if p.startswith(name) or name.startswith(p)]
+            near = near or get_close_matches(name, taken, n=1, cutoff=0.6)
+            yield location, marker.name, name, near[0] if len(near) == 1 else None
+
+
+def unbound_guard_names(site: Site) -> Iterator[tuple[str, str, str, bool]]:
+    """Each ``:name`` a guard's SQL reads that nothing binds (neither its ``params`` nor the engine, which
+    binds ``:user_id`` and ``:today``): the query fails, so the guard never passes. Path of the SQL, the
+    marker, the name, and whether the marker takes a parameter of that name."""
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for index, guard in enumerate(getattr(marker, kind)):
+                predicate = guard.predicate
+                if not isinstance(predicate, SqlPredicate):
+                    continue
+                text = re.sub(r"'(?:[^']|'')*'", "''", predicate.sql)  # no names inside quoted text
+                for name in dict.fromkeys(re.findall(r"(?<![:\w]):([A-Za-z_]\w*)", text)):
+                    if name not in predicate.params and name not in ("user_id", "today"):
+                        yield (f"$.markers[{m_index}].{kind}[{index}].predicate.sql", marker.name, name,
+                               any(p.name == name for p in marker.params))
+
+
+def check_unknown_guard_params(site: Site) -> list[C.Issue]:
+    """S012: see :func:`unknown_guard_params` and :func:`unbound_guard_names`."""
+    issues = [C.Issue("structural", C.UNBOUND_REFERENCE, location,
+                      f"a check of marker {marker!r} reads param.{name}, which the marker does not take: the value is "
+                      f"always missing" + (f"; it should read param.{near}" if near else ""))
+              for location, marker, name, near in unknown_guard_params(site)]
+    issues += [C.Issue("structural", C.UNBOUND_REFERENCE, location,
+                       f"a check of marker {marker!r} reads :{name}, which nothing binds (only its params, :user_id "
+                       f"and :today are): the check fails whatever is asked"
+                       + (f"; it should bind {name} to param.{name}" if taken else ""))
+               for location, marker, name, taken in unbound_guard_names(site)]
+    return issues
+
+
+# ----------------------------------------------------------------------------- C013: the time written for a day
+
+
+def timed_days(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each marker effect writing ``:now`` into a column every seed row of which holds a bare day
+    (``2026-06-15``): path of the effect's SQL, marker, ``table.column``, the SQL, and the SQL with
+    ``:today`` (gathered by :func:`veriweb.verify.checks_views.view_fixes`)."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            if ":now" not in effect.sql or effect.op not in ("insert", "update"):
+                continue
+            write = dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            table = site.database.table(effect.table)
+            if table is None:
+                continue
+            for column, source in write.sources.items():
+                values = [r.get(column) for r in table.rows if r.get(column) is not None]
+                if source.kind == "param" and source.value == "now" and values and all(
+                        isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) for v in values):
+                    fixed = _today_for(effect.sql, column, effect.op)
+                    if fixed is not None:
+                        yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{column}",
+                               effect.sql, fixed)
+
+
+def _today_for(sql: str, column: str, op: str) -> str | None:
+    """``sql`` with the ``:now`` it writes into ``column`` written as ``:today``."""
+    if op == "update":
+        fixed = re.sub(rf"(\b{re.escape(column)}\s*=\s*):now\b", r"\1:today", sql, count=1)
+        return fixed if fixed != sql else None
+    if sql.count(":now") == 1:
+        return sql.replace(":now", ":today")
+    return None
+
+
+# ----------------------------------------------------------------------------- C012: lengths the seed data breaks
+
+
+def strict_lengths(site: Site) -> Iterator[tuple[str, str, str, int, int, int, int]]:
+    """Each parameter's ``min_length`` (``max_length``) that most seed values of the column it writes fall
+    below (go past): path of the bound, ``marker.param``, ``table.column``, the bound, the seed values'
+    shortest (longest) length, how many break it, and how many there are."""
+    seen = set()
+    for m_index, marker, p_index, param, table_name, column in _param_writes(site):
+        table = site.database.table(table_name)
+        values = [v for r in table.rows if isinstance(v := r.get(column), str)] if table is not None else []
+        if len(values) < 3:
+            continue
+        for bound, breaks, extreme in (("min_length", lambda v, n: len(v) < n, min),
+                                       ("max_length", lambda v, n: len(v) > n, max)):
+            limit = getattr(param, bound)
+            location = f"$.markers[{m_index}].params[{p_index}].{bound}"
+            if limit is None or location in seen:
+                continue
+            broken = [v for v in values if breaks(v, limit)]
+            if 2 * len(broken) > len(values):
+                seen.add(location)
+                yield (location, f"{marker.name}.{param.name}", f"{table_name}.{column}", limit,
+                       extreme(len(v) for v in values), len(broken), len(values))
+
+
+# ----------------------------------------------------------------------------- S013: a fixed argument refused
+
+
+def refused_arguments(site: Site) -> Iterator[tuple[str, str, Any, str, Any]]:
+    """Each fixed argument a form sends that its marker refuses: path of the argument, the form's
+    button, the value, why, and the nearest value the parameter accepts (``None``: none is known)."""
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if getattr(action, "kind", "") == "marker" else None
+        if marker is None:
+            continue
+        for name, value in action.args.items():
+            param = next((p for p in marker.params if p.name == name), None)
+            if param is None or value is None or isinstance(value, (Ref, dict)) or not isinstance(value, (int, float, str)):
+                continue
+            try:
+                coerce(param, str(value))
+            except ValueError as exc:
+                yield f"{path}.action.args.{name}", str(element.submit or ""), value, str(exc), _nearest(param, value)
+
+
+def _nearest(param: Any, value: Any) -> Any:
+    """The value ``param`` accepts nearest to ``value``: a number moved inside its range, a choice
+    differing only in case."""
+    if isinstance(value, (int, float)) and param.type in ("integer", "real", "money"):
+        low = param.min if param.min is not None else value
+        high = param.max if param.max is not None else value
+        near = min(max(value, low), high)
+        return int(near) if param.type == "integer" else near
+    if isinstance(value, str) and param.choices:
+        same = [c for c in param.choices if c.casefold() == value.casefold()]
+        return same[0] if len(same) == 1 else None
+    return None
+
+
+# ----------------------------------------------------------------------------- S004: a form for states it refuses
+
+
+_STATE_TEST = re.compile(r"\b(\w+)\s+(?:IN\s*\(([^()]*)\)|=\s*('[^']*'))", re.I)
+
+
+def _accepted(sql: str, column: str) -> set[str] | None:
+    """The values of ``column`` a guard's SQL keeps (``status IN ('a', 'b')``, ``status = 'a'``), if it
+    tests the column once and positively."""
+    found = [m for m in _STATE_TEST.finditer(sql) if m.group(1) == column]
+    if len(found) != 1 or re.search(rf"\bNOT\s+(?:\w+\.)?{re.escape(column)}\b|{re.escape(column)}\s+NOT\s+IN", sql, re.I):
+        return None
+    listed = found[0].group(2) if found[0].group(2) is not None else found[0].group(3)
+    return set(re.findall(r"'([^']*)'", listed))
+
+
+def unusable_forms(site: Site) -> Iterator[tuple[str, str, str, str, list[str], list[str]]]:
+    """Each test of a record (or list) that keeps only rows in states the guard of a form inside it
+    refuses: path of the test, the marker, its guard's message, the column, the states shown, and those
+    the guard accepts."""
+    from veriweb.verify.checks_guards import _sql_guards
+
+    guards: dict[str, list[tuple[str, str]]] = {}
+    for _, marker, guard, sql in _sql_guards(site):
+        guards.setdefault(marker.name, []).append((sql, guard.message))
+    holders: list[tuple[str, Any]] = []
+    for element, path, _ in C.all_elements(site):
+        if element.type in ("record", "list"):
+            holders.append((path, element))
+        action = C.field_of(element, "action")
+        if element.type != "form" or getattr(action, "kind", "") != "marker":
+            continue
+        for holder_path, holder in holders:
+            if not path.startswith(holder_path + "."):
+                continue
+            for index, cond in enumerate(holder.query.where or []):
+                shown = [cond.value] if cond.op == "=" and isinstance(cond.value, str) else (
+                    list(cond.value) if cond.op == "in" and isinstance(cond.value, list) else None)
+                if not shown:
+                    continue
+                for sql, message in guards.get(action.marker, []):
+                    accepted = _accepted(sql, cond.column)
+                    if accepted and not accepted & set(shown):
+                        yield (f"{holder_path}.query.where[{index}]", action.marker, message, cond.column,
+                               shown, sorted(accepted))
+
+
+def check_unusable_forms(site: Site) -> list[C.Issue]:
+    """S004: see :func:`unusable_forms`."""
+    seen, issues = set(), []
+    for location, marker, message, column, shown, accepted in unusable_forms(site):
+        if location in seen:
+            continue
+        seen.add(location)
+        issues.append(C.Issue("structural", C.FIELD_MISMATCH, location,
+                              f"the form for {marker!r} is shown only where {column} is {' or '.join(map(repr, shown))}, "
+                              f"but its check {message!r} accepts only {', '.join(map(repr, accepted))}: the form always "
+                              f"fails; it should be shown where {column} is one of those"))
+    return issues
+
+
+# ----------------------------------------------------------------------------- C009: the last unit refused
+
+
+_STOCK_ZERO = re.compile(r"\b(seats|seats_left|stock|in_stock|inventory|rooms_left|spots|places|quantity_left)\s*<=\s*0\b")
+
+
+def last_units_refused(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each invariant (run after the write) refusing a count of what is left at zero (``seats <= 0``):
+    path of the predicate, marker, the test, and the SQL refusing only a count below zero."""
+    for m_index, marker in enumerate(site.markers):
+        for index, guard in enumerate(marker.invariants):
+            predicate = guard.predicate
+            if isinstance(predicate, SqlPredicate) and re.search(r"\bNOT\s+EXISTS\b", predicate.sql, re.I):
+                found = _STOCK_ZERO.search(predicate.sql)
+                if found is not None:
+                    fixed = predicate.sql[:found.start()] + f"{found.group(1)} < 0" + predicate.sql[found.end():]
+                    yield f"$.markers[{m_index}].invariants[{index}].predicate", marker.name, found.group(0), fixed
+
+
+def check_params(site: Site) -> list[C.Issue]:
+    """C012 and S013 of this module (see the module docstring; its C013 and C009 findings are reported by
+    :func:`veriweb.verify.checks_views.check_view_figures` and :func:`veriweb.verify.checks_guards.check_guards`,
+    whose repairs write the SQL they give)."""
+    issues = [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                      f"{param}'s {location.rsplit('.', 1)[1].replace('_', ' ')} is {limit}, but {broken} of the {count} "
+                      f"values of {column} break it (the {'shortest' if 'min' in location else 'longest'} has "
+                      f"{extreme} characters): the site's own data could not have been written through it; it "
+                      f"should be {extreme}")
+              for location, param, column, limit, extreme, broken, count in strict_lengths(site)]
+    issues += [C.Issue("structural", C.FIELD_TYPE, location,
+                       f"the form {button!r} sends {value!r}, which the marker refuses ({why})"
+                       + (f"; it should send {near!r}" if near is not None else ""))
+               for location, button, value, why, near in refused_arguments(site)]
+    return issues
+
+
+PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unusable_forms, check_params]
+
+__all__ = ["PARAM_CHECKS", "check_params", "check_unknown_guard_params", "check_unusable_forms",
+           "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
+           "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
