@@ -320,9 +320,13 @@ def post_from_the_future(data: Data) -> str:
 
 
 def post_from_today(data: Data) -> str:
+    """A post made this morning: one with no comments yet (comments dated before it would be a defect)."""
     posts, where = table(data, "posts")
-    posts["rows"][3]["created"] = data["clock"]["today"] + "T08:00:00" if "clock" in data else "2026-06-15T08:00:00"
-    return f"{where}.rows[3].created"
+    comments, _ = table(data, "comments")
+    commented = {c["post_id"] for c in comments["rows"]}
+    index = next(n for n, p in enumerate(posts["rows"]) if p["id"] not in commented)
+    posts["rows"][index]["created"] = data["clock"]["today"] + "T08:00:00" if "clock" in data else "2026-06-15T08:00:00"
+    return f"{where}.rows[{index}].created"
 
 
 def _budget(data: Data, above: int) -> str:

@@ -367,8 +367,28 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     return None
 
 
+def _first_use(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any], column: str) -> str | None:
+    """The day of the first row made under ``row`` (its first comment, for a post), when ``column`` says
+    when the row began (:data:`veriweb.verify.checks_data._BEGUN`): a date moved back to today goes no
+    later than that."""
+    from veriweb.verify.checks_data import _BEGUN, _DONE
+
+    if not _BEGUN.match(column):
+        return None
+    key = row.get(table.get("primary_key", "id"))
+    days = []
+    for child in data.get("database", {}).get("tables", []):
+        keys = [fk["column"] for fk in child.get("foreign_keys", []) if fk.get("ref_table") == table.get("name")]
+        made = [c["name"] for c in child.get("columns", []) if c["type"] in ("date", "datetime") and _DONE.match(c["name"])]
+        if child is not table and len(keys) == 1 and len(made) == 1:
+            days += [r[made[0]][:10] for r in child.get("rows", []) if r.get(keys[0]) == key
+                     and isinstance(r.get(made[0]), str) and len(r[made[0]]) >= 10]
+    return min(days) if days else None
+
+
 def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time); a date
+    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time), or to the day
+    of the first row made under its row if that is earlier (a post's first comment); a date
     before the one it follows is set to that day; a date its status leaves empty is emptied, and one
     its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
@@ -399,7 +419,7 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
         row[column] = latest if kind == "date" else latest + "T12:00:00"
     elif isinstance(old, str) and len(old) >= 10:
         today = str(data.get("clock", {}).get("today", "2026-06-15"))
-        row[column] = today + old[10:]
+        row[column] = min(today, _first_use(data, table, row, column) or today) + old[10:]
     else:
         return None
     return f"{table['name']}.{column} {old!r} -> {row[column]!r}", R.Touch(tables={table["name"]})
