@@ -1127,6 +1127,29 @@ def check_padded_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+_TWELVE_HOUR = re.compile(r"^\s*(\d{1,2})[:.](\d{2})\s*([AaPp])\.?\s*[Mm]\.?\s*$")
+
+
+def check_clock_formats(site: Site) -> list[C.Issue]:
+    """M004: a time of day written on the 12-hour clock ("7:55 PM") in a text column where every other
+    row writes it on the 24-hour clock ("19:55"): it shows unlike the others, sorts wrongly, and a lookup
+    by the time finds nothing. The repair writes it on the 24-hour clock."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str)]
+            plain = [n for n, v in texts if re.fullmatch(r"\d{2}:\d{2}", v)]
+            twelve = [n for n, v in texts if _TWELVE_HOUR.match(v)]
+            for n in _outliers(plain, twelve):
+                value = table.rows[n][column]
+                hour, minute, half = _TWELVE_HOUR.match(value).groups()  # type: ignore[union-attr]
+                fixed = f"{int(hour) % 12 + (12 if half in 'Pp' else 0):02d}:{minute}"
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name}.{column} {value!r} is on the 12-hour clock, unlike every other "
+                                      f"row: a lookup by the time finds nothing; it should read {fixed!r}"))
+    return issues
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1185,7 +1208,7 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
-               check_self_pairs, check_begun_after_use]
+               check_self_pairs, check_begun_after_use, check_clock_formats]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

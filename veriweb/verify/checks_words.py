@@ -26,7 +26,8 @@
 - M015: a list keeping rows with more room than asked for (``seats > :passengers``). The repair keeps
   those with enough.
 - M015: a search box whose list keeps only the rows starting with the words typed, nothing saying so. The
-  repair matches them anywhere.
+  repair matches them anywhere. And a list test on a choice whose "All" option sends nothing, not left out
+  when it is empty: "All" lists no row. The repair leaves it out then.
 - M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
   repair fills it from the signed-in user's row.
 - M015: a list cut at a fixed number of rows with no pages, its words not saying it shows a few, where no
@@ -37,6 +38,9 @@
   days" where nothing deletes on its own; a total "including delivery" whose view adds none; "Seats
   booked" over the seats a booking takes away (those left). The repair drops the claim, or says "left"
   ("booked") for the figure it is.
+- M003: a confirmation dialog against its marker: buttons swapped, an irreversible change said to be
+  undoable, a move to the bin said to be for good. The repair swaps the buttons back, or words the dialog
+  for what the marker does.
 - M003: a login page telling people to sign in with their e-mail address where accounts sign in with a
   name that is no address (or the other way round). The repair says what the login field asks for.
 - S013: a form field whose words ask for another unit or kind than its marker takes: an amount "in
@@ -884,6 +888,72 @@ def check_claimed_words(site: Site) -> list[C.Issue]:
             for location, said, right, why in claimed_words(site)]
 
 
+def unskipped_choices(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each list test on a value a searching form's choice fills, where the choice offers an empty value
+    meaning every row (an "All" option, not a prompt such as "Choose a month") and the test is not left out when the value is empty (``skip_if_empty``): choosing
+    "All" lists nothing (``airline_code = ''``). The path of the test, the column, the empty option's
+    label."""
+    empty: dict[tuple[str, str], str] = {}  # (page opened, field) -> the label of an option sending nothing
+    for form, _, page in C.searching_forms(site):
+        for field_el in form.fields:
+            for option in C.field_of(field_el, "options") or []:
+                if str(option.value).strip() == "" and re.search(r"\b(?:all|any|every\w*|anyone|both)\b", option.label, re.I):
+                    empty.setdefault((page, field_el.name), option.label)  # not "Choose a month": a prompt
+    for element, path, page, index, cond in _query_tests(site):
+        label = empty.get((page, cond.value.name))
+        if label is not None and not cond.skip_if_empty and cond.op not in ("is_null", "not_null"):
+            yield f"{path}.query.where[{index}].skip_if_empty", cond.column, label
+
+
+def check_unskipped_choices(site: Site) -> list[C.Issue]:
+    """M015: see :func:`unskipped_choices`. The repair leaves the test out when the value is empty."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the list tests {column} even when the choice {label!r} sends nothing: choosing it lists no row; "
+                    f"the test should be left out when the value is empty")
+            for location, column, label in unskipped_choices(site)]
+
+
+_BACK_OUT = re.compile(r"^\s*(?:never ?mind|go back|back|no|no,? thanks|not now|keep (?:it|them|the \w+)|don'?t|cancel)\W*$", re.I)
+_GO_AHEAD = re.compile(r"^\s*(?:yes\b.*|i'?m sure|sure|confirm|proceed|ok|okay|do it|continue)\W*$", re.I)
+_UNDONE_LATER = re.compile(r"\b(?:can|may|could)\s+(?:always\s+|still\s+)?(?:undo|reverse|restore|reopen|revert)\b|"
+                           r"\bcan be (?:undone|reversed|restored|reopened)\b", re.I)
+_FOR_GOOD = re.compile(r"\bforever\b|\bpermanent(?:ly)?\b|\b(?:cannot|can't|can not) be (?:undone|reversed|restored)\b|"
+                       r"\bfor good\b|\birreversibl[ey]\b", re.I)
+
+
+def dialog_words(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each confirmation dialog whose words go against its marker: its buttons swapped ("Never mind"
+    confirming, "Yes, I'm sure" backing out); a promise that an irreversible marker's change can be undone;
+    a warning that a marker that deletes nothing, and is not irreversible, acts for good ("Delete this
+    message forever?" over a move to the bin). Path (of the button or the words), the words, and what is
+    wrong."""
+    for element, path, _ in C.all_elements(site):
+        confirm = C.field_of(element, "confirm")
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if element.type == "form" and getattr(action, "kind", "") == "marker" else None
+        if confirm is None or isinstance(confirm, str) or marker is None:
+            continue
+        if _BACK_OUT.match(confirm.confirm or "") and _GO_AHEAD.match(confirm.cancel or ""):
+            yield (f"{path}.confirm.confirm", confirm.confirm,
+                   f"it confirms marker {marker.name} while {confirm.cancel!r} backs out: the buttons are swapped")
+            continue
+        deletes = any(e.op == "delete" for e in marker.effects)
+        for attr in ("title", "text"):
+            said = getattr(confirm, attr) or ""
+            if marker.irreversible and _UNDONE_LATER.search(said) and not re.search(r"\b(?:cannot|can't|not)\b", said, re.I):
+                yield (f"{path}.confirm.{attr}", said,
+                       f"it says the change can be undone, but marker {marker.name} is irreversible")
+            elif not marker.irreversible and not deletes and _FOR_GOOD.search(said):
+                yield (f"{path}.confirm.{attr}", said,
+                       f"it says the change is for good, but marker {marker.name} deletes nothing and can be undone")
+
+
+def check_dialog_words(site: Site) -> list[C.Issue]:
+    """M003: see :func:`dialog_words`. The repair swaps the buttons back, or says what the marker does."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location, f"the dialog's {said!r}: {why}")
+            for location, said, why in dialog_words(site)]
+
+
 def check_truncated_lists(site: Site) -> list[C.Issue]:
     """M015: see :func:`truncated_lists`. The repair pages through the rows instead."""
     return [C.Issue("semantic", C.EMPTY_FILTER, location,
@@ -1212,7 +1282,8 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
-               check_login_words, check_prefix_searches, check_claimed_words]
+               check_login_words, check_prefix_searches, check_claimed_words,
+               check_unskipped_choices, check_dialog_words]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -949,6 +949,12 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         options[a]["value"], options[b]["value"] = options[b]["value"], options[a]["value"]
         return (f"options {options[a].get('label')!r} and {options[b].get('label')!r} send each other's value",
                 Touch(pages=_page_of(tokens, data)))
+    if tokens[-2:] == ["confirm", "confirm"] and "the buttons are swapped" in issue.message:
+        dialog = get_at(data, tokens[:-1])
+        if not isinstance(dialog, dict):
+            return None
+        dialog["confirm"], dialog["cancel"] = dialog.get("cancel", ""), dialog.get("confirm", "")
+        return f"dialog buttons {dialog['cancel']!r} and {dialog['confirm']!r} swapped back", Touch(pages=_page_of(tokens, data))
     if tokens[-2:] == ["confirm", "confirm"]:  # the confirming dialog's "yes" button: the marker's own words
         form, dialog = get_at(data, tokens[:-2]), get_at(data, tokens[:-1])
         marker = _marker(data, form.get("action", {}).get("marker", "")) if isinstance(form, dict) else None
@@ -1186,16 +1192,22 @@ def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
 
 def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """M004: a stored value of the wrong type is coerced to its column's type (else the column's
-    most common value, or none when the column allows it)."""
+    most common value, or none when the column allows it); a text written unlike every other row (spaces
+    around it, a 12-hour time) reads as the check says it should."""
     tokens = parse_path(issue.location)
     found = _table_row(data, tokens)
     if found is None:
         return None
     table, row = found
     column = tokens[-1]
-    trimmed = re.search(r" has spaces around it, unlike every other row: .*it should read ('.*'|\".*\")$", issue.message)
-    if trimmed is not None and isinstance(row.get(column), str) and row[column] != row[column].strip():
-        old, row[column] = row[column], row[column].strip()
+    trimmed = re.search(r" (?:has spaces around it|is on the 12-hour clock), unlike every other row: .*it should read "
+                        r"('.*'|\".*\")$", issue.message)
+    if trimmed is not None and isinstance(row.get(column), str):
+        import ast
+
+        old, row[column] = row[column], ast.literal_eval(trimmed.group(1))
+        if row[column] == old:
+            return None
         return f"{table['name']}.{column} {old!r} -> {row[column]!r}", Touch(tables={table["name"]})
     spec = next((c for c in table["columns"] if c["name"] == column), None)
     if spec is None:
@@ -2079,9 +2091,11 @@ a task's defect drops the task, a marker's defect tightens the marker, an elemen
 removes the element."""
 
 
-_LATE: tuple[Operator, ...] = (link_orphan,)
+_LATE: tuple[Operator, ...] = (link_orphan, rewrite_slot)
 """Operators that add to a site what another fix may bring back (a link to a page nobody links to, which
-the link a repair points back at it restores): held back one round when something else was repaired."""
+the link a repair points back at it restores), or rewrite a task to fit data another fix may mend (a slot
+naming a time the data writes otherwise, "19:55" against "7:55 PM"): held back one round when something
+else was repaired."""
 
 _DROPS: tuple[Operator, ...] = (drop_task, add_control)
 """Operators that give up on a task, or add a control a task lacks: they run only in a round where

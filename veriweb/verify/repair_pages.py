@@ -680,6 +680,11 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         parent["href"] = fixed
         return f"link {href!r} -> {fixed!r}", R.Touch(pages=R._page_of(tokens, data))
+    if "the test should be left out when the value is empty" in issue.message and tokens[-1] == "skip_if_empty":
+        if not isinstance(parent, dict) or parent.get("skip_if_empty"):
+            return None
+        parent["skip_if_empty"] = True
+        return f"the test on {parent.get('column')} is left out when its value is empty", R.Touch(pages=R._page_of(tokens, data))
     if "starts with the words typed" in issue.message and tokens[-1] == "op" and isinstance(parent, dict):
         if parent.get("op") != "startswith":
             return None
