@@ -29,8 +29,8 @@ INFO_PAGES: dict[str, tuple[str, list[str]]] = {
     "blog": ("blog", ["Notes from the team, now and then."]),
 }
 INFO_TITLES = {"about": "about", "help": "help", "contact": "contact"}
-PROMOS = [
-    "Free delivery this week on everything.", "New here? Take 10% off your first visit.",
+PROMOS = [  # no promise the site's markers do not keep (free delivery, a discount no marker gives)
+    "Thanks for stopping by.", "New here? Have a look around.",
     "Our spring collection has arrived.", "Members get early access to new features.",
     "Scheduled maintenance on Sunday night: the site may be slow.", "Rated excellent by our users.",
 ]

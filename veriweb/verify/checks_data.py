@@ -1150,6 +1150,24 @@ def check_clock_formats(site: Site) -> list[C.Issue]:
     return issues
 
 
+_PRICED = re.compile(r"^(?:price|fare|rate|cost|unit_price|nightly_rate|base_price)$")
+
+
+def check_zero_prices(site: Site) -> list[C.Issue]:
+    """C003: a price of 0 in a column where every other row's is above 0 (a 4-star hotel at $0.00): the price
+    is missing, and the row becomes the cheapest of every list and answer. The repair restores a price as
+    for any missing value."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type in ("money", "integer", "real") and _PRICED.match(c.name)):
+            values = [(n, r.get(column)) for n, r in enumerate(table.rows) if isinstance(r.get(column), (int, float))]
+            for n in _outliers([n for n, v in values if v > 0], [n for n, v in values if v == 0]):
+                issues.append(C.Issue("consistency", C.NULL_VALUE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name} {table.rows[n].get(table.primary_key)!r}'s {column} is 0, where every "
+                                      f"other row's is above 0: the price is missing"))
+    return issues
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1208,7 +1226,8 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
-               check_self_pairs, check_begun_after_use, check_clock_formats]
+               check_self_pairs, check_begun_after_use, check_clock_formats,
+               check_zero_prices]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -151,7 +151,8 @@ _JOIN = re.compile(r"\s(?:LEFT\s+(?:OUTER\s+)?|INNER\s+)?JOIN\s+\"?(\w+)\"?\s+(?
 def fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """An aggregate over one table's rows (``sum(o.total)``, ``count(o.id)``) in a query that also joins
     the rows pointing at them (``LEFT JOIN order_items i ON i.order_id = o.id``) without reading any of
-    their columns: every row is counted once per row that points at it. The fix drops the join."""
+    their columns: every row is counted once per row that points at it; or with no aggregate and no
+    grouping, each row listed once per row pointing at it. The fix drops the join."""
     aliases = _aliases(sql)
     for found in _JOIN.finditer(sql):
         child, alias, on = found.group(1), found.group(2), found.group(3)
@@ -171,6 +172,11 @@ def fanned_out(site: Site, location: str, sql: str) -> Iterator[Fix]:
                 continue
             summed = re.search(rf"\b(?:sum|count|avg|total)\s*\(\s*(?:DISTINCT\s+)?[^()]*\b{re.escape(parent)}\.", rest,
                                re.I)
+            if summed is None and not re.search(r"\bGROUP\s+BY\b|\bSELECT\s+DISTINCT\b", sql, re.I):
+                yield Fix(location, f"the join of {child} ({alias}) on {alias}.{fk.column} repeats each {fk.ref_table} "
+                                    f"row once per {child} row pointing at it, and nothing reads {alias}'s columns: "
+                                    f"every list of them shows a row several times", sql, rest)
+                return
             if summed is None or re.search(r"\bDISTINCT\b", summed.group(0), re.I):
                 continue
             yield Fix(location, f"the join of {child} ({alias}) on {alias}.{fk.column} repeats each {fk.ref_table} "

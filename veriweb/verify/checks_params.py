@@ -9,7 +9,9 @@ where there is none:
 - S012: a guard reading a parameter (``param.forum``) its marker does not take: the value is always
   missing, so the guard never passes (or never blocks). The repair reads the parameter whose name is
   closest. And a guard's SQL reading a name nothing binds (``:flight_id`` with no such entry in its
-  ``params``): the query fails. The repair binds it to the marker's parameter of that name.
+  ``params``): the query fails. The repair binds it to the marker's parameter of that name. And a guard
+  looking up another table's row by the signed-in user's id (the product whose id is the user's); the
+  repair reads the marker's key of that table.
 - C013: a marker writing the date and time (``:now``) into a column every seed row of which holds a bare
   day: the row is not "today's" for any filter or page that compares days. The repair writes ``:today``.
 - C012: a parameter's shortest or longest length that most of the seed values of the column it writes
@@ -20,6 +22,10 @@ where there is none:
 - S004: a form inside a record that shows only rows in states (``status = 'pending'``) its marker's
   guard refuses (refunds only of processing, shipped or complete orders): the form is never usable. The
   repair shows the form for the states the guard accepts.
+- S015: a record reached by a key in the address that shows anyone's row where every other list of the
+  same rows shows only the signed-in user's. The repair shows only the user's.
+- S011: a form redirecting with the key of the row its marker adds to another table's page. The repair
+  opens the page of that row, or stays put.
 - C009: a guard run after the write that refuses a count left at zero (``seats <= 0``): the last unit can
   never be had. The repair refuses only a count below zero.
 """
@@ -131,12 +137,40 @@ def unbound_guard_names(site: Site) -> Iterator[tuple[str, str, str, bool]]:
                                any(p.name == name for p in marker.params))
 
 
+def misbound_user_keys(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each guard parameter bound to the signed-in user's id (``user.id``) that the SQL compares with the key
+    of another table than the accounts' (``products WHERE id = :p``), where the marker takes the key of
+    that table (``product_id``): the guard looks at the product whose id is the user's. Path of the
+    binding, marker, table, and the parameter it should read."""
+    accounts = site.auth.table if site.auth is not None else "users"
+    for m_index, marker in enumerate(site.markers):
+        taken = {p.name for p in marker.params}
+        for kind in ("preconditions", "invariants"):
+            for index, guard in enumerate(getattr(marker, kind)):
+                predicate = guard.predicate
+                if not isinstance(predicate, SqlPredicate):
+                    continue
+                for name, value in predicate.params.items():
+                    if not (isinstance(value, Ref) and value.ref == "user.id"):
+                        continue
+                    for found in re.finditer(rf"\bFROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?id\s*=\s*:{name}\b",
+                                             predicate.sql, re.I):
+                        table = found.group(1)
+                        key = f"{table[:-1] if table.endswith('s') else table}_id"
+                        if table != accounts and key in taken:
+                            yield (f"$.markers[{m_index}].{kind}[{index}].predicate.params.{name}", marker.name, table, key)
+
+
 def check_unknown_guard_params(site: Site) -> list[C.Issue]:
     """S012: see :func:`unknown_guard_params` and :func:`unbound_guard_names`."""
     issues = [C.Issue("structural", C.UNBOUND_REFERENCE, location,
                       f"a check of marker {marker!r} reads param.{name}, which the marker does not take: the value is "
                       f"always missing" + (f"; it should read param.{near}" if near else ""))
               for location, marker, name, near in unknown_guard_params(site)]
+    issues += [C.Issue("structural", C.UNBOUND_REFERENCE, location,
+                       f"a check of marker {marker!r} looks up the {table} row whose id is the signed-in user's: the "
+                       f"user's id is no {table} key; it should read param.{key}")
+               for location, marker, table, key in misbound_user_keys(site)]
     issues += [C.Issue("structural", C.UNBOUND_REFERENCE, location,
                        f"a check of marker {marker!r} reads :{name}, which nothing binds (only its params, :user_id "
                        f"and :today are): the check fails whatever is asked"
@@ -338,8 +372,101 @@ def check_params(site: Site) -> list[C.Issue]:
     return issues
 
 
-PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unusable_forms, check_params]
+# ----------------------------------------------------------------------------- a record page showing anyone's rows
 
-__all__ = ["PARAM_CHECKS", "check_params", "check_unknown_guard_params", "check_unusable_forms",
+
+def _owner_column(site: Site, source: str) -> str | None:
+    """The column of ``source`` (a table, or a view passing one through) that names the row's owner,
+    compared with the signed-in user's id by some list or record of the site, if there is one."""
+    from veriweb.verify.checks_pages import source_columns
+
+    columns = source_columns(site, source) or set()
+    return next((c for c in ("user_id", "owner_id", "customer_id", "account_id") if c in columns), None)
+
+
+def unowned_records(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each record on a page reached by a key in the address (``/message/{id}``) over a table or view
+    whose every other list and record on the site (two at least) shows only the signed-in user's rows,
+    while this one shows any row: anyone's message opens by its number. Path of the record, the source,
+    and the owner column."""
+    owned: dict[str, list[bool]] = {}  # source -> for each list or record over it: whether it keeps the user's
+    records: list[tuple[str, str, Any]] = []
+    for element, path, page_id in C.all_elements(site):
+        if element.type not in ("list", "table", "record") or page_id is None:
+            continue
+        query = element.query
+        column = _owner_column(site, query.table)
+        if column is None or any(isinstance(c.value, Ref) and c.value.namespace == "row" for c in query.where):
+            continue  # rows of a record around it: scoped by that record
+        mine = any(c.column == column and isinstance(c.value, Ref) and c.value.ref == "user.id" for c in query.where)
+        owned.setdefault(query.table, []).append(mine)
+        keyed = any(isinstance(c.value, Ref) and c.value.namespace == "param" for c in query.where)
+        if element.type == "record" and keyed and not mine:
+            records.append((path, query.table, column))
+    for path, source, column in records:
+        others = owned[source]
+        if sum(others) >= 2 and sum(others) == len(others) - 1:
+            yield path, source, column
+
+
+def check_unowned_records(site: Site) -> list[C.Issue]:
+    """S015: see :func:`unowned_records`. The repair shows only the signed-in user's row."""
+    return [C.Issue("structural", C.KEY_NAMES_NOTHING, location,
+                    f"the record shows any {source} row by the key in the address, while every other list of them "
+                    f"shows only the signed-in user's: anyone's opens by its number; it should offer those whose "
+                    f"{column} is the user's")
+            for location, source, column in unowned_records(site)]
+
+
+# ----------------------------------------------------------------------------- a redirect to another table's page
+
+
+def misdirected_results(site: Site) -> Iterator[tuple[str, str, str, str | None]]:
+    """Each form redirecting to a page of one table's records with the key of the row its marker adds to
+    another (``/flight/{result.id}`` after a booking): the page shows an unrelated record. Path of the
+    redirect, the marker, the table it adds to, and the route of a page of that table's records
+    (``None``: there is none)."""
+    from veriweb.verify.checks_pages import base_column
+
+    routes = C._routes(site)
+    pages = {p.id: p for p in site.pages}
+    cache: dict[Any, Any] = {}
+
+    def shown_table(page: Any) -> str | None:
+        top = next((e for e in page.elements if e.type == "record"), None)
+        if top is None or not any(isinstance(c.value, Ref) and c.value.namespace == "param" for c in top.query.where):
+            return None
+        base = base_column(site, top.query.table, "id", cache)
+        return base[0] if base is not None else None
+
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        redirect = getattr(action, "redirect", None) if getattr(action, "kind", "") == "marker" else None
+        marker = site.marker(action.marker) if redirect and "{result.id}" in redirect else None
+        added = next((e.table for e in marker.effects if e.op == "insert"), None) if marker is not None else None
+        target = pages.get(C.resolve_href(routes, redirect) or "") if added is not None else None
+        shown = shown_table(target) if target is not None else None
+        if shown is None or shown == added:
+            continue
+        own = next((p.route for p in site.pages if shown_table(p) == added and len(re.findall(r"\{", p.route)) == 1), None)
+        yield f"{path}.action.redirect", marker.name, added, own
+
+
+def check_misdirected_results(site: Site) -> list[C.Issue]:
+    """S011: see :func:`misdirected_results`. The repair opens the page of the row added, or stays put."""
+    issues = []
+    for location, marker, added, route in misdirected_results(site):
+        fixed = re.sub(r"\{[^}]*\}", "{result.id}", route) if route else None
+        issues.append(C.Issue("structural", C.WRONG_TARGET, location,
+                              f"after marker {marker!r} adds a {added} row, the form opens another table's page with "
+                              f"that row's key: an unrelated record; "
+                              + (f"it should open {fixed}" if fixed else "it should stay on the page")))
+    return issues
+
+
+PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unusable_forms, check_params,
+                check_unowned_records, check_misdirected_results]
+
+__all__ = ["PARAM_CHECKS", "check_misdirected_results", "check_params", "check_unowned_records", "misdirected_results", "unowned_records", "check_unknown_guard_params", "check_unusable_forms",
            "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
-           "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
+           "misbound_user_keys", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]

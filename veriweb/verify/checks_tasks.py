@@ -1363,9 +1363,23 @@ def check_twin_goals(site: Site) -> list[C.Issue]:
     return issues
 
 
+_QUESTION = re.compile(r"^\s*(?:how many|how much|what|which|when|who|whose|where|is there|are there)\b[^.!]*\?\s*$", re.I)
+
+
+def check_unanswered_questions(site: Site) -> list[C.Issue]:
+    """F004: a task whose instruction asks a question ("How many members does r/homelab have?") but that
+    is not a retrieve task: no answer is judged, so any answer, or none, passes once its goal holds. The
+    task is dropped (nothing says what the right answer is)."""
+    return [C.Issue("feasibility", C.ANSWER_UNDEFINED, f"$.tasks[{index}].kind",
+                    f"task {task.id!r} asks {task.instruction!r}, but is a {task.kind} task: no answer is judged, so "
+                    f"any answer passes")
+            for index, task in enumerate(site.tasks)
+            if task.kind in ("navigate", "mutate") and _QUESTION.match(task.instruction.split("\n")[-1] or "")]
+
+
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
-               check_goal_footprint, check_twin_goals]
+               check_goal_footprint, check_twin_goals, check_unanswered_questions]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -29,7 +29,8 @@
   repair matches them anywhere. And a list test on a choice whose "All" option sends nothing, not left out
   when it is empty: "All" lists no row. The repair leaves it out then.
 - M001: a form on a signed-in page pre-filled with one account's own name or address for everyone; the
-  repair fills it from the signed-in user's row.
+  repair fills it from the signed-in user's row. And a field pre-filled with another column of its row
+  than the one its marker writes it into (the body in the Subject box); the repair fills it from that one.
 - M015: a list cut at a fixed number of rows with no pages, its words not saying it shows a few, where no
   other list shows the rest. The repair pages through them.
 - S011: a link or form passing two values crosswise, each under the other's name (check-in sent as the
@@ -631,6 +632,57 @@ def check_fixed_people(site: Site) -> list[C.Issue]:
             for location, value, column in fixed_people(site)]
 
 
+def _reads_column(site: Site, source: str, name: str, column: str) -> bool:
+    """Whether the view ``source`` computes its column ``name`` from a column called ``column`` (a price
+    written out for a form, ``printf('%.2f', p.price / 100.0) AS price_input``)."""
+    from veriweb.verify.checks_views import _select_items
+
+    view = next((v for v in site.database.views if v.name == source), None)
+    expr = dict((alias, e) for e, alias in (_select_items(view.sql) or [])).get(name) if view is not None else None
+    return expr is not None and re.search(rf"\b{re.escape(column)}\b", expr) is not None
+
+
+def misfilled_fields(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each field of a form on a record's page pre-filled with another column of the row than the one its
+    marker updates on that row from it, where the row has that one (the post's body typed into the edit form's
+    Subject, ``title``): saving anything else writes the other column's value there. Path of the value,
+    the field, the column it is filled from and the one it should be."""
+    from veriweb.scaffold.values import Ref
+    from veriweb.verify.checks_pages import base_column
+    from veriweb.verify.dataflow import parse_effect
+
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if element.type == "form" and getattr(action, "kind", "") == "marker" else None
+        if marker is None or bound is None:
+            continue
+        columns = source_columns(site, bound) or set()
+        written = {}  # parameter -> the column of the row shown it updates, as it is (an edit form)
+        own = base_column(site, bound, "id", cache)
+        for effect in marker.effects:
+            if effect.op == "update" and own is not None and effect.table == own[0]:
+                for column, source in parse_effect(marker.name, effect.op, effect.table, effect.sql).sources.items():
+                    if source.kind == "param":
+                        written.setdefault(str(source.value), column)
+        sent = {value.name: name for name, value in action.args.items() if isinstance(value, Ref) and value.namespace == "field"}
+        for index, field_el in enumerate(element.fields):
+            value = C.field_of(field_el, "value")
+            column = written.get(sent.get(field_el.name, ""))
+            if (isinstance(value, Ref) and value.namespace == "row" and column is not None and column in columns
+                    and value.name != column and value.name in columns and column not in value.name
+                    and not _reads_column(site, bound, value.name, column)):
+                yield f"{path}.fields[{index}].value", field_el.label, value.name, column  # not price_input for price
+
+
+def check_misfilled_fields(site: Site) -> list[C.Issue]:
+    """M001: see :func:`misfilled_fields`. The repair fills the field from the column it writes."""
+    return [C.Issue("semantic", C.PLACEHOLDER, location,
+                    f"the field {label!r} is pre-filled with the row's {shown}, but its marker writes it into {column}: "
+                    f"saving anything else writes the {shown} there; it should be row.{column}")
+            for location, label, shown, column in misfilled_fields(site)]
+
+
 _FEW_WORDS = re.compile(r"\b(?:latest|newest|recent|recently|top|last|best|first|upcoming|next|highlights?|featured|"
                         r"popular|trending|preview|few|some|bestsellers?|best-selling|top-selling)\b", re.I)
 
@@ -688,7 +740,17 @@ def check_strict_rooms(site: Site) -> list[C.Issue]:
 _IN_CENTS = re.compile(r"\s*\(?\b(?:in|as)\s+cents\b\)?|\s*\(cents\)", re.I)
 _A_COUNT_OF_DAYS = re.compile(r"\((?:days|weeks|months|nights)\)|\b(?:number of|how many|in)\s+(?:days|weeks|months|nights)\b",
                               re.I)
+_IN_PACKS = re.compile(r"\s*\(?\b(?:packs?|boxes|box|sets?|cases?|bundles?|pairs?|dozens?)(?:\s+of\s+\d+)?\b\)?", re.I)
 _PRICED_EXTRA = re.compile(r"\+\s*\$\s*\d|\$\s*\d+(?:\.\d\d)?\s*(?:each|per\b|extra)|\bextra\s+\$\s*\d", re.I)
+
+
+def _stored_as_is(marker: Any, name: str) -> bool:
+    """Whether ``marker`` writes its parameter ``name`` into a column as it is (not multiplied)."""
+    from veriweb.verify.dataflow import parse_effect
+
+    return any(s.kind == "param" and s.value == name for e in marker.effects if e.op in ("insert", "update")
+               for s in parse_effect(marker.name, e.op, e.table, e.sql).sources.values()) and not any(
+        re.search(rf":{re.escape(name)}\s*\*|\*\s*:{re.escape(name)}\b", e.sql) for e in marker.effects)
 
 
 def misworded_fields(site: Site) -> Iterator[tuple[str, str, str]]:
@@ -727,6 +789,10 @@ def misworded_fields(site: Site) -> Iterator[tuple[str, str, str]]:
                 yield (f"{where}.label", field_el.label,
                        f"it asks for a number of days, but {marker.name}.{param.name} takes a date, and refuses a "
                        f"number; it should ask for the date")
+            elif param.type == "integer" and _IN_PACKS.search(words) and _stored_as_is(marker, param.name):
+                yield (f"{where}.label", field_el.label,
+                       f"it counts packs, but {marker.name} stores {param.name} as single items; it should ask "
+                       f"for the number of items")
             elif field_el.type == "checkbox" and field_el.checked and _PRICED_EXTRA.search(field_el.label):
                 yield (f"{where}.checked", field_el.label,
                        f"the paid extra is ticked by default, so whoever submits the form without looking is "
@@ -820,6 +886,37 @@ _TAKEN_WORDS = re.compile(r"\b(booked|sold|taken|reserved|used)\b", re.I)
 _LEFT_WORDS = re.compile(r"\b(left|remaining|available|free)\b", re.I)
 
 
+_FREE_DELIVERY = re.compile(r"[^.;!?]*\bfree\s+(?:standard\s+|express\s+|next[- ]day\s+)?(?:shipping|delivery|postage)\b[^.;!?]*[.;!?]?",
+                            re.I)
+_KEPT_AS_TYPED = re.compile(r"[^.;!?]*\b(?:case[- ]sensitive|exactly as (?:you )?(?:type|typed|enter|entered|write|wrote))\b"
+                            r"[^.;!?]*[.;!?]?", re.I)
+_UNITS = (("night", "night"), ("day", "day"), ("passenger", "passenger"), ("guest", "guest"), ("traveller", "traveller"),
+          ("qty", "item"), ("quantity", "item"), ("seat", "seat"), ("ticket", "ticket"))
+
+
+def _charged_per(sql: str, column: str) -> str | None:
+    """What a marker's SQL multiplies a price column by (``nights * h.price``: "night"), if it does."""
+    for found in re.finditer(rf"([\w.:()]+)\s*\*\s*(?:\w+\.)?{re.escape(column)}\b|\b(?:\w+\.)?{re.escape(column)}\s*\*\s*([\w.:()]+)",
+                             sql):
+        factor = (found.group(1) or found.group(2) or "").lower()
+        unit = next((u for word, u in _UNITS if word in factor), None)
+        if unit is not None:
+            return unit
+    return None
+
+
+def _pages_writing_case(site: Site) -> dict[str, str]:
+    """Page id -> a marker posted from it that stores what is typed in upper or lower case."""
+    out: dict[str, str] = {}
+    for element, _, page_id in C.all_elements(site):
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if element.type == "form" and getattr(action, "kind", "") == "marker" else None
+        if marker is not None and page_id is not None and any(
+                re.search(r"\b(?:upper|lower)\s*\(\s*(?:\w+\s*\(\s*)?:\w+", e.sql, re.I) for e in marker.effects):
+            out.setdefault(page_id, marker.name)
+    return out
+
+
 def _moved_on_insert(site: Site) -> dict[tuple[str, str], int]:
     """``(table, column)`` -> the sign a marker that adds a row (a booking, an order) moves the column by
     (``seats = seats - :passengers``: -1); columns moved both ways by such markers are left out."""
@@ -842,17 +939,25 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
       view or list hides rows by their age;
     - a figure "including delivery" (shipping, tax, fees) whose view computes it from no such column;
     - a figure called "booked" (sold, taken) that a marker adding a booking lowers (so it counts those
-      left), or called "left" (remaining, free) that one raises.
+      left), or called "left" (remaining, free) that one raises;
+    - "free shipping" where every shipping choice the marker prices costs something;
+    - codes "case-sensitive", kept "exactly as typed", on a page whose form's marker changes their case;
+    - a price "per stay" (booking, trip) that a marker multiplies by the nights (guests, items).
     """
     from veriweb.verify.checks_pages import base_column
     from veriweb.verify.checks_views import _select_items
 
     sql = " ".join([v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects])
     ages = re.search(r"'[-+]?\s*\d+\s+days?'|\bjulianday\b", sql, re.I)
+    effects = " ".join(e.sql for m in site.markers for e in m.effects)
+    fees = [re.findall(r"\b(?:THEN|ELSE)\s+(-?\d+(?:\.\d+)?)", found.group(2), re.I)
+            for found in re.finditer(r"CASE\s+:(\w*(?:ship|deliver|postage)\w*)\s+(.*?)\bEND\b", effects, re.I | re.S)]
+    always_charged = bool(fees) and all(f and all(float(n) != 0 for n in f) for f in fees)
+    typed_as_is = _pages_writing_case(site)
     views = {v.name: dict((name, expr) for expr, name in (_select_items(v.sql) or [])) for v in site.database.views}
     moved = _moved_on_insert(site)
     cache: dict[Any, Any] = {}
-    for element, path, _, bound in bound_elements(site):
+    for element, path, page_id, bound in bound_elements(site):
         text = C.field_of(element, "text")
         if not isinstance(text, str) or element.type not in ("text", "heading", "paragraph"):
             continue
@@ -861,6 +966,15 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
             yield (f"{path}.text", claim.group(0).strip(), "",
                    "nothing on the site happens on its own: no marker runs unless someone acts, and no list hides "
                    "rows by their age")
+        free = _FREE_DELIVERY.search(text) if always_charged else None
+        if free is not None and "{" not in free.group(0) and not re.search(r"\b(?:over|above|from|orders? of|at least)\b",
+                                                                            free.group(0), re.I):
+            yield (f"{path}.text", free.group(0).strip(), "",
+                   "every way the site ships an order is charged for (the marker adds a fee for each)")
+        exact = _KEPT_AS_TYPED.search(text) if page_id in typed_as_is else None
+        if exact is not None and "{" not in exact.group(0):
+            yield (f"{path}.text", exact.group(0).strip(), "",
+                   f"marker {typed_as_is[page_id]} changes the case of what is typed before it stores it")
         masked = re.sub(r"\{[^}]*\}", lambda m: "}" * len(m.group(0)), text)  # no full stop inside a reference
         for shown in re.finditer(r"\{row\.(\w+)(\|[a-z_]+)?\}", text):
             start = masked.rfind(".", 0, shown.start()) + 1
@@ -871,6 +985,11 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
             if included is not None and expr is not None and not re.search(included.group(1)[:4], expr, re.I):
                 yield (f"{path}.text", included.group(0), "",
                        f"{{row.{shown.group(1)}}} is computed as {expr.strip()!r}, with no {included.group(1)} in it")
+            per = re.match(r"\s*(?:a |an )?per (stay|booking|trip|order|visit|reservation)\b", text[shown.end():], re.I)
+            unit = _charged_per(effects, shown.group(1)) if per is not None and shown.group(2) == "|money" else None
+            if unit is not None and per is not None:
+                yield (f"{path}.text", per.group(0).strip(), f"per {unit}",
+                       f"a marker charges {{row.{shown.group(1)}}} once for every {unit}")
             base = base_column(site, bound, shown.group(1), cache) if bound is not None else None
             sign = moved.get(base) if base is not None else None
             word = (_TAKEN_WORDS if sign == -1 else _LEFT_WORDS if sign == 1 else None)
@@ -1283,7 +1402,7 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_misnamed_fields, check_misnamed_link_values,
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
                check_login_words, check_prefix_searches, check_claimed_words,
-               check_unskipped_choices, check_dialog_words]
+               check_unskipped_choices, check_dialog_words, check_misfilled_fields]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -871,10 +871,11 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         return _restore_row_text(data, tokens)
     parent = get_at(data, tokens[:-1])
     attr = tokens[-1]
-    own = re.search(r"it should be the signed-in user's own \(user\.(\w+)\)$", issue.message)
-    if own is not None and attr == "value" and isinstance(parent, dict):  # one account's details for everyone
-        old, parent["value"] = parent.get("value"), {"ref": f"user.{own.group(1)}"}
-        return f"field value {old!r} -> {{user.{own.group(1)}}}", Touch(pages=_page_of(tokens, data))
+    own = re.search(r"it should be (?:the signed-in user's own \(user\.(\w+)\)|row\.(\w+))$", issue.message)
+    if own is not None and attr == "value" and isinstance(parent, dict):  # one account's details for everyone,
+        ref = f"user.{own.group(1)}" if own.group(1) else f"row.{own.group(2)}"  # or another column of the row
+        old, parent["value"] = parent.get("value"), {"ref": ref}
+        return f"field value {old!r} -> {{{ref}}}", Touch(pages=_page_of(tokens, data))
     if not isinstance(parent, dict):
         return None
     pages = _page_of(tokens, data)
@@ -1251,6 +1252,8 @@ def fill_null(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         return None
     table, row = found
     column = tokens[-1]
+    if "where every other row's is above 0: the price is missing" in issue.message and row.get(column) == 0:
+        row[column] = None  # a price of 0 among prices: missing, and restored as a missing one is
     shown = _value_from_options(data, table, row, column)
     if shown is not None:
         row[column] = shown
@@ -1952,6 +1955,16 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     from veriweb.verify.checks_pages import base_column
 
     tokens = parse_path(issue.location)
+    redirected = re.search(r"the form opens another table's page with that row's key: an unrelated record; "
+                           r"it should (?:open (\S+)|stay on the page)$", issue.message)
+    if redirected is not None and tokens[-1] == "redirect":
+        action = get_at(data, tokens[:-1])
+        if not isinstance(action, dict) or not action.get("redirect"):
+            return None
+        old = action.pop("redirect")
+        if redirected.group(1):
+            action["redirect"] = redirected.group(1)
+        return f"redirect {old!r} -> {action.get('redirect', 'none (the page stays)')!r}", Touch(pages=_page_of(tokens, data))
     crossed = re.match(r"(\w+) is sent (\w+)\.(\w+) and \3 is sent \2\.\1: the two values are passed crosswise",
                        issue.message)
     if crossed is not None:

@@ -153,14 +153,15 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
     to read (no row, no such route parameter) loses its element."""
     from veriweb.verify.checks_pages import bound_elements, source_columns
 
-    meant = re.search(r"reads param\.(\w+), which the marker does not take: .*; it should read param\.(\w+)$", issue.message)
-    if meant is not None and issue.location.startswith("$.markers"):  # a guard reading a parameter its marker lacks
-        tokens = R.parse_path(issue.location)
+    meant = re.search(r"; it should read param\.(\w+)$", issue.message)
+    if meant is not None and issue.location.startswith("$.markers"):  # a guard reading a parameter its marker lacks,
+        tokens = R.parse_path(issue.location)  # or the user's id where it means a key the marker takes
         holder, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
-        if not isinstance(holder, dict) or holder.get(tokens[-1]) != {"ref": f"param.{meant.group(1)}"}:
+        old = holder.get(tokens[-1]) if isinstance(holder, dict) else None
+        if not isinstance(old, dict) or old == {"ref": f"param.{meant.group(1)}"}:
             return None
-        holder[tokens[-1]] = {"ref": f"param.{meant.group(2)}"}
-        return (f"marker {marker['name']!r}: a check reads param.{meant.group(2)}, not param.{meant.group(1)}",
+        holder[tokens[-1]] = {"ref": f"param.{meant.group(1)}"}
+        return (f"marker {marker['name']!r}: a check reads param.{meant.group(1)}, not {old.get('ref')}",
                 R.Touch(markers={marker["name"]}))
     unbound = re.search(r"reads :(\w+), which nothing binds .*; it should bind \w+ to param\.(\w+)$", issue.message)
     if unbound is not None and issue.location.endswith(".predicate.sql"):  # a name the guard's SQL reads, bound
@@ -457,6 +458,13 @@ def _reword_field(data: dict[str, Any], tokens: list[Any], field_el: dict[str, A
         if re.search(r"cent|\b\d{3,}\b(?!\.)", field_el.get("placeholder", "")):
             field_el["placeholder"] = ""
         return f"field {label!r} -> {field_el['label']!r} (an amount in dollars)", touch
+    if "it counts packs" in issue.message:
+        from veriweb.verify.checks_words import _IN_PACKS
+
+        field_el["label"] = _IN_PACKS.sub("", label).strip() or humanise(field_el.get("name", "quantity"))
+        if _IN_PACKS.search(field_el.get("placeholder", "")):
+            field_el["placeholder"] = ""
+        return f"field {label!r} -> {field_el['label']!r} (single items)", touch
     if "number of days" in issue.message and _A_COUNT_OF_DAYS.search(f"{label} {field_el.get('placeholder', '')}"):
         field_el["type"], field_el["label"] = "date", humanise(field_el.get("name", "date"))
         field_el["placeholder"] = ""
@@ -741,7 +749,7 @@ def own_choices(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     own offers those (:func:`veriweb.verify.checks_meaning.check_owned_choices`); any other S015 is
     repaired by where it is (the element removed)."""
     tokens = R.parse_path(issue.location)
-    owner = re.search(r"it should offer those whose (\w+) is the user's$", issue.message)
+    owner = re.search(r"it should offer those whose (\w+) is the user's$", issue.message)  # a record too
     choices = R.get_at(data, tokens) if owner is not None else None
     if not isinstance(choices, dict) or not isinstance(choices.get("query"), dict):
         return R.remove_element(data, issue, ctx) if R._element_path(tokens) is not None else None
