@@ -178,7 +178,9 @@ def _refs_of(element: Any) -> Iterator[tuple[str, str, str, str]]:
 
 def check_references(site: Site) -> list[C.Issue]:
     """S012: every ``row.*``, ``param.*`` and ``user.*`` a page reads exists where it is read."""
-    routes = {p.id: {name for name, _ in Route.compile(p.id, p.route).params} for p in site.pages}
+    routes: dict[str, set[str]] = {}
+    for page in site.pages:  # pages sharing an id (S008) take the params of all: which one is meant is not known
+        routes.setdefault(page.id, set()).update(name for name, _ in Route.compile(page.id, page.route).params)
     users = None
     if site.auth is not None:
         users = source_columns(site, site.auth.table)

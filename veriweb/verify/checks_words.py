@@ -1114,6 +1114,8 @@ def _option_values(site: Site) -> dict[tuple[str, str], set[str]]:
             values = {str(C.field_of(o, "value")) for o in C.field_of(field_el, "options") or []} - {"", "None"}
             chosen = C.field_of(field_el, "options_query")
             table = site.database.table(chosen.query.table) if chosen is not None else None
+            if table is not None and _keyed_labels(table, chosen):
+                continue  # its value and label swapped (check_swapped_options): that is the defect, not the test
             if table is not None:  # choices read from a table: the values its rows send
                 values |= {str(r.get(chosen.value)) for r in table.rows if r.get(chosen.value) is not None}
             if values:
@@ -1130,6 +1132,33 @@ def _held(site: Site, source: str, column: str, cache: dict[Any, Any]) -> set[st
     if table is None or len(table.rows) < 3 or base is None:
         return None
     return {str(r.get(base[1])) for r in table.rows if r.get(base[1]) is not None}
+
+
+def _keyed_labels(table: Any, chosen: Any) -> bool:
+    """Whether a choice read from ``table`` is labelled by the rows' key and sends a text column: the label
+    and the value the wrong way round (it offers "1".."6" and sends names)."""
+    column = table.column(chosen.value)
+    return chosen.label == table.primary_key and chosen.value != table.primary_key and column is not None \
+        and column.type == "text"
+
+
+def swapped_options(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each choice read from a table labelled with the rows' key and sending a text column (the category
+    filter offering "1".."6"): path of its ``options_query``, the field, the label column and the value column."""
+    for element, path, _ in C.all_elements(site):
+        for index, field_el in enumerate(C.field_of(element, "fields") or []):
+            chosen = C.field_of(field_el, "options_query")
+            table = site.database.table(chosen.query.table) if chosen is not None else None
+            if table is not None and _keyed_labels(table, chosen):
+                yield f"{path}.fields[{index}].options_query", field_el.label, chosen.label, chosen.value
+
+
+def check_swapped_options(site: Site) -> list[C.Issue]:
+    """M003: see :func:`swapped_options`. The repair labels the choices with the text and sends the key."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the choices of {field!r} are labelled with {label} (the rows' key) and send {value}: the label "
+                    f"and the value are swapped")
+            for location, field, label, value in swapped_options(site)]
 
 
 def misread_filters(site: Site) -> Iterator[tuple[str, str, str, str]]:
@@ -1402,7 +1431,8 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_misnamed_fields, check_misnamed_link_values,
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
                check_login_words, check_prefix_searches, check_claimed_words,
-               check_unskipped_choices, check_dialog_words, check_misfilled_fields]
+               check_unskipped_choices, check_dialog_words, check_misfilled_fields,
+               check_swapped_options]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

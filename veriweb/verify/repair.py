@@ -796,8 +796,20 @@ def _widget_ids(data: dict[str, Any], tokens: list[str | int]) -> list[str]:
     return out
 
 
+def _missing_page_ids(data: dict[str, Any], taken: set[str]) -> dict[str, set[str]]:
+    """Page ids the tasks' goals and constraints name that no page has, with the parameters they give."""
+    out: dict[str, set[str]] = {}
+    for task in data.get("tasks", []):
+        for node in json_dicts([task.get("goal"), task.get("constraints"), task.get("progress")]):
+            if node.get("kind") == "page" and isinstance(node.get("page"), str) and node["page"] not in taken:
+                out.setdefault(node["page"], set()).update(node.get("params") or {})
+    return out
+
+
 def dedupe_page(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S008: the later of two pages sharing an id gets a fresh id; sharing a route, it is dropped."""
+    """S008: of two pages sharing an id, the one whose route takes the parameters the tasks give a page id
+    no page has takes that id (the id it was meant to have); else the later gets a fresh id. Sharing a
+    route, the later is dropped."""
     tokens = parse_path(issue.location)
     index, attr = tokens[1], tokens[-1]
     pages = data["pages"]
@@ -809,6 +821,14 @@ def dedupe_page(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return "", Touch()  # the first holder keeps it; the later one is repaired
     if attr == "id":
         taken = {p["id"] for p in pages}
+        missing = _missing_page_ids(data, taken)
+        if len(missing) == 1:  # tasks wait for a page no page is: one of the two is it, by its route's params
+            wanted, params = next(iter(missing.items()))
+            holders = [i for i, p in enumerate(pages) if p["id"] == page["id"]]
+            fits = [i for i in holders if set(re.findall(r"\{(\w+)", pages[i]["route"])) == params]
+            if len(fits) == 1:
+                old, pages[fits[0]]["id"] = pages[fits[0]]["id"], wanted
+                return f"page id {old!r} -> {wanted!r}, the page the tasks wait for", Touch(pages={old, wanted})
         number = 2
         while f"{page['id']}_{number}" in taken:
             number += 1
@@ -939,6 +959,12 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         old = holder["text"]
         holder["text"] = re.sub(r"  +", " ", old.replace(reworded.group(2), reworded.group(1), 1)).strip()
         return f"text {old!r} -> {holder['text']!r}", Touch(pages=_page_of(tokens, data))
+    if tokens[-1] == "options_query" and "the label and the value are swapped" in issue.message:
+        chosen = get_at(data, tokens)
+        if not isinstance(chosen, dict):
+            return None
+        chosen["label"], chosen["value"] = chosen.get("value"), chosen.get("label")
+        return f"the choices are labelled with {chosen['label']} and send {chosen['value']}", Touch(pages=_page_of(tokens, data))
     if tokens[-1] == "options":  # a drop-down's values the wrong way round: swapped back
         from veriweb.verify.checks_meaning import swapped_options
 
