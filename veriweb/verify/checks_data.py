@@ -1168,6 +1168,49 @@ def check_zero_prices(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _head_noun(name: str) -> str:
+    """The last word of a name, folded and without a plural ``s`` ("Brown Waxed Baseball Caps" -> "cap")."""
+    words = re.findall(r"[A-Za-z]+", name)
+    word = words[-1].lower() if words else ""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def misfiled_rows(site: Site) -> Iterator[tuple[str, str, Any, Any, str]]:
+    """Each row filed under another parent (category) than every other row whose name ends in the same noun:
+    one or two "... Cap" under Shoes where five others are under Hats. Path of its key, its name, the key
+    it holds, the one the others hold, and the noun."""
+    for t_index, table in enumerate(site.database.tables):
+        named = next((c.name for c in table.columns if c.name in ("name", "title") and c.type == "text"), None)
+        if named is None:
+            continue
+        for fk in table.foreign_keys:
+            parent = site.database.table(fk.ref_table)
+            if parent is None or fk.ref_table == table.name or not any(c.name == "name" for c in parent.columns) \
+                    or not re.search(r"categor|department|collection|section|genre|aisle|shelf|range", fk.column):
+                continue  # only rows filed by what they are (not people's rows by their surnames)
+            by_noun: dict[str, list[tuple[int, Any]]] = {}
+            for r_index, row in enumerate(table.rows):
+                if isinstance(row.get(named), str) and row.get(fk.column) is not None:
+                    by_noun.setdefault(_head_noun(row[named]), []).append((r_index, row[fk.column]))
+            for noun, rows in by_noun.items():
+                counts = Counter(key for _, key in rows)
+                (usual, held), *_ = counts.most_common()
+                stray = [(n, key) for n, key in rows if key != usual]
+                if len(noun) >= 3 and held >= 4 and 1 <= len(stray) <= 2 and held >= 4 * len(stray):
+                    for n, key in stray:
+                        yield (f"$.database.tables[{t_index}].rows[{n}].{fk.column}", table.rows[n][named], key, usual,
+                               noun)
+
+
+def check_misfiled_rows(site: Site) -> list[C.Issue]:
+    """C012: see :func:`misfiled_rows`. The repair files the row where the others are."""
+    return [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                    f"{name!r} is filed under {key!r}, while every other row whose name ends in {noun!r} is under "
+                    f"{usual!r}: it is missing from its own list and shown in another; its {location.rsplit('.', 1)[1]} "
+                    f"should be {usual!r}")
+            for location, name, key, usual, noun in misfiled_rows(site)]
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1227,7 +1270,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use, check_clock_formats,
-               check_zero_prices]
+               check_zero_prices, check_misfiled_rows]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

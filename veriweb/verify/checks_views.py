@@ -920,6 +920,48 @@ def _misdirected_sets(site: Site, location: str, sql: str, table_name: str) -> I
 _ROLE_JOIN = re.compile(r"\bJOIN\s+\"?(\w+)\"?\s+(?:AS\s+)?(\w+)\s+ON\s+(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)", re.I)
 
 
+@C.per_run
+def _written_back(site: Site) -> frozenset[tuple[str, str]]:
+    """``(view, column)`` pairs a form bound to the view pre-fills a field from (``{row.stock}``) and whose
+    marker updates the base table's column of that name from the field: what the form shows is saved."""
+    from veriweb.scaffold.values import Ref
+    from veriweb.verify.checks_pages import bound_elements
+
+    out = set()
+    for element, _, _, bound in bound_elements(site):
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if element.type == "form" and getattr(action, "kind", "") == "marker" else None
+        if marker is None or bound is None:
+            continue
+        updated = {c for e in marker.effects if e.op == "update"
+                   for c in re.findall(r"\b(\w+)\s*=\s*:\w+", re.split(r"\bWHERE\b", e.sql, maxsplit=1, flags=re.I)[0])}
+        for field_el in element.fields:
+            value = C.field_of(field_el, "value")
+            if isinstance(value, Ref) and value.namespace == "row" and value.name in updated:
+                out.add((bound, value.name))
+    return frozenset(out)
+
+
+def _shadowed_columns(site: Site, location: str, name: str, sql: str) -> Iterator[Fix]:
+    """A view column named as a column of its table but computed from it (``p.stock - (pending units)
+    AS stock``), that a form shows in a field and saves back into that column: every save writes the
+    computed figure over the stored one, and pages show something else than the column's name says. The
+    fix passes the column through."""
+    main = _main_from(sql)
+    table = site.database.table(main[0]) if main is not None else None
+    if table is None:
+        return
+    saved = {column for view, column in _written_back(site) if view == name}
+    for expr, alias in _select_items(sql) or []:
+        plain = f"{main[1]}.{alias}"
+        if alias in saved and table.column(alias) is not None and expr.strip() != plain \
+                and re.search(rf"\b{re.escape(plain)}\b", expr) and re.search(r"[-+*/]", expr.replace(plain, "")):
+            shown = expr.strip() if len(expr.strip()) <= 60 else expr.strip()[:57] + "..."
+            yield Fix(location, f"its column {alias} is computed ({shown}), not {table.name}.{alias} as its "
+                                f"name says, and a form saves it back into {table.name}.{alias}: every save writes the "
+                                f"computed figure over the stored one", sql, sql.replace(f"{expr} AS {alias}", f"{plain} AS {alias}", 1))
+
+
 _PREFIXED = re.compile(r"'(Re|Fwd|Fw|FW|RE|FWD)\s*:\s*'\s*\|\|\s*[\w.]+\s+AS\s+(\w+)")
 
 
@@ -1508,6 +1550,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _counted_units(site, location, view.sql)
         out += _swapped_roles(location, view.sql)
         out += _crossed_prefixes(location, view.sql)
+        out += _shadowed_columns(site, location, view.name, view.sql)
         out += _cents_as_dollars(site, location, view.sql)
         out += _mislabelled_columns(site, location, view.sql)
         out += _lossy_joins(site, location, view.sql)

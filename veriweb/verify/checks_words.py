@@ -890,6 +890,9 @@ _FREE_DELIVERY = re.compile(r"[^.;!?]*\bfree\s+(?:standard\s+|express\s+|next[- 
                             re.I)
 _KEPT_AS_TYPED = re.compile(r"[^.;!?]*\b(?:case[- ]sensitive|exactly as (?:you )?(?:type|typed|enter|entered|write|wrote))\b"
                             r"[^.;!?]*[.;!?]?", re.I)
+_SEARCHES_TEXT = re.compile(r"[^.!?]*\b(?:search(?:es)?|looks?\s+(?:in|through|at)|match(?:es)?|finds?)\b[^.!?]*?\b(text|body|"
+                            r"bodies|content|contents|descriptions?|messages?)\b[^.!?]*[.!?]?", re.I)
+_TEXT_COLUMNS = frozenset({"body", "text", "content", "description", "haystack", "message", "bio", "details", "summary"})
 _UNITS = (("night", "night"), ("day", "day"), ("passenger", "passenger"), ("guest", "guest"), ("traveller", "traveller"),
           ("qty", "item"), ("quantity", "item"), ("seat", "seat"), ("ticket", "ticket"))
 
@@ -942,7 +945,8 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
       left), or called "left" (remaining, free) that one raises;
     - "free shipping" where every shipping choice the marker prices costs something;
     - codes "case-sensitive", kept "exactly as typed", on a page whose form's marker changes their case;
-    - a price "per stay" (booking, trip) that a marker multiplies by the nights (guests, items).
+    - a price "per stay" (booking, trip) that a marker multiplies by the nights (guests, items);
+    - a search "in the text" of posts (bodies, descriptions) on a page whose lists match only other columns.
     """
     from veriweb.verify.checks_pages import base_column
     from veriweb.verify.checks_views import _select_items
@@ -954,6 +958,10 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
             for found in re.finditer(r"CASE\s+:(\w*(?:ship|deliver|postage)\w*)\s+(.*?)\bEND\b", effects, re.I | re.S)]
     always_charged = bool(fees) and all(f and all(float(n) != 0 for n in f) for f in fees)
     typed_as_is = _pages_writing_case(site)
+    searched: dict[str, set[str]] = {}  # page -> the columns its lists match the words typed against
+    for _, _, page, _, cond in _query_tests(site):
+        if cond.op == "contains":
+            searched.setdefault(page, set()).add(cond.column)
     views = {v.name: dict((name, expr) for expr, name in (_select_items(v.sql) or [])) for v in site.database.views}
     moved = _moved_on_insert(site)
     cache: dict[Any, Any] = {}
@@ -971,6 +979,11 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
                                                                             free.group(0), re.I):
             yield (f"{path}.text", free.group(0).strip(), "",
                    "every way the site ships an order is charged for (the marker adds a fee for each)")
+        columns = searched.get(page_id or "")
+        body = _SEARCHES_TEXT.search(text) if columns and not columns & _TEXT_COLUMNS else None
+        if body is not None and "{" not in body.group(0):
+            yield (f"{path}.text", body.group(0).strip(), "",
+                   f"the page's search matches only {', '.join(sorted(columns))}, not the {body.group(1)}")
         exact = _KEPT_AS_TYPED.search(text) if page_id in typed_as_is else None
         if exact is not None and "{" not in exact.group(0):
             yield (f"{path}.text", exact.group(0).strip(), "",

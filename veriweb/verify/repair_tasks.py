@@ -75,6 +75,16 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     rule about groups that lost its scope, group by the key it holds per
     (:func:`veriweb.verify.checks_guards._unscoped_groups`)."""
     tokens = R.parse_path(issue.location)
+    filed = re.search(r"is missing from its own list and shown in another; its (\w+) should be (.+)$", issue.message)
+    if filed is not None and len(tokens) == 6 and tokens[:2] == ["database", "tables"]:  # a row filed elsewhere
+        import ast
+
+        found = R._table_row(data, tokens)
+        if found is None or tokens[-1] != filed.group(1):
+            return None
+        table, row = found
+        old, row[filed.group(1)] = row.get(filed.group(1)), ast.literal_eval(filed.group(2))
+        return f"{table['name']}.{filed.group(1)} {old!r} -> {row[filed.group(1)]!r}", R.Touch(tables={table["name"]})
     length = re.search(r"could not have been written through it; it should be (\d+)$", issue.message)
     if length is not None and tokens[-1] in ("min_length", "max_length"):  # a bound the seed values break
         param, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
