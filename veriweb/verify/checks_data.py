@@ -1195,7 +1195,10 @@ def misfiled_rows(site: Site) -> Iterator[tuple[str, str, Any, Any, str]]:
             for noun, rows in by_noun.items():
                 counts = Counter(key for _, key in rows)
                 (usual, held), *_ = counts.most_common()
+                keys = {r.get(parent.primary_key) for r in parent.rows}
                 stray = [(n, key) for n, key in rows if key != usual]
+                if any(key not in keys for _, key in stray):
+                    continue  # a key that names no row: a dangling key (C001), repaired as one
                 if len(noun) >= 3 and held >= 4 and 1 <= len(stray) <= 2 and held >= 4 * len(stray):
                     for n, key in stray:
                         yield (f"$.database.tables[{t_index}].rows[{n}].{fk.column}", table.rows[n][named], key, usual,
@@ -1217,6 +1220,7 @@ _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_
 _DONE = re.compile(r"^(?:created|created_at|created_on|posted|posted_at|placed|placed_on|sent|sent_at|written|"
                    r"written_on|commented_at|submitted|submitted_at)$")
 """Date columns that say when a record was made by or under another (a post, an order, a comment)."""
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def begun_after_use(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
@@ -1239,13 +1243,13 @@ def begun_after_use(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             first: dict[Any, str] = {}  # parent key -> the day of its first row here
             for row in child.rows:
                 day, key = row.get(made[0]), row.get(keys[0])
-                if isinstance(day, str) and len(day) >= 10 and key is not None and day[:10] < first.get(key, "9999"):
+                if isinstance(day, str) and _ISO_DAY.match(day) and key is not None and day[:10] < first.get(key, "9999"):
                     first[key] = day[:10]
             late, kept = [], 0
             for r_index, row in enumerate(parent.rows):
                 day, used = row.get(column), first.get(row.get(parent.primary_key))
-                if not isinstance(day, str) or used is None:
-                    continue
+                if not isinstance(day, str) or not _ISO_DAY.match(day) or used is None:
+                    continue  # a day written otherwise is another check's (M004)
                 if day[:10] > used:
                     late.append((r_index, row, day, used))
                 else:

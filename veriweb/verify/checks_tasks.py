@@ -1363,7 +1363,8 @@ def check_twin_goals(site: Site) -> list[C.Issue]:
     return issues
 
 
-_QUESTION = re.compile(r"^\s*(?:how many|how much|what|which|when|who|whose|where|is there|are there)\b[^.!]*\?\s*$", re.I)
+_QUESTION = re.compile(r"(?:^|[.!:;]\s+|,\s*then\s+|\bthen\s+)(?:how many|how much|what|which|when|who|whose|where|is there|"
+                       r"are there)\b[^.!?]*\?\s*$", re.I)
 
 
 def check_unanswered_questions(site: Site) -> list[C.Issue]:
@@ -1374,7 +1375,8 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
                     f"task {task.id!r} asks {task.instruction!r}, but is a {task.kind} task: no answer is judged, so "
                     f"any answer passes")
             for index, task in enumerate(site.tasks)
-            if task.kind in ("navigate", "mutate") and _QUESTION.match(task.instruction.split("\n")[-1] or "")]
+            if task.kind in ("navigate", "mutate")
+            and _QUESTION.search(re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', '"x"', task.instruction))]  # not a quoted title
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
