@@ -1214,6 +1214,31 @@ def check_misfiled_rows(site: Site) -> list[C.Issue]:
             for location, name, key, usual, noun in misfiled_rows(site)]
 
 
+def check_written_otherwise(site: Site) -> list[C.Issue]:
+    """M004: a text written otherwise than every other row writes the same thing: a code in lower case
+    among upper-case codes ("foo-12183" among "FOO-12181"); a person's name turned round ("Costa, Oskar")
+    where other rows write it "Oskar Costa". A lookup by the usual spelling finds nothing. The repair
+    writes it the usual way."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column]]
+            coded = [n for n, v in texts if re.fullmatch(r"[A-Z0-9][A-Z0-9-]*[0-9][A-Z0-9-]*", v) and re.search(r"[A-Z]", v)]
+            lower = [n for n, v in texts if re.fullmatch(r"[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*", v) and re.search(r"[a-z]", v)]
+            fixes = [(n, table.rows[n][column].upper(), "in lower case") for n in _outliers(coded, lower)]
+            values = {v for _, v in texts}
+            for n, v in texts:
+                turned = re.fullmatch(r"([A-Z][\w'-]+), ([A-Z][\w' -]+)", v)
+                if turned is not None and f"{turned.group(2)} {turned.group(1)}" in values:
+                    fixes.append((n, f"{turned.group(2)} {turned.group(1)}", "turned round"))
+            for n, fixed, how in fixes:
+                value = table.rows[n][column]
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name}.{column} {value!r} is {how}, unlike every other row: a lookup by "
+                                      f"{fixed!r} finds nothing; it should read {fixed!r}"))
+    return issues
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1274,7 +1299,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use, check_clock_formats,
-               check_zero_prices, check_misfiled_rows]
+               check_zero_prices, check_misfiled_rows, check_written_otherwise]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

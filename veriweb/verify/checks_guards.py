@@ -304,6 +304,29 @@ def _misspelt_values(site: Site, domains: dict[tuple[str, str], dict[str, str]])
                            f"gets: the test never matches", sql=fixed)
 
 
+def _unheld_values(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    """C009: a guard that compares a column with a value no row holds or is given, and is no misspelling
+    of one (``pipeline = 'success'`` where pipelines are 'passed' or 'failed'), whose message names one
+    value the column does hold ("The pipeline must pass"): the test never matches. The fix compares with
+    the value the message names."""
+    for location, marker, guard, sql in _sql_guards(site):
+        said = {stem(w) for w in re.findall(r"[a-z]+", (guard.message or "").lower())}
+        fixed, wrong = sql, []
+        for match, domain in _tests(sql, domains):
+            value = match.group("value") if match.group("op") == "=" else None
+            written = set(domain.values())
+            if value is None or value in written or near_value(value, written) is not None or len(written) < 2:
+                continue
+            named = [v for v in sorted(written) if stem(v.lower()) in said]
+            if len(named) == 1:
+                wrong.append((value, named[0]))
+                fixed = fixed.replace(f"'{value}'", f"'{named[0]}'")
+        if wrong:
+            shown = ", ".join(f"{v!r} (its message speaks of {n!r})" for v, n in wrong)
+            yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker.name!r} compares with {shown}, a value "
+                                                      f"no row holds or gets: the test never matches", sql=fixed)
+
+
 # ----------------------------------------------------------------------------- fixed days
 
 _FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
@@ -2277,7 +2300,8 @@ def _unscoped_reads(site: Site) -> Iterator[GuardFix]:
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
-    return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_fixed_days(site),
+    return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_unheld_values(site, domains),
+            *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site), *_unconditional_stamps(site),

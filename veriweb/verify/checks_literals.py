@@ -78,6 +78,33 @@ def literal_writes(marker: str, effect: Any) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
+def unheld_effect_tests(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[Fix]:
+    """An update or delete that picks its row by its key and also by a value of a status-like column that
+    no row holds or is given and that is no misspelling of one (``WHERE id = :product_id AND status =
+    'active'`` where products are 'enabled' or 'disabled'): it never matches, so the marker does nothing.
+    The fix drops that test (the key picks the row)."""
+    from veriweb.verify.checks_guards import _tests, near_value
+
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            where = re.search(r"\bWHERE\b", effect.sql, re.I)
+            if effect.op not in ("update", "delete") or where is None:
+                continue
+            condition = effect.sql[where.end():]
+            if not re.search(r"(?<![\w.])(?:\w+\.)?id\s*=\s*:\w+", condition):
+                continue
+            fixed = effect.sql
+            for match, domain in _tests(f"FROM {effect.table} WHERE {condition}", domains):  # its table named
+                value, written = match.group("value") if match.group("op") == "=" else None, set(domain.values())
+                if value is None or value in written or near_value(value, written) is not None or len(written) < 2:
+                    continue
+                test = re.escape(match.group(0))
+                fixed = re.sub(rf"\s+AND\s+{test}|{test}\s+AND\s+", "", fixed, count=1, flags=re.I)
+            if fixed != effect.sql:
+                yield Fix(f"$.markers[{m}].effects[{e}].sql", f"marker {marker.name!r} also picks its row by a value no "
+                          "row holds or gets: it never matches, and the marker does nothing", effect.sql, fixed)
+
+
 # ----------------------------------------------------------------------------- today written with another year
 
 _DAY_LITERAL = re.compile(r"'(\d{4})-(\d{2})(?:-(\d{2}))?(T\d{2}:\d{2}(?::\d{2})?)?'")
@@ -217,5 +244,5 @@ def disagreeing_view_cutoffs(site: Site) -> Iterator[Fix]:
                       cutoff_fix(cutoff, day))
 
 
-__all__ = ["Cutoff", "cutoff_fix", "disagreeing_cutoffs", "disagreeing_view_cutoffs", "literal_writes", "misspelt_sql",
+__all__ = ["Cutoff", "unheld_effect_tests", "cutoff_fix", "disagreeing_cutoffs", "disagreeing_view_cutoffs", "literal_writes", "misspelt_sql",
            "misspelt_writes", "today_typos"]

@@ -744,12 +744,53 @@ def sibling_links(site: Site) -> Iterator[tuple[str, str, str, str]]:
                 break
 
 
+def leaving_links(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each link leaving the site (``mailto:{row.sender}``) whose words name a page of the site that no
+    link, form or redirect opens ("Reply", while ``/message/{id}/reply`` is linked from nowhere): the page
+    it meant is cut off, and an agent cannot follow the link. The path of the ``href``, the text, the
+    page and the address it should have (its route with the row's columns of the route's names)."""
+    from veriweb.verify.checks_pages import bound_elements, source_columns
+    from veriweb.verify.wording import stem
+
+    routes = C._routes(site)
+    elements = list(bound_elements(site))
+    opened = set()
+    for element, _, _, _ in elements:
+        for target in (C.field_of(element, "href"), getattr(C.field_of(element, "action"), "route", None),
+                       getattr(C.field_of(element, "action"), "redirect", None)):
+            if isinstance(target, str) and target.startswith("/"):
+                opened.add(C.resolve_href(routes, target))
+    cut_off = [p for p in site.pages if p.id not in opened and p.route != "/"]
+    if not cut_off:
+        return
+    names = page_names(site)
+    for element, path, _, bound in elements:
+        href, text = C.field_of(element, "href"), C.field_of(element, "text")
+        if element.type != "link" or not isinstance(href, str) or not href.startswith(("mailto:", "http://", "https://")) \
+                or not isinstance(text, str) or "{" in text:
+            continue
+        said = {stem(w) for w in re.findall(r"[a-z]+", text.casefold())}
+        columns = source_columns(site, bound) or set() if bound is not None else set()
+        meant = [p for p in cut_off if said & {stem(w) for n in names.get(p.id, set()) | {p.id} for w in re.findall(r"[a-z]+", n)}]
+        if len(meant) != 1:
+            continue
+        params = re.findall(r"\{(\w+)(?::\w+)?\}", meant[0].route)
+        if all(name in columns for name in params):
+            fixed = re.sub(r"\{(\w+)(?::\w+)?\}", lambda m: "{row." + m.group(1) + "}", meant[0].route)
+            yield f"{path}.href", text, meant[0].id, fixed
+
+
 def check_sibling_links(site: Site) -> list[C.Issue]:
-    """M014: see :func:`sibling_links`. The repair opens the page the words name."""
-    return [C.Issue("semantic", C.LINK_NAMES_OTHER_PAGE, location,
-                    f"link {text!r} opens page {dest!r}, whose words it shares none of, while its words name a "
-                    f"page next to it: it should open {fixed}")
-            for location, text, dest, fixed in sibling_links(site)]
+    """M014: see :func:`sibling_links` and :func:`leaving_links`. The repair opens the page the words name."""
+    issues = [C.Issue("semantic", C.LINK_NAMES_OTHER_PAGE, location,
+                      f"link {text!r} opens page {dest!r}, whose words it shares none of, while its words name a "
+                      f"page next to it: it should open {fixed}")
+              for location, text, dest, fixed in sibling_links(site)]
+    issues += [C.Issue("semantic", C.LINK_NAMES_OTHER_PAGE, location,
+                       f"link {text!r} leaves the site, while its words name page {page!r}, which nothing else opens: "
+                       f"it should open {fixed}")
+               for location, text, page, fixed in leaving_links(site)]
+    return issues
 
 
 # ----------------------------------------------------------------------------- M015

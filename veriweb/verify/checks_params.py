@@ -15,8 +15,9 @@ where there is none:
 - C013: a marker writing the date and time (``:now``) into a column every seed row of which holds a bare
   day: the row is not "today's" for any filter or page that compares days. The repair writes ``:today``.
 - C012: a parameter's shortest or longest length that most of the seed values of the column it writes
-  break (reviews of 14 characters where ``min_length`` is 30): the site's own data could not have been
-  written through it. The repair allows the seed values' length.
+  break (reviews of 14 characters where ``min_length`` is 30), or its range that many break (a price
+  capped at $150 where dearer products sell): the site's own data could not have been written through
+  it. The repair allows the seed values' extreme.
 - S013: a form sending a fixed argument (the "-1" button's ``value``) its marker refuses (outside the
   parameter's range or choices). The repair sends the nearest value it accepts.
 - S004: a form inside a record that shows only rows in states (``status = 'pending'``) its marker's
@@ -26,6 +27,10 @@ where there is none:
   same rows shows only the signed-in user's. The repair shows only the user's.
 - S011: a form redirecting with the key of the row its marker adds to another table's page. The repair
   opens the page of that row, or stays put.
+- S004: a form field named for a parameter of its marker that the form never sends. The repair sends it.
+- S004: a record showing an owner-only form where the row's owner is not the user. The repair shows it to
+  the owner.
+- C005: an edit setting a running tally to a fixed number (``score = 1``). The repair drops the assignment.
 - C009: a guard run after the write that refuses a count left at zero (``seats <= 0``): the last unit can
   never be had. The repair refuses only a count below zero.
 """
@@ -217,27 +222,36 @@ def _today_for(sql: str, column: str, op: str) -> str | None:
 # ----------------------------------------------------------------------------- C012: lengths the seed data breaks
 
 
-def strict_lengths(site: Site) -> Iterator[tuple[str, str, str, int, int, int, int]]:
+def strict_lengths(site: Site) -> Iterator[tuple[str, str, str, Any, Any, int, int]]:
     """Each parameter's ``min_length`` (``max_length``) that most seed values of the column it writes fall
-    below (go past): path of the bound, ``marker.param``, ``table.column``, the bound, the seed values'
-    shortest (longest) length, how many break it, and how many there are."""
+    below (go past), or ``min`` (``max``) that three or more and a tenth of them do (a price capped at
+    $150 where dearer products sell): path of the bound, ``marker.param``, ``table.column``, the bound, the
+    seed values' extreme (in the parameter's units: dollars for money), how many break it, and how many
+    there are. One or two seed values out of a numeric range are the seed's fault (C012,
+    :func:`veriweb.verify.checks_data.check_seed_ranges`)."""
     seen = set()
     for m_index, marker, p_index, param, table_name, column in _param_writes(site):
         table = site.database.table(table_name)
-        values = [v for r in table.rows if isinstance(v := r.get(column), str)] if table is not None else []
-        if len(values) < 3:
+        declared = table.column(column) if table is not None else None
+        if table is None or declared is None:
             continue
-        for bound, breaks, extreme in (("min_length", lambda v, n: len(v) < n, min),
-                                       ("max_length", lambda v, n: len(v) > n, max)):
+        texts = [v for r in table.rows if isinstance(v := r.get(column), str)]
+        numbers = [v / 100 if declared.type == "money" else v for r in table.rows
+                   if isinstance(v := r.get(column), (int, float)) and not isinstance(v, bool)]
+        rules = [("min_length", texts, lambda v, n: len(v) < n, lambda vs: min(len(v) for v in vs), 0.5),
+                 ("max_length", texts, lambda v, n: len(v) > n, lambda vs: max(len(v) for v in vs), 0.5)]
+        if param.type in ("integer", "real", "money"):
+            rules += [("min", numbers, lambda v, n: v < n, min, 0.1), ("max", numbers, lambda v, n: v > n, max, 0.1)]
+        for bound, values, breaks, extreme, share in rules:
             limit = getattr(param, bound)
             location = f"$.markers[{m_index}].params[{p_index}].{bound}"
-            if limit is None or location in seen:
+            if limit is None or location in seen or len(values) < 3:
                 continue
             broken = [v for v in values if breaks(v, limit)]
-            if 2 * len(broken) > len(values):
+            if len(broken) > share * len(values) and len(broken) >= 3:
                 seen.add(location)
                 yield (location, f"{marker.name}.{param.name}", f"{table_name}.{column}", limit,
-                       extreme(len(v) for v in values), len(broken), len(values))
+                       extreme(values), len(broken), len(values))
 
 
 # ----------------------------------------------------------------------------- S013: a fixed argument refused
@@ -323,8 +337,19 @@ def unusable_forms(site: Site) -> Iterator[tuple[str, str, str, str, list[str], 
 
 
 def check_unusable_forms(site: Site) -> list[C.Issue]:
-    """S004: see :func:`unusable_forms`."""
+    """S004: see :func:`unusable_forms`, :func:`inverted_owner_tests` and :func:`unsent_fields`."""
     seen, issues = set(), []
+    for location, marker, name in unsent_fields(site):
+        issues.append(C.Issue("structural", C.FIELD_MISMATCH, location,
+                              f"the form's field {name!r} fills nothing: {marker!r} takes {name}, but the form never sends "
+                              f"it; it should send field.{name} as {name}"))
+    for location, marker, column in inverted_owner_tests(site):
+        if location not in seen:
+            seen.add(location)
+            issues.append(C.Issue("structural", C.FIELD_MISMATCH, location,
+                                  f"the form for {marker!r} is shown only where {column} is not the signed-in user, but "
+                                  f"{marker!r} acts only on the user's own rows: the form always fails; it should be "
+                                  f"shown where {column} is the user's"))
     for location, marker, message, column, shown, accepted in unusable_forms(site):
         if location in seen:
             continue
@@ -359,17 +384,37 @@ def check_params(site: Site) -> list[C.Issue]:
     """C012 and S013 of this module (see the module docstring; its C013 and C009 findings are reported by
     :func:`veriweb.verify.checks_views.check_view_figures` and :func:`veriweb.verify.checks_guards.check_guards`,
     whose repairs write the SQL they give)."""
-    issues = [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
-                      f"{param}'s {location.rsplit('.', 1)[1].replace('_', ' ')} is {limit}, but {broken} of the {count} "
-                      f"values of {column} break it (the {'shortest' if 'min' in location else 'longest'} has "
-                      f"{extreme} characters): the site's own data could not have been written through it; it "
-                      f"should be {extreme}")
-              for location, param, column, limit, extreme, broken, count in strict_lengths(site)]
+    issues = []
+    for location, param, column, limit, extreme, broken, count in strict_lengths(site):
+        bound = location.rsplit(".", 1)[1]
+        said = (f"the {'shortest' if bound == 'min_length' else 'longest'} has {extreme} characters" if "length" in bound
+                else f"the {'least' if bound == 'min' else 'most'} is {extreme:g}")
+        issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                              f"{param}'s {bound.replace('_', ' ')} is {limit:g}, but {broken} of the {count} values of "
+                              f"{column} break it ({said}): the site's own data could not have been written through it; "
+                              f"it should be {extreme:g}"))
     issues += [C.Issue("structural", C.FIELD_TYPE, location,
                        f"the form {button!r} sends {value!r}, which the marker refuses ({why})"
                        + (f"; it should send {near!r}" if near is not None else ""))
                for location, button, value, why, near in refused_arguments(site)]
     return issues
+
+
+def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each form field named for a parameter of the form's marker that the form does not send at all (the
+    "Checked bag" box of a booking form with no ``bag`` argument): whatever is filled in there is lost.
+    Path of the form's arguments, the marker and the field."""
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action")
+        marker = site.marker(action.marker) if element.type == "form" and getattr(action, "kind", "") == "marker" else None
+        if marker is None:
+            continue
+        # a required one is reported by check_fields ("never supplies ..., which ... needs")
+        taken = {p.name for p in marker.params if not p.required or p.type == "boolean"}
+        sent = {v.name for v in action.args.values() if isinstance(v, Ref) and v.namespace == "field"}
+        for field_el in element.fields:
+            if field_el.name in taken and field_el.name not in action.args and field_el.name not in sent:
+                yield f"{path}.action.args", marker.name, field_el.name
 
 
 # ----------------------------------------------------------------------------- a record page showing anyone's rows
@@ -464,9 +509,58 @@ def check_misdirected_results(site: Site) -> list[C.Issue]:
     return issues
 
 
+# ----------------------------------------------------------------------------- a tally set by an edit
+
+
+def reset_tallies(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each update setting a column to a fixed number (``score = 1``) where other markers keep it as a
+    running tally (``score = score + :value``): every edit wipes what the tally counted. Path of the
+    effect's SQL, marker, ``table.column``, the SQL, and the SQL without that assignment (gathered by
+    :func:`veriweb.verify.checks_views.view_fixes`)."""
+    tallies = {(e.table, c) for m in site.markers for e in m.effects if e.op == "update"
+               for c in re.findall(r"\b(\w+)\s*=\s*\1\s*[-+]", e.sql)}
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            if effect.op != "update":
+                continue
+            head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
+            for found in re.finditer(r",\s*(\w+)\s*=\s*-?\d+(?:\.\d+)?\b(?!\s*[-+*/])|\b(\w+)\s*=\s*-?\d+(?:\.\d+)?\s*,", head):
+                column = found.group(1) or found.group(2)
+                if (effect.table, column) in tallies and not re.search(rf"\b{re.escape(column)}\s*=\s*{re.escape(column)}\b", effect.sql):
+                    fixed = effect.sql.replace(found.group(0), "", 1)  # ", score = 1" or "score = 1,"
+                    yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{column}",
+                           effect.sql, fixed)
+                    break
+
+
+# ----------------------------------------------------------------------------- owner-only forms shown to others
+
+
+def inverted_owner_tests(site: Site) -> Iterator[tuple[str, str, str]]:
+    """Each record showing a form only where the row's owner is NOT the signed-in user (``user_id !=
+    user.id``) while the form's marker acts only on the user's own rows (a guard comparing the row's owner
+    with ``:user_id``): the owner never sees the form, and everyone else's attempt fails. Path of the
+    test's ``op``, the marker and the column."""
+    owned_markers = {m.name for m in site.markers for g in m.preconditions
+                     if isinstance(g.predicate, SqlPredicate) and re.search(r"\b(?:user_id|owner_id|author_id)\s*=\s*:user_id\b",
+                                                                            g.predicate.sql)}
+    holders: list[tuple[str, Any]] = []
+    for element, path, _ in C.all_elements(site):
+        if element.type in ("record", "list"):
+            holders.append((path, element))
+        action = C.field_of(element, "action")
+        if element.type != "form" or getattr(action, "kind", "") != "marker" or action.marker not in owned_markers:
+            continue
+        for holder_path, holder in holders:
+            if path.startswith(holder_path + "."):
+                for index, cond in enumerate(holder.query.where or []):
+                    if cond.op == "!=" and isinstance(cond.value, Ref) and cond.value.ref == "user.id":
+                        yield f"{holder_path}.query.where[{index}].op", action.marker, cond.column
+
+
 PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unusable_forms, check_params,
                 check_unowned_records, check_misdirected_results]
 
 __all__ = ["PARAM_CHECKS", "check_misdirected_results", "check_params", "check_unowned_records", "misdirected_results", "unowned_records", "check_unknown_guard_params", "check_unusable_forms",
            "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
-           "misbound_user_keys", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
+           "inverted_owner_tests", "misbound_user_keys", "reset_tallies", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]

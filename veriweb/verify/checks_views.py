@@ -237,8 +237,9 @@ def column_values(site: Site) -> dict[tuple[str, str], dict[str, str]]:
         for effect in marker.effects:
             write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
             written = [(c, s.value) for c, s in write.sources.items() if s.kind == "literal" and isinstance(s.value, str)]
-            if effect.op == "update":
-                written += re.findall(r"\b(\w+)\s*=\s*'([^']*)'", effect.sql)
+            if effect.op == "update":  # what it sets, not what its WHERE tests
+                head = re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0]
+                written += re.findall(r"\b(\w+)\s*=\s*'([^']*)'", head)
             for column, value in written:
                 if (effect.table, column) in out:
                     out[(effect.table, column)].setdefault(value.lower(), value)
@@ -1528,7 +1529,8 @@ def view_fixes(site: Site) -> list[Fix]:
     products = _products(site, texts)
     from veriweb.verify.checks_guards import _domains
     from veriweb.verify.checks_joins import fanned_out, filtered_lookups, miscorrelated, mismatched_keys
-    from veriweb.verify.checks_literals import disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos
+    from veriweb.verify.checks_literals import (disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos,
+                                                unheld_effect_tests)
 
     domains = _domains(site)
     out: list[Fix] = []
@@ -1591,8 +1593,13 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
     out += misspelt_writes(site, domains)
+    out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
-    from veriweb.verify.checks_params import timed_days
+    from veriweb.verify.checks_params import reset_tallies, timed_days
+
+    out += [Fix(location, f"marker {marker!r} sets {column} to a fixed number, while other markers keep it as a running "
+                          f"tally: every use wipes what it counted", old, new)
+            for location, marker, column, old, new in reset_tallies(site)]
 
     out += [Fix(location, f"marker {marker!r} writes the date and time (:now) into {column}, where every row holds a "
                           f"day: the row is not today's for anything that compares days", old, new)

@@ -591,6 +591,20 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     tokens = parse_path(issue.location)
     shown = re.search(r"accepts only (.+): the form always fails; it should be shown where (\w+) is one of those$",
                       issue.message)
+    unsent = re.search(r"but the form never sends it; it should send field\.(\w+) as (\w+)$", issue.message)
+    if unsent is not None and tokens[-1] == "args":  # a field named for a parameter, never sent: sent
+        args = get_at(data, tokens)
+        if not isinstance(args, dict) or unsent.group(2) in args:
+            return None
+        args[unsent.group(2)] = {"ref": f"field.{unsent.group(1)}"}
+        return f"the form sends field {unsent.group(1)} as {unsent.group(2)}", Touch(pages=_page_of(tokens, data))
+    owner = re.search(r"the form always fails; it should be shown where (\w+) is the user's$", issue.message)
+    if owner is not None and tokens[-1] == "op":  # an owner-only form shown to everyone but the owner
+        cond = get_at(data, tokens[:-1])
+        if not isinstance(cond, dict) or cond.get("op") != "!=":
+            return None
+        cond["op"] = "="
+        return f"the form shows where {owner.group(1)} is the user's", Touch(pages=_page_of(tokens, data))
     if shown is not None and tokens[-2:-1] == ["where"]:  # a record around the form showing only refused states
         cond = get_at(data, tokens)
         if not isinstance(cond, dict) or cond.get("column") != shown.group(2):
@@ -1227,7 +1241,8 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
-    trimmed = re.search(r" (?:has spaces around it|is on the 12-hour clock), unlike every other row: .*it should read "
+    trimmed = re.search(r" (?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round), unlike every "
+                        r"other row: .*it should read "
                         r"('.*'|\".*\")$", issue.message)
     if trimmed is not None and isinstance(row.get(column), str):
         import ast

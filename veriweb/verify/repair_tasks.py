@@ -85,12 +85,13 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         table, row = found
         old, row[filed.group(1)] = row.get(filed.group(1)), ast.literal_eval(filed.group(2))
         return f"{table['name']}.{filed.group(1)} {old!r} -> {row[filed.group(1)]!r}", R.Touch(tables={table["name"]})
-    length = re.search(r"could not have been written through it; it should be (\d+)$", issue.message)
-    if length is not None and tokens[-1] in ("min_length", "max_length"):  # a bound the seed values break
+    length = re.search(r"could not have been written through it; it should be (-?\d+(?:\.\d+)?)$", issue.message)
+    if length is not None and tokens[-1] in ("min_length", "max_length", "min", "max"):  # a bound the seed values break
         param, marker = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
         if not isinstance(param, dict) or not isinstance(marker, dict):
             return None
-        old, param[tokens[-1]] = param.get(tokens[-1]), int(length.group(1))
+        value = float(length.group(1))
+        old, param[tokens[-1]] = param.get(tokens[-1]), int(value) if "length" in tokens[-1] or value == int(value) else value
         return (f"{marker['name']}.{param.get('name')}: {tokens[-1]} {old} -> {param[tokens[-1]]}",
                 R.Touch(markers={marker["name"]}))
     if tokens[-1] == "predicate":
