@@ -1239,6 +1239,74 @@ def check_written_otherwise(site: Site) -> list[C.Issue]:
     return issues
 
 
+_AMOUNT_IN_TEXT = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d{2})?)(?!\d)")
+
+
+def check_amounts_in_text(site: Site) -> list[C.Issue]:
+    """C006: a row's text stating an amount ("Amount due: $145.58") other than the row's own money column
+    holds ($154.58), where every other row's text states exactly its amount: the message contradicts
+    itself, and an answer read from either is judged against the other. The repair writes the column's
+    amount into the text."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        money = [c.name for c in table.columns if c.type == "money"]
+        texts = [c.name for c in table.columns if c.type == "text"]
+        for amount_column in money:
+            for text_column in texts:
+                agree, differ = [], []
+                for n, row in enumerate(table.rows):
+                    value, text = row.get(amount_column), row.get(text_column)
+                    if not isinstance(value, int) or isinstance(value, bool) or not isinstance(text, str):
+                        continue
+                    stated = _AMOUNT_IN_TEXT.findall(text)
+                    if len(stated) != 1:
+                        continue
+                    (agree if round(float(stated[0].replace(",", "")) * 100) == value else differ).append(n)
+                for n in _outliers(agree, differ):
+                    row = table.rows[n]
+                    old = _AMOUNT_IN_TEXT.search(row[text_column]).group(0)  # type: ignore[union-attr]
+                    right = f"${row[amount_column] / 100:,.2f}"
+                    issues.append(C.Issue("consistency", C.VALUE_DISAGREES,
+                                          f"$.database.tables[{t_index}].rows[{n}].{text_column}",
+                                          f"{table.name} {row.get(table.primary_key)!r}'s {text_column} says {old}, while its "
+                                          f"{amount_column} is {right}, as every other row's {text_column} says its "
+                                          f"{amount_column}: it should say {right}"))
+    return issues
+
+
+_ENDS = re.compile(r"^(?:expires|expiry|expires_on|expiry_date|valid_until|valid_to|until|ends|ends_on|end_date)$")
+"""Dates a row stops being valid on (not a due date: a milestone past due is overdue, still open)."""
+
+
+def check_expired_states(site: Site) -> list[C.Issue]:
+    """C010: a row whose end date has passed (a coupon that expired) holding a status only rows still running
+    hold ('active'), where every other row that ended holds one other status ('inactive'): a page of live
+    rows lists a dead one. The repair gives it the status of the rows that ended."""
+    issues = []
+    today = str(site.clock.today)
+    for t_index, table in enumerate(site.database.tables):
+        ends = [c.name for c in table.columns if c.type in ("date", "datetime") and _ENDS.match(c.name)]
+        states = [c.name for c in table.columns if c.type == "text" and c.name in ("status", "state")]
+        for end, state in itertools.product(ends, states):
+            rows = [(n, r[state], r[end][:10] >= today) for n, r in enumerate(table.rows)
+                    if isinstance(r.get(state), str) and isinstance(r.get(end), str) and _ISO_DAY.match(r[end])]
+            ended = Counter(v for _, v, later in rows if not later)
+            live = {v for _, v, later in rows if later}
+            if not ended:
+                continue
+            (other, count), *_ = ended.most_common()
+            wrong = [n for n, v, later in rows if not later and v != other and v in live]
+            if not 1 <= len(wrong) <= 2 or count < 5 or count < 4 * len(wrong):
+                continue
+            for n in wrong:
+                value = table.rows[n][state]
+                issues.append(C.Issue("consistency", C.STALE_DATE, f"$.database.tables[{t_index}].rows[{n}].{state}",
+                                      f"{table.name} {table.rows[n].get(table.primary_key)!r} is {value!r} while its "
+                                      f"{end} {table.rows[n][end]} has passed, as only rows still running are; the "
+                                      f"rows that ended are {other!r}: its {state} should be {other!r}"))
+    return issues
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1299,7 +1367,8 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use, check_clock_formats,
-               check_zero_prices, check_misfiled_rows, check_written_otherwise]
+               check_zero_prices, check_misfiled_rows, check_written_otherwise,
+               check_amounts_in_text, check_expired_states]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

@@ -327,6 +327,45 @@ def _unheld_values(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -
                                                       f"no row holds or gets: the test never matches", sql=fixed)
 
 
+_AT_MOST = re.compile(r"\b(?:at most|no more than|up to|a maximum of|maximum of|not more than)\s+(\d+)\b", re.I)
+_AT_LEAST = re.compile(r"\b(?:at least|no less than|no fewer than|a minimum of|minimum of|not less than)\s+(\d+)\b", re.I)
+_CHARACTERS = {"slash": "/", "space": " ", "spaces": " ", "comma": ",", "commas": ",", "dot": ".", "period": ".",
+               "hyphen": "-", "dash": "-", "colon": ":", "semicolon": ";", "backslash": "\\", "slashes": "/",
+               "at sign": "@", "apostrophe": "'", "quote": '"'}
+
+
+def _off_by_one_bounds(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message allows a bound itself ("at most 21 nights", "at least 2 characters") while
+    its SQL compares strictly with that number (``< 21``, ``> 2``): the bound the message promises is
+    refused. The fix compares inclusively."""
+    for location, marker, guard, sql in _sql_guards(site):
+        message, fixed = guard.message or "", sql
+        for said, strict, inclusive in ((_AT_MOST, "<", "<="), (_AT_LEAST, ">", ">=")):
+            for number in {m.group(1) for m in said.finditer(message)}:
+                fixed = re.sub(rf"(?<![<>=!]){strict}\s*{number}\b(?!\s*[-+*/.])", f"{inclusive} {number}", fixed)
+        if fixed != sql:
+            yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker.name!r} says {message!r} but compares "
+                                                      f"strictly: the bound it promises is refused", sql=fixed)
+
+
+def _misnamed_characters(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard refusing a character in what is typed (``instr(:n, ' ') = 0``) whose message names
+    another one ("names cannot contain a slash"): names with spaces are refused, and slashes go through.
+    The fix tests the character the message names."""
+    for location, marker, guard, sql in _sql_guards(site):
+        words = (guard.message or "").lower()
+        named = {c for word, c in _CHARACTERS.items() if re.search(rf"\b{word}\b", words)}
+        tests = list(re.finditer(r"\binstr\s*\(\s*(:\w+)\s*,\s*'([^']+)'\s*\)", sql, re.I))
+        if len(named) != 1 or len(tests) != 1 or tests[0].group(2) in named:
+            continue
+        char = next(iter(named))
+        found = tests[0]
+        fixed = sql[:found.start(2)] + char.replace("'", "''") + sql[found.end(2):]
+        yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker.name!r} refuses {found.group(2)!r} in "
+                                                  f"{found.group(1)}, while its message {guard.message!r} names "
+                                                  f"{char!r}", sql=fixed)
+
+
 # ----------------------------------------------------------------------------- fixed days
 
 _FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
@@ -2301,7 +2340,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_unheld_values(site, domains),
-            *_fixed_days(site),
+            *_off_by_one_bounds(site), *_misnamed_characters(site), *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site), *_unconditional_stamps(site),

@@ -1822,6 +1822,12 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
+    said = re.search(r" says (\$[\d,.]+), while its \w+ is (\$[\d,.]+), .*: it should say \$[\d,.]+$", issue.message)
+    if said is not None and said.group(1) in parent[attr]:  # a row's text stating another amount than its own
+        old = parent[attr]
+        parent[attr] = old.replace(said.group(1), said.group(2), 1)
+        table = get_at(data, tokens[:3])
+        return f"{attr}: {said.group(1)} -> {said.group(2)}", Touch(tables={table.get("name", "")} if isinstance(table, dict) else set())
     from veriweb.verify.checks_figures import stated_fixes
 
     stated = next((f for f in stated_fixes(site_of(data)) if f.location == issue.location), None)

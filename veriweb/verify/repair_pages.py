@@ -399,6 +399,10 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     table, row = found
     column = tokens[5]
     old = row.get(column)
+    state = re.search(r"the rows that ended are '([^']*)': its (\w+) should be '[^']*'$", issue.message)
+    if state is not None and column == state.group(2):  # a status its passed end date no longer allows
+        row[column] = state.group(1)
+        return f"{table.get('name')}.{column}: {old!r} -> {row[column]!r}", R.Touch(tables={table.get("name", "")})
     latest = re.search(r"it should be (\d{4}-\d{2}-\d{2}) at the latest$", issue.message)
     if latest is not None and isinstance(old, str):  # a beginning after the first use: the day of that use
         row[column] = latest.group(1) + old[10:]
