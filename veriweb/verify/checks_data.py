@@ -1307,6 +1307,46 @@ def check_expired_states(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_unroutable_values(site: Site) -> list[C.Issue]:
+    """M004: a value that links put in an address whose route takes only a slug or a number (``/u/{username:slug}``)
+    while the value does not fit it ("grace.mor": a slug has no dots): every link to that row opens no page.
+    The repair writes the value with what does not fit as ``_`` (when no other row holds that)."""
+    from veriweb.verify.checks_pages import base_column, bound_elements
+
+    kinds = {"slug": re.compile(r"[A-Za-z0-9_-]+"), "int": re.compile(r"-?\d{1,18}")}
+    routes = C._routes(site)
+    pages = {p.id: p for p in site.pages}
+    cache: dict[Any, Any] = {}
+    flagged: dict[tuple[str, str], str] = {}
+    for element, _, _, bound in bound_elements(site):
+        href = C.field_of(element, "href")
+        if element.type != "link" or bound is None or not isinstance(href, str) or "{row." not in href:
+            continue
+        page = pages.get(C.resolve_href(routes, href) or "")
+        if page is None:
+            continue
+        shape, parts = page.route.strip("/").split("/"), href.split("?")[0].strip("/").split("/")
+        for segment, part in zip(shape, parts):
+            kind = re.fullmatch(r"\{\w+:(slug|int)\}", segment)
+            column = re.fullmatch(r"\{row\.(\w+)\}", part)
+            base = base_column(site, bound, column.group(1), cache) if kind and column else None
+            if base is not None:
+                flagged.setdefault(base, kind.group(1))  # type: ignore[union-attr]
+    issues = []
+    for (table_name, column), kind in flagged.items():
+        t_index, table = next((n, t) for n, t in enumerate(site.database.tables) if t.name == table_name)
+        values = {str(r.get(column)) for r in table.rows}
+        for n, row in enumerate(table.rows):
+            value = row.get(column)
+            if isinstance(value, str) and not kinds[kind].fullmatch(value):
+                fixed = re.sub(r"[^A-Za-z0-9_-]", "_", value) if kind == "slug" else None
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table_name}.{column} {value!r} goes into addresses that take a {kind}, which it is "
+                                      f"not: every link to it opens no page"
+                                      + (f"; it should read {fixed!r}" if fixed and fixed not in values else "")))
+    return issues
+
+
 _BEGUN = re.compile(r"^(?:joined|joined_on|join_date|created|created_at|created_on|signed_up|registered|member_since|"
                     r"since|opened|opened_on|started|started_on)$")
 """Date columns that say when a record began (an account joined, a project was created)."""
@@ -1368,7 +1408,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use, check_clock_formats,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
-               check_amounts_in_text, check_expired_states]
+               check_amounts_in_text, check_expired_states, check_unroutable_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",

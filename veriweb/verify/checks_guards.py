@@ -366,6 +366,32 @@ def _misnamed_characters(site: Site) -> Iterator[GuardFix]:
                                                   f"{char!r}", sql=fixed)
 
 
+def _other_tables_keys(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard looking up one table's row (``FROM comments WHERE id = :p``) by a parameter that is the
+    key of another table (``:p`` is ``param.post_id``), when that table has every column the guard reads:
+    the guard reads an unrelated row. The fix reads the table the key belongs to."""
+    tables = {t.name: t for t in site.database.tables}
+    for location, marker, guard, sql in _sql_guards(site):
+        bound = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
+                 if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        found = re.fullmatch(r"\s*SELECT\s+(?:NOT\s+)?EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+(\w+)\s+WHERE\s+(.*)\)\s*", sql, re.I | re.S)
+        if found is None or found.group(1) not in tables:
+            continue
+        table, condition = tables[found.group(1)], found.group(2)
+        key = re.search(r"(?<![\w.])id\s*=\s*:(\w+)", condition)
+        param = bound.get(key.group(1), key.group(1)) if key is not None else ""
+        owner = param[:-3] if param.endswith("_id") else ""
+        right = next((t for n, t in tables.items() if owner and n in (owner + "s", owner + "es", owner)), None)
+        if right is None or right.name == table.name:
+            continue  # the key of the row's own table
+        read = set(re.findall(r"(?<![\w.:'])([a-z_]\w*)\s*(?:=|>=|<=|<|>|!=|<>|\bIN\b|\bIS\b|\bLIKE\b)", condition, re.I))
+        if all(right.column(c) is not None or c == right.primary_key for c in read):
+            fixed = sql[:found.start(1)] + right.name + sql[found.end(1):]
+            yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker.name!r} looks up a {table.name} row by "
+                                                      f"{param}, the key of {right.name}: it reads an unrelated row",
+                           sql=fixed)
+
+
 # ----------------------------------------------------------------------------- fixed days
 
 _FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
@@ -2340,7 +2366,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_unheld_values(site, domains),
-            *_off_by_one_bounds(site), *_misnamed_characters(site), *_fixed_days(site),
+            *_off_by_one_bounds(site), *_misnamed_characters(site), *_other_tables_keys(site),
+            *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
             *_unkeyed_writes(site), *_unconditioned_writes(site), *_sibling_writes(site), *_restamped_creation(site), *_overwritten_tallies(site), *_fees_once(site), *_unconditional_stamps(site),

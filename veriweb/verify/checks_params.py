@@ -219,6 +219,24 @@ def _today_for(sql: str, column: str, op: str) -> str | None:
     return None
 
 
+def null_only_writes(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each insert that writes a parameter into a column only when the parameter is empty (``... :label_id
+    WHERE :label_id IS NULL``): it never writes a value, only the missing one. Path of the effect's SQL,
+    marker, parameter, the SQL, and the SQL writing it when it is given (gathered by
+    :func:`veriweb.verify.checks_views.view_fixes`)."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            if effect.op != "insert":
+                continue
+            written = {str(s.value) for s in dataflow.parse_effect(marker.name, effect.op, effect.table, effect.sql).sources.values()
+                       if s.kind == "param"}
+            for found in re.finditer(r":(\w+)\s+IS\s+NULL\b", effect.sql, re.I):
+                if found.group(1) in written and found.group(1) not in ("user_id", "today", "now"):
+                    fixed = effect.sql[:found.start()] + f":{found.group(1)} IS NOT NULL" + effect.sql[found.end():]
+                    yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, found.group(1), effect.sql, fixed)
+                    break
+
+
 # ----------------------------------------------------------------------------- C012: lengths the seed data breaks
 
 
@@ -563,4 +581,4 @@ PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unus
 
 __all__ = ["PARAM_CHECKS", "check_misdirected_results", "check_params", "check_unowned_records", "misdirected_results", "unowned_records", "check_unknown_guard_params", "check_unusable_forms",
            "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
-           "inverted_owner_tests", "misbound_user_keys", "reset_tallies", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
+           "inverted_owner_tests", "misbound_user_keys", "null_only_writes", "reset_tallies", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]

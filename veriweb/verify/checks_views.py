@@ -1595,7 +1595,10 @@ def view_fixes(site: Site) -> list[Fix]:
     out += misspelt_writes(site, domains)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
-    from veriweb.verify.checks_params import reset_tallies, timed_days
+    from veriweb.verify.checks_params import null_only_writes, reset_tallies, timed_days
+
+    out += [Fix(location, f"marker {marker!r} writes {name} only when it is empty: it never writes a value", old, new)
+            for location, marker, name, old, new in null_only_writes(site)]
 
     out += [Fix(location, f"marker {marker!r} sets {column} to a fixed number, while other markers keep it as a running "
                           f"tally: every use wipes what it counted", old, new)

@@ -1241,8 +1241,8 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
-    trimmed = re.search(r" (?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round), unlike every "
-                        r"other row: .*it should read "
+    trimmed = re.search(r" (?:(?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round), unlike every "
+                        r"other row|goes into addresses that take a \w+, which it is not): .*it should read "
                         r"('.*'|\".*\")$", issue.message)
     if trimmed is not None and isinstance(row.get(column), str):
         import ast
