@@ -392,6 +392,39 @@ def _other_tables_keys(site: Site) -> Iterator[GuardFix]:
                            sql=fixed)
 
 
+def _like(pattern: str) -> re.Pattern[str]:
+    """SQLite's ``LIKE`` pattern as a regular expression (case-insensitive, as SQLite's is for ASCII)."""
+    return re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), re.I | re.S)
+
+
+def _strict_patterns(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard requiring what is typed to match a pattern (``:m LIKE '%.com'``) that most values the
+    column it is written into holds do not match (contacts at ``.example`` addresses), beside another test
+    of the same value: the site's own rows could not have been written through it. The fix drops that
+    pattern."""
+    from veriweb.verify.checks_params import _param_writes
+
+    writes = {(marker.name, param.name): (table, column) for _, marker, _, param, table, column in _param_writes(site)}
+    for location, marker, guard, sql in _sql_guards(site):
+        bound = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
+                 if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        for found in re.finditer(r"\s+AND\s+:(\w+)\s+LIKE\s+'([^']*)'|:(\w+)\s+LIKE\s+'([^']*)'\s+AND\s+", sql, re.I):
+            name, pattern = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+            target = writes.get((marker.name, bound.get(name, name)))
+            table = site.database.table(target[0]) if target is not None else None
+            values = [v for r in table.rows if isinstance(v := r.get(target[1]), str)] if table is not None else []
+            if len(values) < 3 or not re.search(rf":{re.escape(name)}\b", sql[:found.start()] + sql[found.end():]):
+                continue
+            misses = [v for v in values if not _like(pattern).fullmatch(v)]
+            if 2 * len(misses) > len(values):
+                yield GuardFix(location, C.VACUOUS_GUARD,
+                               f"a check of marker {marker.name!r} wants {name} LIKE {pattern!r}, which {len(misses)} of the "
+                               f"{len(values)} values of {target[0]}.{target[1]} do not match (such as {misses[0]!r}): the "
+                               f"site's own rows could not have been written through it",
+                               sql=sql[:found.start()] + sql[found.end():])
+                break
+
+
 # ----------------------------------------------------------------------------- fixed days
 
 _FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
@@ -2366,7 +2399,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_unheld_values(site, domains),
-            *_off_by_one_bounds(site), *_misnamed_characters(site), *_other_tables_keys(site),
+            *_off_by_one_bounds(site), *_misnamed_characters(site), *_other_tables_keys(site), *_strict_patterns(site),
             *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),

@@ -931,6 +931,9 @@ def answer_asks_other(site: Site, task: Any) -> tuple[str, str, str] | None:
     from veriweb.verify.checks_pages import money_columns, source_columns
 
     answer = task.answer
+    listed = C.field_of(answer, "list_query") if answer is not None and answer.type == "list" else None
+    if task.kind == "retrieve" and listed is not None and listed.select:
+        return _listed_keys(site, task, listed)
     if task.kind != "retrieve" or answer is None or not isinstance(answer.value, QueryValue):
         return None
     query = answer.value.query
@@ -969,6 +972,24 @@ def answer_asks_other(site: Site, task: Any) -> tuple[str, str, str] | None:
     return None
 
 
+def _listed_keys(site: Site, task: Any, listed: Any) -> tuple[str, str, str] | None:
+    """``("list", key, column)`` when a list answer lists the rows' keys (``id``) while its instruction asks for
+    something else that one column holds ("name her two titles": ``title``); ``None`` otherwise."""
+    from veriweb.verify.checks_pages import source_columns
+
+    table = site.database.table(listed.table)
+    key = table.primary_key if table is not None else "id"
+    if listed.select != key and not listed.select.endswith("_id"):
+        return None
+    words = set(re.findall(r"[a-z]+", _told(task.template).lower()))
+    if words & {"id", "ids", "number", "numbers", "key", "keys"}:
+        return None
+    columns = source_columns(site, listed.table) or set()
+    named = [c for c in sorted(columns) if c != listed.select and _column_words(c) and _says(_column_words(c), words)
+             and _text_type(site, listed.table, c) == "text"]
+    return ("list", listed.select, named[0]) if len(named) == 1 else None
+
+
 _NOT_TEXT = frozenset({"id", "on", "at", "date", "day", "count", "total", "number", "shown", "due", "score", "amount"})
 """Last words of column names that hold no name or text (a computed ``posted_on`` is a day)."""
 
@@ -993,7 +1014,11 @@ def check_answer_asks(site: Site) -> list[C.Issue]:
         if found is None:
             continue
         what, wrong, right = found
-        if what == "agg":
+        if what == "list":
+            issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.list_query.select",
+                                  f"task {task.id!r} asks for {right} ({task.instruction!r}), but its answer lists the "
+                                  f"rows' {wrong}"))
+        elif what == "agg":
             issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.value.query.agg",
                                   f"task {task.id!r} asks for the {right} ({task.instruction!r}), but its answer "
                                   f"takes the {wrong}"))

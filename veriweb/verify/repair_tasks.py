@@ -309,6 +309,10 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     what, wrong, right = found
     if not right:
         return R.drop_task(data, issue, ctx)
+    if what == "list":  # a list of the rows' keys: the column asked for
+        task["answer"]["list_query"]["select"] = right
+        return (f"task {task['id']!r}: its answer lists {right!r}, not {wrong!r} (what its instruction asks for)",
+                R.Touch(tasks={task["id"]}))
     task["answer"]["value"]["query"][what] = right
     if what == "agg" and right == "count":
         task["answer"]["value"]["query"]["select"] = "*"  # the rows, not a column of them
