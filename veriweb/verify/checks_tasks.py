@@ -1388,6 +1388,57 @@ def check_twin_goals(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_either_goals(site: Site) -> list[C.Issue]:
+    """M016: a goal that holds when any one of its parts does (``any``), each part reading another slot,
+    while the instruction asks for them all ("join r/cycling, r/photography and r/woodworking"): joining one
+    passes. The repair demands every part."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for index, goal in enumerate(task.goal):
+            items = C.field_of(goal, "items") if C.field_of(goal, "kind") == "any" else None
+            if not items or len(items) < 2:
+                continue
+            read = [set(re.findall(r"slot\.(\w+)", json.dumps(item.model_dump(mode="json")))) for item in items]
+            named = [next(iter(r)) for r in read if len(r) == 1]
+            if len(named) != len(items) or len(set(named)) != len(named):
+                continue
+            values = [str(task.slots.get(n, "")) for n in named]
+            text = task.instruction
+            spots = [text.find(v) for v in values]
+            if any(v == "" or at < 0 for v, at in zip(values, spots)):
+                continue
+            first, last = min(spots), max(spots)
+            between = text[first:last + len(values[spots.index(last)])]
+            if re.search(r"\band\b|&|\bboth\b|\ball\b", between) and not re.search(r"\bor\b|\beither\b|\bone of\b", text):
+                issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].goal[{index}]",
+                                      f"task {task.id!r} asks for {' and '.join(values)}, but its goal holds when any one "
+                                      f"of them does: it should demand all of them"))
+    return issues
+
+
+def check_walled_goals(site: Site) -> list[C.Issue]:
+    """S016: a task with no account whose goal is a page that requires a login, while that page shows
+    nothing of the signed-in user (no ``user.*`` anywhere on it): the goal can never hold, and the wall
+    guards nothing. The repair opens the page to everyone."""
+    issues, seen = [], set()
+    pages = {p.id: (n, p) for n, p in enumerate(site.pages)}
+    for task in site.tasks:
+        if task.user or task.kind == "infeasible":
+            continue
+        for goal in task.goal:
+            found = pages.get(C.field_of(goal, "page") or "") if C.field_of(goal, "kind") == "page" else None
+            if found is None or not found[1].requires_login or found[0] in seen:
+                continue
+            number, page = found
+            if "user." in json.dumps(page.model_dump(mode="json")):
+                continue  # it shows the user's own: the wall is meant
+            seen.add(number)
+            issues.append(C.Issue("structural", C.START_NOWHERE, f"$.pages[{number}].requires_login",
+                                  f"page {page.id!r} requires a login but shows nothing of the user, and task {task.id!r}, "
+                                  f"which has no account, waits for it: it should be open to everyone"))
+    return issues
+
+
 _QUESTION = re.compile(r"(?:^|[.!:;]\s+|,\s*then\s+|\bthen\s+)(?:how many|how much|what|which|when|who|whose|where|is there|"
                        r"are there)\b[^.!?]*\?\s*$", re.I)
 
@@ -1408,5 +1459,6 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_unstated_goal_slots,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
-               check_goal_footprint, check_twin_goals, check_unanswered_questions]
+               check_goal_footprint, check_twin_goals, check_unanswered_questions,
+               check_either_goals, check_walled_goals]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -27,8 +27,15 @@ _COMPARISON = re.compile(r"^\s*\(?\s*\"?(\w+)\"?\s*(<=|>=|<|>)\s*(?:(-?\d+(?:\.\
 
 
 def restart_task(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S016: a start address no page serves becomes ``/``; other S016 issues drop the task."""
+    """S016: a start address no page serves becomes ``/``; a login wall before a goal page that shows nothing
+    of the user opens; other S016 issues drop the task."""
     tokens = R.parse_path(issue.location)
+    if tokens[-1] == "requires_login" and issue.message.endswith("it should be open to everyone"):
+        page = R.get_at(data, tokens[:-1])
+        if not isinstance(page, dict) or not page.get("requires_login"):
+            return None
+        page["requires_login"] = False  # a wall in front of a page that shows nothing of the user
+        return f"page {page.get('id')!r} is open to everyone", R.Touch(pages={page.get("id", "")})
     index = R._task_index(data, tokens)
     if index is None:
         return None
@@ -156,6 +163,14 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("but its goal holds when any one of them does: it should demand all of them") \
+            and tokens[-2:-1] == ["goal"]:  # an "any" of the parts the instruction asks for all of: each one
+        task, goal = R.get_at(data, tokens[:2]), R.get_at(data, tokens)
+        if not isinstance(goal, dict) or goal.get("kind") != "any" or not isinstance(task, dict):
+            return None
+        index = tokens[-1]
+        task["goal"][index:index + 1] = goal["items"]
+        return f"task {task['id']!r}: its goal demands every one of {len(goal['items'])} parts", R.Touch(tasks={task["id"]})
     twin = re.search(r"repeats a (?:goal|progress) on slot (\w+), .*: the repeat should read (\w+)$", issue.message)
     if twin is not None and tokens[-2] in ("goal", "progress"):  # the repeat reads the slot nothing judged
         goal = R.get_at(data, tokens)
