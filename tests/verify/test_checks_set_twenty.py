@@ -6,6 +6,7 @@ the clean site is its twin (the check says nothing there), and the repair is run
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from jsonwalk import dicts, messages as _messages, planted as _planted, site_data as _data  # tests/verify/jsonwalk.py
@@ -249,4 +250,200 @@ def test_a_product_filed_under_another_category_is_found_and_refiled() -> None:
     site = from_data(data, check_id=False)
     assert not _messages(clean, "C012")
     assert len(_said(site, "C012", f"its category_id should be {usual!r}")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- what the set found only by a failing certificate
+
+
+def _marker(data: dict, name: str) -> dict:
+    return next(m for m in data["markers"] if m["name"] == name)
+
+
+def test_a_price_cap_many_products_break_is_found_and_raised() -> None:
+    clean = generate_site("admin", 0)
+    prices = sorted(r["price"] for r in clean.database.table("products").rows)
+    cap = prices[len(prices) // 2] / 100  # half the products cost more
+
+    def edit(data: dict) -> None:
+        next(p for p in _marker(data, "save_product")["params"] if p["name"] == "price")["max"] = cap
+    _, site = _edited("admin", edit)
+    assert len(_said(site, "C012", "save_product.price's max is")) == 1
+    fixed = repair_static(site)[0]
+    assert next(p for p in fixed.marker("save_product").params if p.name == "price").max == prices[-1] / 100
+
+
+def test_an_edit_resetting_a_running_tally_is_found_and_leaves_it() -> None:
+    clean = generate_site("forum", 0)
+    site = _planted(clean, "edited = 1 WHERE", "edited = 1, score = 1 WHERE")
+    assert len(_said(site, "C013", "sets posts.score to a fixed number")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_owner_only_form_shown_to_everyone_else_is_found_and_shown_to_the_owner() -> None:
+    def edit(data: dict) -> None:
+        for record in dicts(data["pages"]):
+            if record.get("type") == "record" and any(d.get("marker") == "delete_post" for d in dicts(record.get("elements"))):
+                for cond in record["query"]["where"]:
+                    if cond.get("value") == {"ref": "user.id"}:
+                        cond["op"] = "!="
+    clean, site = _edited("forum", edit)
+    assert len(_said(site, "S004", "is shown only where user_id is not the signed-in user")) >= 1
+    fixed = _data(repair_static(site)[0])
+    assert not any(c.get("op") == "!=" for c in dicts(fixed["pages"]) if c.get("value") == {"ref": "user.id"})
+
+
+def test_a_field_its_form_never_sends_is_found_and_sent() -> None:
+    def edit(data: dict) -> None:
+        for form in dicts(data["pages"]):
+            if form.get("type") == "form" and form.get("action", {}).get("marker") == "book_flight":
+                form["action"]["args"].pop("bag", None)
+    clean, site = _edited("travel", edit)
+    assert len(_said(site, "S004", "the form's field 'bag' fills nothing")) >= 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_code_in_lower_case_and_a_name_turned_round_are_found_and_rewritten() -> None:
+    clean = generate_site("admin", 0)
+    data = _data(clean)
+    products = next(t for t in data["database"]["tables"] if t["name"] == "products")
+    sku = products["rows"][5]["sku"]
+    products["rows"][5]["sku"] = sku.lower()
+    site = from_data(data, check_id=False)
+    assert len(_said(site, "M004", f"{sku.lower()!r} is in lower case")) == 1
+    assert _same(repair_static(site)[0], clean)
+    mail = generate_site("mail", 0)
+    emails = mail.database.table("emails").rows
+    name = next(r["sender_name"] for r in emails if len(r["sender_name"].split()) == 2
+                and sum(e["sender_name"] == r["sender_name"] for e in emails) >= 2)
+    first, last = name.split()
+    data = _data(mail)
+    row = next(r for r in next(t for t in data["database"]["tables"] if t["name"] == "emails")["rows"] if r["sender_name"] == name)
+    row["sender_name"] = f"{last}, {first}"
+    site = from_data(data, check_id=False)
+    assert len(_said(site, "M004", f"'{last}, {first}' is turned round")) == 1
+    assert _same(repair_static(site)[0], mail)
+
+
+def test_a_link_leaving_the_site_for_a_page_nothing_opens_is_found_and_opens_it() -> None:
+    clean = generate_site("mail", 0)
+    reply = next(p for p in clean.pages if p.id == "reply")
+    data = _data(clean)
+    links = [d for d in dicts(data["pages"]) if d.get("type") == "link" and "/reply" in d.get("href", "")]
+    assert links
+    for link in links:
+        link["href"] = "mailto:{row.sender}"
+    site = from_data(data, check_id=False)
+    found = _said(site, "M014", "leaves the site, while its words name page 'reply'")
+    assert len(found) == len(links)
+    fixed = repair_static(site)[0]
+    assert "mailto:" not in json.dumps(_data(fixed)) and reply.route.startswith("/message/")
+
+
+def test_a_guard_value_no_row_holds_is_found_and_takes_the_one_its_message_names() -> None:
+    clean = generate_site("code", 0)
+    site = _planted(clean, "pipeline = 'passed'", "pipeline = 'success'")
+    assert len(_said(site, "C009", "compares with 'success' (its message speaks of 'passed')")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_effect_picking_its_row_by_a_value_no_row_holds_is_found_and_drops_the_test() -> None:
+    clean = generate_site("admin", 0)
+    site = _planted(clean, "WHERE id = :product_id", "WHERE id = :product_id AND status = 'active'")
+    assert len(_said(site, "C013", "marker 'save_product' also picks its row by a value no row holds")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_bound_its_message_allows_refused_strictly_is_found_and_allowed() -> None:
+    clean = generate_site("travel", 0)
+    site = _planted(clean, "(SELECT n FROM calendar WHERE day = :ci) <= 21", "(SELECT n FROM calendar WHERE day = :ci) < 21")
+    assert len(_said(site, "C009", "says 'A stay can last at most 21 nights.' but compares strictly")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_character_its_message_does_not_name_is_found_and_the_named_one_tested() -> None:
+    clean = generate_site("mail", 0)
+    site = _planted(clean, "SELECT instr(:n, '/') = 0", "SELECT instr(:n, ' ') = 0")
+    assert len(_said(site, "C009", "refuses ' ' in :n, while its message")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_amount_a_message_states_against_its_own_is_found_and_restated() -> None:
+    clean = generate_site("mail", 0)
+    emails = clean.database.table("emails").rows
+    n, row = next((n, r) for n, r in enumerate(emails) if r.get("amount") and f"${r['amount'] / 100:,.2f}" in r["body"])
+    right = f"${row['amount'] / 100:,.2f}"
+    data = _data(clean)
+    next(t for t in data["database"]["tables"] if t["name"] == "emails")["rows"][n]["body"] = row["body"].replace(right, "$1.23")
+    site = from_data(data, check_id=False)
+    assert len(_said(site, "C006", f"says $1.23, while its amount is {right}")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_guard_reading_another_tables_row_by_a_key_is_found_and_reads_the_keys_table() -> None:
+    clean = generate_site("forum", 0)
+    site = _planted(clean, "SELECT EXISTS (SELECT 1 FROM posts WHERE id = :p AND created >= :cutoff)",
+                    "SELECT EXISTS (SELECT 1 FROM comments WHERE id = :p AND created >= :cutoff)")
+    assert len(_said(site, "C009", "looks up a comments row by post_id, the key of posts")) >= 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_insert_writing_a_value_only_when_it_is_empty_is_found_and_turned() -> None:
+    clean = generate_site("code", 0)
+    site = _planted(clean, "WHERE :label_id IS NOT NULL", "WHERE :label_id IS NULL")
+    assert len(_said(site, "C013", "writes label_id only when it is empty")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_username_that_does_not_fit_its_address_is_found_and_rewritten() -> None:
+    clean = generate_site("forum", 0)
+    users = clean.database.table("users").rows
+    n, name = next((n, r["username"]) for n, r in enumerate(users) if "_" in r["username"])
+    data = _data(clean)
+    next(t for t in data["database"]["tables"] if t["name"] == "users")["rows"][n]["username"] = name.replace("_", ".")
+    site = from_data(data, check_id=False)
+    assert len(_said(site, "M004", "goes into addresses that take a slug")) == 1
+    assert repair_static(site)[0].database.table("users").rows[n]["username"] == name
+
+
+def test_a_list_answer_of_keys_is_found_and_lists_what_is_asked() -> None:
+    def edit(data: dict) -> None:
+        next(t for t in data["tasks"] if t["id"] == "own_titles")["answer"]["list_query"]["select"] = "id"
+    clean, site = _edited("forum", edit)
+    found = _said(site, "M017", "but its answer lists the rows' id")
+    assert len(found) >= 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_pattern_the_sites_own_rows_break_is_found_and_dropped() -> None:
+    clean = generate_site("mail", 0)
+    marker = next(m for m in clean.markers if any("LIKE" in getattr(g.predicate, "sql", "") for g in m.preconditions)
+                  and m.name in ("update_contact", "add_contact"))
+    data = _data(clean)
+    guard = next(g for g in _marker(data, marker.name)["preconditions"] if "LIKE" in g["predicate"].get("sql", ""))
+    name = re.search(r":(\w+) LIKE", guard["predicate"]["sql"]).group(1)
+    guard["predicate"]["sql"] += f" AND :{name} LIKE '%.com'"
+    site = from_data(data, check_id=False)
+    assert len(_said(site, "C009", f"wants {name} LIKE '%.com'")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_any_goal_where_all_are_asked_is_found_and_demands_all() -> None:
+    def edit(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "memberships")
+        task["goal"] = [{"kind": "any", "items": task["goal"]}]
+    clean, site = _edited("forum", edit)
+    assert len(_said(site, "M016", "but its goal holds when any one of them does")) == 1
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_login_wall_before_a_goal_page_that_shows_nothing_of_the_user_is_found_and_opened() -> None:
+    clean = generate_site("shop", 0)
+    task = next(t for t in clean.tasks if not t.user and any(getattr(g, "kind", "") == "page" for g in t.goal))
+    page = next(g.page for g in task.goal if getattr(g, "kind", "") == "page")
+
+    def edit(data: dict) -> None:
+        next(p for p in data["pages"] if p["id"] == page)["requires_login"] = True
+    _, site = _edited("shop", edit)
+    assert len(_said(site, "S016", f"page {page!r} requires a login but shows nothing of the user")) == 1
     assert _same(repair_static(site)[0], clean)
