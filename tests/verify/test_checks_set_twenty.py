@@ -447,3 +447,11 @@ def test_a_login_wall_before_a_goal_page_that_shows_nothing_of_the_user_is_found
     _, site = _edited("shop", edit)
     assert len(_said(site, "S016", f"page {page!r} requires a login but shows nothing of the user")) == 1
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_guard_demanding_today_for_a_reason_its_message_never_gives_is_found_and_dropped() -> None:
+    clean = generate_site("code", 0)
+    guard = next(g for g in clean.marker("delete_comment").preconditions if "author_id = :user_id" in getattr(g.predicate, "sql", ""))
+    site = _planted(clean, guard.predicate.sql, guard.predicate.sql[:-1] + " AND created = :today)")
+    assert len(_said(site, "C009", "also demands created be today")) == 1
+    assert _same(repair_static(site)[0], clean)

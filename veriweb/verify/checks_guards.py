@@ -425,6 +425,26 @@ def _strict_patterns(site: Site) -> Iterator[GuardFix]:
                 break
 
 
+def _unsaid_today_tests(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard that also demands a date column be today (``AND created = :today``) while its message
+    speaks of something else ("You can only delete your own notes") and hardly any row is from today: the
+    marker refuses nearly every row for a reason nobody is told. The fix drops that test."""
+    for location, marker, guard, sql in _sql_guards(site):
+        if re.search(r"\b(?:today|day|date|time|yesterday|hours?|minutes?|new|recent|just|fresh|now|soon|late|early)\b",
+                     guard.message or "", re.I):
+            continue
+        found = re.search(r"\s+AND\s+(?:(\w+)\.)?(\w+)\s*=\s*:today\b", sql)
+        table = site.database.table(_aliases(sql).get(found.group(1) or "", "") or next(iter(_aliases(sql).values()), "")) \
+            if found is not None else None
+        days = [str(r.get(found.group(2)))[:10] for r in table.rows] if table is not None and found is not None else []
+        if not days or 5 * sum(d == str(site.clock.today) for d in days) > len(days):
+            continue  # its table unknown, or many rows are today's: the test may be meant
+        yield GuardFix(location, C.VACUOUS_GUARD, f"a check of marker {marker.name!r} also demands {found.group(2)} be "
+                                                  f"today, which its message {guard.message!r} does not say: nearly every "
+                                                  f"row is refused for a reason nobody is told",
+                       sql=sql[:found.start()] + sql[found.end():])
+
+
 # ----------------------------------------------------------------------------- fixed days
 
 _FIXED_DAY = re.compile(r"\b(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*'(\d{4}-\d{2}-\d{2})'")
@@ -2400,6 +2420,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
     domains = _domains(site)
     return [*_message_guards(site, domains), *_misspelt_values(site, domains), *_unheld_values(site, domains),
             *_off_by_one_bounds(site), *_misnamed_characters(site), *_other_tables_keys(site), *_strict_patterns(site),
+            *_unsaid_today_tests(site),
             *_fixed_days(site),
             *_unordered_dates(site),
             *_counter_signs(site), *_unmoved_counters(site), *_wide_bounds(site), *_unbounded_raises(site), *_unscoped_writes(site),
