@@ -495,10 +495,9 @@ def _accepts(param: Any, value: Any) -> bool:
     return True
 
 
-def check_field_types(site: Site) -> list[C.Issue]:
-    """S013: what a form field can send is what its marker parameter accepts, and what a
-    parameter holds fits the column it is written to."""
-    issues = []
+def param_fields(site: Site) -> Iterator[tuple[Any, Any, Any, str]]:
+    """Each form field that fills a parameter of its form's marker (the argument of the parameter's name
+    reads ``field.X``): the marker, the parameter, the field and the field's path."""
     for element, path, _, _ in bound_elements(site):
         if element.type != "form" or element.action.kind != "marker":
             continue
@@ -511,48 +510,55 @@ def check_field_types(site: Site) -> list[C.Issue]:
             if param is None or not isinstance(value, Ref) or value.namespace != "field" or value.name not in fields:
                 continue
             number, field_el = fields[value.name]
-            where = f"{path}.fields[{number}]"
-            if field_el.type == "date" and (param.type not in ("date", "datetime", "text") or param.type == "text"
-                                            and not _DATE_NAME.search(f"{param.name} {param.label or ''}")):
-                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
-                                      f"field {field_el.label!r} is a date input, but {marker.name}.{param.name} "
-                                      f"takes {param.type}"))
-            elif field_el.type == "checkbox" and param.type != "boolean":
-                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
-                                      f"field {field_el.label!r} is a checkbox (it sends 'on' or nothing), but "
-                                      f"{marker.name}.{param.name} takes {param.type}"))
-            elif field_el.type in ("select", "radio"):
-                refused = []
-                for o_index, option in enumerate(field_el.options):
-                    if option.value.strip() == "":
-                        continue
-                    try:
-                        coerce(param, option.value)
-                    except ValueError as exc:
-                        refused.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options[{o_index}].value",
-                                               f"option {option.label!r} of {field_el.label!r} sends {option.value!r}, "
-                                               f"which {marker.name} refuses: {exc}"))
-                if refused and len(refused) == len([o for o in field_el.options if o.value.strip()]):
-                    refused = [C.Issue("structural", C.FIELD_TYPE, f"{where}.options",
-                                       f"{marker.name} refuses every option of {field_el.label!r}: the field fills "
-                                       f"{param.name} ({param.type}) with values of something else")]
-                issues += refused
-                oq = field_el.options_query
-                if oq is not None:
-                    table = site.database.table(oq.query.table)
-                    column = table.column(oq.value) if table is not None else None
-                    kind = "integer" if table is not None and oq.value == table.primary_key else (
-                        column.type if column is not None else None)
-                    sent = [row.get(oq.value) for row in table.rows] if table is not None else []
-                    names = kind == "text" and bool(sent) and param.type in ("integer", "money", "real", "boolean") \
-                        and not any(_accepts(param, value) for value in sent)  # names where a key is taken
-                    if names:
-                        kind = f"text such as {str(sent[0])!r}"
-                    if kind is not None and (names or not _compatible(kind, param.type)
-                                             and not _compatible(param.type, kind)):
-                        issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
-                                              f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
-                                              f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
+            yield marker, param, field_el, f"{path}.fields[{number}]"
+
+
+def check_field_types(site: Site) -> list[C.Issue]:
+    """S013: what a form field can send is what its marker parameter accepts, and what a
+    parameter holds fits the column it is written to."""
+    issues = []
+    for marker, param, field_el, where in param_fields(site):
+        if field_el.type == "date" and (param.type not in ("date", "datetime", "text") or param.type == "text"
+                                        and not _DATE_NAME.search(f"{param.name} {param.label or ''}")):
+            issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
+                                  f"field {field_el.label!r} is a date input, but {marker.name}.{param.name} "
+                                  f"takes {param.type}"))
+        elif field_el.type == "checkbox" and param.type != "boolean":
+            issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.type",
+                                  f"field {field_el.label!r} is a checkbox (it sends 'on' or nothing), but "
+                                  f"{marker.name}.{param.name} takes {param.type}"))
+        elif field_el.type in ("select", "radio"):
+            refused = []
+            for o_index, option in enumerate(field_el.options):
+                if option.value.strip() == "":
+                    continue
+                try:
+                    coerce(param, option.value)
+                except ValueError as exc:
+                    refused.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options[{o_index}].value",
+                                           f"option {option.label!r} of {field_el.label!r} sends {option.value!r}, "
+                                           f"which {marker.name} refuses: {exc}"))
+            if refused and len(refused) == len([o for o in field_el.options if o.value.strip()]):
+                refused = [C.Issue("structural", C.FIELD_TYPE, f"{where}.options",
+                                   f"{marker.name} refuses every option of {field_el.label!r}: the field fills "
+                                   f"{param.name} ({param.type}) with values of something else")]
+            issues += refused
+            oq = field_el.options_query
+            if oq is not None:
+                table = site.database.table(oq.query.table)
+                column = table.column(oq.value) if table is not None else None
+                kind = "integer" if table is not None and oq.value == table.primary_key else (
+                    column.type if column is not None else None)
+                sent = [row.get(oq.value) for row in table.rows] if table is not None else []
+                names = kind == "text" and bool(sent) and param.type in ("integer", "money", "real", "boolean") \
+                    and not any(_accepts(param, value) for value in sent)  # names where a key is taken
+                if names:
+                    kind = f"text such as {str(sent[0])!r}"
+                if kind is not None and (names or not _compatible(kind, param.type)
+                                         and not _compatible(param.type, kind)):
+                    issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
+                                          f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
+                                          f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
     posted = dataflow.posted_markers(site)
     for m_index, marker in enumerate(site.markers):
         for p_index, param in enumerate(marker.params):

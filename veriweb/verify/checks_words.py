@@ -764,39 +764,27 @@ def misworded_fields(site: Site) -> Iterator[tuple[str, str, str]]:
     - a checkbox adding a paid extra ("Checked bag (+$35 each)") ticked by default: whoever does not
       look is charged.
     """
-    from veriweb.scaffold.values import Ref
+    from veriweb.verify.checks_pages import param_fields
 
-    for element, path, _, _ in bound_elements(site):
-        if element.type != "form" or element.action.kind != "marker":
-            continue
-        marker = site.marker(element.action.marker)
-        if marker is None:
-            continue
-        fields = {f.name: (n, f) for n, f in enumerate(element.fields)}
-        for arg, value in element.action.args.items():
-            param = next((p for p in marker.params if p.name == arg), None)
-            if param is None or not isinstance(value, Ref) or value.namespace != "field" or value.name not in fields:
-                continue
-            number, field_el = fields[value.name]
-            where = f"{path}.fields[{number}]"
-            words = f"{field_el.label} {C.field_of(field_el, 'placeholder') or ''}"
-            if param.type == "money" and _IN_CENTS.search(words):
-                yield (f"{where}.label", field_el.label,
-                       f"it asks for the amount in cents, but {marker.name}.{param.name} takes money in dollars: "
-                       f"1999 typed for $19.99 is read as $1,999.00; it should ask for the amount in dollars")
-            elif param.type in ("date", "datetime") and field_el.type in ("textbox", "date") \
-                    and _A_COUNT_OF_DAYS.search(words):
-                yield (f"{where}.label", field_el.label,
-                       f"it asks for a number of days, but {marker.name}.{param.name} takes a date, and refuses a "
-                       f"number; it should ask for the date")
-            elif param.type == "integer" and _IN_PACKS.search(words) and _stored_as_is(marker, param.name):
-                yield (f"{where}.label", field_el.label,
-                       f"it counts packs, but {marker.name} stores {param.name} as single items; it should ask "
-                       f"for the number of items")
-            elif field_el.type == "checkbox" and field_el.checked and _PRICED_EXTRA.search(field_el.label):
-                yield (f"{where}.checked", field_el.label,
-                       f"the paid extra is ticked by default, so whoever submits the form without looking is "
-                       f"charged for it; it should start unticked")
+    for marker, param, field_el, where in param_fields(site):
+        words = f"{field_el.label} {C.field_of(field_el, 'placeholder') or ''}"
+        if param.type == "money" and _IN_CENTS.search(words):
+            yield (f"{where}.label", field_el.label,
+                   f"it asks for the amount in cents, but {marker.name}.{param.name} takes money in dollars: "
+                   f"1999 typed for $19.99 is read as $1,999.00; it should ask for the amount in dollars")
+        elif param.type in ("date", "datetime") and field_el.type in ("textbox", "date") \
+                and _A_COUNT_OF_DAYS.search(words):
+            yield (f"{where}.label", field_el.label,
+                   f"it asks for a number of days, but {marker.name}.{param.name} takes a date, and refuses a "
+                   f"number; it should ask for the date")
+        elif param.type == "integer" and _IN_PACKS.search(words) and _stored_as_is(marker, param.name):
+            yield (f"{where}.label", field_el.label,
+                   f"it counts packs, but {marker.name} stores {param.name} as single items; it should ask "
+                   f"for the number of items")
+        elif field_el.type == "checkbox" and field_el.checked and _PRICED_EXTRA.search(field_el.label):
+            yield (f"{where}.checked", field_el.label,
+                   "the paid extra is ticked by default, so whoever submits the form without looking is "
+                   "charged for it; it should start unticked")
 
 
 def check_misworded_fields(site: Site) -> list[C.Issue]:
