@@ -1130,26 +1130,6 @@ def check_padded_text(site: Site) -> list[C.Issue]:
 _TWELVE_HOUR = re.compile(r"^\s*(\d{1,2})[:.](\d{2})\s*([AaPp])\.?\s*[Mm]\.?\s*$")
 
 
-def check_clock_formats(site: Site) -> list[C.Issue]:
-    """M004: a time of day written on the 12-hour clock ("7:55 PM") in a text column where every other
-    row writes it on the 24-hour clock ("19:55"): it shows unlike the others, sorts wrongly, and a lookup
-    by the time finds nothing. The repair writes it on the 24-hour clock."""
-    issues = []
-    for t_index, table in enumerate(site.database.tables):
-        for column in (c.name for c in table.columns if c.type == "text"):
-            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str)]
-            plain = [n for n, v in texts if re.fullmatch(r"\d{2}:\d{2}", v)]
-            twelve = [n for n, v in texts if _TWELVE_HOUR.match(v)]
-            for n in _outliers(plain, twelve):
-                value = table.rows[n][column]
-                hour, minute, half = _TWELVE_HOUR.match(value).groups()  # type: ignore[union-attr]
-                fixed = f"{int(hour) % 12 + (12 if half in 'Pp' else 0):02d}:{minute}"
-                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
-                                      f"{table.name}.{column} {value!r} is on the 12-hour clock, unlike every other "
-                                      f"row: a lookup by the time finds nothing; it should read {fixed!r}"))
-    return issues
-
-
 _PRICED = re.compile(r"^(?:price|fare|rate|cost|unit_price|nightly_rate|base_price)$")
 
 
@@ -1216,8 +1196,9 @@ def check_misfiled_rows(site: Site) -> list[C.Issue]:
 
 def check_written_otherwise(site: Site) -> list[C.Issue]:
     """M004: a text written otherwise than every other row writes the same thing: a code in lower case
-    among upper-case codes ("foo-12183" among "FOO-12181"); a person's name turned round ("Costa, Oskar")
-    where other rows write it "Oskar Costa". A lookup by the usual spelling finds nothing. The repair
+    among upper-case codes ("foo-12183" among "FOO-12181"); a time of day on the 12-hour clock ("7:55 PM")
+    among 24-hour ones ("19:55"); a person's name turned round ("Costa, Oskar") where other rows write it
+    "Oskar Costa". A lookup by the usual spelling finds nothing. The repair
     writes it the usual way."""
     issues = []
     for t_index, table in enumerate(site.database.tables):
@@ -1226,6 +1207,10 @@ def check_written_otherwise(site: Site) -> list[C.Issue]:
             coded = [n for n, v in texts if re.fullmatch(r"[A-Z0-9][A-Z0-9-]*[0-9][A-Z0-9-]*", v) and re.search(r"[A-Z]", v)]
             lower = [n for n, v in texts if re.fullmatch(r"[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*", v) and re.search(r"[a-z]", v)]
             fixes = [(n, table.rows[n][column].upper(), "in lower case") for n in _outliers(coded, lower)]
+            plain = [n for n, v in texts if re.fullmatch(r"\d{2}:\d{2}", v)]
+            for n in _outliers(plain, [n for n, v in texts if _TWELVE_HOUR.match(v)]):
+                hour, minute, half = _TWELVE_HOUR.match(table.rows[n][column]).groups()  # type: ignore[union-attr]
+                fixes.append((n, f"{int(hour) % 12 + (12 if half in 'Pp' else 0):02d}:{minute}", "on the 12-hour clock"))
             values = {v for _, v in texts}
             for n, v in texts:
                 turned = re.fullmatch(r"([A-Z][\w'-]+), ([A-Z][\w' -]+)", v)
@@ -1406,7 +1391,7 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_missing_periods, check_padded_text, check_joined_text,
-               check_self_pairs, check_begun_after_use, check_clock_formats,
+               check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values]
 
