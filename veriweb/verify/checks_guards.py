@@ -372,8 +372,7 @@ def _other_tables_keys(site: Site) -> Iterator[GuardFix]:
     the guard reads an unrelated row. The fix reads the table the key belongs to."""
     tables = {t.name: t for t in site.database.tables}
     for location, marker, guard, sql in _sql_guards(site):
-        bound = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
-                 if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        bound = _bound_params(guard.predicate)
         found = re.fullmatch(r"\s*SELECT\s+(?:NOT\s+)?EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+(\w+)\s+WHERE\s+(.*)\)\s*", sql, re.I | re.S)
         if found is None or found.group(1) not in tables:
             continue
@@ -406,8 +405,7 @@ def _strict_patterns(site: Site) -> Iterator[GuardFix]:
 
     writes = {(marker.name, param.name): (table, column) for _, marker, _, param, table, column in _param_writes(site)}
     for location, marker, guard, sql in _sql_guards(site):
-        bound = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
-                 if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        bound = _bound_params(guard.predicate)
         for found in re.finditer(r"\s+AND\s+:(\w+)\s+LIKE\s+'([^']*)'|:(\w+)\s+LIKE\s+'([^']*)'\s+AND\s+", sql, re.I):
             name, pattern = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
             target = writes.get((marker.name, bound.get(name, name)))
@@ -493,8 +491,7 @@ def _guard_texts(marker: Any) -> list[str]:
     for guard in [*marker.preconditions, *marker.invariants]:
         predicate = guard.predicate
         if isinstance(predicate, SqlPredicate):
-            names = {name: value.ref.split(".", 1)[1] for name, value in predicate.params.items()
-                     if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+            names = _bound_params(predicate)
             out.append(re.sub(r":(\w+)", lambda m: f":{names.get(m.group(1), m.group(1))}", predicate.sql))
         elif isinstance(predicate, Compare):
             def side(value: Any) -> str:
@@ -2253,8 +2250,7 @@ def _touching_intervals(site: Site) -> Iterator[GuardFix]:
     compare = re.compile(r"(?<![\w.:])((?:\w+\.)?\w+|:\w+)\s*(<=|>=|<|>)\s*((?:\w+\.)?\w+|:\w+)(?!\s*[-+*/(.])")
     flips = {"<=": "<", ">": ">=", ">=": ">", "<": "<="}
     for location, marker, guard, sql in _sql_guards(site):
-        params = {name: value.ref.split(".", 1)[1] for name, value in guard.predicate.params.items()
-                  if isinstance(getattr(value, "ref", None), str) and value.ref.startswith("param.")}
+        params = _bound_params(guard.predicate)
         touching = []
         for found in compare.finditer(sql):
             sides = []

@@ -323,6 +323,22 @@ def _accepted(sql: str, column: str) -> set[str] | None:
     return set(re.findall(r"'([^']*)'", listed))
 
 
+def _tests_around_forms(site: Site) -> Iterator[tuple[str, Any, str]]:
+    """Each test of a record or list around a form posting to a marker: the test's path, the test and the
+    form's marker (the form shows only for the rows the test keeps)."""
+    holders: list[tuple[str, Any]] = []
+    for element, path, _ in C.all_elements(site):  # in document order: a holder comes before what it holds
+        if element.type in ("record", "list"):
+            holders.append((path, element))
+        action = C.field_of(element, "action")
+        if element.type != "form" or getattr(action, "kind", "") != "marker":
+            continue
+        for holder_path, holder in holders:
+            if path.startswith(holder_path + "."):
+                for index, cond in enumerate(holder.query.where or []):
+                    yield f"{holder_path}.query.where[{index}]", cond, action.marker
+
+
 def unusable_forms(site: Site) -> Iterator[tuple[str, str, str, str, list[str], list[str]]]:
     """Each test of a record (or list) that keeps only rows in states the guard of a form inside it
     refuses: path of the test, the marker, its guard's message, the column, the states shown, and those
@@ -332,26 +348,15 @@ def unusable_forms(site: Site) -> Iterator[tuple[str, str, str, str, list[str], 
     guards: dict[str, list[tuple[str, str]]] = {}
     for _, marker, guard, sql in _sql_guards(site):
         guards.setdefault(marker.name, []).append((sql, guard.message))
-    holders: list[tuple[str, Any]] = []
-    for element, path, _ in C.all_elements(site):
-        if element.type in ("record", "list"):
-            holders.append((path, element))
-        action = C.field_of(element, "action")
-        if element.type != "form" or getattr(action, "kind", "") != "marker":
+    for location, cond, marker in _tests_around_forms(site):
+        shown = [cond.value] if cond.op == "=" and isinstance(cond.value, str) else (
+            list(cond.value) if cond.op == "in" and isinstance(cond.value, list) else None)
+        if not shown:
             continue
-        for holder_path, holder in holders:
-            if not path.startswith(holder_path + "."):
-                continue
-            for index, cond in enumerate(holder.query.where or []):
-                shown = [cond.value] if cond.op == "=" and isinstance(cond.value, str) else (
-                    list(cond.value) if cond.op == "in" and isinstance(cond.value, list) else None)
-                if not shown:
-                    continue
-                for sql, message in guards.get(action.marker, []):
-                    accepted = _accepted(sql, cond.column)
-                    if accepted and not accepted & set(shown):
-                        yield (f"{holder_path}.query.where[{index}]", action.marker, message, cond.column,
-                               shown, sorted(accepted))
+        for sql, message in guards.get(marker, []):
+            accepted = _accepted(sql, cond.column)
+            if accepted and not accepted & set(shown):
+                yield location, marker, message, cond.column, shown, sorted(accepted)
 
 
 def check_unusable_forms(site: Site) -> list[C.Issue]:
@@ -439,8 +444,8 @@ def unsent_fields(site: Site) -> Iterator[tuple[str, str, str]]:
 
 
 def _owner_column(site: Site, source: str) -> str | None:
-    """The column of ``source`` (a table, or a view passing one through) that names the row's owner,
-    compared with the signed-in user's id by some list or record of the site, if there is one."""
+    """The column of ``source`` (a table or a view) named for the row's owner (``user_id``...), if it has one;
+    whether the site's lists compare it with the signed-in user is :func:`unowned_records`' to count."""
     from veriweb.verify.checks_pages import source_columns
 
     columns = source_columns(site, source) or set()
@@ -562,19 +567,9 @@ def inverted_owner_tests(site: Site) -> Iterator[tuple[str, str, str]]:
     owned_markers = {m.name for m in site.markers for g in m.preconditions
                      if isinstance(g.predicate, SqlPredicate) and re.search(r"\b(?:user_id|owner_id|author_id)\s*=\s*:user_id\b",
                                                                             g.predicate.sql)}
-    holders: list[tuple[str, Any]] = []
-    for element, path, _ in C.all_elements(site):
-        if element.type in ("record", "list"):
-            holders.append((path, element))
-        action = C.field_of(element, "action")
-        if element.type != "form" or getattr(action, "kind", "") != "marker" or action.marker not in owned_markers:
-            continue
-        for holder_path, holder in holders:
-            if path.startswith(holder_path + "."):
-                for index, cond in enumerate(holder.query.where or []):
-                    if cond.op == "!=" and isinstance(cond.value, Ref) and cond.value.ref == "user.id":
-                        yield f"{holder_path}.query.where[{index}].op", action.marker, cond.column
-
+    for location, cond, marker in _tests_around_forms(site):
+        if marker in owned_markers and cond.op == "!=" and isinstance(cond.value, Ref) and cond.value.ref == "user.id":
+            yield f"{location}.op", marker, cond.column
 
 PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unusable_forms, check_params,
                 check_unowned_records, check_misdirected_results]
