@@ -17,7 +17,8 @@ timing):
   to its 40-step horizon; resets included in the time; a fresh env (its first states are new).
 
 ``--breakdown`` instead prints where an ``explore`` step's CPU goes, per domain: the page build
-(``Session._build``), field overlays, the judge, the rest of the session's step, the observation
+(``Session._build``), field overlays (the typed rows of a page typed into, and the whole overlaid tree when
+something reads it: ``OverlaidPage.changed`` and ``_make``), the judge, the rest of the session's step, the observation
 (full encodings and patches), the action masks, the cycle collector, and everything else (decoding,
 info, copies), each as exclusive time (a part's time leaves out the parts timed inside it, and
 the collector's passes leave out of whatever part they interrupted).
@@ -52,6 +53,7 @@ from veriweb.engine import cache as caching
 from veriweb.engine import session as session_module
 from veriweb.engine.episode import Episode
 from veriweb.engine.judge import Judge
+from veriweb.engine.page import OverlaidPage
 from veriweb.engine.session import Session
 from veriweb.envs import DiscreteActions, VeriwebEnv, VeriwebVectorEnv
 from veriweb.envs import freezing
@@ -94,7 +96,7 @@ class EngineTimer:
 class Breakdown:
     """Exclusive CPU time per part of a step while installed (see ``--breakdown``)."""
 
-    PARTS = ((Session, "_build", "build"), (session_module, "overlay", "overlay"), (Judge, "progress", "judge"),
+    PARTS = ((Session, "_build", "build"), (OverlaidPage, "changed", "typed"), (OverlaidPage, "_make", "overlay"), (Judge, "progress", "judge"),
              (Session, "step", "session step"), (observation_module, "_encode", "encode"),
              (observation_module, "_patch", "patch"), (DiscreteActions, "masks", "masks"))
 

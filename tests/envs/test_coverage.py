@@ -138,14 +138,17 @@ def test_masks_are_memoised_and_observations_own_their_copies(shop: Site) -> Non
     assert SEND > GOTO and NUMBER < PART
 
 
-@pytest.mark.parametrize("domain", ["admin", "mail"])
+@pytest.mark.parametrize("domain", ["shop", "admin", "forum", "code", "travel", "mail"])
 def test_patched_observations_equal_full_ones(domain: str) -> None:
+    """Pages typed into are encoded as patches (of a relative, or of their base before their nodes are
+    made: OverlaidPage), and each patch equals the full encoding of the page's nodes."""
+    from veriweb.engine.page import OverlaidPage, _attrs, overlay
     from veriweb.envs.observation import _encode
 
     env = DiscreteActions(VeriwebEnv(domain, num_sites=2))
     rng = np.random.default_rng(7)
     obs, _ = env.reset(seed=0)
-    patched = 0
+    patched = lazy = 0
     for _ in range(150):
         mask = obs["action_mask"]
         kinds = [k for k in np.flatnonzero(mask["type"]) if k != SEND and k != 9] or [0]
@@ -153,7 +156,15 @@ def test_patched_observations_equal_full_ones(domain: str) -> None:
         rows, args = np.flatnonzero(mask["element"][kind]), np.flatnonzero(mask["argument"][kind])
         obs, _, terminated, truncated, _ = env.step(np.array([kind, rng.choice(rows), rng.choice(args)]))
         view = env.base.view
-        full = _encode(env.base.page, env.base.config)
+        page = env.base.page
+        if isinstance(page, OverlaidPage) and not page.made:  # encoded without making its nodes
+            lazy += 1
+            made = overlay(page.base, page.fields, page.focus)
+            for number, copy in page.changed().items():  # the changed nodes are what overlay() makes
+                assert _attrs(copy) == _attrs(made.nodes[number])
+            assert [_attrs(node) for node in page.nodes] == [_attrs(node) for node in made.nodes] and page.made
+            assert page.by_bid.keys() == made.by_bid.keys() and page.parents == made.parents
+        full = _encode(page, env.base.config)
         patched += view is not full and view.lines != () and id(env.base.page.forms) in env.base._relatives \
             and env.base._relatives[id(env.base.page.forms)][1] is not env.base.page
         assert view.axtree == full.axtree and view.bids == full.bids
@@ -162,7 +173,7 @@ def test_patched_observations_equal_full_ones(domain: str) -> None:
         assert (view.usable == full.usable).all() and (view.has_text == full.has_text).all()
         if terminated or truncated:
             obs, _ = env.reset()
-    assert patched > 0  # the patch path ran
+    assert patched > 0 and lazy > 0  # both patch paths ran
 
 
 # ---------------------------------------------------------------------- notes

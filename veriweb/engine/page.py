@@ -8,6 +8,7 @@ unselected tab panels) stay in the tree, marked invisible, as a browser keeps th
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from weakref import ref as _ref
@@ -178,8 +179,17 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
                       nodes=nodes, by_bid=dict(zip(bids, nodes)), forms=base.forms, modal=modal,
                       status=base.status, parents=list(base.parents))
     model.by_key = {key: nodes[index] for key, index in key_index.items()}
+    _apply_fields(model.by_key, fields)
+    if focus is not None:
+        for index in key_rows.get(focus, ()):
+            nodes[index].focused = True
+    return model
+
+
+def _apply_fields(by_key: dict[str, Node], fields: dict[str, Any]) -> None:
+    """Show each field's value on the first node of its key (and its options): what :func:`overlay` changes."""
     for key, value in fields.items():
-        node = model.by_key.get(key)
+        node = by_key.get(key)
         if node is None:
             continue
         text = "" if value is None else str(value)
@@ -194,10 +204,94 @@ def overlay(base: PageModel, fields: dict[str, Any], focus: str | None) -> PageM
         elif node.role == "radiogroup":
             for child in node.children:
                 child.checked = child.value == text
-    if focus is not None:
-        for index in key_rows.get(focus, ()):
-            nodes[index].focused = True
-    return model
+
+
+_MAKING = threading.Lock()
+_TREE = ("root", "nodes", "by_bid", "by_key", "modal", "parents", "overlay_plan")
+"""What an :class:`OverlaidPage` makes only when asked for."""
+
+
+class OverlaidPage(PageModel):
+    """``overlay(base, fields, focus)``, its node tree made only when something reads it.
+
+    Each value an agent types is a new page state, and what an env needs of that state is its
+    encoding, which is the base page's with the typed rows re-encoded
+    (:func:`veriweb.envs.observation.encode_page`). So the tree (a copy of every node of the
+    page) is made on the first read of ``root``, ``nodes``, ``by_bid``, ``by_key``, ``modal``,
+    ``parents`` or ``overlay_plan``, and is then exactly what :func:`overlay` gives; until then
+    :meth:`changed` says which nodes differ from the base's, and how.
+    """
+
+    def __init__(self, base: PageModel, fields: dict[str, Any], focus: str | None) -> None:  # noqa: D107
+        self.__dict__.update(url=base.url, title=base.title, page_id=base.page_id, params=base.params,
+                             forms=base.forms, status=base.status, renderings={})
+        self.base, self.fields, self.focus = base, dict(fields), focus
+        self.made = False
+
+    def _make(self) -> None:
+        with _MAKING:  # the site's cache shares pages between threads: one tree per page, made once
+            if self.made:
+                return
+            model = overlay(self.base, self.fields, self.focus)
+            for name in _TREE:
+                self.__dict__[name] = getattr(model, name)
+            self.made = True
+
+    def changed(self) -> dict[int, Node]:
+        """The nodes :func:`overlay` changes, by index in the base's ``nodes``, as copies with the
+        change made (a changed list's options are its copy's children); every other node is the base's."""
+        base = self.base
+        index = base.renderings.get("node_index")
+        if index is None:
+            index = base.renderings["node_index"] = ({id(node): number for number, node in enumerate(base.nodes)},
+                                                      _first_of_keys(base.nodes))
+        position, first = index
+        copies: dict[int, Node] = {}
+        by_key: dict[str, Node] = {}
+        for key in self.fields:
+            number = first.get(key)
+            if number is None:
+                continue
+            node = base.nodes[number]
+            copy = copies[number] = _clone(node)
+            if node.role in ("combobox", "radiogroup") and node.children:
+                copy.children = [copies.setdefault(position[id(child)], _clone(child)) for child in node.children]
+            by_key[key] = copy
+        _apply_fields(by_key, self.fields)
+        if self.focus is not None:
+            for number, node in enumerate(base.nodes):
+                if node.key == self.focus:
+                    copy = copies.get(number)
+                    if copy is None:
+                        copy = copies[number] = _clone(node)
+                    copy.focused = True
+        return copies
+
+
+def _first_of_keys(nodes: list[Node]) -> dict[str, int]:
+    first: dict[str, int] = {}
+    for number, node in enumerate(nodes):
+        first.setdefault(node.key, number)
+    return first
+
+
+def _tree_attribute(name: str) -> property:
+    def get(page: OverlaidPage) -> Any:
+        if not page.made:
+            page._make()
+        return page.__dict__[name]
+
+    def put(page: OverlaidPage, value: Any) -> None:
+        if not page.made:
+            page._make()
+        page.__dict__[name] = value
+
+    return property(get, put, doc=f"The overlaid page's ``{name}`` (made on first read).")
+
+
+for _name in _TREE:
+    setattr(OverlaidPage, _name, _tree_attribute(_name))
+del _name
 
 
 def _attrs(node: Node) -> tuple[Any, ...]:
@@ -215,17 +309,21 @@ def _overlay_plan(base: PageModel) -> tuple[list[tuple[tuple[Any, ...], int]], d
                                             list[str], dict[str, list[int]]]:
     """Each node's attributes and its parent's index in document order (-1: the root), the index of
     the first node of each key, the modal's index, the bids, and the indices of the nodes of each key:
-    enough to copy the tree without lookups."""
+    enough to copy the tree without lookups. The parents are the builder's list when it made one."""
+    parents = base.parents if len(base.parents) == len(base.nodes) else None
     index = {id(base.root): -1}
     rows: list[tuple[tuple[Any, ...], int]] = []
     key_index: dict[str, int] = {}
     key_rows: dict[str, list[int]] = {}
     for number, node in enumerate(base.nodes):
-        parent = node.parent
-        if parent is None or id(parent) not in index:
-            raise ValueError(f"page {base.url}: node {number} ({node.role}) has a parent outside the page "
-                             f"or after it in document order")
-        rows.append((_attrs(node), index[id(parent)]))
+        if parents is None:
+            parent = node.parent
+            if parent is None or id(parent) not in index:
+                raise ValueError(f"page {base.url}: node {number} ({node.role}) has a parent outside the page "
+                                 f"or after it in document order")
+            rows.append((_attrs(node), index[id(parent)]))
+        else:
+            rows.append((_attrs(node), parents[number]))
         index[id(node)] = number
         key_index.setdefault(node.key, number)
         key_rows.setdefault(node.key, []).append(number)

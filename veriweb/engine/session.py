@@ -20,7 +20,7 @@ from veriweb.engine import cache as caching
 from veriweb.engine.cache import NoCache, SiteCache, site_cache
 from veriweb.engine.database import Database, quote
 from veriweb.engine.markers import MarkerResult, run_marker
-from veriweb.engine.page import Node, PageBuilder, PageModel, UIView, overlay
+from veriweb.engine.page import Node, OverlaidPage, PageBuilder, PageModel, UIView
 from veriweb.engine.query import Compiler, Context, count_rows, fetch_rows, scalar_value
 from veriweb.engine.templates import Route, Url, render
 from veriweb.errors import ActionError, ActionSyntaxError, MarkerFailed, VeriwebError
@@ -227,7 +227,7 @@ class Session:
             base = cache.page(base_key)
             if base is None:
                 base = cache.put_page(base_key, self._build(fields={}, focus=None))
-            model = overlay(base, self.ui.fields, self.ui.focus)
+            model = OverlaidPage(base, self.ui.fields, self.ui.focus)
         else:
             model = self._build(fields={}, focus=None)
         self._page, self._page_key = cache.put_page(key, model), key
@@ -248,10 +248,11 @@ class Session:
             return self.page()
         key = ui.key(self.version)
         if key == self._page_key and self.cache.enabled:
-            return self._page  # type: ignore[return-value]
-        cached = self.cache.page(key)
-        if cached is not None:
-            return cached
+            cached = self._page
+        else:
+            cached = self.cache.page(key)
+        if cached is not None:  # an overlaid page whose nodes nobody has asked for yet: its base will do
+            return cached.base if cached.__class__ is OverlaidPage and not cached.made else cached
         base_key = ui.key(self.version, base=True)
         base = self.cache.page(base_key)
         if base is None:

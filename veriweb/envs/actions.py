@@ -63,6 +63,7 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
+from veriweb.engine.page import OverlaidPage, PageModel
 from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER, PART, POINTER_NAMES, POINTERS, SAME,
                                     SAME_TOTAL, TEXT_ROLES, UP_TO, contents, node_text, notes_list, notes_total,
                                     edited_address, pointer_text, pointer_texts, same_address, same_amount, slot_order,
@@ -224,7 +225,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if self.page_start <= arg < self.history_start:
             bids = self.base.element_bids
             index = arg - self.page_start
-            return node_text(self.base.page.by_bid[bids[index]]) or None if index < len(bids) else None
+            return node_text(self._shape().by_bid[bids[index]]) or None if index < len(bids) else None
         if self.history_start <= arg < self.note_start:
             history = self.history()
             index = arg - self.history_start
@@ -415,7 +416,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "enter":
             return f"press('{bid}', 'Enter')"
         if name == "goto":
-            node = self.base.page.by_bid.get(bid)
+            node = self._shape().by_bid.get(bid)
             url = node.href if node is not None and node.href else "/"
             if self.history_start <= arg < self.note_start:
                 url = self.argument_text(arg) or "/"
@@ -429,6 +430,12 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "infeasible":
             return "report_infeasible('This cannot be done on this site.')"
         return "noop()"  # noop, and note: the site sees nothing
+
+    def _shape(self) -> PageModel:
+        """The current page for reading names, texts and links: a page typed into whose nodes are not
+        made yet is read on its base (typing changes only values, checks, selections and focus)."""
+        page = self.base.page
+        return page.base if page.__class__ is OverlaidPage and not page.made else page
 
     def note_text(self, action: Any) -> str:
         """The text a ``note`` action would remember in the current state (``""`` for nothing)."""
@@ -446,11 +453,13 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
 
     def sample(self, mask: dict[str, np.ndarray]) -> np.ndarray:
         """A random action that the masks allow (a type, then a row and an argument for it)."""
-        rng = self.np_random
-        kind = int(rng.choice(np.flatnonzero(mask["type"])))
-        rows = np.flatnonzero(mask["element"][kind])
-        args = np.flatnonzero(mask["argument"][kind])
-        return np.array([kind, int(rng.choice(rows)) if len(rows) else 0, int(rng.choice(args)) if len(args) else 0])
+        rng = self.np_random  # a[rng.integers(len(a))] draws what rng.choice(a) does, in a fifth of the time
+        kinds = mask["type"].nonzero()[0]
+        kind = int(kinds[rng.integers(len(kinds))])
+        rows = mask["element"][kind].nonzero()[0]
+        args = mask["argument"][kind].nonzero()[0]
+        return np.array([kind, int(rows[rng.integers(len(rows))]) if len(rows) else 0,
+                         int(args[rng.integers(len(args))]) if len(args) else 0])
 
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         self._notes = []

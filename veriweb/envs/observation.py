@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from veriweb.engine.page import Node, PageModel
+from veriweb.engine.page import Node, OverlaidPage, PageModel
 from veriweb.engine.render import node_line
 from veriweb.envs.arguments import TEXT_ROLES
 from veriweb.envs.tokenizer import VOCAB_SIZE, encode, encode_row
@@ -208,7 +208,10 @@ def encode_page(page: PageModel, config: ObservationConfig, relatives: Relatives
     if cached is not None:
         return cached
     view = None
-    if relatives is not None:
+    if page.__class__ is OverlaidPage and not page.made:  # typed into: the base's encoding, patched
+        base = page.base
+        view = _patch_rows(encode_page(base, config, relatives), page.changed(), base.nodes, config)
+    elif relatives is not None:
         entry = relatives.get(id(page.forms))
         if entry is not None and entry[0] is page.forms:
             view = _patch(page, entry[1], entry[2], config)
@@ -237,11 +240,23 @@ def _patch(page: PageModel, ref_page: PageModel, ref: PageView, config: Observat
                     or a.interactable != b.interactable or a.editable != b.editable:
                 return None
             changed.append(row)
+    return _patch_rows(ref, {ref.kept[row]: nodes[ref.kept[row]] for row in changed}, nodes, config)
+
+
+def _patch_rows(ref: PageView, changed: dict[int, Node], nodes: list[Node], config: ObservationConfig) -> PageView:
+    """``ref`` with the rows of the nodes in ``changed`` (new nodes, by index in ``nodes``) re-encoded: the
+    nodes differ from those ``ref`` encoded only in values, checks, selections, focus, expansion or
+    disabled states."""
     arrays = {name: array.copy() for name, array in ref.arrays.items()}
     lines = list(ref.lines)
     empty_value = encode_row("", config.value_tokens)
-    for row in changed:
-        node = nodes[ref.kept[row]]
+    kept = ref.kept
+    if len(kept) == len(nodes):  # every node kept: a node's row is its index
+        rows = sorted(changed)
+    else:
+        rows = [row for row, index in enumerate(kept) if index in changed]
+    for row in rows:
+        node = changed[kept[row]]
         arrays["value_tokens"][row] = np.frombuffer(
             encode_row(node.value, config.value_tokens) if node.value else empty_value, np.int32)
         arrays["flags"][row] = _BITS[_flags(node)]
