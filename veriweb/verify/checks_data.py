@@ -35,6 +35,7 @@ Pure functions of the scaffold, silent on clean generated sites.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import itertools
 import json
 import re
@@ -443,10 +444,10 @@ def check_seed_dates(site: Site) -> list[C.Issue]:
     return issues
 
 
-def _outliers(held: list[int], broke: list[int], least: int = 5) -> list[int]:
+def _outliers(held: list[int], broke: list[int], least: int = 5, share: int = 20) -> list[int]:
     """The rows that break a rule every other row keeps: one or two, against at least ``least``
-    keeping it and at least 19 of 20 rows in all."""
-    if not broke or len(held) < least or len(broke) > 2 or len(broke) * 20 > len(held) + len(broke):
+    keeping it and at least ``share - 1`` of ``share`` rows in all."""
+    if not broke or len(held) < least or len(broke) > 2 or len(broke) * share > len(held) + len(broke):
         return []
     return broke
 
@@ -940,7 +941,7 @@ def check_seed_ranges(site: Site) -> list[C.Issue]:
                       if isinstance(r.get(column), (int, float)) and not isinstance(r.get(column), bool)]
             held = [n for n, v in values if low <= v <= high]
             broke = [n for n, v in values if not low <= v <= high]
-            for n in _outliers(held, broke):
+            for n in _outliers(held, broke, least=3, share=4):  # a declared range: few rows need keep it
                 value = table.rows[n][column]
                 nearest = high if value > high else low
                 nearest = int(nearest) if float(nearest).is_integer() else nearest
@@ -950,6 +951,48 @@ def check_seed_ranges(site: Site) -> list[C.Issue]:
                                       f"{table.name} {table.rows[n].get(table.primary_key)}: {column} {value} is outside "
                                       f"{low:g} to {high:g}, the range every marker writing it keeps ({who}), as "
                                       f"every other row does: it should be {nearest}"))
+    return issues + _seed_choices(site, writes, markers)
+
+
+def _seed_choices(site: Site, writes: list[Any], markers: dict[str, Any]) -> list[C.Issue]:
+    """C012 for a text seed value that is none of the choices every marker writing its column takes
+    (a cart line in size "XXL" where ``add_to_cart`` takes S to XL): one or two such rows where the
+    others keep to the choices; the repair writes the choice nearest to it."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            setting = [w for w in writes if w.table == table.name and w.op != "delete"
+                       and (w.columns is None or column in w.columns)]
+            choices: list[str] = []
+            who: set[str] = set()
+            for write in setting:
+                source = write.sources.get(column)
+                marker = markers.get(write.marker)
+                param = (next((p for p in marker.params if p.name == source.value), None)
+                         if marker is not None and source is not None and source.kind == "param" else None)
+                if source is not None and source.kind == "literal" and isinstance(source.value, str):
+                    choices.append(source.value)
+                elif param is not None and param.choices:
+                    choices += [str(c) for c in param.choices]
+                    who.add(write.marker)
+                else:
+                    who = set()
+                    break
+            if not who:
+                continue
+            values = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str)]
+            held = [n for n, v in values if v in choices]
+            broke = [n for n, v in values if v not in choices]
+            for n in _outliers(held, broke, least=3, share=4):
+                value = table.rows[n][column]
+                nearest = max(sorted(set(choices)), key=lambda c: difflib.SequenceMatcher(None, c.casefold(),
+                                                                                          value.casefold()).ratio())
+                issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT,
+                                      f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name} {table.rows[n].get(table.primary_key)}: {column} {value!r} is none "
+                                      f"of {', '.join(dict.fromkeys(choices))}, the choices every marker writing it takes "
+                                      f"({', '.join(sorted(who))}), as every other row's is: it should be "
+                                      f"{json.dumps(nearest)}"))
     return issues
 
 

@@ -101,6 +101,90 @@ def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
             return
 
 
+def _bindings(sql: str) -> dict[str, set[str]]:
+    """Alias (and table name) -> the tables it names in ``sql``."""
+    bindings: dict[str, set[str]] = {}
+    for match in _TABLE_NAMES.finditer(sql):
+        table, alias = match.group(1), match.group(2)
+        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
+            continue
+        bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
+        bindings.setdefault(table, set()).add(table)
+    return bindings
+
+
+def keys_matched(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A condition matching two tables' own keys (``p.id = c.id`` joining a comment's post) where one of
+    them has a foreign key to the other (``comments.post_id``): rows pair by the accident of equal
+    numbers. The fix matches the foreign key instead, when there is exactly one; a key that is itself
+    the foreign key (a one-to-one table) is left alone."""
+    bindings = _bindings(sql)
+    for match in _EQUAL_COLUMNS.finditer(sql):
+        if not (match.group(1) and match.group(3)):
+            continue
+        sides = []
+        for alias, column, at in ((match.group(1), match.group(2), match.start(1)),
+                                  (match.group(3), match.group(4), match.start(3))):
+            tables = bindings.get(alias, set())
+            table = site.database.table(next(iter(tables))) if len(tables) == 1 else None
+            sides.append((alias, column, at, table))
+        if any(t is None or c != t.primary_key for _, c, _, t in sides) or sides[0][3].name == sides[1][3].name:
+            continue
+        for (alias, column, at, table), (_, _, _, other) in (sides, sides[::-1]):
+            keys = [fk for fk in table.foreign_keys if fk.ref_table == other.name]
+            if any(fk.column == column for fk in keys) or any(fk.column == other.primary_key and fk.ref_table == table.name
+                                                              for fk in other.foreign_keys):
+                break  # a one-to-one table: its key is the other's
+            if len(keys) == 1:
+                fixed = sql[:at] + f"{alias}.{keys[0].column}" + sql[at + len(alias) + 1 + len(column):]
+                yield Fix(location, f"{alias}.{column} (the key of {table.name}) is matched with the key of "
+                                    f"{other.name}, though {table.name}.{keys[0].column} is what points at "
+                                    f"{other.name}: the condition pairs rows whose ids happen to be equal", sql, fixed)
+                return
+
+
+def doubled_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """Two joins of one table under two aliases through the same foreign key (``o.id = s.origin_id`` and
+    ``d.id = s.origin_id``) while another foreign key of the same row to that table
+    (``s.destination_id``) is matched in no condition: both aliases are the same row, so every flight seems to land
+    where it took off. The fix joins the alias named like the unread key (``d``: destination) through it,
+    else the later join."""
+    bindings = _bindings(sql)
+    joins: dict[tuple[str, str, str], list[tuple[str, int, int]]] = {}
+    for match in _EQUAL_COLUMNS.finditer(sql):
+        if not (match.group(1) and match.group(3)):
+            continue
+        for (alias, column), (o_alias, o_column, o_at) in (((match.group(1), match.group(2)), (match.group(3), match.group(4), match.start(3))),
+                                                         ((match.group(3), match.group(4)), (match.group(1), match.group(2), match.start(1)))):
+            tables, o_tables = bindings.get(alias, set()), bindings.get(o_alias, set())
+            if len(tables) != 1 or len(o_tables) != 1:
+                continue
+            table, o_table = site.database.table(next(iter(tables))), site.database.table(next(iter(o_tables)))
+            if table is None or o_table is None or column != table.primary_key:
+                continue
+            key = next((fk for fk in o_table.foreign_keys if fk.column == o_column and fk.ref_table == table.name), None)
+            if key is not None and alias != o_alias:
+                joins.setdefault((o_alias, o_column, table.name), []).append((alias, o_at, len(o_alias) + 1 + len(o_column)))
+    for (o_alias, o_column, table_name), uses in joins.items():
+        aliases = list(dict.fromkeys(alias for alias, _, _ in uses))
+        if len(aliases) != 2:
+            continue
+        o_table = site.database.table(next(iter(bindings[o_alias])))
+        matched = {m.group(k) for m in _EQUAL_COLUMNS.finditer(sql) for k in (2, 4)}
+        unread = [fk.column for fk in o_table.foreign_keys if fk.ref_table == table_name and fk.column != o_column
+                  and fk.column not in matched]
+        if len(unread) != 1:
+            continue
+        named = [alias for alias in aliases if unread[0].lower().startswith(alias.lower())
+                 and not o_column.lower().startswith(alias.lower())]
+        wrong = named[0] if len(named) == 1 else aliases[-1]
+        alias, at, length = next(u for u in reversed(uses) if u[0] == wrong)
+        fixed = sql[:at] + f"{o_alias}.{unread[0]}" + sql[at + length:]
+        yield Fix(location, f"{aliases[0]} and {aliases[1]} are both joined to {table_name} through {o_alias}.{o_column}, "
+                            f"while {o_alias}.{unread[0]} is matched nowhere: the two are the same row; {wrong} should be "
+                            f"joined through {unread[0]}", sql, fixed)
+
+
 def miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A per-row figure over one table whose rows point at the row shown (``comments.post_id`` on a post)
     that picks them by another column instead (``c.user_id = p.user_id``: every comment of the post's

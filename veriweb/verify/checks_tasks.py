@@ -212,6 +212,41 @@ def check_slot_agreement(site: Site) -> list[C.Issue]:
     return issues
 
 
+def crossed_slots(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each query of a task's model comparing two columns with each other's slots: ``address`` with the
+    slot ``city`` while ``city`` is compared with the slot ``street`` (a slot named like a column of the
+    table, judged against another column, whose own column reads a third slot). Yields the path of the
+    query's conditions, the table, the crossed column, the slot it reads and the slot it should read."""
+    for query, path in _queries_with(task, f"$.tasks[{number}]", "where"):
+        table = site.database.table(query.table)
+        if table is None:
+            continue
+        columns = {c.name for c in table.columns}
+        by_column = {}
+        for cond in query.where:
+            value = cond.value
+            if cond.op == "=" and isinstance(value, Ref) and value.namespace == "slot" and value.name in task.slots:
+                by_column.setdefault(cond.column, value.name)
+        for column, slot in by_column.items():
+            other = by_column.get(slot)
+            if slot != column and slot in columns and other is not None and other != slot and other not in columns:
+                yield f"{path}.where", query.table, column, slot, other
+
+
+def check_crossed_slots(site: Site) -> list[C.Issue]:
+    """M016: a goal, progress or constraint query that compares two columns with each other's slots (see
+    :func:`crossed_slots`): the order sent to the street and city the instruction names never counts. The
+    repair gives each column the slot named like it, and the other column the slot it leaves."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for location, table, column, slot, other in crossed_slots(site, task, number):
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
+                                  f"task {task.id!r} compares {table}.{column} with the slot {slot} and {table}.{slot} "
+                                  f"with the slot {other}: the slots are crossed, so the work the instruction asks for "
+                                  f"never counts; {column} should read {other} and {slot} should read {slot}"))
+    return issues
+
+
 def task_user_row(site: Site, task: Any) -> dict[str, Any] | None:
     """The accounts row of the user ``task`` acts as (by its username), or ``None``."""
     accounts = site.database.table(site.auth.table) if site.auth is not None else None
@@ -1455,7 +1490,7 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
             and _QUESTION.search(re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', '"x"', task.instruction))]  # not a quoted title
 
 
-TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_seed_invariants, check_stated_days,
+TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,

@@ -65,7 +65,7 @@ from veriweb.verify.checks_pages import _passthrough, _stored_type, bound_elemen
 
 # ----------------------------------------------------------------------------- C008: labels and clauses
 
-_LABELLED = re.compile(r"(?:^|(?<=[.;,(\n]))\s*([A-Za-z][A-Za-z ]{1,30}?)\s*:\s*\{row\.(\w+)(\|[a-z_]+)?\}")
+_LABELLED = re.compile(r"(?:^|(?<=[.;,(\n·|]))\s*([A-Za-z][A-Za-z ]{1,30}?)\s*:\s*\{(row|user)\.(\w+)(\|[a-z_]+)?\}")
 _ROW_REF = re.compile(r"\{row\.(\w+)(\|[a-z_]+)?\}")
 
 
@@ -78,30 +78,45 @@ def _kind(site: Site, source: str, column: str) -> str | None:
     return kind
 
 
+_LEADING = frozenset({"in", "on", "at", "by", "for", "of", "your", "the", "my", "our", "a", "an", "current", "now"})
+"""Small words a label may start with before the column it names ("In stock", "Your email")."""
+
+
 def _named_column(words: str, columns: set[str]) -> str | None:
     """The column a label's words are the name of ("Grand total" -> ``grand_total``; "Refunded" ->
     ``refunded``), ``None`` when they name none."""
     from veriweb.verify.wording import singular
 
-    name = "_".join(words.lower().split())
-    for candidate in (name, singular(name)):
-        if candidate in columns:
-            return candidate
+    split = words.lower().split()
+    starts = [0] + [n for n in range(1, len(split)) if all(w in _LEADING for w in split[:n])]
+    for start in starts:  # the whole label, then without leading small words ("In stock" -> stock)
+        name = "_".join(split[start:])
+        for candidate in (name, singular(name)):
+            if candidate in columns:
+                return candidate
     return None
 
 
-def _labelled(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
-    """Each ``Label: {row.X}`` of ``text`` whose label names another column of the same kind, as the
-    span of the reference and the column it should read."""
+_FAMILIES = {"integer": "number", "real": "number"}
+"""Stored types whose values read alike on a page (a count of 3 and a rating of 3.5)."""
+
+
+def _labelled(site: Site, text: str, source: str, columns: set[str], namespace: str = "row") -> dict[tuple[int, int], str]:
+    """Each ``Label: {row.X}`` (or ``{user.X}``, ``namespace``) of ``text`` whose label names another
+    column of the same kind ("In stock: {row.rating}", "Username: {user.password}"), as the span of the
+    reference and the column it should read."""
     wrong: dict[tuple[int, int], str] = {}
     for found in _LABELLED.finditer(text):
-        shown = found.group(2)
+        if found.group(2) != namespace:
+            continue
+        shown = found.group(3)
         named = _named_column(found.group(1), columns)
-        if named is None or named == shown or named in shown.split("_") or shown not in columns:
+        if named is None or named == shown or named in shown.split("_") or shown in named.split("_") \
+                or shown not in columns or set(shown.split("_")) & set(found.group(1).lower().split()):
             continue  # its own column, or a form of it ("Bounty: {row.bounty_shown}")
         kind = _kind(site, source, named)
-        if kind is not None and kind == _kind(site, source, shown):
-            wrong[found.span(2)] = named
+        if kind is not None and _FAMILIES.get(kind, kind) == _FAMILIES.get(k := _kind(site, source, shown) or "", k):
+            wrong[found.span(3)] = named
     return wrong
 
 
@@ -226,6 +241,17 @@ def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
             around = {c for c, n in page_shows[(page_id, bound)].items() if n > inside[c]}
             yield from _headed_fixes(site, element, path, bound, around)
         text = C.field_of(element, "text")
+        auth = site.auth
+        if isinstance(text, str) and "{user." in text and auth is not None:  # the signed-in user's row
+            wrong = _labelled(site, text, auth.table, source_columns(site, auth.table) or set(), "user")
+            if wrong:
+                fixed = text
+                for (start, end), right in sorted(wrong.items(), reverse=True):
+                    fixed = fixed[:start] + right + fixed[end:]
+                said = ", ".join(f"{{user.{text[s:e]}}}" for s, e in sorted(wrong))
+                yield (f"{path}.text", text, fixed,
+                       f"the text {text!r} shows {said} under another column's name: the figure is another column "
+                       f"than its words say")
         if bound is None or not isinstance(text, str) or "{row." not in text:
             continue
         columns = source_columns(site, bound) or set()

@@ -125,6 +125,12 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         row[tokens[-1]] = int(new) if new.is_integer() and isinstance(old, int) else new
         return (f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}, inside the range its markers keep",
                 R.Touch(tables={table["name"]}))
+    chosen = re.search(r"is none of .*, the choices every marker writing it takes .*: it should be (\"[^\"]*\")$",
+                       issue.message)
+    if chosen is not None and isinstance(tokens[-1], str) and isinstance(row.get(tokens[-1]), str):
+        old, row[tokens[-1]] = row[tokens[-1]], json.loads(chosen.group(1))
+        return (f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}, one of the choices its markers take",
+                R.Touch(tables={table["name"]}))
     for marker in data.get("markers", []):
         for check in marker.get("invariants", []):
             predicate = check.get("predicate", {})
@@ -171,6 +177,23 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         index = tokens[-1]
         task["goal"][index:index + 1] = goal["items"]
         return f"task {task['id']!r}: its goal demands every one of {len(goal['items'])} parts", R.Touch(tasks={task["id"]})
+    crossed = re.search(r"the slots are crossed, .*; (\w+) should read (\w+) and (\w+) should read (\w+)$", issue.message)
+    if crossed is not None and tokens[-1:] == ["where"]:  # each column its own slot again
+        conds, task = R.get_at(data, tokens), R.get_at(data, tokens[:2])
+        wanted = {crossed.group(1): crossed.group(2), crossed.group(3): crossed.group(4)}
+        if not isinstance(conds, list) or not isinstance(task, dict):
+            return None
+        changed = 0
+        for cond in conds:
+            value = cond.get("value") if isinstance(cond, dict) else None
+            if cond.get("column") in wanted and cond.get("op", "=") == "=" and isinstance(value, dict) \
+                    and str(value.get("ref", "")).startswith("slot."):
+                value["ref"] = f"slot.{wanted.pop(cond['column'])}"
+                changed += 1
+        if changed != 2:
+            return None
+        return (f"task {task['id']!r}: {crossed.group(1)} reads slot {crossed.group(2)}, {crossed.group(3)} reads slot "
+                f"{crossed.group(4)}", R.Touch(tasks={task["id"]}))
     twin = re.search(r"repeats a (?:goal|progress) on slot (\w+), .*: the repeat should read (\w+)$", issue.message)
     if twin is not None and tokens[-2] in ("goal", "progress"):  # the repeat reads the slot nothing judged
         goal = R.get_at(data, tokens)
