@@ -556,6 +556,105 @@ def reset_tallies(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
                     break
 
 
+# ----------------------------------------------------------------------------- C013: flags another marker keeps
+
+
+def _set_clause(sql: str) -> tuple[int, int] | None:
+    """``(start, end)`` of the assignments of an ``UPDATE ... SET ... [WHERE]``."""
+    found = re.search(r"\bSET\b(.*?)(?=\bWHERE\b|$)", sql, re.I | re.S)
+    return found.span(1) if found else None
+
+
+def _assignments(sql: str) -> list[tuple[str, str, int, int]]:
+    """Each top-level ``column = value`` of an update's ``SET``: column, value, and the span to cut it with
+    its comma."""
+    span = _set_clause(sql)
+    if span is None:
+        return []
+    text, depth, start, parts = sql[span[0]:span[1]], 0, 0, []
+    for at, char in enumerate(text + ","):
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            part = text[start:at] if at <= len(text) else text[start:]
+            parts.append((span[0] + start, span[0] + start + len(part.rstrip())))
+            start = at + 1
+    out = []
+    for number, (begin, end) in enumerate(parts):
+        found = re.match(r"\s*\"?(\w+)\"?\s*=(.*)$", sql[begin:end], re.S)
+        if found:
+            cut = (begin - 1, end) if number else (begin, end + 1 if len(parts) > 1 else end)
+            out.append((found.group(1), found.group(2).strip(), *cut))
+    return out
+
+
+def _name_stems(*texts: str) -> set[str]:
+    from veriweb.verify.wording import stem
+
+    return {stem(w) for text in texts for w in re.findall(r"[a-z]+", (text or "").lower().replace("_", " ")) if len(w) > 2}
+
+
+def silent_flags(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each update that also sets a flag another marker is named for and keeps (``toggle_star`` setting
+    ``read = 1``; ``archive_email`` setting ``starred = 0``), where nothing the marker says (its name, label
+    or message) mentions the flag: the use quietly changes what another control is for. Path of the
+    effect's SQL, marker, ``table.column``, the SQL, and the SQL without that assignment."""
+    from veriweb.verify.wording import stem
+
+    owners: dict[tuple[str, str], set[str]] = {}
+    for marker in site.markers:
+        stems = _name_stems(marker.name)
+        for effect in marker.effects:
+            if effect.op == "update":
+                for column, _, _, _ in _assignments(effect.sql):
+                    if stem(column) in stems:
+                        owners.setdefault((effect.table, column), set()).add(marker.name)
+    for m_index, marker in enumerate(site.markers):
+        said = _name_stems(marker.name, marker.label or "", marker.message or "")
+        for e_index, effect in enumerate(marker.effects):
+            if effect.op != "update":
+                continue
+            assignments = _assignments(effect.sql)
+            for column, value, start, end in assignments if len(assignments) > 1 else ():
+                others = owners.get((effect.table, column), set()) - {marker.name}
+                if not others or stem(column) in said or value not in ("0", "1"):
+                    continue
+                table = site.database.table(effect.table)
+                declared = table.column(column) if table is not None else None
+                if declared is None or any(r.get(column) not in (0, 1, None, True, False) for r in table.rows):
+                    continue
+                fixed = effect.sql[:start] + effect.sql[end:]
+                yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{column}",
+                       effect.sql, fixed)
+                break
+
+
+def unset_flags(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each update by a marker named for a verb (``edit_post``) of a table with a flag named for that verb
+    done (``posts.edited``, set on some seed rows) that leaves the flag as it was: the change never shows
+    as made ("· edited"). Path of the effect's SQL, marker, ``table.column``, the SQL, and the SQL setting
+    the flag."""
+    from veriweb.verify.wording import stem
+
+    for m_index, marker in enumerate(site.markers):
+        verbs = {stem(w) for w in marker.name.lower().split("_")[:1]}
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table) if effect.op == "update" else None
+            if table is None:
+                continue
+            flags = [c.name for c in table.columns if c.name != table.primary_key and stem(c.name) in verbs
+                     and c.name.endswith("ed") and all(r.get(c.name) in (0, 1, None, True, False) for r in table.rows)
+                     and any(r.get(c.name) in (1, True) for r in table.rows)]
+            written = {column for e in marker.effects if e.table == effect.table for column, *_ in _assignments(e.sql)}
+            if len(flags) != 1 or flags[0] in written or _set_clause(effect.sql) is None:
+                continue
+            span = _set_clause(effect.sql)
+            head = effect.sql[:span[1]].rstrip()
+            fixed = f"{head}, {flags[0]} = 1" + (" " + effect.sql[span[1]:].lstrip() if effect.sql[span[1]:].strip() else "")
+            yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{flags[0]}",
+                   effect.sql, fixed)
+
+
 # ----------------------------------------------------------------------------- owner-only forms shown to others
 
 
@@ -576,4 +675,4 @@ PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unus
 
 __all__ = ["PARAM_CHECKS", "check_misdirected_results", "check_params", "check_unowned_records", "misdirected_results", "unowned_records", "check_unknown_guard_params", "check_unusable_forms",
            "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
-           "inverted_owner_tests", "misbound_user_keys", "null_only_writes", "reset_tallies", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
+           "inverted_owner_tests", "misbound_user_keys", "null_only_writes", "reset_tallies", "silent_flags", "unset_flags", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]

@@ -1523,6 +1523,68 @@ def mislabelled(site: Site) -> set[tuple[str, str]]:
     return out
 
 
+_CUT_SHAPES = (("time", r"\d{2}:\d{2}"), ("date", r"\d{4}-\d{2}-\d{2}"), ("day", r"\d{4}-\d{2}-\d{2}"),
+               ("month", r"\d{4}-\d{2}"), ("year", r"\d{4}"))
+"""What a column named for a time, day, month or year cut out of a stored text holds."""
+_CUT = re.compile(r"^substr\(\s*(\w+)\.(\w+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$", re.I)
+
+
+def _miscut_texts(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A column named for a time (day, month, year) cut out of a stored date and time at the wrong place
+    (``substr(sent_at, 1, 5) AS time``: "2026-" for every message), where each seed value holds one at
+    one place. The fix cuts there."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = _CUT.match(expr.strip())
+        words = set(name.lower().split("_"))
+        shape = next((p for word, p in _CUT_SHAPES if word in words), None)
+        if found is None or shape is None:
+            continue
+        table = site.database.table(aliases.get(found.group(1), ""))
+        values = [v for r in (table.rows if table is not None else []) if isinstance(v := r.get(found.group(2)), str)]
+        if len(values) < 3:
+            continue
+        start, length = int(found.group(3)), int(found.group(4)) if found.group(4) else None
+        cuts = [v[start - 1:start - 1 + length] if length is not None else v[start - 1:] for v in values]
+        if any(re.fullmatch(shape, c) for c in cuts):
+            continue
+        places = {(m.start(), len(m.group(0))) for v in values for m in [re.search(rf"(?<!\d){shape}(?!\d)", v)] if m}
+        if len(places) != 1 or not all(re.search(shape, v) for v in values):
+            continue
+        (at, size), = places
+        fixed = f"substr({found.group(1)}.{found.group(2)}, {at + 1}, {size})"
+        yield Fix(location, f"{name} is cut from {found.group(1)}.{found.group(2)} at {start}, which gives {cuts[0]!r} "
+                            f"where every row holds its {next(w for w, p in _CUT_SHAPES if p == shape)} at {at + 1}: "
+                            f"the column never shows what its name says", sql, _replace_item(sql, expr, fixed, name))
+
+
+def _catalog_prices(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A line's figure computed from the price of the joined catalog row (``i.qty * p.price``) where the line
+    keeps its own price (``i.price``, what was paid): every old line is repriced at today's price. The
+    fix reads the line's own."""
+    main = _main_from(sql)
+    aliases = _aliases(sql)
+    if main is None:
+        return
+    table = site.database.table(main[0])
+    alias = main[1] or main[0]
+    if table is None:
+        return
+    own = {c.name for c in table.columns}
+    for expr, name in _select_items(sql) or []:
+        for found in re.finditer(r"\b(\w+)\.(price|unit_price)\b", expr):
+            other = site.database.table(aliases.get(found.group(1), ""))
+            if (other is None or other.name == table.name or found.group(2) not in own
+                    or not any(fk.ref_table == other.name for fk in table.foreign_keys)
+                    or not re.search(rf"\b{re.escape(alias)}\.\w+\s*\*|\*\s*{re.escape(alias)}\.\w+", expr)):
+                continue
+            fixed = expr[:found.start()] + f"{alias}.{found.group(2)}" + expr[found.end():]
+            yield Fix(location, f"{name} multiplies by {found.group(0)}, the {other.name} row's current price, though "
+                                f"{table.name}.{found.group(2)} keeps the price of each line: old lines are repriced",
+                      sql, _replace_item(sql, expr, fixed, name))
+            return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1560,6 +1622,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _flags_not_read(site, location, view.sql)
         out += _misplaced_literals(site, location, view.sql)
         out += _narrowed_counts(site, location, view.sql)
+        out += _miscut_texts(site, location, view.sql)
+        out += _catalog_prices(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
@@ -1596,7 +1660,14 @@ def view_fixes(site: Site) -> list[Fix]:
     out += misspelt_writes(site, domains)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
-    from veriweb.verify.checks_params import null_only_writes, reset_tallies, timed_days
+    from veriweb.verify.checks_params import null_only_writes, reset_tallies, silent_flags, timed_days, unset_flags
+
+    out += [Fix(location, f"marker {marker!r} also sets {column}, the flag another marker is named for, though nothing "
+                          f"it says mentions it: every use quietly changes it", old, new)
+            for location, marker, column, old, new in silent_flags(site)]
+    out += [Fix(location, f"marker {marker!r} changes the row but leaves {column}, the flag for what it does, as it "
+                          f"was: the change never shows as made", old, new)
+            for location, marker, column, old, new in unset_flags(site)]
 
     out += [Fix(location, f"marker {marker!r} writes {name} only when it is empty: it never writes a value", old, new)
             for location, marker, name, old, new in null_only_writes(site)]
