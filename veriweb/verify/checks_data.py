@@ -1299,6 +1299,38 @@ def check_amounts_in_text(site: Site) -> list[C.Issue]:
                                           f"{table.name} {row.get(table.primary_key)!r}'s {text_column} says {old}, while its "
                                           f"{amount_column} is {right}, as every other row's {text_column} says its "
                                           f"{amount_column}: it should say {right}"))
+    return issues + _offered_prices(site)
+
+
+_OFFERED = re.compile(r"\b(?:now|only|just|priced at|price(?: is)?:?|costs?|sells? for|yours for)\s+(\$\d[\d,]*(?:\.\d\d)?)(?![\d.,]*\s*(?:off|or more|and up|\+))",
+                      re.I)
+
+
+def _offered_prices(site: Site) -> list[C.Issue]:
+    """C006: a row's text offering it at a price ("Now only $149.99") other than its own price column
+    holds ($192.99): the page contradicts itself, and a price read from either is judged against the
+    other. Only a table with one money column named for a price; the repair writes that price."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        prices = [c.name for c in table.columns if c.type == "money" and "price" in c.name.split("_")]
+        if len(prices) != 1:
+            continue
+        for text_column in (c.name for c in table.columns if c.type == "text"):
+            for n, row in enumerate(table.rows):
+                value, text = row.get(prices[0]), row.get(text_column)
+                if not isinstance(value, int) or isinstance(value, bool) or not isinstance(text, str):
+                    continue
+                offered = {m.group(1) for m in _OFFERED.finditer(text)}
+                if len(offered) != 1:
+                    continue
+                (old,) = offered
+                if round(float(old[1:].replace(",", "")) * 100) != value:
+                    right = f"${value / 100:,.2f}"
+                    issues.append(C.Issue("consistency", C.VALUE_DISAGREES,
+                                          f"$.database.tables[{t_index}].rows[{n}].{text_column}",
+                                          f"{table.name} {row.get(table.primary_key)!r}'s {text_column} says {old}, while "
+                                          f"its {prices[0]} is {right}, the price the text offers it at: it should say "
+                                          f"{right}"))
     return issues
 
 

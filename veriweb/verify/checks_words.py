@@ -527,6 +527,37 @@ def check_filter_bounds(site: Site) -> list[C.Issue]:
             for location, field, op, words, bound in filter_bounds(site)]
 
 
+_CHEAP = re.compile(r"\b(?:bargains?|deals?|cheap\w*|budget|under|below|less than|affordable|low[- ]cost|clearance)\b", re.I)
+_DEAR = re.compile(r"\b(?:premium|luxury|luxurious|high[- ]end|over|above|more than|expensive|splurge)\b", re.I)
+
+
+def priced_against_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list whose words promise cheap rows ("Bargains", "under $20") while its query keeps rows
+    priced above a fixed amount (``price > 2000``), or dear ones ("Luxury stays") kept below one: the page
+    shows the opposite of what it says. The path of the test's operator, the column, the operator and the
+    words."""
+    for number, page in enumerate(site.pages):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
+            cheap, dear = bool(_CHEAP.search(words or "")), bool(_DEAR.search(words or ""))
+            if cheap == dear:
+                continue
+            for index, cond in enumerate(element.query.where):
+                value = cond.value
+                if (_stored_type(site, element.query.table, cond.column) != "money" or isinstance(value, bool)
+                        or not isinstance(value, (int, float))):
+                    continue
+                if (cheap and cond.op in (">", ">=")) or (dear and cond.op in ("<", "<=")):
+                    yield f"{path}.query.where[{index}].op", cond.column, cond.op, words
+
+
+def check_priced_against_words(site: Site) -> list[C.Issue]:
+    """M003: see :func:`priced_against_words`. The repair turns the bound round."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the list says {words!r} but keeps the rows with {column} {op} a fixed amount: the other way "
+                    f"from what it says")
+            for location, column, op, words in priced_against_words(site)]
+
+
 # ----------------------------------------------------------------------------- M015: a filter nobody reads
 
 
@@ -1453,7 +1484,7 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words,
+               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words, check_priced_against_words,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
@@ -1461,6 +1492,6 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_unskipped_choices, check_dialog_words, check_misfilled_fields,
                check_swapped_options]
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",
            "list_orders", "miskeyed_filters", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]
