@@ -903,6 +903,46 @@ def check_child_sums(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_prefixed_keys(site: Site) -> list[C.Issue]:
+    """C012: a row whose text begins with the code of another parent row than the one its key points at
+    (service "OX 669" operated by airline BF) where every other row's text begins with its own parent's
+    code: the page names one operator and the number another, and a filter by either misses the row. The
+    repair points the key at the row whose code the text begins with."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for key in table.foreign_keys:
+            parent = site.database.table(key.ref_table)
+            if parent is None or parent.name == table.name:
+                continue
+            by_id = {r.get(parent.primary_key): r for r in parent.rows}
+            for code in (c.name for c in parent.columns if c.type == "text" and c.name != parent.primary_key):
+                codes = {str(r[code]): r.get(parent.primary_key) for r in parent.rows if isinstance(r.get(code), str)}
+                if len(codes) < 3 or len(codes) != len(parent.rows) or any(not 1 < len(c) <= 4 for c in codes):
+                    continue
+                for text in (c.name for c in table.columns if c.type == "text"):
+                    held, broke = [], []
+                    for n, row in enumerate(table.rows):
+                        value, owner = row.get(text), by_id.get(row.get(key.column))
+                        if not isinstance(value, str) or owner is None:
+                            continue
+                        first = re.split(r"[\s\-]", value, maxsplit=1)[0]
+                        if first == owner.get(code):
+                            held.append(n)
+                        elif first in codes:
+                            broke.append(n)
+                    for n in _outliers(held, broke):
+                        row = table.rows[n]
+                        first = re.split(r"[\s\-]", row[text], maxsplit=1)[0]
+                        issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT,
+                                              f"$.database.tables[{t_index}].rows[{n}].{key.column}",
+                                              f"{table.name} {row.get(table.primary_key)!r}: its {text} {row[text]!r} begins "
+                                              f"with {parent.name} {first}'s {code}, but its {key.column} points at "
+                                              f"{parent.name} {row.get(key.column)!r}, while every other row's {text} begins "
+                                              f"with its own {parent.name}'s {code}: {key.column} should be "
+                                              f"{json.dumps(codes[first])}"))
+    return issues
+
+
 def check_seed_ranges(site: Site) -> list[C.Issue]:
     """C012: a seed value outside the range every marker that writes its column keeps it in (a review
     rated 8 where the only write is ``write_review``'s rating, accepted from 1 to 5): a record no use of
@@ -1465,11 +1505,12 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
+               check_prefixed_keys,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
-           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_tied_answers",
+           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -1585,6 +1585,36 @@ def _catalog_prices(site: Site, location: str, sql: str) -> Iterator[Fix]:
             return
 
 
+_STARTS = frozenset({"in", "start", "starts", "begin", "begins", "from", "depart", "departure", "checkin", "opens"})
+_ENDS = frozenset({"out", "end", "ends", "until", "return", "finish", "expires", "checkout", "closes"})
+_BEGUN = re.compile(r"\b(?:begun|began|begins?|started|starts?|under way|underway)\b", re.I)
+_OVER = re.compile(r"\b(?:ended|ends|finished|over|expired|past|passed|completed)\b", re.I)
+
+
+def _misread_days(site: Site, location: str, sql: str, message: str) -> Iterator[Fix]:
+    """A guard whose message speaks of a start ("has already begun") while it compares today with the
+    row's end day (``check_out > :today``), or of an end while it reads the start, where the table has
+    one day column of the kind the message means: the rule holds a day later (or earlier) than it says.
+    The fix reads that column."""
+    begun, over = bool(_BEGUN.search(message or "")), bool(_OVER.search(message or ""))
+    if begun == over:
+        return
+    table = site.database.table(next(iter(_aliases(sql).values()), ""))
+    if table is None:
+        return
+    days = [c.name for c in table.columns if c.type in ("date", "datetime")]
+    want, avoid = (_STARTS, _ENDS) if begun else (_ENDS, _STARTS)
+    right = [c for c in days if set(c.split("_")) & want and not set(c.split("_")) & avoid]
+    for found in re.finditer(r"(?<![\w.:])(?:\w+\.)?(\w+)\s*(?:<=|>=|<|>)\s*:today\b|:today\s*(?:<=|>=|<|>)\s*(?:\w+\.)?(\w+)\b", sql):
+        column = found.group(1) or found.group(2)
+        if column in days and set(column.split("_")) & avoid and len(right) == 1:
+            at = found.start(1) if found.group(1) else found.start(2)
+            fixed = sql[:at] + right[0] + sql[at + len(column):]
+            yield Fix(location, f"the guard says {message!r} but compares today with {column}: it should read {right[0]}",
+                      sql, fixed)
+            return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1657,6 +1687,7 @@ def view_fixes(site: Site) -> list[Fix]:
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
+                out += _misread_days(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql, guard.message)
     out += misspelt_writes(site, domains)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)

@@ -154,6 +154,27 @@ def _swapped_clauses(site: Site, text: str, source: str, columns: set[str]) -> d
     return wrong
 
 
+_ARROW = re.compile(r"\{row\.(\w+)(?:\|[a-z_]+)?\}\s*(?:->|\u2192|=>|\u27f6|\u00bb|\binto\b|\bto\b)\s*\{row\.(\w+)(?:\|[a-z_]+)?\}")
+_ENDS_WORDS = ({"target", "destination", "dest", "to", "into", "base"}, {"source", "origin", "from", "head"})
+"""Words naming where something goes, and where it comes from."""
+
+
+def _reversed_arrows(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
+    """The two references of an arrow written from where something goes to where it comes from
+    ("{row.target_branch} → {row.source_branch}"), as spans and the column each should read."""
+    wrong: dict[tuple[int, int], str] = {}
+    goes, comes = _ENDS_WORDS
+    for found in _ARROW.finditer(text):
+        first, second = found.group(1), found.group(2)
+        if first not in columns or second not in columns:
+            continue
+        if set(first.split("_")) & goes and set(second.split("_")) & comes \
+                and not set(first.split("_")) & comes and not set(second.split("_")) & goes:
+            wrong[found.span(1)] = second
+            wrong[found.span(2)] = first
+    return wrong
+
+
 def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
     """Each ``{row.X|money}`` of ``text`` where X is no amount of money while the row has one, as the
     span of X and the amount it should read: the one its label names, else the row's only one,
@@ -256,6 +277,7 @@ def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
             continue
         columns = source_columns(site, bound) or set()
         for rule, why in ((_labelled, "under another column's name"), (_swapped_clauses, "in each other's clause"),
+                          (_reversed_arrows, "from where it goes to where it comes from"),
                           (_unmoneyed, "as money while it is a count or a number")):
             wrong = rule(site, text, bound, columns)
             if not wrong:

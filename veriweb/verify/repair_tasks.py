@@ -125,6 +125,10 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
         row[tokens[-1]] = int(new) if new.is_integer() and isinstance(old, int) else new
         return (f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}, inside the range its markers keep",
                 R.Touch(tables={table["name"]}))
+    prefixed = re.search(r"begins with its own \w+'s \w+: (\w+) should be (.+)$", issue.message)
+    if prefixed is not None and prefixed.group(1) == tokens[-1]:  # the key of the parent the text names
+        old, row[tokens[-1]] = row.get(tokens[-1]), json.loads(prefixed.group(2))
+        return f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}, the row its text names", R.Touch(tables={table["name"]})
     chosen = re.search(r"is none of .*, the choices every marker writing it takes .*: it should be (\"[^\"]*\")$",
                        issue.message)
     if chosen is not None and isinstance(tokens[-1], str) and isinstance(row.get(tokens[-1]), str):
