@@ -655,6 +655,31 @@ def unset_flags(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
                    effect.sql, fixed)
 
 
+def narrowed_sweeps(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each delete of every row of a kind (a marker with no parameter naming a row: "Empty Bin") that also
+    keeps rows by a flag (``AND read = 1``) nothing the marker says mentions: the unread messages stay in the
+    Bin it promises to empty. Path of the effect's SQL, marker, ``table.column``, the SQL, and the SQL
+    without that test."""
+    from veriweb.verify.wording import stem
+
+    for m_index, marker in enumerate(site.markers):
+        if any(p.name.endswith("id") or p.name.endswith("ids") for p in marker.params):
+            continue
+        said = _name_stems(marker.name, marker.label or "", marker.message or "")
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table) if effect.op == "delete" else None
+            if table is None:
+                continue
+            for found in re.finditer(r"\s+AND\s+(?:\w+\.)?(\w+)\s*=\s*([01])\b(?!\s*\))", effect.sql, re.I):
+                column = found.group(1)
+                if table.column(column) is None or stem(column) in said or not all(
+                        r.get(column) in (0, 1, None, True, False) for r in table.rows):
+                    continue
+                yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{column}",
+                       effect.sql, effect.sql[:found.start()] + effect.sql[found.end():])
+                break
+
+
 # ----------------------------------------------------------------------------- owner-only forms shown to others
 
 
@@ -675,4 +700,4 @@ PARAM_CHECKS = [check_whole_money_params, check_unknown_guard_params, check_unus
 
 __all__ = ["PARAM_CHECKS", "check_misdirected_results", "check_params", "check_unowned_records", "misdirected_results", "unowned_records", "check_unknown_guard_params", "check_unusable_forms",
            "check_whole_money_params", "last_units_refused", "refused_arguments", "strict_lengths", "timed_days",
-           "inverted_owner_tests", "misbound_user_keys", "null_only_writes", "reset_tallies", "silent_flags", "unset_flags", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]
+           "inverted_owner_tests", "misbound_user_keys", "null_only_writes", "reset_tallies", "silent_flags", "unset_flags", "narrowed_sweeps", "unsent_fields", "unbound_guard_names", "unknown_guard_params", "unusable_forms", "whole_money_params"]

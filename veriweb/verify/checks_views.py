@@ -1615,6 +1615,52 @@ def _misread_days(site: Site, location: str, sql: str, message: str) -> Iterator
             return
 
 
+_NAMING = ("name", "full_name", "display_name", "username", "title", "login")
+"""Columns that name a row for people."""
+_IDENTIFYING = frozenset({*_NAMING, "path", "slug", "handle", "code", "sku", "number", "email", "key", "ref", "label"})
+"""Columns that identify a row as well as its name does (a project's path, a product's SKU)."""
+_CONTENT = frozenset({"body", "text", "content", "message", "description", "subject"})
+
+
+def _entity_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A column named for a joined row (``customer``) that shows another of its columns than the one that
+    names it (``c.city AS customer``): lists name a town instead of the buyer. The fix shows its name."""
+    from veriweb.verify.wording import singular
+
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*(\w+)\.(\w+)\s*", expr)
+        table = site.database.table(aliases.get(found.group(1), "")) if found else None
+        if table is None or name not in (table.name, singular(table.name)):
+            continue
+        naming = [c for c in _NAMING if table.column(c) is not None]
+        if found.group(2) in _IDENTIFYING or found.group(2) == table.primary_key or len(naming) != 1:
+            continue
+        fixed = f"{found.group(1)}.{naming[0]}"
+        yield Fix(location, f"{name} shows {expr.strip()}, though {table.name}.{naming[0]} is what names a {name}: "
+                            f"every page naming the {name} shows something else", sql, _replace_item(sql, expr, fixed, name))
+
+
+def _dropped_content(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A text built for a message's part (``forward_body``) that never reads that part (``e.body``), while
+    other built texts read theirs (``forward_subject`` = 'Fwd: ' || ``e.subject``): every forward arrives
+    without its content. The fix adds the part at its end."""
+    main = _main_from(sql)
+    table = site.database.table(main[0]) if main else None
+    if table is None:
+        return
+    alias = main[1] or main[0]
+    for expr, name in _select_items(sql) or []:
+        part = name.rsplit("_", 1)[-1]
+        if "_" not in name or part not in _CONTENT or table.column(part) is None or "||" not in expr:
+            continue
+        if re.search(rf"\b{re.escape(part)}\b", expr):
+            continue
+        fixed = f"{expr.rstrip()} || ' ' || {alias}.{part}"
+        yield Fix(location, f"{name} is built without {alias}.{part}: it never holds the {part} its name says",
+                  sql, _replace_item(sql, expr, fixed, name))
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1653,6 +1699,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _misplaced_literals(site, location, view.sql)
         out += _narrowed_counts(site, location, view.sql)
         out += _miscut_texts(site, location, view.sql)
+        out += _entity_columns(site, location, view.sql)
+        out += _dropped_content(site, location, view.sql)
         out += _catalog_prices(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
@@ -1691,7 +1739,12 @@ def view_fixes(site: Site) -> list[Fix]:
     out += misspelt_writes(site, domains)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
-    from veriweb.verify.checks_params import null_only_writes, reset_tallies, silent_flags, timed_days, unset_flags
+    from veriweb.verify.checks_params import (narrowed_sweeps, null_only_writes, reset_tallies, silent_flags, timed_days,
+                                              unset_flags)
+
+    out += [Fix(location, f"marker {marker!r} deletes every such row but only where {column} is set one way, which "
+                          f"nothing it says mentions: the rest stay", old, new)
+            for location, marker, column, old, new in narrowed_sweeps(site)]
 
     out += [Fix(location, f"marker {marker!r} also sets {column}, the flag another marker is named for, though nothing "
                           f"it says mentions it: every use quietly changes it", old, new)
