@@ -482,6 +482,38 @@ def listed_against_words(site: Site) -> Iterator[tuple[str, str, Any, str, Any, 
                     yield where, cond.column, cond.value, cond.column, next(iter(named)), words
 
 
+def untested_states(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list whose introducing words name exactly one state of a status column of its rows
+    ("Enabled products with fewer than 5 units") that its query never tests, where the rows hold other
+    states too: the disabled ones are listed beside them. The path of the list's tests, the column, the
+    state and the words."""
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
+    for number, page in enumerate(site.pages):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
+            source = element.query.table
+            if not words:
+                continue
+            tested = {cond.column for cond in element.query.where}
+            for column in sorted(source_columns(site, source) or set()):
+                domain = domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
+                if column in tested or not domain or len(domain) < 2 or _stored_type(site, source, column) != "text":
+                    continue
+                named = _said_values(words, set(domain))
+                if len(named) == 1 and not re.search(r"\b(?:all|any|every|each|whatever)\b", words, re.I):
+                    yield f"{path}.query.where", column, next(iter(named)), words
+                    break
+
+
+def check_untested_states(site: Site) -> list[C.Issue]:
+    """M003: see :func:`untested_states`. The repair keeps the rows in the state the words name."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"the list says {words!r} but never tests {column}, so rows in every other state are listed too: "
+                    f"it should keep only {column} = {value!r}")
+            for location, column, value, words in untested_states(site)]
+
+
 def check_listed_against_words(site: Site) -> list[C.Issue]:
     """M003: see :func:`listed_against_words`. The repair keeps the rows the words name."""
     return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
@@ -1506,7 +1538,7 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 
 
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
-               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words, check_priced_against_words,
+               check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words, check_priced_against_words, check_untested_states,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
                check_misnamed_fields, check_misnamed_link_values,
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
@@ -1514,6 +1546,6 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_unskipped_choices, check_dialog_words, check_misfilled_fields,
                check_swapped_options]
 
-__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
+__all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "check_untested_states", "untested_states", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",
            "list_orders", "miskeyed_filters", "misread_filters", "swapped_tabs", "text_fixes", "unsent_fields"]

@@ -1054,6 +1054,15 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
             order["dir"] = "desc"
         return (f"list sorted by {order.get('column')}: {old} -> {'desc' if old == 'asc' else 'asc'}",
                 Touch(pages=_page_of(tokens, data)))
+    only = re.search(r"it should keep only (\w+) = (.+)$", issue.message)
+    if only is not None and tokens[-1:] == ["where"]:  # a list whose words name one state it never tests
+        import ast
+
+        conds = get_at(data, tokens)
+        if not isinstance(conds, list):
+            return None
+        conds.append({"column": only.group(1), "op": "=", "value": ast.literal_eval(only.group(2))})
+        return f"list keeps only {only.group(1)} = {only.group(2)}", Touch(pages=_page_of(tokens, data))
     keep = re.search(r"it should keep (\w+) = (.+)$", issue.message)
     if keep is not None and len(tokens) >= 2 and tokens[-2] == "where":  # a list keeping rows its words do not name
         import ast
