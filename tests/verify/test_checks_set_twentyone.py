@@ -316,3 +316,23 @@ def test_a_guard_speaking_of_a_start_but_reading_the_end_day_is_found_and_reads_
     assert not _said(clean, "C013", "compares today with")
     assert _said(site, "C013", "compares today with check_out: it should read check_in")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_flag_set_beside_a_subquery_is_found_and_left_alone() -> None:
+    def edit(data: dict) -> None:  # the SET's subquery has a WHERE of its own: the flag comes after it
+        effect = _marker(data, "archive_email")["effects"][0]
+        _replace_in(effect, "sql", "kind = 'archive') WHERE", "kind = 'archive'), starred = 0 WHERE")
+    clean, site = _edited("mail", edit)
+    assert _said(site, "C013", "marker 'archive_email' also sets emails.starred")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_column_passed_under_another_columns_name_is_fixed_before_the_links_reading_it() -> None:
+    def edit(data: dict) -> None:
+        _replace_in(_view(data, "user_stats"), "sql", "u.username AS username", "u.name AS username")
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "but its name says users.username")
+    assert _said(site, "C013", "username passes u.name through, but its name says users.username")
+    fixed, repairs = repair_static(site)[:2]
+    assert not [r for r in repairs if r.code == "S011"]  # the profile links were right all along
+    assert _same(fixed, clean)

@@ -561,8 +561,16 @@ def reset_tallies(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
 
 def _set_clause(sql: str) -> tuple[int, int] | None:
     """``(start, end)`` of the assignments of an ``UPDATE ... SET ... [WHERE]``."""
-    found = re.search(r"\bSET\b(.*?)(?=\bWHERE\b|$)", sql, re.I | re.S)
-    return found.span(1) if found else None
+    found = re.search(r"\bSET\b", sql, re.I)
+    if found is None:
+        return None
+    depth = 0
+    for at in range(found.end(), len(sql)):  # the WHERE outside any parentheses ends it
+        depth += sql[at] == "("
+        depth -= sql[at] == ")"
+        if depth == 0 and re.match(r"\bWHERE\b", sql[at:at + 6], re.I) and not sql[at - 1].isalnum():
+            return found.end(), at
+    return found.end(), len(sql)
 
 
 def _assignments(sql: str) -> list[tuple[str, str, int, int]]:

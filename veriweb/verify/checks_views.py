@@ -1267,8 +1267,9 @@ def _cents_as_dollars(site: Site, location: str, sql: str) -> Iterator[Fix]:
 
 def _mislabelled_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A column passed through under the name of another column of the same row (``c.name AS city_code``
-    where ``cities`` has a ``code``): every page and filter reading ``city_code`` gets names. The name,
-    less its table's own word (``city_``), is that other column; it is passed through instead."""
+    where ``cities`` has a ``code``; ``u.name AS username`` where ``users`` has a ``username``): every page and
+    filter reading ``city_code`` gets names. The name, less its table's own word (``city_``), is that other
+    column; it is passed through instead."""
     from veriweb.verify.wording import singular
 
     aliases = _aliases(sql)
@@ -1278,7 +1279,8 @@ def _mislabelled_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
         if found is None or table is None or found.group(2) == name:
             continue
         own = singular(table.name)
-        meant = name[len(own) + 1:] if name.startswith(f"{own}_") else None
+        meant = (name[len(own) + 1:] if name.startswith(f"{own}_")
+                 else name if table.column(name) is not None and name != table.primary_key else None)
         if meant and meant != found.group(2) and table.column(meant) is not None and table.column(found.group(2)):
             yield Fix(location, f"{name} passes {expr.strip()} through, but its name says {table.name}.{meant}: "
                                 f"{found.group(1)}.{meant} passed through instead",

@@ -2160,11 +2160,12 @@ a task's defect drops the task, a marker's defect tightens the marker, an elemen
 removes the element."""
 
 
-_LATE: tuple[Operator, ...] = (link_orphan, rewrite_slot)
+_LATE: tuple[Operator, ...] = (link_orphan, rewrite_slot, fix_link_key)
 """Operators that add to a site what another fix may bring back (a link to a page nobody links to, which
 the link a repair points back at it restores), or rewrite a task to fit data another fix may mend (a slot
-naming a time the data writes otherwise, "19:55" against "7:55 PM"): held back one round when something
-else was repaired."""
+naming a time the data writes otherwise, "19:55" against "7:55 PM"), or re-key links a fixed view may set
+right (``u.name AS username``: every profile link passes names until the view passes usernames again):
+held back one round when something else was repaired."""
 
 _DROPS: tuple[Operator, ...] = (drop_task, add_control)
 """Operators that give up on a task, or add a control a task lacks: they run only in a round where
