@@ -336,3 +336,40 @@ def test_a_column_passed_under_another_columns_name_is_fixed_before_the_links_re
     fixed, repairs = repair_static(site)[:2]
     assert not [r for r in repairs if r.code == "S011"]  # the profile links were right all along
     assert _same(fixed, clean)
+
+
+def test_a_price_per_person_charged_per_night_is_found_and_the_claim_dropped() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "hotel")
+        text = next(d for d in dicts(page) if d.get("text") == "{row.price|money} per night")
+        text["text"] = "{row.price|money} per person per night"
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M003", "whatever the number of people")
+    assert _said(site, "M003", "charges {row.price} once for every night, whatever the number of people")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_fare_per_passenger_charged_per_passenger_is_not_found() -> None:
+    clean = generate_site("travel", 0)
+    assert not _said(clean, "M003", "whatever the number of people")  # flights: :passengers * (price + bag)
+
+
+def test_a_day_field_filtering_a_range_of_days_is_found_and_keeps_the_day() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "flights")
+        cond = next(d for d in dicts(page) if d.get("column") == "date" and d.get("value") == {"ref": "query.date"})
+        cond["op"] = ">="
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M003", "asks for one day")
+    assert _said(site, "M003", "asks for one day, but the list keeps rows with date >= that day")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_line_of_nothing_is_found_and_removed() -> None:
+    def edit(data: dict) -> None:
+        rows = _table(data, "order_items")["rows"]
+        rows.append({**rows[0], "id": max(r["id"] for r in rows) + 1, "qty": 0})
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C012", "a line of nothing")
+    assert _said(site, "C012", "has qty 0, where every other row holds at least one")
+    assert _same(repair_static(site)[0], clean)

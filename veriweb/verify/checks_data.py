@@ -903,6 +903,30 @@ def check_child_sums(site: Site) -> list[C.Issue]:
     return issues
 
 
+_QUANTITIES = frozenset({"qty", "quantity", "quantities", "units", "count"})
+
+
+def check_empty_lines(site: Site) -> list[C.Issue]:
+    """C012: a line of a quantity of nothing (0 x Mixing Bowl) where every other line holds at least one,
+    in a table no other table points at: shown as something bought. The repair removes the row."""
+    referenced = {fk.ref_table for t in site.database.tables for fk in t.foreign_keys}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        if table.name in referenced:
+            continue
+        for column in (c.name for c in table.columns if c.type == "integer" and c.name in _QUANTITIES):
+            values = [(n, r.get(column)) for n, r in enumerate(table.rows)
+                      if isinstance(r.get(column), int) and not isinstance(r.get(column), bool)]
+            held = [n for n, v in values if v >= 1]
+            broke = [n for n, v in values if v <= 0]
+            for n in sorted(_outliers(held, broke), reverse=True):
+                row = table.rows[n]
+                issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT, f"$.database.tables[{t_index}].rows[{n}]",
+                                      f"{table.name} {row.get(table.primary_key)!r} has {column} {row[column]}, where every "
+                                      f"other row holds at least one: a line of nothing: the row should go"))
+    return issues
+
+
 def check_prefixed_keys(site: Site) -> list[C.Issue]:
     """C012: a row whose text begins with the code of another parent row than the one its key points at
     (service "OX 669" operated by airline BF) where every other row's text begins with its own parent's
@@ -1505,12 +1529,12 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
-               check_prefixed_keys,
+               check_prefixed_keys, check_empty_lines,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
-           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_tied_answers",
+           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -573,12 +573,36 @@ def filter_bounds(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             yield f"{path}.query.where[{index}].op", cond.value.name, cond.op or "=", said[1], said[0]
 
 
+_RANGE_WORDS = re.compile(r"\b(?:from|after|since|before|until|till|to|by|earliest|latest|or later|or earlier|"
+                          r"on or|range|between|start|end|min|max)\b", re.I)
+
+
+def day_bounds(site: Site) -> Iterator[tuple[str, str, str, str]]:
+    """Each list filter keeping the rows on or after (before) a day a date field asks for by a name that
+    says one day ("Departure date"), not a range ("Departing from", "Earliest date"): a search for June 20
+    lists every later day too. The path of the test's operator, the field, the operator and its label."""
+    labels = {(page, f.name): (str(f.label or ""), f.type) for element, _, page in C.searching_forms(site)
+              for f in element.fields}
+    for element, path, page, index, cond in _query_tests(site):
+        label, kind = labels.get((page, cond.value.name), ("", ""))
+        if cond.op not in ("<", "<=", ">", ">=") or kind != "date" or not label or _RANGE_WORDS.search(label):
+            continue
+        if _stored_type(site, element.query.table, cond.column) not in ("date", "datetime") and not re.search(
+                r"date|day", cond.column):
+            continue
+        yield f"{path}.query.where[{index}].op", cond.value.name, cond.op, label
+
+
 def check_filter_bounds(site: Site) -> list[C.Issue]:
     """M003: see :func:`filter_bounds`."""
     return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
                     f"the filter {field!r} offers {words!r} but keeps rows with {field} {op} the value chosen, "
                     f"while its options say {bound}: the other way from what they say")
-            for location, field, op, words, bound in filter_bounds(site)]
+            for location, field, op, words, bound in filter_bounds(site)] + [
+        C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                f"the date field {label!r} asks for one day, but the list keeps rows with {field} {op} that day: "
+                f"it should keep the day itself")
+        for location, field, op, label in day_bounds(site)]
 
 
 _CHEAP = re.compile(r"\b(?:bargains?|deals?|cheap\w*|budget|under|below|less than|affordable|low[- ]cost|clearance)\b", re.I)
@@ -996,6 +1020,30 @@ _UNITS = (("night", "night"), ("day", "day"), ("passenger", "passenger"), ("gues
           ("qty", "item"), ("quantity", "item"), ("seat", "seat"), ("ticket", "ticket"))
 
 
+_PEOPLE = frozenset({"passenger", "guest", "traveller"})
+
+
+def _effects_reading(site: Site, source: str) -> str:
+    """The SQL of every effect that reads the table behind ``source`` (a table, or a view's main table)."""
+    from veriweb.verify.checks_views import _main_from
+
+    view = next((v for v in site.database.views if v.name == source), None)
+    main = _main_from(view.sql) if view is not None else (source, source)
+    table = main[0] if main else source
+    return " ".join(e.sql for m in site.markers for e in m.effects
+                    if re.search(rf"\b(?:FROM|JOIN)\s+\"?{re.escape(table)}\b|,\s*{re.escape(table)}\b", e.sql, re.I))
+
+
+def _charged_units(sql: str, column: str) -> set[str]:
+    """Every unit a marker's SQL multiplies a price column by (``nights * h.price``: {"night"})."""
+    units = set()
+    for found in re.finditer(rf"([\w.:()]+)\s*\*\s*(?:\w+\.)?{re.escape(column)}\b|\b(?:\w+\.)?{re.escape(column)}\s*\*\s*([\w.:()]+)",
+                             sql):
+        factor = (found.group(1) or found.group(2) or "").lower()
+        units |= {u for word, u in _UNITS if word in factor}
+    return units
+
+
 def _charged_per(sql: str, column: str) -> str | None:
     """What a marker's SQL multiplies a price column by (``nights * h.price``: "night"), if it does."""
     for found in re.finditer(rf"([\w.:()]+)\s*\*\s*(?:\w+\.)?{re.escape(column)}\b|\b(?:\w+\.)?{re.escape(column)}\s*\*\s*([\w.:()]+)",
@@ -1102,6 +1150,14 @@ def claimed_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
             if unit is not None and per is not None:
                 yield (f"{path}.text", per.group(0).strip(), f"per {unit}",
                        f"a marker charges {{row.{shown.group(1)}}} once for every {unit}")
+            head = re.match(r"\s*(?:a |an )?per (person|guest|passenger|traveller|traveler|head|adult)\b", text[shown.end():],
+                            re.I)
+            units = (_charged_units(_effects_reading(site, bound), shown.group(1))
+                     if head is not None and shown.group(2) == "|money" and bound is not None else set())
+            if head is not None and units and not units & _PEOPLE:
+                yield (f"{path}.text", head.group(0), "",
+                       f"a marker charges {{row.{shown.group(1)}}} once for every {' and '.join(sorted(units))}, "
+                       f"whatever the number of people")
             base = base_column(site, bound, shown.group(1), cache) if bound is not None else None
             sign = moved.get(base) if base is not None else None
             word = (_TAKEN_WORDS if sign == -1 else _LEFT_WORDS if sign == 1 else None)

@@ -1074,6 +1074,13 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
         cond["column"], cond["value"] = keep.group(1), ast.literal_eval(keep.group(2))
         return (f"list keeps {cond['column']} = {cond['value']!r}, not {old[0]} = {old[1]!r}",
                 Touch(pages=_page_of(tokens, data)))
+    if len(tokens) >= 3 and tokens[-3] == "where" and tokens[-1] == "op" and issue.message.endswith(
+            "it should keep the day itself"):  # a day field filtering a range of days
+        cond = get_at(data, tokens[:-1])
+        if not isinstance(cond, dict):
+            return None
+        old = cond.pop("op", "=")
+        return f"filter on {cond.get('column')}: {old} -> =", Touch(pages=_page_of(tokens, data))
     if len(tokens) >= 3 and tokens[-3] == "where" and tokens[-1] == "op":  # a filter's bound the other way round
         cond = get_at(data, tokens[:-1])
         said = re.search(r"while its options say (<=|>=)", issue.message)

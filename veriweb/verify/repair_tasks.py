@@ -110,6 +110,12 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         old, predicate["sql"] = predicate.get("sql"), fix.sql
         return f"marker {marker['name']!r}: {old!r} -> {fix.sql!r}", R.Touch(markers={marker["name"]})
+    if issue.message.endswith("a line of nothing: the row should go") and len(tokens) == 5:
+        table = R.get_at(data, tokens[:3])
+        if not isinstance(table, dict) or not isinstance(tokens[4], int) or tokens[4] >= len(table.get("rows", [])):
+            return None
+        gone = table["rows"].pop(tokens[4])
+        return f"{table['name']}: row {gone!r} removed (a line of nothing)", R.Touch(tables={table["name"]})
     found = R._table_row(data, tokens)
     if found is None:
         return None
