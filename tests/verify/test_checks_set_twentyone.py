@@ -373,3 +373,40 @@ def test_a_line_of_nothing_is_found_and_removed() -> None:
     assert not _said(clean, "C012", "a line of nothing")
     assert _said(site, "C012", "has qty 0, where every other row holds at least one")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_goal_looking_up_a_name_two_contacts_share_is_found_and_the_second_renamed() -> None:
+    clean = generate_site("mail", 0)
+    task = next(t for t in clean.tasks if "FROM contacts WHERE user_id = :user_id AND name = :contact" in str(t.goal))
+    user = next(r for r in clean.database.table("users").rows if r["username"] == task.user)
+
+    def edit(data: dict) -> None:
+        rows = _table(data, "contacts")["rows"]
+        rows.append({**next(r for r in rows if r["user_id"] == user["id"] and r["name"] == task.slots["contact"]),
+                     "id": max(r["id"] for r in rows) + 1, "email": "someone.else@elsewhere.example"})
+    _, site = _edited("mail", edit)
+    assert not [m for m in _messages(clean, "M008") if "looks up one contacts.email" in m]
+    assert _said(site, "M008", f"task {task.id!r} looks up one contacts.email by what it names, but 2 contacts rows")
+    fixed = repair_static(site)[0]
+    names = [r["name"] for r in fixed.database.table("contacts").rows if r["user_id"] == user["id"]]
+    assert names.count(task.slots["contact"]) == 1 and f"{task.slots['contact']} (2)" in names
+
+
+def test_a_text_dating_the_row_otherwise_than_its_own_date_is_found_and_redated() -> None:
+    def edit(data: dict) -> None:
+        _table(data, "users")["rows"][0]["bio"] = "Weekend tinkerer. Member here since March 2019."
+    clean, site = _edited("forum", edit)
+    joined = clean.database.table("users").rows[0]["joined"]
+    import calendar
+    right = f"{calendar.month_name[int(joined[5:7])]} {joined[:4]}"
+    assert _said(site, "C006", f"says since March 2019, while its joined is {joined}")
+    fixed = repair_static(site)[0]
+    assert fixed.database.table("users").rows[0]["bio"] == f"Weekend tinkerer. Member here since {right}."
+
+
+def test_a_text_dating_the_row_by_its_own_year_is_not_found() -> None:
+    def edit(data: dict) -> None:
+        row = _table(data, "users")["rows"][0]
+        row["bio"] = f"Weekend tinkerer. Here since {row['joined'][:4]}."
+    _, site = _edited("forum", edit)
+    assert not _said(site, "C006", "says since")

@@ -1398,6 +1398,46 @@ def _offered_prices(site: Site) -> list[C.Issue]:
     return issues
 
 
+_SINCE = re.compile(r"\b(?:since|joined(?: us)?(?: in)?|member since|here since|started in|with us since)\s+"
+                    r"(?:(January|February|March|April|May|June|July|August|September|October|November|December)\s+)?"
+                    r"((?:19|20)\d\d)\b", re.I)
+_JOINED = re.compile(r"^(?:joined|join_date|joined_on|created|created_at|registered|member_since|since|signed_up)$")
+
+
+def check_stated_since(site: Site) -> list[C.Issue]:
+    """C006: a row's text saying since when it has been there ("Member here since March 2019") that its own
+    date of joining contradicts (2022-01-10): the profile contradicts itself, and a "when did she join"
+    answer read from either is judged against the other. The repair writes the row's month and year."""
+    import calendar
+
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        joined = [c.name for c in table.columns if c.type in ("date", "datetime") and _JOINED.match(c.name)]
+        if len(joined) != 1:
+            continue
+        for text_column in (c.name for c in table.columns if c.type == "text"):
+            for n, row in enumerate(table.rows):
+                day, text = _day(row.get(joined[0])), row.get(text_column)
+                if day is None or not isinstance(text, str):
+                    continue
+                stated = list(_SINCE.finditer(text))
+                if len(stated) != 1:
+                    continue
+                month, year = stated[0].group(1), int(stated[0].group(2))
+                actual = dt.date.fromisoformat(day)
+                wrong = year != actual.year or (month is not None and
+                                                 list(calendar.month_name).index(month.capitalize()) != actual.month)
+                if not wrong:
+                    continue
+                said = f"{month + ' ' if month else ''}{year}"
+                right = f"{calendar.month_name[actual.month] + ' ' if month else ''}{actual.year}"
+                issues.append(C.Issue("consistency", C.VALUE_DISAGREES,
+                                      f"$.database.tables[{t_index}].rows[{n}].{text_column}",
+                                      f"{table.name} {row.get(table.primary_key)!r}'s {text_column} says since {said}, while "
+                                      f"its {joined[0]} is {day}: it should say {right!r} for {said!r}"))
+    return issues
+
+
 _ENDS = re.compile(r"^(?:expires|expiry|expires_on|expiry_date|valid_until|valid_to|until|ends|ends_on|end_date)$")
 """Dates a row stops being valid on (not a due date: a milestone past due is overdue, still open)."""
 
@@ -1529,12 +1569,12 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
 
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
-               check_prefixed_keys, check_empty_lines,
+               check_prefixed_keys, check_empty_lines, check_stated_since,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
-           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_tied_answers",
+           "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",
            "check_vacuous_guards", "goal_rows", "ordered_rows"]

@@ -247,6 +247,66 @@ def check_crossed_slots(site: Site) -> list[C.Issue]:
     return issues
 
 
+_LOOKUP = re.compile(r"\(\s*SELECT\s+(?:lower\(\s*)?(\w+)\s*\)?\s+FROM\s+(\w+)\s+WHERE\s+([^()]*?)\)", re.I)
+_EQUALS = re.compile(r"^\s*(?:\w+\.)?(\w+)\s*=\s*(?::(\w+)|'((?:[^']|'')*)'|(-?\d+))\s*$")
+
+
+def ambiguous_lookups(site: Site, task: Any, number: int) -> Iterator[tuple[str, str, str, int, dict[str, Any], str]]:
+    """Each lookup in a task's SQL predicates that picks one value by a name the task states (``(SELECT email
+    FROM contacts WHERE user_id = :user_id AND name = :contact)``) while the seed rows hold several with that
+    name and different values: the instruction says no more which one is meant, and the judge takes the
+    first. Path of the predicate, the table, the column, how many rows match, what they match on and the
+    column the task names them by."""
+    user = task_user_row(site, task)
+    for predicate, path in _task_predicates(task, number):
+        if not isinstance(predicate, SqlPredicate):
+            continue
+        for found in _LOOKUP.finditer(predicate.sql):
+            table = site.database.table(found.group(2))
+            if table is None or table.column(found.group(1)) is None:
+                continue
+            wanted: dict[str, Any] = {}
+            named, slot_column = False, ""
+            for part in re.split(r"\s+AND\s+", found.group(3), flags=re.I):
+                cond = _EQUALS.match(part)
+                if cond is None or table.column(cond.group(1)) is None:
+                    wanted = {}
+                    break
+                if cond.group(2) is not None:
+                    name = cond.group(2)
+                    ref = (predicate.params or {}).get(name)
+                    if name == "user_id" and ref is None:
+                        value = user.get(site.auth.id_column) if user is not None and site.auth is not None else None
+                    elif isinstance(ref, Ref) and ref.namespace == "slot":
+                        value, named, slot_column = task.slots.get(ref.name), True, cond.group(1)
+                    else:
+                        wanted = {}
+                        break
+                else:
+                    value = cond.group(3).replace("''", "'") if cond.group(3) is not None else int(cond.group(4))
+                wanted[cond.group(1)] = value
+            if not wanted or not named or any(v is None for v in wanted.values()):
+                continue
+            rows = [r for r in table.rows if all(r.get(c) == v for c, v in wanted.items())]
+            if len(rows) > 1 and len({str(r.get(found.group(1))) for r in rows}) > 1:
+                yield path, table.name, found.group(1), len(rows), wanted, slot_column
+                break
+
+
+def check_ambiguous_lookups(site: Site) -> list[C.Issue]:
+    """M008: see :func:`ambiguous_lookups`."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for path, table, column, count, wanted, named in ambiguous_lookups(site, task, number):
+            issues.append(C.Issue("semantic", C.AMBIGUOUS_ENTITY, path,
+                                  f"task {task.id!r} looks up one {table}.{column} by what it names, but {count} {table} "
+                                  f"rows match with different {column}: the task names no single one, and the judge "
+                                  f"takes the first; the rows matching {json.dumps(wanted, sort_keys=True)} in {table} "
+                                  f"by {named}"))
+            break
+    return issues
+
+
 def task_user_row(site: Site, task: Any) -> dict[str, Any] | None:
     """The accounts row of the user ``task`` acts as (by its username), or ``None``."""
     accounts = site.database.table(site.auth.table) if site.auth is not None else None
@@ -1490,7 +1550,7 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
             and _QUESTION.search(re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', '"x"', task.instruction))]  # not a quoted title
 
 
-TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_seed_invariants, check_stated_days,
+TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,

@@ -1838,6 +1838,12 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
+    since = re.search(r" says since .*: it should say '([^']*)' for '([^']*)'$", issue.message)
+    if since is not None and since.group(2) in parent[attr]:  # a row's text dating it otherwise than its own date
+        old = parent[attr]
+        parent[attr] = old.replace(since.group(2), since.group(1), 1)
+        table = get_at(data, tokens[:3])
+        return f"{attr}: {since.group(2)} -> {since.group(1)}", Touch(tables={table.get("name", "")} if isinstance(table, dict) else set())
     said = re.search(r" says (\$[\d,.]+), while its \w+ is (\$[\d,.]+), .*: it should say \$[\d,.]+$", issue.message)
     if said is not None and said.group(1) in parent[attr]:  # a row's text stating another amount than its own
         old = parent[attr]
@@ -1908,6 +1914,14 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     tokens = parse_path(issue.location)
     index = _task_index(data, tokens)
     node = get_at(data, tokens)
+    looked = re.search(r"; the rows matching (\{.*\}) in (\w+) by (\w+)$", issue.message)
+    if looked is not None and isinstance(node, dict) and node.get("kind") == "sql":  # a lookup in a goal's SQL
+        table = _table(data, looked.group(2))
+        wanted = json.loads(looked.group(1))
+        if table is None:
+            return drop_task(data, issue, ctx)
+        return _renamed(table, [r for r in table.get("rows", []) if all(r.get(k) == v for k, v in wanted.items())],
+                        looked.group(3))
     if index is None or not isinstance(node, dict) or not isinstance(node.get("query"), dict):
         return None
     query = node["query"]
@@ -1935,9 +1949,13 @@ def disambiguate(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     if table is None or not names:
         return drop_task(data, issue, ctx)
     rows = [r for r in table.get("rows", []) if all(r.get(k) == v for k, v in wanted.items())]
+    return _renamed(table, rows, names[0])
+
+
+def _renamed(table: dict[str, Any], rows: list[dict[str, Any]], column: str) -> Outcome | None:
+    """Every row of ``rows`` but the first renamed in ``column`` (``"Blue Mug (2)"``)."""
     if len(rows) < 2:
         return None
-    column = names[0]
     taken = {r.get(column) for r in table["rows"]}
     renamed = []
     for row in rows[1:]:
