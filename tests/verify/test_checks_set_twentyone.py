@@ -410,3 +410,51 @@ def test_a_text_dating_the_row_by_its_own_year_is_not_found() -> None:
         row["bio"] = f"Weekend tinkerer. Here since {row['joined'][:4]}."
     _, site = _edited("forum", edit)
     assert not _said(site, "C006", "says since")
+
+
+def test_a_task_signed_out_with_no_credentials_at_all_is_found_and_starts_signed_in() -> None:
+    clean = generate_site("shop", 0)
+    task = next(t for t in clean.tasks if t.start_logged_in and t.credentials != "instruction"
+                and "user." in json.dumps([g.model_dump(mode="json") for g in t.goal]))
+
+    def edit(data: dict) -> None:
+        found = next(t for t in data["tasks"] if t["id"] == task.id)
+        found["start_logged_in"], found["credentials"] = False, "none"
+    _, site = _edited("shop", edit)
+    assert _said(site, "F012", f"task {task.id!r} acts as {task.user!r}, whose rows its judge reads, but starts signed out")
+    fixed = repair_static(site)[0]
+    assert next(t for t in fixed.tasks if t.id == task.id).start_logged_in
+
+
+def test_a_top_scoring_wish_against_a_trending_order_is_named() -> None:
+    from veriweb.verify.checks_tasks import _named_sort
+    from veriweb.scaffold.values import Query
+
+    site = generate_site("forum", 0)
+    query = Query(table="post_view", order_by=[{"column": "hot", "dir": "desc"}])
+    assert _named_sort(site, query, "leave a comment on the top-scoring post") == "score"
+    assert _named_sort(site, query, "leave a comment on the top post of the day") is None
+
+
+def test_a_count_over_rows_sharing_a_name_across_users_is_found_and_matches_the_row() -> None:
+    old = "WHERE e.folder_id = f.id)"
+
+    def edit(data: dict) -> None:
+        _replace_in(_view(data, "folder_view"), "sql", old,
+                    "WHERE e.folder_id IN (SELECT g.id FROM folders g WHERE g.name = f.name))")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "other users' rows are counted")
+    assert _said(site, "C013", "g.name = f.name matches folders rows by name, which rows of different user_id share")
+    fixed = repair_static(site)[0]
+    assert "g.id = f.id" in next(v for v in fixed.database.views if v.name == "folder_view").sql
+
+
+def test_a_status_line_showing_the_next_state_is_found_and_shows_the_state() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "issue")
+        text = next(d for d in dicts(page) if str(d.get("text", "")).startswith("#{row.number} \u00b7 {row.state|title}"))
+        text["text"] = text["text"].replace("{row.state|title}", "{row.next_state|title}")
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C008", "where the row's own state belongs")
+    assert _said(site, "C008", "shows {row.next_state} where the row's own state belongs")
+    assert _same(repair_static(site)[0], clean)

@@ -185,6 +185,42 @@ def doubled_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"joined through {unread[0]}", sql, fixed)
 
 
+def matched_by_name(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A row matched with rows of its own table by a name (``g.name = f.name`` in a folder's count) where the
+    table's rows belong to different users and names repeat between them: every user's folder called
+    "Work" is counted as one. The fix matches the row itself (its key)."""
+    bindings = _bindings(sql)
+    for match in _EQUAL_COLUMNS.finditer(sql):
+        a_alias, a_col, b_alias, b_col = match.group(1), match.group(2), match.group(3), match.group(4)
+        if not (a_alias and b_alias) or a_alias == b_alias or a_col != b_col:
+            continue
+        a_tables, b_tables = bindings.get(a_alias, set()), bindings.get(b_alias, set())
+        if len(a_tables) != 1 or a_tables != b_tables:
+            continue
+        table = site.database.table(next(iter(a_tables)))
+        if table is None or a_col == table.primary_key or table.column(a_col) is None:
+            continue
+        owners = [fk.column for fk in table.foreign_keys if site.auth is not None and fk.ref_table == site.auth.table]
+        if len(owners) != 1:
+            continue
+        seen: dict[Any, Any] = {}
+        shared = False
+        for row in table.rows:
+            value, owner = row.get(a_col), row.get(owners[0])
+            if value is not None and value in seen and seen[value] != owner:
+                shared = True
+                break
+            seen.setdefault(value, owner)
+        if not shared:
+            continue
+        key = table.primary_key
+        fixed = sql[:match.start()] + f"{a_alias}.{key} = {b_alias}.{key}" + sql[match.end():]
+        yield Fix(location, f"{a_alias}.{a_col} = {b_alias}.{b_col} matches {table.name} rows by {a_col}, which rows of "
+                            f"different {owners[0]} share: other users' rows are counted with each one; it should match "
+                            f"the row itself ({key})", sql, fixed)
+        return
+
+
 def miscorrelated(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A per-row figure over one table whose rows point at the row shown (``comments.post_id`` on a post)
     that picks them by another column instead (``c.user_id = p.user_id``: every comment of the post's

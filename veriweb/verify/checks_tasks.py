@@ -1201,7 +1201,9 @@ def _named_sort(site: Site, query: Any, told: str) -> str | None:
                 or column in ("id", "number", "position") or column.endswith("_id"):
             continue  # a key or a running number orders nothing an instruction asks for
         names = (column.replace("_", " "),) + _SORT_SYNONYMS.get(column, ())
-        if any(re.search(rf"\b(?:most|highest|fewest|lowest|largest|top|best) {re.escape(n)}\b(?! of\b)", told)
+        if any(re.search(rf"\b(?:most|highest|fewest|lowest|largest|top|best)[ -]{re.escape(n)}\b(?! of\b)", told)
+               or (" " not in n and len(n) >= 4 and re.search(  # "top-scoring": the column's word as a verb
+                   rf"\b(?:most|highest|lowest|top|best)[ -]{re.escape(n.removesuffix('e'))}(?:ing|ed)\b", told))
                for n in names):
             return column
     return None
@@ -1415,6 +1417,14 @@ def check_task_logins(site: Site) -> list[C.Issue]:
     issues = []
     for number, task in enumerate(site.tasks):
         row = logins.get(str(task.user)) if task.user is not None else None
+        if row is not None and not task.start_logged_in and task.credentials == "none" and re.search(
+                r"\buser\.|:user_id\b", json.dumps([p.model_dump(mode="json") for p in [*task.goal, *task.progress,
+                                                                                          *task.constraints]])):
+            issues.append(C.Issue("feasibility", C.CREDENTIALS_UNSAID, f"$.tasks[{number}].start_logged_in",
+                                  f"task {task.id!r} acts as {task.user!r}, whose rows its judge reads, but starts "
+                                  f"signed out and gives the agent no credentials at all: no agent can sign in; it "
+                                  f"should start signed in"))
+            continue
         if row is None or task.credentials != "instruction":
             continue
         said = str(task.slots.get("username", "")).strip()

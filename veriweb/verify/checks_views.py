@@ -1668,8 +1668,8 @@ def view_fixes(site: Site) -> list[Fix]:
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
     products = _products(site, texts)
     from veriweb.verify.checks_guards import _domains
-    from veriweb.verify.checks_joins import (doubled_joins, fanned_out, filtered_lookups, keys_matched, miscorrelated,
-                                             mismatched_keys)
+    from veriweb.verify.checks_joins import (doubled_joins, fanned_out, filtered_lookups, keys_matched, matched_by_name,
+                                             miscorrelated, mismatched_keys)
     from veriweb.verify.checks_literals import (disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos,
                                                 unheld_effect_tests)
 
@@ -1681,7 +1681,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += today_typos(site, location, view.sql, in_marker=False)
         out += fanned_out(site, location, view.sql)
         for finder in (_uncorrelated, _misnamed, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
-                       miscorrelated, filtered_lookups, keys_matched, doubled_joins):
+                       miscorrelated, filtered_lookups, keys_matched, doubled_joins, matched_by_name):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)

@@ -175,6 +175,23 @@ def _reversed_arrows(site: Site, text: str, source: str, columns: set[str]) -> d
     return wrong
 
 
+_NEXT_REF = re.compile(r"\{row\.((?:next|new|other|toggled)_(\w+))(?:\|[a-z_]+)?\}")
+
+
+def _next_states(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
+    """The references of a text that states a row's next or other state (``{row.next_state}``, the label of
+    the button that changes it) where the row's own one (``{row.state}``) belongs: "#5 · Closed" on an
+    open issue. Only where the words say nothing of a change."""
+    wrong: dict[tuple[int, int], str] = {}
+    if re.search(r"\b(?:next|new|will|becomes?|change|switch|to)\b|\u2192|->", _ROW_REF.sub(" ", text), re.I):
+        return wrong
+    for found in _NEXT_REF.finditer(text):
+        own = found.group(2)
+        if own in columns and found.group(1) in columns and f"{{row.{own}" not in text:
+            wrong[found.span(1)] = own
+    return wrong
+
+
 def _unmoneyed(site: Site, text: str, source: str, columns: set[str]) -> dict[tuple[int, int], str]:
     """Each ``{row.X|money}`` of ``text`` where X is no amount of money while the row has one, as the
     span of X and the amount it should read: the one its label names, else the row's only one,
@@ -278,6 +295,7 @@ def _word_fixes(site: Site) -> Iterator[tuple[str, str, str, str]]:
         columns = source_columns(site, bound) or set()
         for rule, why in ((_labelled, "under another column's name"), (_swapped_clauses, "in each other's clause"),
                           (_reversed_arrows, "from where it goes to where it comes from"),
+                          (_next_states, "where the row's own state belongs"),
                           (_unmoneyed, "as money while it is a count or a number")):
             wrong = rule(site, text, bound, columns)
             if not wrong:

@@ -479,9 +479,13 @@ def _password(data: dict[str, Any], index: int) -> str | None:
 
 def give_login(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """F012: the instruction opens with the account and password of the user the task acts as
-    ("Log in as {username} (password: {password}). "), and is rendered again."""
+    ("Log in as {username} (password: {password}). "), and is rendered again; a task that gives no
+    credentials at all starts signed in."""
     tokens = R.parse_path(issue.location)
     task = R.get_at(data, tokens[:2])
+    if tokens[-1] == "start_logged_in" and isinstance(task, dict):  # no credentials anywhere: it starts signed in
+        task["start_logged_in"] = True
+        return f"task {task['id']!r} starts signed in as {task.get('user')!r}", R.Touch(tasks={task["id"]})
     password = _password(data, tokens[1])
     if password is None:
         return R.drop_task(data, issue, ctx)
