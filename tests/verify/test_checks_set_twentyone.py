@@ -458,3 +458,16 @@ def test_a_status_line_showing_the_next_state_is_found_and_shows_the_state() -> 
     assert not _said(clean, "C008", "where the row's own state belongs")
     assert _said(site, "C008", "shows {row.next_state} where the row's own state belongs")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_cap_per_item_summed_over_the_whole_cart_is_found_and_grouped_per_item() -> None:
+    def edit(data: dict) -> None:
+        guard = _marker(data, "add_to_cart")["invariants"][0]
+        guard["predicate"]["sql"] = ("SELECT NOT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id "
+                                     "GROUP BY user_id HAVING sum(qty) > 10)")
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "which never part one")
+    assert _said(site, "C013", "sums over groups of user_id, which never part one item from another")
+    fixed = repair_static(site)[0]
+    sql = next(m for m in fixed.markers if m.name == "add_to_cart").invariants[0].predicate.sql
+    assert "GROUP BY user_id, product_id HAVING sum(qty) > 10" in sql

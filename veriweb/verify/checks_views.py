@@ -1663,6 +1663,36 @@ def _dropped_content(site: Site, location: str, sql: str) -> Iterator[Fix]:
                   sql, _replace_item(sql, expr, fixed, name))
 
 
+_PER_ITEM = re.compile(r"\b(?:of|per|for) (?:an?|each|one|any one|any single|every) (item|product|article|thing|\w+)\b", re.I)
+_GROUP_SUM = re.compile(r"\bFROM\s+(\w+)\b(?:(?!\bFROM\b).)*?\bGROUP\s+BY\s+([\w.]+(?:\s*,\s*[\w.]+)*)\s+HAVING\s+(?:sum|count)\s*\(",
+                        re.I | re.S)
+
+
+def _unscoped_caps(site: Site, location: str, sql: str, message: str) -> Iterator[Fix]:
+    """An invariant capping a sum per group (``GROUP BY user_id HAVING sum(qty) > 10``) whose message caps
+    it per item ("at most 10 of an item") while the groups never part the items: the whole cart is capped,
+    and a shopper with 8 things cannot add 3 of another. The fix groups by the item's key too."""
+    from veriweb.verify.wording import singular
+
+    said = _PER_ITEM.search(message or "")
+    found = _GROUP_SUM.search(sql)
+    table = site.database.table(found.group(1)) if found else None
+    if said is None or table is None:
+        return
+    word = said.group(1).lower()
+    grouped = {g.strip().split(".")[-1] for g in found.group(2).split(",")}
+    keys = [fk.column for fk in table.foreign_keys if fk.column not in grouped and (
+        word in ("item", "product", "article", "thing") and site.auth is not None and fk.ref_table != site.auth.table
+        or singular(fk.ref_table) == word)]
+    if len(keys) != 1:
+        return
+    at = found.end(2)
+    fixed = sql[:at] + f", {keys[0]}" + sql[at:]
+    yield Fix(location, f"the rule says {said.group(0)!r}, but it sums over groups of {found.group(2)}, which never part "
+                        f"one {word} from another: the cap holds for all of them together; it should group by "
+                        f"{keys[0]} too", sql, fixed)
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1738,6 +1768,10 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
                 out += _misread_days(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql, guard.message)
+        for k, guard in enumerate(marker.invariants):
+            sql = getattr(guard.predicate, "sql", None)
+            if isinstance(sql, str):
+                out += _unscoped_caps(site, f"$.markers[{m}].invariants[{k}].predicate.sql", sql, guard.message)
     out += misspelt_writes(site, domains)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
