@@ -471,3 +471,12 @@ def test_a_cap_per_item_summed_over_the_whole_cart_is_found_and_grouped_per_item
     fixed = repair_static(site)[0]
     sql = next(m for m in fixed.markers if m.name == "add_to_cart").invariants[0].predicate.sql
     assert "GROUP BY user_id, product_id HAVING sum(qty) > 10" in sql
+
+
+def test_a_count_label_saying_another_number_is_found_and_written_as_the_else_does() -> None:
+    def edit(data: dict) -> None:
+        _replace_in(_view(data, "flight_view"), "sql", "WHEN 1 THEN '1 stop'", "WHEN 1 THEN 'Nonstop'")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "the label says another number")
+    assert _said(site, "C013", "s.stops 1 is written 'Nonstop'")
+    assert _same(repair_static(site)[0], clean)

@@ -1693,6 +1693,33 @@ def _unscoped_caps(site: Site, location: str, sql: str, message: str) -> Iterato
                         f"{keys[0]} too", sql, fixed)
 
 
+_COUNT_CASE = re.compile(r"CASE\s+((?:\w+\.)?(\w+))\s+((?:WHEN\s+\d+\s+THEN\s+'[^']*'\s+)+)ELSE\s+\1\s*\|\|\s*' (\w+)'\s+END",
+                         re.I)
+_NONE_WORDS = re.compile(r"\b(?:non|no|none|zero|direct|nonstop|free)\b", re.I)
+
+
+def _miscounted_labels(location: str, sql: str) -> Iterator[Fix]:
+    """A ``CASE`` writing counts out (``WHEN 0 THEN 'Nonstop' WHEN 1 THEN '1 stop' ELSE stops || ' stops'``)
+    with a label that says another number than its own (``WHEN 1 THEN 'Nonstop'``): 13 flights with a stop
+    sold as nonstop. The fix writes the count as the ``ELSE`` does."""
+    from veriweb.verify.wording import singular
+
+    for found in _COUNT_CASE.finditer(sql):
+        word = found.group(4)
+        for when in re.finditer(r"WHEN\s+(\d+)\s+THEN\s+'([^']*)'", found.group(3), re.I):
+            number, label = int(when.group(1)), when.group(2)
+            digits = re.findall(r"\d+", label)
+            wrong = (digits and int(digits[0]) != number) or (not digits and number != 0 and _NONE_WORDS.search(label))
+            if not wrong:
+                continue
+            right = f"{number} {singular(word) if number == 1 else word}"
+            start = found.start(3) + when.start(2)
+            fixed = sql[:start] + right + sql[start + len(label):]
+            yield Fix(location, f"{found.group(1)} {number} is written {label!r}: the label says another number "
+                                f"than the row's; it should say {right!r}", sql, fixed)
+            return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1731,6 +1758,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _misplaced_literals(site, location, view.sql)
         out += _narrowed_counts(site, location, view.sql)
         out += _miscut_texts(site, location, view.sql)
+        out += _miscounted_labels(location, view.sql)
         out += _entity_columns(site, location, view.sql)
         out += _dropped_content(site, location, view.sql)
         out += _catalog_prices(site, location, view.sql)
