@@ -480,3 +480,18 @@ def test_a_count_label_saying_another_number_is_found_and_written_as_the_else_do
     assert not _said(clean, "C013", "the label says another number")
     assert _said(site, "C013", "s.stops 1 is written 'Nonstop'")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_prefix_put_before_texts_that_have_it_is_found_and_kept_once() -> None:
+    old = "CASE WHEN e.subject LIKE 'Re:%' THEN e.subject ELSE 'Re: ' || e.subject END AS reply_subject"
+
+    def edit(data: dict) -> None:
+        view = next(v for v in data["database"]["views"] if old in v["sql"])
+        _replace_in(view, "sql", old, "'Re: ' || e.subject AS reply_subject")
+        emails = _table(data, "emails")["rows"]
+        if not any(str(r.get("subject", "")).startswith("Re:") for r in emails):
+            emails[0]["subject"] = "Re: " + emails[0]["subject"]
+    clean, site = _edited("mail", edit)
+    assert _said(site, "C013", "reply_subject puts 'Re:' before e.subject, which some rows already start with")
+    fixed = repair_static(site)[0]
+    assert old in next(v for v in fixed.database.views if "AS reply_subject" in v.sql).sql

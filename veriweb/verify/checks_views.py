@@ -1720,6 +1720,28 @@ def _miscounted_labels(location: str, sql: str) -> Iterator[Fix]:
             return
 
 
+_PREFIXED = re.compile(r"^\s*'(\w{2,4}):\s?'\s*\|\|\s*(\w+)\.(\w+)\s*$")
+
+
+def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A text built by putting a prefix before a column (``'Re: ' || e.subject``) that some rows already
+    start with: replies to a thread go out as "Re: Re: ...". The fix keeps a text that has the prefix."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = _PREFIXED.match(expr)
+        table = site.database.table(aliases.get(found.group(2), "")) if found else None
+        if table is None or table.column(found.group(3)) is None:
+            continue
+        prefix = f"{found.group(1)}:"
+        values = [v for r in table.rows if isinstance(v := r.get(found.group(3)), str)]
+        if not any(v.lower().startswith(prefix.lower()) for v in values):
+            continue
+        column = f"{found.group(2)}.{found.group(3)}"
+        fixed = f"CASE WHEN {column} LIKE '{prefix}%' THEN {column} ELSE {expr.strip()} END"
+        yield Fix(location, f"{name} puts {prefix!r} before {column}, which some rows already start with: they get it "
+                            f"twice", sql, _replace_item(sql, expr, fixed, name))
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -1759,6 +1781,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _narrowed_counts(site, location, view.sql)
         out += _miscut_texts(site, location, view.sql)
         out += _miscounted_labels(location, view.sql)
+        out += _doubled_prefixes(site, location, view.sql)
         out += _entity_columns(site, location, view.sql)
         out += _dropped_content(site, location, view.sql)
         out += _catalog_prices(site, location, view.sql)
