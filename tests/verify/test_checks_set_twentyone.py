@@ -495,3 +495,14 @@ def test_a_prefix_put_before_texts_that_have_it_is_found_and_kept_once() -> None
     assert _said(site, "C013", "reply_subject puts 'Re:' before e.subject, which some rows already start with")
     fixed = repair_static(site)[0]
     assert old in next(v for v in fixed.database.views if "AS reply_subject" in v.sql).sql
+
+
+def test_a_tally_total_taking_one_part_off_is_found_and_adds_it() -> None:
+    old = "0) + coalesce((SELECT sum(score) FROM comments"
+
+    def edit(data: dict) -> None:
+        _replace_in(_view(data, "user_stats"), "sql", old, old.replace("+", "-"))
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "a total of one tally adds its parts")
+    assert _said(site, "C013", "karma takes the score of comments off the score of posts")
+    assert _same(repair_static(site)[0], clean)

@@ -1161,6 +1161,30 @@ def _deductions_added(location: str, sql: str) -> Iterator[Fix]:
                 break
 
 
+_SUMMED = re.compile(r"coalesce\(\s*\(\s*SELECT\s+sum\((\w+)\)\s+FROM\s+(\w+)[^()]*(?:\([^()]*\)[^()]*)*\)\s*,\s*0\s*\)", re.I)
+
+
+def _tallies_subtracted(location: str, sql: str) -> Iterator[Fix]:
+    """A total of one tally over several tables (``karma``: the score of a user's posts and of their
+    comments) that takes one table's tally off instead of adding it, where the name says nothing of what is
+    left (``net``, ``balance``, ``difference``). The fix adds it."""
+    for expr, name in _select_items(sql) or []:
+        if _words(name) & _NET or re.search(r"diff|delta|change|remain|left|gap", name, re.I):
+            continue
+        parts = list(_SUMMED.finditer(expr))
+        if len(parts) < 2 or len({p.group(1).lower() for p in parts}) != 1 or len({p.group(2) for p in parts}) != len(parts):
+            continue
+        for before, after in zip(parts, parts[1:]):
+            between = expr[before.end():after.start()]
+            if between.strip() == "-":
+                at = before.end() + between.index("-")
+                fixed_expr = expr[:at] + "+" + expr[at + 1:]
+                yield Fix(location, f"{name} takes the {after.group(1)} of {after.group(2)} off the {before.group(1)} of "
+                                    f"{before.group(2)}: a total of one tally adds its parts", sql,
+                          _replace_item(sql, expr, fixed_expr, name))
+                return
+
+
 def _marker_named_value(site: Site, m_index: int, e_index: int) -> Iterator[Fix]:
     """An effect of a marker named for one value of a column (``empty_trash``) that picks rows by another
     (``kind = 'archive'``) and never by the one its name says."""
@@ -1765,6 +1789,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
         out += _deductions_added(location, view.sql)
+        out += _tallies_subtracted(location, view.sql)
         out += _flag_words(site, location, view.sql)
         out += _toggle_words(site, location, view.sql)
         out += _numbered_words(location, view.sql)
