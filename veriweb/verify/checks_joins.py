@@ -63,11 +63,8 @@ def _own_text(sql: str, start: int, end: int) -> str:
     return text
 
 
-def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A condition matching a foreign key with the key of another table than the one it points at
-    (``comments.post_id = u.id`` for a user's comments; ``s.id = r.order_id`` joining the staff
-    member who made a refund): the figure reads unrelated rows. The fix takes the same row's key that
-    does point at that table (``comments.user_id``), when there is exactly one."""
+def _bindings(sql: str) -> dict[str, set[str]]:
+    """Alias (and table name) -> the tables it names in ``sql``."""
     bindings: dict[str, set[str]] = {}
     for match in _TABLE_NAMES.finditer(sql):
         table, alias = match.group(1), match.group(2)
@@ -75,6 +72,15 @@ def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
             continue
         bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
         bindings.setdefault(table, set()).add(table)
+    return bindings
+
+
+def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A condition matching a foreign key with the key of another table than the one it points at
+    (``comments.post_id = u.id`` for a user's comments; ``s.id = r.order_id`` joining the staff
+    member who made a refund): the figure reads unrelated rows. The fix takes the same row's key that
+    does point at that table (``comments.user_id``), when there is exactly one."""
+    bindings = _bindings(sql)
     for match in _EQUAL_COLUMNS.finditer(sql):
         left = (match.group(1), match.group(2), match.start(2), match.start(1) if match.group(1) else match.start(2))
         right = (match.group(3), match.group(4), match.start(4), match.start(3) if match.group(3) else match.start(4))
@@ -99,18 +105,6 @@ def mismatched_keys(site: Site, location: str, sql: str) -> Iterator[Fix]:
                                 f"{o_alias + '.' if o_alias else ''}{o_column}, the key of {o_table}: the "
                                 f"condition pairs unrelated rows", sql, fixed)
             return
-
-
-def _bindings(sql: str) -> dict[str, set[str]]:
-    """Alias (and table name) -> the tables it names in ``sql``."""
-    bindings: dict[str, set[str]] = {}
-    for match in _TABLE_NAMES.finditer(sql):
-        table, alias = match.group(1), match.group(2)
-        if table.lower() in _SQL_WORDS or table.upper() == "SELECT":
-            continue
-        bindings.setdefault(alias if alias and alias.lower() not in _SQL_WORDS else table, set()).add(table)
-        bindings.setdefault(table, set()).add(table)
-    return bindings
 
 
 def keys_matched(site: Site, location: str, sql: str) -> Iterator[Fix]:

@@ -963,6 +963,8 @@ def _shadowed_columns(site: Site, location: str, name: str, sql: str) -> Iterato
                                 f"computed figure over the stored one", sql, sql.replace(f"{expr} AS {alias}", f"{plain} AS {alias}", 1))
 
 
+_REPLY_PREFIXES = frozenset({"re", "aw", "sv", "antw"})
+"""Reply prefixes (in English, German, Scandinavian, Dutch) that mail programs write once however long the thread."""
 _PREFIXED = re.compile(r"'(Re|Fwd|Fw|FW|RE|FWD)\s*:\s*'\s*\|\|\s*[\w.]+\s+AS\s+(\w+)")
 
 
@@ -1744,12 +1746,15 @@ def _miscounted_labels(location: str, sql: str) -> Iterator[Fix]:
             return
 
 
+_REPLY_PREFIXES = frozenset({"re", "aw", "sv", "antw"})
+"""Reply prefixes (in English, German, Scandinavian, Dutch) that mail programs write once however long the thread."""
 _PREFIXED = re.compile(r"^\s*'(\w{2,4}):\s?'\s*\|\|\s*(\w+)\.(\w+)\s*$")
 
 
 def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A text built by putting a prefix before a column (``'Re: ' || e.subject``) that some rows already
-    start with: replies to a thread go out as "Re: Re: ...". The fix keeps a text that has the prefix."""
+    """A text built by putting a reply's prefix before a column (``'Re: ' || e.subject``) that some rows
+    already start with: replies to a thread go out as "Re: Re: ...". The fix keeps a text that has the
+    prefix."""
     aliases = _aliases(sql)
     for expr, name in _select_items(sql) or []:
         found = _PREFIXED.match(expr)
@@ -1757,6 +1762,8 @@ def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
         if table is None or table.column(found.group(3)) is None:
             continue
         prefix = f"{found.group(1)}:"
+        if found.group(1).lower() not in _REPLY_PREFIXES:
+            continue  # "Fwd: Fwd:" is what mail programs write; a reply's prefix is kept once
         values = [v for r in table.rows if isinstance(v := r.get(found.group(3)), str)]
         if not any(v.lower().startswith(prefix.lower()) for v in values):
             continue
@@ -1854,27 +1861,22 @@ def view_fixes(site: Site) -> list[Fix]:
     from veriweb.verify.checks_params import (narrowed_sweeps, null_only_writes, reset_tallies, silent_flags, timed_days,
                                               unset_flags)
 
-    out += [Fix(location, f"marker {marker!r} deletes every such row but only where {column} is set one way, which "
-                          f"nothing it says mentions: the rest stay", old, new)
-            for location, marker, column, old, new in narrowed_sweeps(site)]
-
-    out += [Fix(location, f"marker {marker!r} also sets {column}, the flag another marker is named for, though nothing "
-                          f"it says mentions it: every use quietly changes it", old, new)
-            for location, marker, column, old, new in silent_flags(site)]
-    out += [Fix(location, f"marker {marker!r} changes the row but leaves {column}, the flag for what it does, as it "
-                          f"was: the change never shows as made", old, new)
-            for location, marker, column, old, new in unset_flags(site)]
-
-    out += [Fix(location, f"marker {marker!r} writes {name} only when it is empty: it never writes a value", old, new)
-            for location, marker, name, old, new in null_only_writes(site)]
-
-    out += [Fix(location, f"marker {marker!r} sets {column} to a fixed number, while other markers keep it as a running "
-                          f"tally: every use wipes what it counted", old, new)
-            for location, marker, column, old, new in reset_tallies(site)]
-
-    out += [Fix(location, f"marker {marker!r} writes the date and time (:now) into {column}, where every row holds a "
-                          f"day: the row is not today's for anything that compares days", old, new)
-            for location, marker, column, old, new in timed_days(site)]
+    marker_rules = (
+        (narrowed_sweeps, "deletes every such row but only where {column} is set one way, which nothing it says "
+                          "mentions: the rest stay"),
+        (silent_flags, "also sets {column}, the flag another marker is named for, though nothing it says mentions it: "
+                       "every use quietly changes it"),
+        (unset_flags, "changes the row but leaves {column}, the flag for what it does, as it was: the change never "
+                      "shows as made"),
+        (null_only_writes, "writes {column} only when it is empty: it never writes a value"),
+        (reset_tallies, "sets {column} to a fixed number, while other markers keep it as a running tally: every use "
+                        "wipes what it counted"),
+        (timed_days, "writes the date and time (:now) into {column}, where every row holds a day: the row is not "
+                     "today's for anything that compares days"),
+    )
+    for finder, says in marker_rules:
+        out += [Fix(location, f"marker {marker!r} " + says.format(column=column), old, new)
+                for location, marker, column, old, new in finder(site)]
     out += _fixed_toggles(site)
     out += _misordered_effects(site)
     return out

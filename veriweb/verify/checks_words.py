@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from veriweb.scaffold import Site
@@ -467,6 +467,22 @@ def _said_values(words: str, values: set[str]) -> set[str]:
     return {v for v in values if re.search(rf"(?<![\w-]){re.escape(v.replace('_', ' '))}(?![\w-])", words, re.I)}
 
 
+def _worded_lists(site: Site) -> Iterator[tuple[Any, str, str, str, Callable[[str], set[str]]]]:
+    """Each list of a page with the words that introduce it: the list, its path, the words, the table of
+    its rows, and the values each column of that table takes (its domain, ``set()`` if unknown)."""
+    from veriweb.verify.checks_guards import _domains
+
+    domains = _domains(site)
+    for number, page in enumerate(site.pages):
+        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
+            source = element.query.table
+            if words:
+                def domain(column: str, source: str = source) -> set[str]:
+                    return set(domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
+                               or ())
+                yield element, path, words, source, domain
+
+
 def listed_against_words(site: Site) -> Iterator[tuple[str, str, Any, str, Any, str]]:
     """Each list whose introducing words name one state its rows are in ("Open issues assigned to you",
     a "Starred" page) while its query keeps them to another: a fixed value of a status column that the
@@ -474,30 +490,23 @@ def listed_against_words(site: Site) -> Iterator[tuple[str, str, Any, str, Any, 
     a yes/no column the words do not name while they name exactly one other of the list's yes/no
     columns (``read = False`` on the "Starred" page). The path of the test, its column and value, and
     the column and value the words call for, and the words."""
-    from veriweb.verify.checks_guards import _domains
-
-    domains = _domains(site)
-    for number, page in enumerate(site.pages):
-        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
-            source = element.query.table
-            if not words:
+    for element, path, words, source, domain_of in _worded_lists(site):
+        flags = {c for c in (source_columns(site, source) or set()) if _stored_type(site, source, c) == "boolean"}
+        for index, cond in enumerate(element.query.where):
+            if cond.op != "=" or isinstance(cond.value, (dict, list)) or hasattr(cond.value, "ref"):
                 continue
-            flags = {c for c in (source_columns(site, source) or set()) if _stored_type(site, source, c) == "boolean"}
-            for index, cond in enumerate(element.query.where):
-                if cond.op != "=" or isinstance(cond.value, (dict, list)) or hasattr(cond.value, "ref"):
-                    continue
-                where = f"{path}.query.where[{index}]"
-                if isinstance(cond.value, bool) and cond.column in flags:
-                    named = {c for c in flags if _said_values(words, {c, c.removesuffix("ed")})}
-                    if cond.column not in named and len(named) == 1:
-                        yield where, cond.column, cond.value, next(iter(named)), True, words
-                    continue
-                domain = domains.get((source, cond.column)) or domains.get(_passthrough(site, source).get(cond.column, ()))
-                if not isinstance(cond.value, str) or not domain or cond.value not in domain:
-                    continue
-                named = _said_values(words, set(domain))
-                if cond.value not in named and len(named) == 1:
-                    yield where, cond.column, cond.value, cond.column, next(iter(named)), words
+            where = f"{path}.query.where[{index}]"
+            if isinstance(cond.value, bool) and cond.column in flags:
+                named = {c for c in flags if _said_values(words, {c, c.removesuffix("ed")})}
+                if cond.column not in named and len(named) == 1:
+                    yield where, cond.column, cond.value, next(iter(named)), True, words
+                continue
+            domain = domain_of(cond.column)
+            if not isinstance(cond.value, str) or not domain or cond.value not in domain:
+                continue
+            named = _said_values(words, domain)
+            if cond.value not in named and len(named) == 1:
+                yield where, cond.column, cond.value, cond.column, next(iter(named)), words
 
 
 def untested_states(site: Site) -> Iterator[tuple[str, str, str, str]]:
@@ -505,23 +514,16 @@ def untested_states(site: Site) -> Iterator[tuple[str, str, str, str]]:
     ("Enabled products with fewer than 5 units") that its query never tests, where the rows hold other
     states too: the disabled ones are listed beside them. The path of the list's tests, the column, the
     state and the words."""
-    from veriweb.verify.checks_guards import _domains
-
-    domains = _domains(site)
-    for number, page in enumerate(site.pages):
-        for element, path, words in _lists(page.elements, f"$.pages[{number}].elements", page.title or ""):
-            source = element.query.table
-            if not words:
+    for element, path, words, source, domain_of in _worded_lists(site):
+        tested = {cond.column for cond in element.query.where}
+        for column in sorted(source_columns(site, source) or set()):
+            domain = domain_of(column)
+            if column in tested or len(domain) < 2 or _stored_type(site, source, column) != "text":
                 continue
-            tested = {cond.column for cond in element.query.where}
-            for column in sorted(source_columns(site, source) or set()):
-                domain = domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
-                if column in tested or not domain or len(domain) < 2 or _stored_type(site, source, column) != "text":
-                    continue
-                named = _said_values(words, set(domain))
-                if len(named) == 1 and not re.search(r"\b(?:all|any|every|each|whatever)\b", words, re.I):
-                    yield f"{path}.query.where", column, next(iter(named)), words
-                    break
+            named = _said_values(words, domain)
+            if len(named) == 1 and not re.search(r"\b(?:all|any|every|each|whatever)\b", words, re.I):
+                yield f"{path}.query.where", column, next(iter(named)), words
+                break
 
 
 def check_untested_states(site: Site) -> list[C.Issue]:
