@@ -963,8 +963,6 @@ def _shadowed_columns(site: Site, location: str, name: str, sql: str) -> Iterato
                                 f"computed figure over the stored one", sql, sql.replace(f"{expr} AS {alias}", f"{plain} AS {alias}", 1))
 
 
-_REPLY_PREFIXES = frozenset({"re", "aw", "sv", "antw"})
-"""Reply prefixes (in English, German, Scandinavian, Dutch) that mail programs write once however long the thread."""
 _PREFIXED = re.compile(r"'(Re|Fwd|Fw|FW|RE|FWD)\s*:\s*'\s*\|\|\s*[\w.]+\s+AS\s+(\w+)")
 
 
@@ -1748,7 +1746,7 @@ def _miscounted_labels(location: str, sql: str) -> Iterator[Fix]:
 
 _REPLY_PREFIXES = frozenset({"re", "aw", "sv", "antw"})
 """Reply prefixes (in English, German, Scandinavian, Dutch) that mail programs write once however long the thread."""
-_PREFIXED = re.compile(r"^\s*'(\w{2,4}):\s?'\s*\|\|\s*(\w+)\.(\w+)\s*$")
+_PREFIX_ITEM = re.compile(r"^\s*'(\w{2,4}):\s?'\s*\|\|\s*(\w+)\.(\w+)\s*$")
 
 
 def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
@@ -1757,13 +1755,14 @@ def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
     prefix."""
     aliases = _aliases(sql)
     for expr, name in _select_items(sql) or []:
-        found = _PREFIXED.match(expr)
+        found = _PREFIX_ITEM.match(expr)
         table = site.database.table(aliases.get(found.group(2), "")) if found else None
         if table is None or table.column(found.group(3)) is None:
             continue
         prefix = f"{found.group(1)}:"
-        if found.group(1).lower() not in _REPLY_PREFIXES:
-            continue  # "Fwd: Fwd:" is what mail programs write; a reply's prefix is kept once
+        if found.group(1).lower() not in _REPLY_PREFIXES or re.search(r"forward|fwd", name, re.I):
+            continue  # "Fwd: Fwd:" is what mail programs write; a reply's prefix is kept once (on a forward it
+            # is another defect: _crossed_prefixes)
         values = [v for r in table.rows if isinstance(v := r.get(found.group(3)), str)]
         if not any(v.lower().startswith(prefix.lower()) for v in values):
             continue
