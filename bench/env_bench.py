@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from veriweb.engine import cache as caching
-from veriweb.engine import session as session_module
 from veriweb.engine.episode import Episode
 from veriweb.engine.judge import Judge
 from veriweb.engine.page import OverlaidPage
@@ -98,7 +97,12 @@ class Breakdown:
 
     PARTS = ((Session, "_build", "build"), (OverlaidPage, "changed", "typed"), (OverlaidPage, "_make", "overlay"), (Judge, "progress", "judge"),
              (Session, "step", "session step"), (observation_module, "_encode", "encode"),
-             (observation_module, "_patch", "patch"), (DiscreteActions, "masks", "masks"))
+             (observation_module, "_patch", "patch"), (observation_module, "_patch_rows", "patch"), (DiscreteActions, "masks", "masks"))
+
+    @classmethod
+    def labels(cls) -> list[str]:
+        """The parts' labels, each once (two functions may share one)."""
+        return list(dict.fromkeys(label for _, _, label in cls.PARTS))
 
     def __init__(self) -> None:
         self.totals: dict[str, float] = {}
@@ -164,7 +168,7 @@ def breakdown(domain: str, steps: int) -> tuple[float, dict[str, float]]:
                 obs, _ = env.reset()
                 parts.totals.clear()
                 parts.totals.update(saved)
-    shares = {label: parts.totals.get(label, 0.0) / total for _, _, label in Breakdown.PARTS}
+    shares = {label: parts.totals.get(label, 0.0) / total for label in Breakdown.labels()}
     shares["collector"] = parts.totals.get("collector", 0.0) / total
     shares["other"] = 1.0 - sum(shares.values())
     env.close()  # gives what it froze back to the collector (gc_freeze)
@@ -317,7 +321,7 @@ def main() -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"site cache {'on' if caching.ENABLED else 'off'}; gc_freeze {GC_FREEZE}")
     if args.breakdown:
-        labels = [label for _, _, label in Breakdown.PARTS] + ["collector", "other"]
+        labels = Breakdown.labels() + ["collector", "other"]
         print(f"{'domain':<8}{'us/step':>9}" + "".join(f"{label:>14}" for label in labels) + "   (explore; exclusive CPU)")
         for domain in domains:
             micros, shares = breakdown(domain, args.steps)

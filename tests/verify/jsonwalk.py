@@ -59,3 +59,23 @@ def planted(clean: Site, old: str, new: str) -> Site:
     text = json.dumps(site_data(clean))
     assert old in text, old
     return from_data(json.loads(text.replace(old, new, 1)), check_id=False)
+
+
+def same(a: Site, b: Site) -> bool:
+    """Whether two sites are the same data (ids aside)."""
+    import json
+
+    return json.dumps(site_data(a)) == json.dumps(site_data(b))
+
+
+def edited(domain: str, edit: Any) -> tuple[Site, Site]:
+    """Seed 0's site of ``domain``, and that site with ``edit`` (a function of its JSON data) applied."""
+    clean = generate_site(domain, 0)
+    data = site_data(clean)
+    edit(data)
+    return clean, from_data(data, check_id=False)
+
+
+def said(site: Site, code: str, words: str) -> list[str]:
+    """The messages of ``code`` on ``site`` that say ``words``."""
+    return [m for m in messages(site, code) if words in m]

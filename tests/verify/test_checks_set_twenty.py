@@ -7,29 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
-from jsonwalk import dicts, messages as _messages, planted as _planted, site_data as _data  # tests/verify/jsonwalk.py
+from jsonwalk import dicts, messages as _messages, planted as _planted, site_data as _data, edited as _edited, said as _said, same as _same  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
-from veriweb.scaffold import Site
 from veriweb.scaffold.io import from_data
 from veriweb.verify.repair import repair_static
-
-
-def _same(a: Site, b: Site) -> bool:
-    return json.dumps(_data(a)) == json.dumps(_data(b))
-
-
-def _edited(domain: str, edit: Any) -> tuple[Site, Site]:
-    clean = generate_site(domain, 0)
-    data = _data(clean)
-    edit(data)
-    return clean, from_data(data, check_id=False)
-
-
-def _said(site: Site, code: str, words: str) -> list[str]:
-    return [m for m in _messages(site, code) if words in m]
 
 
 def test_an_all_choice_the_list_does_not_leave_out_is_found_and_left_out() -> None:
