@@ -195,8 +195,8 @@ def test_a_list_naming_a_state_it_never_tests_is_found_and_tests_it() -> None:
     assert _said(site, "M003", "never tests status, so rows in every other state are listed too")
     fixed = repair_static(site)[0]
     page = next(p for p in fixed.pages if p.id == "low_stock")
-    assert any(c.column == "status" and c.value == "enabled" for d in [page.model_dump()] for c in
-               [w for e in page.elements if getattr(e, "query", None) is not None for w in e.query.where])
+    tests = [c for e in page.elements if getattr(e, "query", None) is not None for c in e.query.where]
+    assert any(c.column == "status" and c.value == "enabled" for c in tests)
 
 
 # ----------------------------------------------------------------------------- rows pointing at their parents

@@ -241,18 +241,16 @@ class OverlaidPage(PageModel):
         """The nodes :func:`overlay` changes, by index in the base's ``nodes``, as copies with the
         change made (a changed list's options are its copy's children); every other node is the base's."""
         base = self.base
-        index = base.renderings.get("node_index")
-        if index is None:
-            index = base.renderings["node_index"] = ({id(node): number for number, node in enumerate(base.nodes)},
-                                                      _first_of_keys(base.nodes))
-        position, first = index
+        position = base.renderings.get("node_index")
+        if position is None:
+            position = base.renderings["node_index"] = {id(node): number for number, node in enumerate(base.nodes)}
         copies: dict[int, Node] = {}
         by_key: dict[str, Node] = {}
         for key in self.fields:
-            number = first.get(key)
-            if number is None:
+            node = base.by_key.get(key)  # the first node of the key, as overlay() fills
+            if node is None:
                 continue
-            node = base.nodes[number]
+            number = position[id(node)]
             copy = copies[number] = _clone(node)
             if node.role in ("combobox", "radiogroup") and node.children:
                 copy.children = [copies.setdefault(position[id(child)], _clone(child)) for child in node.children]
@@ -268,11 +266,10 @@ class OverlaidPage(PageModel):
         return copies
 
 
-def _first_of_keys(nodes: list[Node]) -> dict[str, int]:
-    first: dict[str, int] = {}
-    for number, node in enumerate(nodes):
-        first.setdefault(node.key, number)
-    return first
+def acting_page(page: PageModel) -> PageModel:
+    """``page`` as far as acting on it and reading its names, texts and links go: a typed page whose tree is
+    not made yet is read on its base (typing changes only values, checks, selections and focus)."""
+    return page.base if page.__class__ is OverlaidPage and not page.made else page  # type: ignore[attr-defined]
 
 
 def _tree_attribute(name: str) -> property:

@@ -20,7 +20,7 @@ from veriweb.engine import cache as caching
 from veriweb.engine.cache import NoCache, SiteCache, site_cache
 from veriweb.engine.database import Database, quote
 from veriweb.engine.markers import MarkerResult, run_marker
-from veriweb.engine.page import Node, OverlaidPage, PageBuilder, PageModel, UIView
+from veriweb.engine.page import Node, OverlaidPage, PageBuilder, PageModel, UIView, acting_page
 from veriweb.engine.query import Compiler, Context, count_rows, fetch_rows, scalar_value
 from veriweb.engine.templates import Route, Url, render
 from veriweb.errors import ActionError, ActionSyntaxError, MarkerFailed, VeriwebError
@@ -251,8 +251,8 @@ class Session:
             cached = self._page
         else:
             cached = self.cache.page(key)
-        if cached is not None:  # an overlaid page whose nodes nobody has asked for yet: its base will do
-            return cached.base if cached.__class__ is OverlaidPage and not cached.made else cached
+        if cached is not None:
+            return acting_page(cached)
         base_key = ui.key(self.version, base=True)
         base = self.cache.page(base_key)
         if base is None:

@@ -63,7 +63,7 @@ import numpy as np
 from gymnasium import spaces
 
 from veriweb.engine import actions as A
-from veriweb.engine.page import OverlaidPage, PageModel
+from veriweb.engine.page import acting_page
 from veriweb.envs.arguments import (CONTENTS, ELEMENT, LINKS, MAX_PARTS, NUMBER, PART, POINTER_NAMES, POINTERS, SAME,
                                     SAME_TOTAL, TEXT_ROLES, UP_TO, contents, node_text, notes_list, notes_total,
                                     edited_address, pointer_text, pointer_texts, same_address, same_amount, slot_order,
@@ -225,7 +225,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if self.page_start <= arg < self.history_start:
             bids = self.base.element_bids
             index = arg - self.page_start
-            return node_text(self._shape().by_bid[bids[index]]) or None if index < len(bids) else None
+            return node_text(acting_page(self.base.page).by_bid[bids[index]]) or None if index < len(bids) else None
         if self.history_start <= arg < self.note_start:
             history = self.history()
             index = arg - self.history_start
@@ -416,7 +416,7 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "enter":
             return f"press('{bid}', 'Enter')"
         if name == "goto":
-            node = self._shape().by_bid.get(bid)
+            node = acting_page(self.base.page).by_bid.get(bid)
             url = node.href if node is not None and node.href else "/"
             if self.history_start <= arg < self.note_start:
                 url = self.argument_text(arg) or "/"
@@ -430,12 +430,6 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         if name == "infeasible":
             return "report_infeasible('This cannot be done on this site.')"
         return "noop()"  # noop, and note: the site sees nothing
-
-    def _shape(self) -> PageModel:
-        """The current page for reading names, texts and links: a page typed into whose nodes are not
-        made yet is read on its base (typing changes only values, checks, selections and focus)."""
-        page = self.base.page
-        return page.base if page.__class__ is OverlaidPage and not page.made else page
 
     def note_text(self, action: Any) -> str:
         """The text a ``note`` action would remember in the current state (``""`` for nothing)."""

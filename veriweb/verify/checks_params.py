@@ -559,40 +559,25 @@ def reset_tallies(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
 # ----------------------------------------------------------------------------- C013: flags another marker keeps
 
 
-def _set_clause(sql: str) -> tuple[int, int] | None:
-    """``(start, end)`` of the assignments of an ``UPDATE ... SET ... [WHERE]``."""
-    found = re.search(r"\bSET\b", sql, re.I)
-    if found is None:
-        return None
-    depth = 0
-    for at in range(found.end(), len(sql)):  # the WHERE outside any parentheses ends it
-        depth += sql[at] == "("
-        depth -= sql[at] == ")"
-        if depth == 0 and re.match(r"\bWHERE\b", sql[at:at + 6], re.I) and not sql[at - 1].isalnum():
-            return found.end(), at
-    return found.end(), len(sql)
-
-
 def _assignments(sql: str) -> list[tuple[str, str, int, int]]:
     """Each top-level ``column = value`` of an update's ``SET``: column, value, and the span to cut it with
     its comma."""
-    span = _set_clause(sql)
+    span = dataflow.set_span(sql)
     if span is None:
         return []
-    text, depth, start, parts = sql[span[0]:span[1]], 0, 0, []
-    for at, char in enumerate(text + ","):
-        depth += char == "("
-        depth -= char == ")"
-        if char == "," and depth == 0:
-            part = text[start:at] if at <= len(text) else text[start:]
-            parts.append((span[0] + start, span[0] + start + len(part.rstrip())))
-            start = at + 1
+    places, at = [], span[0]
+    for item in dataflow.split_top(sql[span[0]:span[1]]):
+        start = sql.find(item, at)
+        places.append((item, start, start + len(item)))
+        at = start + len(item)
     out = []
-    for number, (begin, end) in enumerate(parts):
-        found = re.match(r"\s*\"?(\w+)\"?\s*=(.*)$", sql[begin:end], re.S)
-        if found:
-            cut = (begin - 1, end) if number else (begin, end + 1 if len(parts) > 1 else end)
-            out.append((found.group(1), found.group(2).strip(), *cut))
+    for number, (item, start, end) in enumerate(places):
+        found = re.match(r"\"?(\w+)\"?\s*=(.*)$", item, re.S)
+        if found is None:
+            continue
+        cut = ((places[number - 1][2], end) if number  # ", column = value"
+               else (start, places[1][1]) if len(places) > 1 else (start, end))  # "column = value, "
+        out.append((found.group(1), found.group(2).strip(), *cut))
     return out
 
 
@@ -654,9 +639,9 @@ def unset_flags(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
                      and c.name.endswith("ed") and all(r.get(c.name) in (0, 1, None, True, False) for r in table.rows)
                      and any(r.get(c.name) in (1, True) for r in table.rows)]
             written = {column for e in marker.effects if e.table == effect.table for column, *_ in _assignments(e.sql)}
-            if len(flags) != 1 or flags[0] in written or _set_clause(effect.sql) is None:
+            span = dataflow.set_span(effect.sql)
+            if len(flags) != 1 or flags[0] in written or span is None:
                 continue
-            span = _set_clause(effect.sql)
             head = effect.sql[:span[1]].rstrip()
             fixed = f"{head}, {flags[0]} = 1" + (" " + effect.sql[span[1]:].lstrip() if effect.sql[span[1]:].strip() else "")
             yield (f"$.markers[{m_index}].effects[{e_index}].sql", marker.name, f"{effect.table}.{flags[0]}",
