@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import datetime
 
 import pytest
 
@@ -184,3 +185,63 @@ def test_fresh_values() -> None:
     assert _fresh("RAPID35", {"RAPID35", "RAPID36"}) == "RAPID37"
     assert _fresh("TICKET-007", {"TICKET-007"}) == "TICKET-008"
     assert _fresh("Summer sale", {"Summer sale"}) is None
+
+
+def test_a_day_written_with_its_weekday_is_an_alias() -> None:
+    from veriweb.verify.wording import date_aliases, month_day
+
+    assert month_day("Sunday, June 21") == (6, 21) == month_day("Sun Jun 21, 2026")
+    assert month_day("Monday") is None
+    assert date_aliases({"date": "Sunday, June 21", "day": "2026-06-21"}) == {"2026-06-21": ["date"]}
+    assert date_aliases({"date": "Sunday, June 22", "day": "2026-06-21"}) == {}
+
+
+def test_a_day_in_words_is_rewritten_in_its_own_style() -> None:
+    from veriweb.verify.wording import reworded
+
+    assert reworded("Sunday, June 21", "2026-06-16") == "Tuesday, June 16"
+    assert reworded("Sun, Jun 21", "2026-07-03") == "Fri, Jul 3"
+    assert reworded("June 21st, 2026", "2027-05-02") == "May 2nd, 2027"
+    assert reworded("28 June", "2026-09-11") == "11 September"
+    assert reworded("21 June", "not a day") is None
+
+
+def test_a_rewrite_never_leaves_the_instructions_day_behind() -> None:
+    """book_flight says its day in words ("Sunday, June 21") and compares the ISO day: a rewrite
+    of the day writes the words for the new day, in the same style."""
+    from veriweb.verify.wording import month_day
+
+    travel = next(site for site in map(lambda seed: generate_site("travel", seed), range(40)) if any(
+        t.id == "book_flight" and str(t.slots.get("date", "")).split(",")[0].endswith("day") for t in site.tasks))
+    site = already_done(travel, "book_flight")
+    task = site.task("book_flight")
+    words = [name for name, value in task.slots.items() if name != "day" and month_day(str(value))]
+    assert words and month_day(task.slots[words[0]]) == month_day(task.slots["day"])
+    session = Session(site)
+    try:
+        found = list(candidates(site, task, session))
+    finally:
+        session.close()
+    assert found
+    moves = [moved for moved, change in found if change.startswith("slot day:")]
+    assert moves
+    for moved in moves:
+        said = moved.slots[words[0]]
+        assert month_day(said) == month_day(moved.slots["day"]) != month_day(task.slots["day"])
+        weekday = datetime.date.fromisoformat(moved.slots["day"]).strftime("%A")
+        assert said.startswith(f"{weekday}, ") and said in moved.instruction, said
+
+
+def test_an_issue_left_in_a_task_drops_the_task_not_the_site(admin: Site) -> None:
+    """A static issue that repair leaves inside one task (its location under ``$.tasks[i]``) drops
+    that task; the others ship, each still replaying."""
+    from veriweb.verify.checks import Issue
+    from veriweb.verify.pipeline import _flawed_tasks, _without
+
+    left = [Issue("semantic", "M016", "$.tasks[1].slots.date", "the instruction names one value and the goal "
+                  "checks another"), Issue("structural", "S001", "$.pages[0].links[0]", "a broken link")]
+    flawed = _flawed_tasks(admin, left)
+    assert list(flawed) == [admin.tasks[1].id] and flawed[admin.tasks[1].id].startswith("M016 left after repair")
+    kept = _without(admin, flawed, admin.name)
+    assert [t.id for t in kept.tasks] == [t.id for t in admin.tasks if t.id not in flawed]
+    assert kept.id != admin.id

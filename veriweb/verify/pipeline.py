@@ -20,6 +20,7 @@ never reads a raw corpus's ``.defects.json`` sidecars: only the report's scoring
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections import Counter
@@ -359,6 +360,36 @@ def _final_replays(final: Site, verdicts: dict[str, Any], probes: dict[str, tupl
     return with_id(final.model_copy(update={"tasks": list(tasks.values())})), len(stale), log
 
 
+def _without(site: Site, dropped: dict[str, str], name: str) -> Site:
+    """``site`` without the tasks in ``dropped``, every other certificate replayed to show that
+    dropping tasks changed nothing else."""
+    site = with_id(site.model_copy(update={"tasks": [t for t in site.tasks if t.id not in dropped]}))
+    session = Session(site)
+    try:
+        for task in site.tasks:
+            if task.kind != "infeasible" and not replays(site, task, task.certificate, session=session):
+                raise VeriwebError(f"task {task.id!r} of {name} stopped replaying after other tasks were dropped")
+    finally:
+        session.close()
+    return site
+
+
+def _flawed_tasks(site: Site, left: list[Issue]) -> dict[str, str]:
+    """The tasks that static issues left after repair lie in (``$.tasks[i]...``: an instruction
+    a retarget left naming the old day), each with why it is dropped. Such an issue is the task's,
+    not the site's: dropping the task, not the whole site, removes it."""
+    out: dict[str, str] = {}
+    for issue in left:
+        match = _TASK_PATH.match(issue.location)
+        if match is not None and int(match.group(1)) < len(site.tasks):
+            task = site.tasks[int(match.group(1))]
+            out.setdefault(task.id, f"{issue.code} left after repair: {issue.message}")
+    return out
+
+
+_TASK_PATH = re.compile(r"\$\.tasks\[(\d+)\]")
+
+
 def _merged(static: list[Issue], dynamic: list[Issue]) -> list[Issue]:
     """The dynamic issues that a static one does not already report (same code, same place: a
     constraint the checks read as forbidding the goal and the search found breaking at it)."""
@@ -471,16 +502,13 @@ def _repair_site(site: Site, *, budget: int, name: str, search_raw: bool) -> tup
     final, false_feasible, again_certified = _final_replays(final, verdicts, probes, dropped, budget)
     repairs += again_certified
     if false_feasible:
-        final = with_id(final.model_copy(update={"tasks": [t for t in final.tasks if t.id not in dropped]}))
-        session = Session(final)
-        try:
-            for task in final.tasks:  # dropping tasks changes nothing else; say so by checking
-                if task.kind != "infeasible" and not replays(final, task, task.certificate, session=session):
-                    raise VeriwebError(f"task {task.id!r} of {report.name} stopped replaying after other tasks "
-                                       "were dropped")
-        finally:
-            session.close()
+        final = _without(final, dropped, report.name)
     left = recheck(final, ctx.checked).issues if ctx.checked is not None else static_issues(final)
+    flawed = _flawed_tasks(final, left)
+    if flawed:
+        dropped.update(flawed)
+        final = _without(final, dropped, report.name)
+        left = recheck(final, ctx.checked).issues if ctx.checked is not None else static_issues(final)
     report.repairs = [r.as_dict() for r in repairs]
     report.dropped_tasks = dropped
     if left:

@@ -35,7 +35,7 @@ from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
 from veriweb.scaffold.site import render_instruction
 from veriweb.scaffold.values import Exists, Query, QueryValue, Scalar
-from veriweb.verify.wording import date_aliases
+from veriweb.verify.wording import date_aliases, reworded
 
 MAX_VALUES = 40
 """How many other values of a slot's column are looked at (closest to the old value first)."""
@@ -61,7 +61,8 @@ def candidates(site: Site, task: Task, session: Session) -> Iterator[tuple[Task,
     A navigate task is first started from the home page, then from the other tasks' start pages.
     Then each slot the goal matches against a column is set to another value of that column that
     exists there (one naming a single row first, then the closest to the old value); the instruction
-    is re-rendered.
+    is re-rendered. A day the instruction also writes in words ("Sunday, June 21") comes last, and
+    its words are rewritten for the new day in the same style (:func:`~veriweb.verify.wording.reworded`).
 
     Args:
         site: the site the task belongs to.
@@ -81,15 +82,21 @@ def candidates(site: Site, task: Task, session: Session) -> Iterator[tuple[Task,
             moved = task.model_copy(update={"start_url": start, "certificate": []})
             if start_is_right(site, moved, session):
                 yield moved, f"start_url {task.start_url!r} -> {start!r}"
-    for name, values in list(_slot_values(site, task, session)):  # read from the start state
+    aliases = date_aliases(task.slots)
+    # A day the instruction also writes in words is rewritten last: the words must be rewritten
+    # with it, and a day is what a task's other entities (the flight back) most often hang on.
+    for name, values in sorted(_slot_values(site, task, session),  # read from the start state
+                               key=lambda found: str(task.slots.get(found[0])) in aliases):
         old = task.slots.get(name)
-        if str(old) in date_aliases(task.slots):
-            continue  # the day is also written in words elsewhere: a rewrite would leave it behind
         # a slot holding the same value (the day the instruction says, the day the goal compares)
-        # is the same thing: it is rewritten with it
+        # is the same thing: it is rewritten with it, and so is the day written in words
         same = [other for other, v in task.slots.items() if v == old and type(v) is type(old)]
+        words = aliases.get(str(old), [])
         for value in values:
-            slots: dict[str, Scalar] = {**task.slots, **{other: value for other in same}}
+            said = {other: reworded(str(task.slots[other]), str(value)) for other in words}
+            if None in said.values():
+                continue  # the day in words cannot be written for this value
+            slots: dict[str, Scalar] = {**task.slots, **{other: value for other in same}, **said}
             try:
                 instruction = render_instruction(task.template, slots)
             except (KeyError, ValueError, IndexError):

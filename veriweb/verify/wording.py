@@ -25,8 +25,11 @@ EMAIL_WORDS = frozenset({"email", "mail", "to", "recipient", "address"})
 AMOUNT_WORDS = frozenset({"amount", "refund", "price", "total", "sum", "pay", "payment"})
 _MONTHS = ("jan(?:uary)?", "feb(?:ruary)?", "mar(?:ch)?", "apr(?:il)?", "may", "june?", "july?", "aug(?:ust)?",
            "sep(?:t|tember)?", "oct(?:ober)?", "nov(?:ember)?", "dec(?:ember)?")
-_DATE_TEXT = re.compile(r"(?:\d{1,2}\s+)?(" + "|".join(_MONTHS) + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
-                        r"|\d{1,2}\s+(" + "|".join(_MONTHS) + r")(?:\s+\d{4})?", re.IGNORECASE)
+_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?|(?:mon|tues|wednes|thurs|fri|satur|sun)day),?\s+"
+"""A weekday written before a date ("Sunday, June 21", "Sun Jun 21"): part of the date, not its month."""
+_DATE_TEXT = re.compile(r"(?:" + _WEEKDAY + r")?(?:(?:\d{1,2}\s+)?(" + "|".join(_MONTHS)
+                        + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+                        r"|\d{1,2}\s+(" + "|".join(_MONTHS) + r")(?:\s+\d{4})?)", re.IGNORECASE)
 PERSON = re.compile(r"[A-Z][a-z'\-]+(?: [A-Z][a-z'\-]+){1,2}")
 
 
@@ -38,7 +41,7 @@ def month_day(value: str) -> tuple[int, int] | None:
     match = _DATE_TEXT.fullmatch(text)
     if match is None:
         return None
-    month_word = re.search(r"[A-Za-z]{3,}", text)
+    month_word = re.search(r"[A-Za-z]{3,}", re.sub(r"^" + _WEEKDAY, "", text, flags=re.IGNORECASE))
     day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b(?!\d)", text)
     if month_word is None or day is None:
         return None
@@ -60,6 +63,48 @@ def date_aliases(slots: dict[str, Any]) -> dict[str, list[str]]:
         if same:
             out.setdefault(text, []).extend(same)
     return out
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+
+
+def reworded(text: str, day: str) -> str | None:
+    """``text``, a date in words ("Sunday, June 21", "21 Jun 2026"), written for the ISO ``day`` in
+    the same style: its weekday, month, day and year replaced, each spelt as before (full or
+    short, capitalised or not); ``None`` when the result would not read as that day."""
+    import datetime
+
+    try:
+        new = datetime.date.fromisoformat(day)
+    except ValueError:
+        return None
+
+    def spell(token: str, names: tuple[str, ...], index: int) -> str:
+        name = names[index] if token.casefold() in names else names[index][:3]
+        return name.upper() if token.isupper() else name.capitalize() if token[0].isupper() else name
+
+    def word(match: re.Match[str]) -> str:
+        token = match.group(0)
+        folded = token.casefold()
+        if any(folded.startswith(w[:3]) and w.startswith(folded) for w in _WEEKDAYS):
+            return spell(token, _WEEKDAYS, new.weekday())
+        if any(folded.startswith(m[:3]) and m.startswith(folded) for m in _MONTH_NAMES) or folded == "sept":
+            return spell(token, _MONTH_NAMES, new.month - 1)
+        return token
+
+    out = re.sub(r"[A-Za-z]{3,}", word, text)
+    out = re.sub(r"\b\d{4}\b", str(new.year), out)
+    out = re.sub(r"\b\d{1,2}(?=(?:st|nd|rd|th)?\b)(st|nd|rd|th)?",
+                 lambda m: f"{new.day}{_ordinal(new.day) if m.group(1) else ''}", out, count=1)
+    return out if month_day(out) == (new.month, new.day) else None
+
+
+def _ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
 
 
 def looks_like_date(value: str) -> bool:
