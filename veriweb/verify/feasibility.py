@@ -28,6 +28,7 @@ and a stored certificate that does not replay (F002).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -375,8 +376,12 @@ def _pressed_against_words(task: Task, pressed: list[str], location: str) -> Iss
     the instruction asks, so it checks another thing than the instruction names."""
     from veriweb.verify.checks_meaning import opposite_words
 
+    text = task.instruction  # what it says, not the names it quotes ("your comment on 'Add dark mode'")
+    for value in task.slots.values():
+        if isinstance(value, str) and value.strip():
+            text = re.sub(r"(?<!\w)" + re.escape(value) + r"(?!\w)", " ", text)
     for name in pressed:
-        said = opposite_words(task.instruction, name)
+        said = opposite_words(text, name)
         if said is not None:
             return _issue(SLOT_CONTRADICTS_GOAL, f"{location}.goal",
                           f"task {task.id!r}: the only solution found presses {name!r}, which undoes what the "
