@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal
 from typing import Any, Literal, NamedTuple, get_args
 
-__all__ = ["AnswerType", "Verdict", "judge_answer", "parse_date", "parse_money"]
+__all__ = ["AnswerType", "Verdict", "judge_answer", "parse_date", "parse_money", "stateable"]
 
 AnswerType = Literal["number", "currency", "date", "text", "list", "boolean"]
 _ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
@@ -386,6 +386,16 @@ def _parse_expected(expected: object, answer_type: str, order: str) -> object:
         groups = [Counter(map(_item_key, e if isinstance(e, list | tuple) else [e])) for e in expected]
         return [sum(groups, Counter())] if order == "any" else groups
     raise ValueError(f"expected {answer_type} must be {_EXPECTED_FORMS[answer_type]}; got {expected!r}")
+
+
+def stateable(expected: object, answer_type: AnswerType, order: Literal["any", "exact"] = "any") -> bool:
+    """Whether ``expected`` is a value of ``answer_type`` that :func:`judge_answer` can compare an
+    answer with (a date-and-time is not a date; text with no words is no text)."""
+    try:
+        _parse_expected(expected, answer_type, order)
+    except ValueError:
+        return False
+    return True
 
 
 _JUDGES: dict[str, Callable[[str, Any, _Options], Verdict]] = {

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from veriweb.engine.answers import Verdict, judge_answer
+from veriweb.engine.answers import Verdict, judge_answer, stateable
 from veriweb.engine.database import Change, quote
 from veriweb.engine.query import Context, column_values, holds, scalar_value
 from veriweb.engine.session import Session
@@ -233,15 +233,28 @@ class Judge:
         spec = self.task.answer
         if spec is None:
             return Verdict(False, "this task expects no answer")
-        expected = self.expected_answer()
+        return self.judge_against(text, self.expected_answer(), self.candidates())
+
+    def candidates(self) -> list[str]:
+        """The values the answer's ``candidates`` query gives now (what a text answer may name)."""
+        spec = self.task.answer
+        if spec is None or spec.candidates is None:
+            return []
+        return [str(v) for v, _ in column_values(self.session.db.guard, spec.candidates, self.context())]
+
+    def judge_against(self, text: str, expected: Any, candidates: list[str]) -> Verdict:
+        """Judge ``text`` against an expected answer and candidates computed in the current state
+        (:meth:`judge_answer`, for a caller that computes them once per state)."""
+        spec = self.task.answer
+        if spec is None:
+            return Verdict(False, "this task expects no answer")
         if expected is None or expected == []:
             return Verdict(False, "the expected answer does not exist in the current state")
         missing = unstated(expected)
         if missing:
             return Verdict(False, f"the expected answer {missing}: no answer can name it")
-        candidates: list[str] = []
-        if spec.candidates is not None:
-            candidates = [str(v) for v, _ in column_values(self.session.db.guard, spec.candidates, self.context())]
+        if not stateable(expected, spec.type, spec.order):  # the site's data, not the grader's fault
+            return Verdict(False, f"the expected answer {expected!r} is not a {spec.type}: no answer can match it")
         return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(self.session.today),
                             order=spec.order, candidates=candidates, tolerance=spec.tolerance)
 

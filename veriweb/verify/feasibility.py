@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from veriweb.engine import Episode, Session
+from veriweb.engine.answers import stateable
+from veriweb.engine.judge import unstated
 from veriweb.engine.query import Context, fetch_rows
 from veriweb.errors import VeriwebError
 from veriweb.scaffold import Site, Task
@@ -152,6 +154,9 @@ def start_issues(site: Site, task: Task, session: Session, location: str) -> lis
             expected, problem = None, f"computing it fails: {exc}"
         else:
             problem = "it is empty in the starting state"
+        if expected is not None and expected != [] and not unstated(expected) and not stateable(
+                expected, task.answer.type, task.answer.order):
+            expected, problem = None, f"its key gives {expected!r}, which is not a {task.answer.type}"
         if expected is None or expected == []:
             issues.append(_issue(ANSWER_UNDEFINED, f"{location}.answer",
                                  f"task {task.id!r}: the expected answer does not exist: {problem}"))

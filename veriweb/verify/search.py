@@ -61,8 +61,8 @@ from typing import Any
 
 from veriweb.engine import Episode, PageModel, Session
 from veriweb.engine.actions import format_action, parse_action
-from veriweb.engine.answers import Verdict, judge_answer
-from veriweb.engine.judge import Judge, unstated
+from veriweb.engine.answers import Verdict
+from veriweb.engine.judge import Judge
 from veriweb.engine.query import column_values
 from veriweb.engine.session import UIState
 from veriweb.scaffold import Site, Task
@@ -216,23 +216,10 @@ class _Answers:
         return verdict
 
     def _verdict(self, text: str, spec: Any) -> Verdict:
-        import datetime as dt
-
         session = self.judge.session
         if session.version not in self.expected:
-            candidates: list[str] = []
-            if spec.candidates is not None:
-                candidates = [str(v) for v, _ in column_values(session.db.guard, spec.candidates,
-                                                               self.judge.context())]
-            self.expected[session.version] = (self.judge.expected_answer(), candidates)
-        expected, candidates = self.expected[session.version]
-        if expected is None or expected == []:
-            return Verdict(False, "no expected answer")
-        missing = unstated(expected)
-        if missing:
-            return Verdict(False, f"the expected answer {missing}")
-        return judge_answer(text, expected, spec.type, today=dt.date.fromisoformat(session.today),
-                            order=spec.order, candidates=candidates, tolerance=spec.tolerance)
+            self.expected[session.version] = (self.judge.expected_answer(), self.judge.candidates())
+        return self.judge.judge_against(text, *self.expected[session.version])
 
 
 @dataclass
