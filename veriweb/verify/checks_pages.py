@@ -559,6 +559,7 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
                                           f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
                                           f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
+    issues += _defaults_off_options(site)
     posted = dataflow.posted_markers(site)
     for m_index, marker in enumerate(site.markers):
         for p_index, param in enumerate(marker.params):
@@ -583,6 +584,29 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("structural", C.FIELD_TYPE, f"$.markers[{m_index}].params[{p_index}].type",
                                           f"{marker.name}.{param.name} accepts {param.type} but is written to "
                                           f"{table.name}.{column.name}, which is {column.type}"))
+    return issues
+
+
+def _defaults_off_options(site: Site) -> list[C.Issue]:
+    """S013: a drop-down or radio group whose fixed default is none of its fixed options ("Standard"
+    among "standard" and "express"): no option shows as chosen, and a form sent untouched sends a
+    value its own options never offer."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form":
+            continue
+        for number, field_el in enumerate(element.fields):
+            if field_el.type not in ("select", "radio") or field_el.options_query is not None or not field_el.options:
+                continue
+            value = field_el.value
+            if not isinstance(value, str | int | float) or isinstance(value, bool) or str(value) == "":
+                continue
+            offered = [option.value for option in field_el.options]
+            if str(value) not in offered:
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].value",
+                                      f"field {field_el.label!r} starts at {value!r}, which is none of its options "
+                                      f"({', '.join(map(repr, offered))}): no option shows as chosen, and the "
+                                      "form sent untouched sends a value it never offers"))
     return issues
 
 
@@ -768,6 +792,11 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
     first: dict[tuple[str | None, str, str], str] = {}
     for element, path, page_id, bound in bound_elements(site):
         if element.type == "form":
+            dialog = element.confirm
+            if dialog is not None and dialog.confirm.strip().casefold() == dialog.cancel.strip().casefold():
+                issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.confirm.confirm",
+                                      f"the dialog confirming {element.submit!r} labels both its buttons "
+                                      f"{dialog.confirm!r}: nothing says which one goes ahead"))
             for attr in ("name", "label"):
                 counts: dict[str, list[int]] = defaultdict(list)
                 for number, field_el in enumerate(element.fields):

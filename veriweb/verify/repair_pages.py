@@ -22,10 +22,21 @@ from veriweb.verify.form_fields import humanise
 
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M011: a field labelled with another field's name swaps labels with that field, as do two tabs each
-    named for the other's content; otherwise no edit of the data is safe (what to rename is a design
-    choice)."""
+    named for the other's content; a confirmation dialog whose two buttons share a label gets the
+    form's own verb on its go-ahead button; otherwise no edit of the data is safe (what to rename is
+    a design choice)."""
     named = re.search(r"labels its field '(\w+)' .*, the name of its field '(\w+)'", issue.message)
     tokens = R.parse_path(issue.location)
+    if tokens[-2:] == ["confirm", "confirm"]:  # a dialog's two buttons labelled alike: go-ahead says the form's verb
+        form = R.get_at(data, tokens[:-2])
+        dialog = form.get("confirm") if isinstance(form, dict) else None
+        if not isinstance(dialog, dict):
+            return None
+        cancel = str(dialog.get("cancel", "Cancel")).strip().casefold()
+        old = dialog.get("confirm", "Confirm")
+        dialog["confirm"] = next(label for label in (form.get("submit", ""), "Confirm", "Yes")
+                                 if label.strip() and label.strip().casefold() != cancel)
+        return f"dialog's go-ahead button {old!r} -> {dialog['confirm']!r}", R.Touch(pages=R._page_of(tokens, data))
     tabbed = re.search(r"while tab '([^']*)' holds what '([^']*)' names: the two labels", issue.message)
     if tabbed is not None and tokens[-3:-2] == ["tabs"]:  # two tabs named for each other's content: swapped back
         tabs = R.get_at(data, tokens[:-2])
@@ -477,12 +488,25 @@ def _reword_field(data: dict[str, Any], tokens: list[Any], field_el: dict[str, A
 
 
 def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S013: an option the marker refuses is removed; a date input or checkbox for another type
+    """S013: a field's default that is none of its options becomes the option it names (by value or
+    label, whatever the case), else no default; an option the marker refuses is removed; a date input or checkbox for another type
     becomes a text box; a parameter written to a column of another type takes the column's type;
     an empty list of choices becomes the values the parameter's column holds (else any value); a link
     that fills a field with the wrong kind of value passes the row's one column of the right kind (else
     it is removed), and so does a picker."""
     tokens = R.parse_path(issue.location)
+    field_el = R.get_at(data, tokens[:-1]) if tokens[-1] == "value" else None
+    if isinstance(field_el, dict) and field_el.get("options"):  # a default none of the options: the one it means
+        old = field_el.get("value")
+        fold = str(old).strip().casefold()
+        meant = [o["value"] for o in field_el["options"]
+                 if fold in (str(o.get("value", "")).strip().casefold(), str(o.get("label", "")).strip().casefold())]
+        if len(meant) == 1:
+            field_el["value"] = meant[0]
+        else:
+            field_el.pop("value", None)
+        return (f"field {field_el.get('label', '')!r} starts at {field_el.get('value', 'no option')!r}, not {old!r}",
+                R.Touch(pages=R._page_of(tokens, data)))
     sent = re.search(r"which the marker refuses \(.*\); it should send (.+)$", issue.message)
     if sent is not None and tokens[-2:-1] == ["args"]:  # a fixed argument the marker refuses: the nearest it takes
         import ast
