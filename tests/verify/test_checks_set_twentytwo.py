@@ -53,3 +53,24 @@ def test_a_dialog_with_two_buttons_labelled_alike_is_found_and_goes_ahead_by_the
     form = next(d for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) if d.get("type") == "form"
                 and isinstance(d.get("action"), dict) and d["action"].get("marker") == "place_order")
     assert (form["confirm"]["confirm"], form["confirm"]["cancel"]) == ("Place order", "Go back")
+
+
+# ----------------------------------------------------------------------------- the clock
+
+
+def test_a_clock_moving_a_day_a_step_is_found_and_given_the_default_pace() -> None:
+    def edit(data: dict) -> None:
+        assert "clock" not in data  # the default clock: one second a step from nine
+        data["clock"] = {"seconds_per_step": 86_400}
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C010", "past midnight")
+    assert _said(site, "C010", "moves 86400 s a step: within 40 steps")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_clock_starting_just_before_midnight_is_found() -> None:
+    def edit(data: dict) -> None:
+        data["clock"] = {"start_time": "23:59:30"}
+    clean, site = _edited("mail", edit)
+    assert _said(site, "C010", "the clock starts at 23:59:30 and moves 1 s a step")
+    assert _same(repair_static(site)[0], clean)

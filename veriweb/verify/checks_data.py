@@ -1567,13 +1567,29 @@ def check_begun_after_use(site: Site) -> list[C.Issue]:
             for location, row, day, table, used in begun_after_use(site)]
 
 
+def check_clock_day(site: Site) -> list[C.Issue]:
+    """C010: the virtual clock leaves its day within a task's step budget (a whole day a step, or a
+    start just before midnight), while ``today`` stays: what a step writes is stamped a later day
+    than the one the site calls today, so it sorts above everything, and "today" filters miss it."""
+    clock = site.clock
+    steps = max((t.max_steps for t in site.tasks), default=40)
+    start = clock.start_time.hour * 3600 + clock.start_time.minute * 60 + clock.start_time.second
+    if start + clock.seconds_per_step * steps < 86_400:
+        return []
+    where = "$.clock.seconds_per_step" if clock.seconds_per_step > 1 else "$.clock.start_time"
+    return [C.Issue("consistency", C.STALE_DATE, where,
+                    f"the clock starts at {clock.start_time} and moves {clock.seconds_per_step} s a step: within "
+                    f"{steps} steps (the longest task's budget) it is past midnight while today stays "
+                    f"{clock.today}, so what a step writes is dated after the site's today")]
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_prefixed_keys, check_empty_lines, check_stated_since,
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
-               check_amounts_in_text, check_expired_states, check_unroutable_values]
+               check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

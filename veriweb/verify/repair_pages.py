@@ -399,11 +399,21 @@ def _first_use(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any],
 
 
 def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C010: a seed date on the wrong side of today is set to today (keeping a datetime's time), or to the day
+    """C010: a clock that leaves its day within a task's budget gets the default pace (or start); a
+    seed date on the wrong side of today is set to today (keeping a datetime's time), or to the day
     of the first row made under its row if that is earlier (a post's first comment); a date
     before the one it follows is set to that day; a date its status leaves empty is emptied, and one
     its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
+    if tokens[:1] == ["clock"] and isinstance(data.get("clock"), dict):  # a clock leaving its day: the default pace
+        from veriweb.scaffold.site import Clock
+
+        clock = data["clock"]
+        old = clock.get(tokens[-1])
+        clock[tokens[-1]] = Clock.model_fields[tokens[-1]].get_default()
+        if tokens[-1] == "start_time":
+            clock[tokens[-1]] = clock[tokens[-1]].isoformat()
+        return f"clock.{tokens[-1]}: {old!r} -> {clock[tokens[-1]]!r}", R.Touch(tasks={t["id"] for t in data["tasks"]})
     found = R._table_row(data, tokens)
     if found is None or len(tokens) != 6 or not isinstance(tokens[5], str):
         return None
