@@ -74,3 +74,17 @@ def test_a_clock_starting_just_before_midnight_is_found() -> None:
     clean, site = _edited("mail", edit)
     assert _said(site, "C010", "the clock starts at 23:59:30 and moves 1 s a step")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- seed rows
+
+
+def test_a_row_whose_name_says_another_colour_is_found_and_given_the_named_one() -> None:
+    def edit(data: dict) -> None:
+        products = next(t for t in data["database"]["tables"] if t["name"] == "products")
+        row = next(r for r in products["rows"] if r["name"].startswith("Green "))
+        row["color"] = "blue"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C012", "while its name says")
+    assert _said(site, "C012", "has color 'blue', while its name says 'green'")
+    assert _same(repair_static(site)[0], clean)

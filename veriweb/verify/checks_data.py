@@ -1301,6 +1301,42 @@ def check_misfiled_rows(site: Site) -> list[C.Issue]:
             for location, name, key, usual, noun in misfiled_rows(site)]
 
 
+NAMED_SHARE = 0.9
+"""How many of a table's rows must name their own value of a column (a product's colour in its name)
+before a row whose name says another value of it is called a contradiction."""
+
+
+def check_named_values(site: Site) -> list[C.Issue]:
+    """C012: a row whose name says one value of a column its table names its rows by, and whose column
+    holds another ("Green Waxed Breton Shirt" stored as blue, where every other product's name says its
+    colour): a filter by what the name says misses it, and one by the column shows it under the wrong
+    heading. The repair sets the column to what the name says."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        named = next((c.name for c in table.columns if c.name in ("name", "title") and c.type == "text"), None)
+        if named is None or len(table.rows) < 8:
+            continue
+        for column in (c.name for c in table.columns if c.type == "text" and c.name != named):
+            values = {r[column] for r in table.rows if isinstance(r.get(column), str) and r[column].strip()}
+            if not 2 <= len(values) <= 30:
+                continue
+            patterns = {v: re.compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])", re.I) for v in values}
+            says = [{v for v, p in patterns.items() if isinstance(r.get(named), str) and p.search(r[named])}
+                    for r in table.rows]
+            own = sum(1 for r, said in zip(table.rows, says) if r.get(column) in said)
+            if own < NAMED_SHARE * len(table.rows):
+                continue
+            for r_index, (row, said) in enumerate(zip(table.rows, says)):
+                if len(said) == 1 and row.get(column) not in said:
+                    (value,) = said
+                    issues.append(C.Issue(
+                        "consistency", C.SEED_BREAKS_INVARIANT, f"$.database.tables[{t_index}].rows[{r_index}].{column}",
+                        f"{row[named]!r} has {column} {row.get(column)!r}, while its name says {value!r} and every "
+                        f"other row's name says its own {column}: it is missing from its own list and shown in "
+                        f"another; its {column} should be {value!r}"))
+    return issues
+
+
 def check_written_otherwise(site: Site) -> list[C.Issue]:
     """M004: a text written otherwise than every other row writes the same thing: a code in lower case
     among upper-case codes ("foo-12183" among "FOO-12181"); a time of day on the 12-hour clock ("7:55 PM")
@@ -1589,7 +1625,8 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_missing_periods, check_padded_text, check_joined_text,
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
-               check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day]
+               check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
+               check_named_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",
