@@ -5,7 +5,9 @@ domain), the clean site is its twin (the check says nothing there), and the repa
 
 from __future__ import annotations
 
-from jsonwalk import dicts, edited as _edited, said as _said, same as _same  # tests/verify/jsonwalk.py
+from jsonwalk import dicts, edited as _edited, messages as _messages, said as _said, same as _same  # tests/verify/jsonwalk.py
+
+from veriweb.generate.site import generate_site
 
 from veriweb.verify.repair import repair_static
 
@@ -88,3 +90,30 @@ def test_a_row_whose_name_says_another_colour_is_found_and_given_the_named_one()
     assert not _said(clean, "C012", "while its name says")
     assert _said(site, "C012", "has color 'blue', while its name says 'green'")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_prices_declared_text_are_found_and_the_column_retyped() -> None:
+    def edit(data: dict) -> None:
+        products = next(t for t in data["database"]["tables"] if t["name"] == "products")
+        column = next(c for c in products["columns"] if c["name"] == "price")
+        assert column["type"] == "money"
+        column["type"] = "text"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M004", "is declared text")
+    found = [m for m in _messages(site, "M004")]
+    assert len(found) == 1 and "products.price is declared text, but every row holds a number" in found[0]
+    assert found[0].endswith("its type should be money")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_text_column_of_words_and_numbers_is_left_alone() -> None:
+    from veriweb.verify.checks import _numbers_as_text
+
+    clean = generate_site("shop", 0)
+    products = clean.database.table("products")
+    assert _numbers_as_text(products) == {}
+    mixed = products.model_copy(update={"columns": [c.model_copy(update={"type": "text"}) if c.name == "price" else c
+                                                    for c in products.columns],
+                                        "rows": [{**r, "price": "call us"} if n == 0 else r
+                                                 for n, r in enumerate(products.rows)]})
+    assert _numbers_as_text(mixed) == {}

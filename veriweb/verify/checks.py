@@ -777,14 +777,47 @@ def _type_ok(kind: str, value: Any) -> bool:
     return isinstance(value, str)
 
 
+_MONEY_NAMES = re.compile(r"(?:^|_)(?:price|cost|total|amount|fee|fare|refund|refunded|balance|budget|subtotal|"
+                          r"paid|charge|bounty)(?:$|_)")
+"""Column names that hold money (in cents, when the values are integers)."""
+
+
+def _numbers_as_text(table: Any) -> dict[str, str]:
+    """The text columns of ``table`` every row of which holds a number (at least two rows), each with
+    the type it should have: money for whole numbers in a column named like money, integer for other
+    whole numbers, real otherwise."""
+    out = {}
+    for column in table.columns:
+        if column.type != "text" or column.name == table.primary_key:
+            continue
+        values = [r.get(column.name) for r in table.rows if r.get(column.name) is not None]
+        if len(values) < 2 or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            continue
+        if all(isinstance(v, int) for v in values):
+            out[column.name] = "money" if _MONEY_NAMES.search(column.name) else "integer"
+        else:
+            out[column.name] = "real"
+    return out
+
+
 def check_values(site: Site) -> list[Issue]:
     """M004 and C003: stored values have their column's type; non-nullable columns are filled."""
     issues = []
     for t_index, table in enumerate(site.database.tables):
+        retyped = _numbers_as_text(table)
+        for c_index, column in enumerate(table.columns):
+            if column.name in retyped:
+                sample = ", ".join(repr(r.get(column.name)) for r in table.rows[:3])
+                issues.append(Issue("semantic", WRONG_TYPE, f"$.database.tables[{t_index}].columns[{c_index}].type",
+                                    f"{table.name}.{column.name} is declared text, but every row holds a number "
+                                    f"({sample}, ...): it sorts and compares as text ('120' before '22'); "
+                                    f"its type should be {retyped[column.name]}"))
         for r_index, row in enumerate(table.rows):
             for column in table.columns:
                 value = row.get(column.name)
                 where = f"$.database.tables[{t_index}].rows[{r_index}].{column.name}"
+                if column.name in retyped:
+                    continue
                 if not _type_ok(column.type, value):
                     issues.append(Issue("semantic", WRONG_TYPE, where,
                                         f"{table.name}.{column.name} is {column.type}, but holds {value!r}"))

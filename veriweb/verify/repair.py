@@ -1248,10 +1248,19 @@ def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
 
 
 def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """M004: a stored value of the wrong type is coerced to its column's type (else the column's
+    """M004: a text column every row of which holds a number gets the number's type; a stored value
+    of the wrong type is coerced to its column's type (else the column's
     most common value, or none when the column allows it); a text written unlike every other row (spaces
     around it, a 12-hour time) reads as the check says it should."""
     tokens = parse_path(issue.location)
+    retype = re.search(r"is declared text, but every row holds a number .*its type should be (\w+)$", issue.message)
+    if retype is not None and tokens[:2] == ["database", "tables"] and tokens[-3:-2] == ["columns"]:
+        spec = get_at(data, tokens[:-1])  # numbers declared text: the column's type, not its cells
+        table = get_at(data, tokens[:3])
+        if not isinstance(spec, dict) or not isinstance(table, dict):
+            return None
+        old, spec["type"] = spec.get("type"), retype.group(1)
+        return f"{table['name']}.{spec['name']} type {old!r} -> {spec['type']!r}", Touch(tables={table["name"]})
     found = _table_row(data, tokens)
     if found is None:
         return None
