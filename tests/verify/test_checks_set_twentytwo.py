@@ -117,3 +117,17 @@ def test_a_text_column_of_words_and_numbers_is_left_alone() -> None:
                                         "rows": [{**r, "price": "call us"} if n == 0 else r
                                                  for n, r in enumerate(products.rows)]})
     assert _numbers_as_text(mixed) == {}
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def test_a_progress_step_the_goal_lost_is_found_and_put_back() -> None:
+    def edit(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "add_several")
+        assert len(task["goal"]) == len(task["progress"]) == 2
+        task["goal"] = task["goal"][:1]
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M016", "the step belongs in the goal")
+    assert _said(site, "M016", "progress step 'the second product is in the cart' reads second")
+    assert _same(repair_static(site)[0], clean)

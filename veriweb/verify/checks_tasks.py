@@ -730,6 +730,30 @@ def _implied(site: Site, value: str, told: set[str]) -> bool:
     return False
 
 
+def check_progress_beyond_goal(site: Site) -> list[C.Issue]:
+    """M016: a progress step reads a slot the instruction states that no goal predicate (nor answer,
+    nor constraint) reads: "put A, B and C in your cart" whose goal checks only A and B, while
+    progress still counts C. The goal passes without what the step asks for. The repair adds the
+    step's predicate to the goal."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if task.kind == "retrieve" or not task.goal:
+            continue
+        judged = json.dumps([p.model_dump(mode="json") for p in task.goal]
+                            + [c.model_dump(mode="json") for c in task.constraints]
+                            + ([task.answer.model_dump(mode="json")] if task.answer is not None else []))
+        stated = set(re.findall(r"(?<!\{)\{(\w+)\}", task.template))
+        for s_index, step in enumerate(task.progress):
+            text = json.dumps(step.predicate.model_dump(mode="json"))
+            missing = sorted(n for n in stated if f'"slot.{n}"' in text and f'"slot.{n}"' not in judged)
+            if missing:
+                issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].progress[{s_index}]",
+                                      f"task {task.id!r}: progress step {step.description!r} reads "
+                                      f"{', '.join(missing)}, which the instruction states and no goal predicate "
+                                      "reads: the goal passes without it; the step belongs in the goal"))
+    return issues
+
+
 def check_unstated_goal_slots(site: Site) -> list[C.Issue]:
     """M016: a slot the goal reads that the template never states, whose value neither the instruction
     nor the stated slots say, nor a seed row they pick out holds (:func:`_implied`): "create a ticket
@@ -1561,7 +1585,7 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
 
 
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
-               check_unstated_goal_slots,
+               check_unstated_goal_slots, check_progress_beyond_goal,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals, check_unanswered_questions,

@@ -175,10 +175,17 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
 
 
 def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """M016: the instruction states the day, month or amount the goal reads (the stated slot takes the
+    """M016: a progress step the goal lost goes back into the goal; the instruction states the day,
+    month or amount the goal reads (the stated slot takes the
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("the step belongs in the goal") and tokens[-2:-1] == ["progress"]:
+        task, step = R.get_at(data, tokens[:2]), R.get_at(data, tokens)
+        if not isinstance(task, dict) or not isinstance(step, dict):
+            return None
+        task["goal"].append(step["predicate"])
+        return f"task {task['id']!r}: its goal also demands {step.get('description', '')!r}", R.Touch(tasks={task["id"]})
     if issue.message.endswith("but its goal holds when any one of them does: it should demand all of them") \
             and tokens[-2:-1] == ["goal"]:  # an "any" of the parts the instruction asks for all of: each one
         task, goal = R.get_at(data, tokens[:2]), R.get_at(data, tokens)
