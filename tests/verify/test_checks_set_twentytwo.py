@@ -131,3 +131,23 @@ def test_a_progress_step_the_goal_lost_is_found_and_put_back() -> None:
     assert not _said(clean, "M016", "the step belongs in the goal")
     assert _said(site, "M016", "progress step 'the second product is in the cart' reads second")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- names defined twice
+
+
+def test_a_second_marker_task_or_view_of_a_name_is_found_and_dropped() -> None:
+    import copy
+
+    def edit(data: dict) -> None:
+        draft = copy.deepcopy(next(m for m in data["markers"] if m["name"] == "cancel_order"))
+        draft["label"] = "Cancel draft"
+        data["markers"].append(draft)
+        data["tasks"].append({**copy.deepcopy(data["tasks"][0]), "max_steps": 30})  # a draft of the first task
+        data["database"]["views"].append(copy.deepcopy(data["database"]["views"][0]))
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "S008", "is defined")
+    for kind, name in (("marker", "cancel_order"), ("task", clean.tasks[0].id),
+                       ("view", clean.database.views[0].name)):
+        assert _said(site, "S008", f"{kind} {name!r} is defined 2 times"), kind
+    assert _same(repair_static(site)[0], clean)

@@ -55,7 +55,8 @@ FIELD_MISMATCH = _code("S004", "structural", "a form does not supply what its ma
 UNKNOWN_TABLE = _code("S005", "structural", "a query, effect or view names a table that does not exist")
 UNKNOWN_COLUMN = _code("S006", "structural", "a query names a column its table does not have")
 WIDGET_TARGET = _code("S007", "structural", "a button opens a widget that does not exist")
-DUPLICATE_PAGE = _code("S008", "structural", "two pages share an id or a route")
+DUPLICATE_PAGE = _code("S008", "structural", "two pages share an id or a route, or two markers, tasks or "
+                       "views a name")
 NO_HOME = _code("S009", "structural", "the site has no page at /")
 LOGIN_MISSING = _code("S010", "structural", "login is needed but the site has no login page or accounts table")
 PLACEHOLDER = _code("M001", "semantic", "placeholder or template text shown to users")
@@ -532,7 +533,8 @@ def check_tables(site: Site) -> list[Issue]:
 
 
 def check_widgets_and_pages(site: Site) -> list[Issue]:
-    """S007, S008, S009: buttons open existing widgets; page ids and routes are unique; a home page."""
+    """S007, S008, S009: buttons open existing widgets; page ids and routes, and marker, task and view
+    names, are unique; a home page."""
     issues = []
     widgets: dict[str | None, set[str]] = defaultdict(set)
     buttons = []
@@ -551,6 +553,18 @@ def check_widgets_and_pages(site: Site) -> list[Issue]:
             if counts[getattr(page, attr)] > 1:
                 issues.append(Issue("structural", DUPLICATE_PAGE, f"$.pages[{number}].{attr}",
                                     f"{attr} {getattr(page, attr)!r} is used by {counts[getattr(page, attr)]} pages"))
+    for where, items, attr in (("markers", site.markers, "name"), ("tasks", site.tasks, "id"),
+                               ("database.views", site.database.views, "name")):
+        counts = Counter(getattr(item, attr) for item in items)
+        seen: set[str] = set()
+        for number, item in enumerate(items):
+            name = getattr(item, attr)
+            if counts[name] > 1 and name in seen:
+                issues.append(Issue("structural", DUPLICATE_PAGE, f"$.{where}[{number}].{attr}",
+                                    f"{where.split('.')[-1][:-1]} {name!r} is defined {counts[name]} times: which one "
+                                    f"a form, a page or a grader gets depends on lookup order; this later one "
+                                    f"shadows or is shadowed by the first"))
+            seen.add(name)
     if resolve_href(_routes(site), "/") is None:
         issues.append(Issue("structural", NO_HOME, "$.pages", "no page answers at /, where every visit starts"))
     return issues

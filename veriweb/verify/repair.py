@@ -821,10 +821,22 @@ def _missing_page_ids(data: dict[str, Any], taken: set[str]) -> dict[str, set[st
 
 
 def dedupe_page(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S008: of two pages sharing an id, the one whose route takes the parameters the tasks give a page id
+    """S008: a second marker, task or view of a name is dropped (the first one stays); of two pages
+    sharing an id, the one whose route takes the parameters the tasks give a page id
     no page has takes that id (the id it was meant to have); else the later gets a fresh id. Sharing a
     route, the later is dropped."""
     tokens = parse_path(issue.location)
+    if tokens[0] != "pages":  # a second marker, task or view of a name: the first one stays
+        holder, index = get_at(data, tokens[:-2]), tokens[-2]
+        item = get_at(data, tokens[:-1])
+        if not isinstance(holder, list) or not isinstance(item, dict) or not isinstance(index, int):
+            return None
+        del holder[index]
+        name = item.get(tokens[-1], "")
+        kind = {"markers": "marker", "tasks": "task", "views": "view"}[str(tokens[-3])]
+        touch = Touch(markers={name}) if kind == "marker" else Touch(tasks={name}) if kind == "task" else \
+            Touch(tables={name})
+        return f"dropped a second {kind} named {name!r}", touch
     index, attr = tokens[1], tokens[-1]
     pages = data["pages"]
     page = pages[index] if isinstance(index, int) and index < len(pages) else None
@@ -2374,10 +2386,11 @@ def apply_repairs(site: Site, issues: list[Issue], ctx: Context | None = None) -
         if index is not None:
             current = [t["id"] for t in data.get("tasks", [])]
             wanted = task_ids[index] if index < len(task_ids) else None
-            if wanted not in current:
+            # the same task now (by id; of two tasks with one id, the same one of them)
+            now = [n for n, t in enumerate(current) if t == wanted][task_ids[:index].count(wanted):][:1]
+            if not now:
                 continue  # its task was dropped this round
-            issue = Issue(issue.cls, issue.code, issue.location.replace(f"$.tasks[{index}]",
-                                                                        f"$.tasks[{current.index(wanted)}]", 1),
+            issue = Issue(issue.cls, issue.code, issue.location.replace(f"$.tasks[{index}]", f"$.tasks[{now[0]}]", 1),
                           issue.message)
         outcome, changed = _attempt(operator, data, issue, ctx, ledger)
         if outcome is None and index is not None and _gives_up(operator) and operator is not drop_task:
