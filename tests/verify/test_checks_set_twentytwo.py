@@ -151,3 +151,21 @@ def test_a_second_marker_task_or_view_of_a_name_is_found_and_dropped() -> None:
                        ("view", clean.database.views[0].name)):
         assert _said(site, "S008", f"{kind} {name!r} is defined 2 times"), kind
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- judge probes
+
+
+def test_a_navigate_goal_that_pins_no_row_is_fooled_by_another_rows_page() -> None:
+    from veriweb.verify.pipeline import _bad_probes
+
+    def unpinned(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "cheapest_1")
+        task["goal"][0]["params"] = {}
+        task["progress"][0]["predicate"]["params"] = {}
+    clean, site = _edited("shop", unpinned)
+    task = clean.task("cheapest_1")
+    ran, bad = _bad_probes(clean, task, task.certificate)
+    assert ran and not bad
+    ran, bad = _bad_probes(site, site.task("cheapest_1"), task.certificate)
+    assert any(name.startswith("other_entity") for name in bad), bad

@@ -173,6 +173,10 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
     final = run.final
     tables = {name: value.query.table for p in task.goal if isinstance(p, PageIs)
               for name, value in p.params.items() if isinstance(value, QueryValue)}
+    for goal in task.goal:  # a record page the goal pins no row of: any row's page would pass
+        if isinstance(goal, PageIs) and final is not None and final.page_id == goal.page:
+            tables.update({name: table for name, table in _record_params(site, goal.page).items()
+                           if name not in goal.params})
     if final is None or not tables:
         return [not_applicable("other_entity", "the goal page's parameters are not looked up in a table")]
     probes: list[Probe] = []
@@ -193,6 +197,27 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
                 continue  # the prefix alone passes: that is the partial probe's finding
             probes.append(Probe("other_entity", f"other_entity:{name}={other}", f"opened {url} instead", passed))
     return probes or [not_applicable("other_entity", "no page parameter names a row")]
+
+
+def _record_params(site: Site, page_id: str) -> dict[str, str]:
+    """Each parameter of a page's route that a record on the page looks its row up by (``id`` of
+    ``/product/{id:int}``, read by a record of ``products`` where ``id = param.id``), with the table."""
+    page = next((p for p in site.pages if p.id == page_id), None)
+    if page is None:
+        return {}
+    out: dict[str, str] = {}
+    stack = list(page.elements)
+    while stack:
+        element = stack.pop()
+        stack.extend(getattr(element, "elements", None) or [])
+        query = getattr(element, "query", None)
+        table = site.database.table(query.table) if element.type == "record" and query is not None else None
+        if table is None:
+            continue
+        for cond in query.where:
+            if cond.column == table.primary_key and isinstance(cond.value, Ref) and cond.value.namespace == "param":
+                out.setdefault(cond.value.name, table.name)
+    return out
 
 
 def all_rows(site: Site, task: Task, run: Run, session: Session) -> list[Probe]:
