@@ -169,3 +169,38 @@ def test_a_navigate_goal_that_pins_no_row_is_fooled_by_another_rows_page() -> No
     assert ran and not bad
     ran, bad = _bad_probes(site, site.task("cheapest_1"), task.certificate)
     assert any(name.startswith("other_entity") for name in bad), bad
+
+
+# ----------------------------------------------------------------------------- dialogs
+
+
+def _dialog(data: dict, dialog_id: str) -> dict:
+    return next(d for d in dicts(data["pages"]) if d.get("type") == "dialog" and d.get("id") == dialog_id)
+
+
+def test_a_modal_dialog_nothing_inside_closes_is_found_and_given_a_close_button() -> None:
+    def edit(data: dict) -> None:
+        dialog = _dialog(data, "add_contact")
+        dialog["elements"] = [e for e in dialog["elements"] if e.get("type") != "button"]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "S007", "has no button that closes it")
+    assert _said(site, "S007", "modal dialog 'add_contact'")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S007", "has no button that closes it")
+    dialog = _dialog(fixed.model_dump(mode="json"), "add_contact")
+    assert dialog["elements"][-1] == {"type": "button", "text": "Close", "action": "close", "target": "add_contact"}
+
+
+def test_a_dialog_nothing_opens_is_found_and_given_a_button_that_opens_it() -> None:
+    def edit(data: dict) -> None:
+        for holder in dicts(data["pages"]):
+            for key, value in list(holder.items()):
+                if isinstance(value, list):
+                    holder[key] = [e for e in value if not (isinstance(e, dict) and e.get("type") == "button"
+                                                            and e.get("target") == "add_contact"
+                                                            and e.get("action") != "close")]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "S007", "is never opened")
+    assert _said(site, "S007", "dialog 'add_contact' ('New contact') is never opened")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S007", "is never opened")

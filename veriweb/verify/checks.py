@@ -533,20 +533,36 @@ def check_tables(site: Site) -> list[Issue]:
 
 
 def check_widgets_and_pages(site: Site) -> list[Issue]:
-    """S007, S008, S009: buttons open existing widgets; page ids and routes, and marker, task and view
-    names, are unique; a home page."""
+    """S007, S008, S009: buttons open existing widgets, each dialog has a button that opens it and a
+    modal one a button inside it that closes it; page ids and routes, and marker, task and view names,
+    are unique; a home page."""
     issues = []
     widgets: dict[str | None, set[str]] = defaultdict(set)
     buttons = []
+    dialogs = []
     for element, path, page_id in all_elements(site):
         if element.type in ("dialog", "collapsible", "menu", "tabs"):
             widgets[page_id].add(element.id)
+        if element.type == "dialog":
+            dialogs.append((element, path, page_id))
         if element.type == "button":
             buttons.append((element, path, page_id))
     for element, path, page_id in buttons:
         if element.target not in widgets[page_id] | widgets[None]:
             issues.append(Issue("structural", WIDGET_TARGET, f"{path}.target",
                                 f"button {element.text!r} opens {element.target!r}, but no widget has that id"))
+    for dialog, path, page_id in dialogs:
+        mine = [(b, where) for b, where, at in buttons if b.target == dialog.id and at in (page_id, None)]
+        if not any(b.action in ("open", "toggle") for b, _ in mine):
+            issues.append(Issue("structural", WIDGET_TARGET, f"{path}.id",
+                                f"dialog {dialog.id!r} ({dialog.title!r}) is never opened: no button on its page "
+                                "opens it, so what it holds cannot be reached; it needs a button that opens it"))
+        elif dialog.modal and not any(b.action in ("close", "toggle") and where.startswith(path + ".")
+                                      for b, where in mine):  # while it is open, only what is inside it responds
+            issues.append(Issue("structural", WIDGET_TARGET, f"{path}.elements",
+                                f"modal dialog {dialog.id!r} ({dialog.title!r}) has no button that closes it: once "
+                                "open, only it responds, so it cannot be left but by its forms; it needs a Close "
+                                "button"))
     for attr in ("id", "route"):
         counts = Counter(getattr(p, attr) for p in site.pages)
         for number, page in enumerate(site.pages):

@@ -703,8 +703,21 @@ def _unread_field(fields: list[dict[str, Any]], args: dict[str, Any], name: str,
 
 def rename_reference(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S005, S006, S007: a name that points at nothing becomes the closest existing name (a task that
-    reads one is dropped)."""
+    reads one is dropped); a dialog nothing opens gets a button before it that opens it, and a modal
+    one nothing inside closes gets a Close button."""
     tokens = parse_path(issue.location)
+    trapped = issue.message.endswith("it needs a Close button")
+    if trapped or issue.message.endswith("it needs a button that opens it"):
+        dialog = get_at(data, tokens[:-1])
+        holder, index = get_at(data, tokens[:-2]), tokens[-2]
+        if not isinstance(dialog, dict) or not isinstance(holder, list) or not isinstance(index, int):
+            return None
+        if trapped:  # a modal dialog nothing inside closes: a Close button, last in it
+            dialog["elements"].append({"type": "button", "text": "Close", "action": "close", "target": dialog["id"]})
+            return f"dialog {dialog['id']!r}: a Close button", Touch(pages=_page_of(tokens, data))
+        holder.insert(index, {"type": "button", "text": dialog.get("title") or "Open", "action": "open",
+                              "target": dialog["id"]})  # a dialog nothing opens: a button just before it
+        return f"dialog {dialog['id']!r}: a button {dialog.get('title')!r} opens it", Touch(pages=_page_of(tokens, data))
     if tokens[0] == "tasks":
         # a task's judge reading a table or column that is not there: the closest name would judge
         # something else than the instruction asks, so the task goes
