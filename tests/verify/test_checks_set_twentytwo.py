@@ -204,3 +204,14 @@ def test_a_dialog_nothing_opens_is_found_and_given_a_button_that_opens_it() -> N
     assert _said(site, "S007", "dialog 'add_contact' ('New contact') is never opened")
     fixed = repair_static(site)[0]
     assert not _said(fixed, "S007", "is never opened")
+
+
+def test_a_password_box_asking_no_secret_is_found_and_made_a_text_box() -> None:
+    def edit(data: dict) -> None:
+        field = next(f for d in dicts(data["pages"]) if d.get("type") == "form"
+                     for f in d.get("fields", []) if "mail" in f["name"] and f["type"] == "textbox")
+        field["type"] = "password"
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "S013", "asks for no secret")
+    assert _said(site, "S013", "is a password box, but it asks for no secret")
+    assert _same(repair_static(site)[0], clean)

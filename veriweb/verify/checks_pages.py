@@ -559,7 +559,7 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
                                           f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
                                           f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
-    issues += _defaults_off_options(site)
+    issues += _defaults_off_options(site) + _masked_fields(site)
     posted = dataflow.posted_markers(site)
     for m_index, marker in enumerate(site.markers):
         for p_index, param in enumerate(marker.params):
@@ -584,6 +584,24 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("structural", C.FIELD_TYPE, f"$.markers[{m_index}].params[{p_index}].type",
                                           f"{marker.name}.{param.name} accepts {param.type} but is written to "
                                           f"{table.name}.{column.name}, which is {column.type}"))
+    return issues
+
+
+_SECRET = re.compile(r"pass(?:word|code|phrase)?|\bpin\b|secret|\bcvv\b|\bcvc\b", re.I)
+
+
+def _masked_fields(site: Site) -> list[C.Issue]:
+    """S013: a password box for something that is no secret (an e-mail address, a name): what is
+    typed shows as dots, so nobody can check it before it is saved."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form":
+            continue
+        for number, field_el in enumerate(element.fields):
+            if field_el.type == "password" and not _SECRET.search(f"{field_el.name} {field_el.label}"):
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].type",
+                                      f"field {field_el.label!r} is a password box, but it asks for no secret: "
+                                      "what is typed shows as dots, so nobody can check it; it should be a text box"))
     return issues
 
 

@@ -498,13 +498,20 @@ def _reword_field(data: dict[str, Any], tokens: list[Any], field_el: dict[str, A
 
 
 def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S013: a field's default that is none of its options becomes the option it names (by value or
+    """S013: a password box asking no secret becomes a text box; a field's default that is none of its
+    options becomes the option it names (by value or
     label, whatever the case), else no default; an option the marker refuses is removed; a date input or checkbox for another type
     becomes a text box; a parameter written to a column of another type takes the column's type;
     an empty list of choices becomes the values the parameter's column holds (else any value); a link
     that fills a field with the wrong kind of value passes the row's one column of the right kind (else
     it is removed), and so does a picker."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("it should be a text box") and tokens[-1] == "type":  # a masked field asking no secret
+        field_el = R.get_at(data, tokens[:-1])
+        if not isinstance(field_el, dict) or field_el.get("type") != "password":
+            return None
+        field_el["type"] = "textbox"
+        return f"field {field_el.get('label', '')!r}: a text box, not a password box", R.Touch(pages=R._page_of(tokens, data))
     field_el = R.get_at(data, tokens[:-1]) if tokens[-1] == "value" else None
     if isinstance(field_el, dict) and field_el.get("options"):  # a default none of the options: the one it means
         old = field_el.get("value")
