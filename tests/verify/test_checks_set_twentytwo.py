@@ -215,3 +215,36 @@ def test_a_password_box_asking_no_secret_is_found_and_made_a_text_box() -> None:
     assert not _said(clean, "S013", "asks for no secret")
     assert _said(site, "S013", "is a password box, but it asks for no secret")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- views
+
+
+def test_a_sum_over_no_rows_left_empty_is_found_and_made_zero() -> None:
+    def edit(data: dict) -> None:
+        view = next(v for v in data["database"]["views"] if v["name"] == "user_stats")
+        old = "coalesce((SELECT sum(score) FROM posts WHERE user_id = u.id), 0)"
+        assert old in view["sql"]
+        view["sql"] = view["sql"].replace(old, "(SELECT sum(score) FROM posts WHERE user_id = u.id)")
+        newcomer(data)
+
+    def newcomer(data: dict) -> None:  # a user who has posted nothing yet
+        users = next(t for t in data["database"]["tables"] if t["name"] == "users")
+        users["rows"].append({**users["rows"][-1], "id": 999, "username": "newcomer99", "name": "New Comer"})
+    clean, site = _edited("forum", newcomer)
+    _, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "an aggregate over no rows is NULL")
+    assert _said(site, "C013", "view 'user_stats' leaves karma empty (NULL) for")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C013", "an aggregate over no rows is NULL")
+    sql = next(v for v in fixed.database.views if v.name == "user_stats").sql
+    assert "coalesce((SELECT sum(score) FROM posts WHERE user_id = u.id), 0)" in sql
+
+
+def test_bare_sums() -> None:
+    from veriweb.verify.checks_views import _bare_sums
+
+    expr = "(SELECT sum(score) FROM posts WHERE user_id = u.id) + coalesce((SELECT sum(x) FROM c), 0)"
+    assert [expr[a:b] for a, b in _bare_sums(expr)] == ["(SELECT sum(score) FROM posts WHERE user_id = u.id)"]
+    assert _bare_sums("coalesce(sum(x), 0)") == [] and _bare_sums("count(*)") == []
+    assert [e[a:b] for e in ["sum(x) - ifnull(sum(y), 0)"] for a, b in _bare_sums(e)] == ["sum(x)"]
