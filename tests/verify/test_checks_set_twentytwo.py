@@ -248,3 +248,20 @@ def test_bare_sums() -> None:
     assert [expr[a:b] for a, b in _bare_sums(expr)] == ["(SELECT sum(score) FROM posts WHERE user_id = u.id)"]
     assert _bare_sums("coalesce(sum(x), 0)") == [] and _bare_sums("count(*)") == []
     assert [e[a:b] for e in ["sum(x) - ifnull(sum(y), 0)"] for a, b in _bare_sums(e)] == ["sum(x)"]
+
+
+def test_a_goal_ordering_by_numbers_written_as_text_is_found_and_orders_by_the_number() -> None:
+    def edit(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "open_extreme_product")
+        for predicate in [task["goal"][0]] + [step["predicate"] for step in task.get("progress", [])]:
+            query = predicate["params"]["id"]["query"]
+            query["table"] = "catalog"
+            assert query["order_by"][0]["column"] == "price"
+            query["order_by"][0]["column"] = "price_input"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M004", "numbers written as text")
+    assert _said(site, "M004", "orders catalog by price_input, numbers written as text")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M004", "numbers written as text")
+    query = fixed.task("open_extreme_product").goal[0].params["id"].query
+    assert (query.table, query.order_by[0].column) == ("catalog", "price")

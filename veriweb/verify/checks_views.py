@@ -1882,6 +1882,72 @@ def view_fixes(site: Site) -> list[Fix]:
     return out
 
 
+def seeded(site: Site) -> Any:
+    """The engine's database of ``site`` as seeded (``None`` if the engine cannot load it); the caller
+    closes its connection."""
+    from veriweb.engine.database import Database
+
+    try:
+        return Database.build(site, today=site.clock.today.isoformat(),
+                              now_fn=lambda: f"{site.clock.today.isoformat()}T{site.clock.start_time}")
+    except Exception:  # noqa: BLE001 - a site the engine cannot load: other checks say why
+        return None
+
+
+_NUMBER_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _text_orders(site: Site) -> Iterator[C.Issue]:
+    """M004: a task's query orders rows by a column that holds numbers written as text ("120.99" sorts
+    before "22.99"): the first row it picks is not the least one. When the table has a number column
+    whose name starts the text column's ("price" for "price_input"), that is the one to order by."""
+    found: list[tuple[str, str, str]] = []
+    for number, task in enumerate(site.tasks):
+        stack: list[tuple[Any, str]] = [(task.model_dump(mode="json", include={"goal", "answer", "progress",
+                                                                               "constraints"}), f"$.tasks[{number}]")]
+        while stack:
+            node, path = stack.pop()
+            if isinstance(node, dict):
+                if isinstance(node.get("table"), str):
+                    for k, order in enumerate(node.get("order_by") or []):
+                        found.append((f"{path}.order_by[{k}].column", node["table"], order["column"]))
+                stack.extend((v, f"{path}.{k}") for k, v in node.items())
+            elif isinstance(node, list):
+                stack.extend((v, f"{path}[{k}]") for k, v in enumerate(node))
+    if not found:
+        return
+    views = {v.name for v in site.database.views}
+    typed = {(t.name, c.name): c.type for t in site.database.tables for c in t.columns}
+    retyped = {(t.name, c) for t in site.database.tables for c in C._numbers_as_text(t)}  # M004 at the column
+    found = [f for f in found if f[1] in views or typed.get((f[1], f[2])) == "text" and f[1:] not in retyped]
+    if not found:
+        return
+    db = seeded(site)
+    if db is None:
+        return
+    try:
+        for location, table, column in found:
+            try:
+                cursor = db.conn.execute(f'SELECT * FROM "{table}" LIMIT 0')
+                names = [d[0] for d in cursor.description]
+                values = [v for v, in db.conn.execute(f'SELECT "{column}" FROM "{table}"') if v is not None]
+            except Exception:  # noqa: BLE001 - a table or column that is not there: other checks say why
+                continue
+            texts = sorted({v for v in values if isinstance(v, str)})
+            if len(texts) < 2 or len(texts) != len(set(values)) or not all(_NUMBER_TEXT.fullmatch(v) for v in texts) \
+                    or texts == sorted(texts, key=float):
+                continue
+            usual = next((n for n in names if n != column and column.startswith(n) and {
+                kind for kind, in db.conn.execute(f'SELECT DISTINCT typeof("{n}") FROM "{table}"')} <= {
+                "integer", "real"}), None)  # "price" for "price_input": the number the text was made from
+            yield C.Issue("semantic", C.WRONG_TYPE, location,
+                          f"orders {table} by {column}, numbers written as text ({texts[0]!r} sorts before "
+                          f"{sorted(texts, key=float)[0]!r}): the first row is not the least"
+                          + (f"; it should order by {usual}" if usual else ""))
+    finally:
+        db.conn.close()
+
+
 _SUM = re.compile(r"\bsum\s*\(", re.I)
 _GUARDED = re.compile(r"\b(?:coalesce|ifnull)\s*\(\s*$", re.I)
 
@@ -1927,12 +1993,8 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
     candidates = [found for found in candidates if found[2]]
     if not candidates:
         return
-    from veriweb.engine.database import Database
-
-    try:
-        db = Database.build(site, today=site.clock.today.isoformat(),
-                            now_fn=lambda: f"{site.clock.today.isoformat()}T{site.clock.start_time}")
-    except Exception:  # noqa: BLE001 - a site the engine cannot load: other checks say why
+    db = seeded(site)
+    if db is None:
         return
     try:
         for number, view, wanted in candidates:
@@ -1971,6 +2033,11 @@ def check_view_figures(site: Site) -> list[C.Issue]:
     return issues
 
 
-VIEW_CHECKS = [check_view_figures]
+def check_text_orders(site: Site) -> list[C.Issue]:
+    """M004: see :func:`_text_orders`."""
+    return list(_text_orders(site))
+
+
+VIEW_CHECKS = [check_view_figures, check_text_orders]
 
 __all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "column_values", "view_fixes"]

@@ -1273,11 +1273,20 @@ def coerce_value(kind: str, value: Any, peers: list[Any]) -> tuple[bool, Any]:
 
 
 def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """M004: a text column every row of which holds a number gets the number's type; a stored value
+    """M004: a query ordering by numbers written as text orders by the number column they were made
+    from; a text column every row of which holds a number gets the number's type; a stored value
     of the wrong type is coerced to its column's type (else the column's
     most common value, or none when the column allows it); a text written unlike every other row (spaces
     around it, a 12-hour time) reads as the check says it should."""
     tokens = parse_path(issue.location)
+    ordered = re.search(r"numbers written as text .*; it should order by (\w+)$", issue.message)
+    if ordered is not None and tokens[-3:-2] == ["order_by"] and tokens[-1] == "column":
+        order = get_at(data, tokens[:-1])  # a query ordering by numbers as text: the number they were made from
+        if not isinstance(order, dict):
+            return None
+        old, order["column"] = order.get("column"), ordered.group(1)
+        touch = Touch(tasks={data["tasks"][tokens[1]]["id"]}) if tokens[0] == "tasks" else Touch()
+        return f"orders by {order['column']}, not {old}", touch
     retype = re.search(r"is declared text, but every row holds a number .*its type should be (\w+)$", issue.message)
     if retype is not None and tokens[:2] == ["database", "tables"] and tokens[-3:-2] == ["columns"]:
         spec = get_at(data, tokens[:-1])  # numbers declared text: the column's type, not its cells
