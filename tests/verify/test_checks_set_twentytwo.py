@@ -265,3 +265,22 @@ def test_a_goal_ordering_by_numbers_written_as_text_is_found_and_orders_by_the_n
     assert not _said(fixed, "M004", "numbers written as text")
     query = fixed.task("open_extreme_product").goal[0].params["id"].query
     assert (query.table, query.order_by[0].column) == ("catalog", "price")
+
+
+# ----------------------------------------------------------------------------- guards
+
+
+def test_a_guard_with_unbracketed_alternatives_is_found_and_bracketed() -> None:
+    old = "id = :o AND status IN ('pending', 'processing')"
+
+    def edit(data: dict) -> None:
+        guard = next(m for m in data["markers"] if m["name"] == "cancel_order")["preconditions"][0]["predicate"]
+        assert old in guard["sql"]
+        guard["sql"] = guard["sql"].replace(old, "id = :o AND status = 'pending' OR status = 'processing'")
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C009", "AND binds before OR")
+    assert _said(site, "C009", "marker 'cancel_order' reads \"id = :o AND status = 'pending' OR status = 'processing'\"")
+    fixed = repair_static(site)[0]
+    sql = next(m for m in fixed.markers if m.name == "cancel_order").preconditions[0].predicate.sql
+    assert "id = :o AND (status = 'pending' OR status = 'processing')" in sql
+    assert not _said(fixed, "C009", "AND binds before OR")

@@ -2411,6 +2411,62 @@ def _unscoped_reads(site: Site) -> Iterator[GuardFix]:
                     break
 
 
+def _unbracketed_or(sql: str) -> tuple[str, str] | None:
+    """A ``WHERE`` of ``sql`` written ``key = :p AND col = 'a' OR col = 'b'`` (AND binds before OR, so
+    the last alternative alone passes, for any row): the clause and the same with the alternatives
+    bracketed (``key = :p AND (col = 'a' OR col = 'b')``), or ``None``."""
+    for found in re.finditer(r"\bWHERE\b", sql, re.I):
+        start = found.end()
+        end = len(sql)
+        depth = 0
+        for index in range(start, len(sql)):  # the clause runs to the end of its parentheses
+            depth += {"(": 1, ")": -1}.get(sql[index], 0)
+            if depth < 0:
+                end = index
+                break
+        tail = sql[start:end]
+        stop = min((i for i in (_top_keyword(tail, w) for w in ("GROUP", "ORDER", "LIMIT")) if i >= 0), default=len(tail))
+        clause = tail[:stop].strip()
+        alternatives = _split_words(clause, "OR")
+        if len(alternatives) < 2:
+            continue
+        first = _split_words(alternatives[0], "AND")
+        column = re.match(r"([\w.]+)\s*(?:=|<>|!=|\bIN\b)", first[-1], re.I) if len(first) > 1 else None
+        if column is None or any(":" in alt for alt in alternatives[1:]) or ":" not in " ".join(first[:-1]):
+            continue  # not a keyed test whose last part is one of several values of one column
+        if not all(re.match(rf"{re.escape(column.group(1))}\s*(?:=|<>|!=|\bIN\b)", alt, re.I) for alt in alternatives[1:]):
+            continue
+        fixed = " AND ".join(first[:-1]) + " AND (" + " OR ".join([first[-1], *alternatives[1:]]) + ")"
+        return clause, fixed
+    return None
+
+
+def _split_words(text: str, word: str) -> list[str]:
+    """``text`` split at the keyword ``word`` outside parentheses and quotes."""
+    parts, rest = [], text
+    while True:
+        cut = _top_keyword(rest, word)
+        if cut < 0:
+            parts.append(rest.strip())
+            return parts
+        parts.append(rest[:cut].strip())
+        rest = rest[cut + len(word):]
+
+
+def _loose_alternatives(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard testing its row and one of several values with the alternatives unbracketed
+    (``id = :o AND status = 'pending' OR status = 'processing'``): while any row anywhere has the last
+    value, the guard holds for every row. The fix brackets the alternatives."""
+    for location, marker, guard, sql in _sql_guards(site):
+        found = _unbracketed_or(sql)
+        if found is not None:
+            clause, fixed = found
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} reads {clause!r}: AND binds before OR, so the last "
+                           f"alternative alone passes it, for any row; it should read {fixed!r}",
+                           sql=sql.replace(clause, fixed, 1))
+
+
 def guard_fixes(site: Site) -> list[GuardFix]:
     """Every finding of :func:`check_guards`, with its fix."""
     domains = _domains(site)
@@ -2430,7 +2486,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
             *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site),
-            *_last_units_after(site)]
+            *_last_units_after(site), *_loose_alternatives(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
