@@ -284,3 +284,14 @@ def test_a_guard_with_unbracketed_alternatives_is_found_and_bracketed() -> None:
     sql = next(m for m in fixed.markers if m.name == "cancel_order").preconditions[0].predicate.sql
     assert "id = :o AND (status = 'pending' OR status = 'processing')" in sql
     assert not _said(fixed, "C009", "AND binds before OR")
+
+
+def test_a_label_in_time_by_another_date_is_found_and_read_against_today() -> None:
+    def edit(data: dict) -> None:
+        view = next(v for v in data["database"]["views"] if v["name"] == "booking_view")
+        assert "WHEN f.date > vw_today() THEN 'Upcoming'" in view["sql"]
+        view["sql"] = view["sql"].replace("WHEN f.date > vw_today() THEN 'Upcoming'", "WHEN f.date > b.booked THEN 'Upcoming'")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "not by today")
+    assert _said(site, "C013", "WHEN f.date > b.booked THEN 'Upcoming' says where a row stands in time")
+    assert _same(repair_static(site)[0], clean)

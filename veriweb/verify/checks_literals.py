@@ -110,6 +110,33 @@ def unheld_effect_tests(site: Site, domains: dict[tuple[str, str], dict[str, str
 _DAY_LITERAL = re.compile(r"'(\d{4})-(\d{2})(?:-(\d{2}))?(T\d{2}:\d{2}(?::\d{2})?)?'")
 
 
+_NOW_WORDS = re.compile(r"upcoming|past|departed|overdue|expired|future|ended|due|checked in|checked out|"
+                        r"in progress|coming up|finished|over", re.I)
+_WHEN_AGAINST = re.compile(r"\bWHEN\s+([a-z_]\w*\.\w+|[a-z_]\w*)\s*(>=|<=|>|<)\s*([a-z_]\w*\.\w+|[a-z_]\w*)"
+                           r"\s+THEN\s+'([^']*)'", re.I)
+
+
+def words_against_other_days(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view's branch that names where a row stands in time ("Upcoming", "Departed", "Overdue") from a
+    comparison of two of its dates (``f.date > b.booked``): what is upcoming is upcoming from today,
+    not from the day it was booked, so every row keeps its label forever. The fix compares with today
+    (``vw_today()``)."""
+    fixed, wrong = sql, []
+    for found in _WHEN_AGAINST.finditer(sql):
+        left, op, right, word = found.groups()
+        if not _NOW_WORDS.fullmatch(word.strip()) or right.lower() in _SQL_KEYWORDS or left.lower() in _SQL_KEYWORDS:
+            continue
+        wrong.append(found.group(0))
+        today = re.sub(rf"{re.escape(op)}\s*{re.escape(right)}\b", f"{op} vw_today()", found.group(0), count=1)
+        fixed = fixed.replace(found.group(0), today, 1)
+    if wrong and fixed != sql:
+        yield Fix(location, f"{'; '.join(wrong)} says where a row stands in time by another of its dates, not "
+                            "by today: the label never changes as days pass", sql, fixed)
+
+
+_SQL_KEYWORDS = frozenset({"null", "true", "false", "and", "or", "not", "then", "else", "end", "case", "when"})
+
+
 def today_typos(site: Site, location: str, sql: str, *, in_marker: bool) -> Iterator[Fix]:
     """A fixed day (or month) that is the site's today with another year (``f.date > '2025-06-15'`` on a
     site whose today is 2026-06-15): what was meant is today, and the figure is a year off. In a view

@@ -1780,7 +1780,7 @@ def view_fixes(site: Site) -> list[Fix]:
     from veriweb.verify.checks_joins import (doubled_joins, fanned_out, filtered_lookups, keys_matched, matched_by_name,
                                              miscorrelated, mismatched_keys)
     from veriweb.verify.checks_literals import (disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos,
-                                                unheld_effect_tests)
+                                                unheld_effect_tests, words_against_other_days)
 
     domains = _domains(site)
     out: list[Fix] = []
@@ -1788,6 +1788,7 @@ def view_fixes(site: Site) -> list[Fix]:
         location = f"$.database.views[{number}].sql"
         out += misspelt_sql(location, view.sql, domains)
         out += today_typos(site, location, view.sql, in_marker=False)
+        out += words_against_other_days(site, location, view.sql)
         out += fanned_out(site, location, view.sql)
         for finder in (_uncorrelated, _misnamed, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
                        miscorrelated, filtered_lookups, keys_matched, doubled_joins, matched_by_name):
