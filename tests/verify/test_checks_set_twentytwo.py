@@ -295,3 +295,18 @@ def test_a_label_in_time_by_another_date_is_found_and_read_against_today() -> No
     assert not _said(clean, "C013", "not by today")
     assert _said(site, "C013", "WHEN f.date > b.booked THEN 'Upcoming' says where a row stands in time")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- states the site forbids
+
+
+def test_a_seed_row_in_a_state_its_marker_would_have_refused_is_found_and_given_what_it_demands() -> None:
+    def edit(data: dict) -> None:
+        requests = next(t for t in data["database"]["tables"] if t["name"] == "merge_requests")
+        row = next(r for r in requests["rows"] if r["state"] == "merged")
+        row["pipeline"] = "failed"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C012", "the marker that makes it")
+    assert _said(site, "C012", "is state 'merged' with pipeline 'failed', which merge_mr (the marker that makes it "
+                               "'merged') refuses: 'The pipeline must pass before this can be merged.'")
+    assert _same(repair_static(site)[0], clean)

@@ -82,7 +82,8 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     rule about groups that lost its scope, group by the key it holds per
     (:func:`veriweb.verify.checks_guards._unscoped_groups`)."""
     tokens = R.parse_path(issue.location)
-    filed = re.search(r"is missing from its own list and shown in another; its (\w+) should be (.+)$", issue.message)
+    filed = re.search(r"(?:is missing from its own list and shown in another|\(the marker that makes it '[^']*'\) "
+                      r"refuses: .*); its (\w+) should be (.+)$", issue.message)
     if filed is not None and len(tokens) == 6 and tokens[:2] == ["database", "tables"]:  # a row filed elsewhere
         import ast
 
