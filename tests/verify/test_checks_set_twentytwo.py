@@ -310,3 +310,15 @@ def test_a_seed_row_in_a_state_its_marker_would_have_refused_is_found_and_given_
     assert _said(site, "C012", "is state 'merged' with pipeline 'failed', which merge_mr (the marker that makes it "
                                "'merged') refuses: 'The pipeline must pass before this can be merged.'")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_cut_off_day_written_with_slashes_is_found_and_written_as_iso() -> None:
+    def edit(data: dict) -> None:
+        vote = next(m for m in data["markers"] if m["name"] == "vote")
+        guard = next(g for g in vote["preconditions"] if "cutoff" in g["predicate"].get("params", {}))
+        year, month, day = guard["predicate"]["params"]["cutoff"].split("-")
+        guard["predicate"]["params"]["cutoff"] = f"{day}/{month}/{year}"
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "M004", "a day written with slashes")
+    assert _said(site, "M004", "is a day written with slashes where the site's dates are ISO")
+    assert _same(repair_static(site)[0], clean)

@@ -1359,6 +1359,59 @@ def check_unearned_states(site: Site) -> list[C.Issue]:
     return issues
 
 
+_SLASHED_DAY = re.compile(r"(?<![\w/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\w/])")
+
+
+def _iso_of(text: str, today: Any) -> str | None:
+    """The ISO day a ``dd/mm/yyyy`` (or ``mm/dd/yyyy``) date means: the only valid reading, else the
+    one nearer ``today``."""
+    import datetime as dt
+
+    found = _SLASHED_DAY.fullmatch(text)
+    if found is None:
+        return None
+    a, b, year = (int(g) for g in found.groups())
+    readings = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            readings.append(dt.date(year, month, day))
+        except ValueError:
+            continue
+    if not readings:
+        return None
+    return min(readings, key=lambda d: abs((d - today).days)).isoformat()
+
+
+def check_slashed_days(site: Site) -> list[C.Issue]:
+    """M004: a day written ``17/12/2025`` where the site's dates are ISO (a guard's parameter, a literal in
+    its SQL): compared as text, every ISO date ('2025-...', '2026-...') sorts after it, so the cut-off
+    it sets never bites. The repair writes it as ISO."""
+    issues = []
+    places: list[tuple[str, str]] = []
+    for m_index, marker in enumerate(site.markers):
+        for kind in ("preconditions", "invariants"):
+            for g_index, guard in enumerate(getattr(marker, kind)):
+                where = f"$.markers[{m_index}].{kind}[{g_index}].predicate"
+                if isinstance(getattr(guard.predicate, "sql", None), str):
+                    places.append((f"{where}.sql", guard.predicate.sql))
+                for name, value in (getattr(guard.predicate, "params", None) or {}).items():
+                    if isinstance(value, str):
+                        places.append((f"{where}.params.{name}", value))
+        for e_index, effect in enumerate(marker.effects):
+            places.append((f"$.markers[{m_index}].effects[{e_index}].sql", effect.sql))
+    for v_index, view in enumerate(site.database.views):
+        places.append((f"$.database.views[{v_index}].sql", view.sql))
+    for location, text in places:
+        for found in _SLASHED_DAY.finditer(text):
+            iso = _iso_of(found.group(0), site.clock.today)
+            if iso is not None:
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, location,
+                                      f"{found.group(0)!r} is a day written with slashes where the site's dates are "
+                                      f"ISO: compared as text, every ISO date sorts after it; it should read {iso!r}"))
+                break
+    return issues
+
+
 NAMED_SHARE = 0.9
 """How many of a table's rows must name their own value of a column (a product's colour in its name)
 before a row whose name says another value of it is called a contradiction."""
@@ -1684,7 +1737,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
-               check_named_values, check_unearned_states]
+               check_named_values, check_unearned_states, check_slashed_days]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

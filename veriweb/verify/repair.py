@@ -1279,6 +1279,15 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     most common value, or none when the column allows it); a text written unlike every other row (spaces
     around it, a 12-hour time) reads as the check says it should."""
     tokens = parse_path(issue.location)
+    slashed = re.search(r"^'([\d/]+)' is a day written with slashes .*; it should read '([\d-]+)'$", issue.message)
+    if slashed is not None:  # a day written dd/mm/yyyy among ISO dates: written as ISO
+        holder = get_at(data, tokens[:-1])
+        if not isinstance(holder, dict) or not isinstance(holder.get(tokens[-1]), str):
+            return None
+        holder[tokens[-1]] = holder[tokens[-1]].replace(slashed.group(1), slashed.group(2))
+        touch = Touch(markers={data["markers"][tokens[1]]["name"]}) if tokens[0] == "markers" else \
+            Touch(tables={get_at(data, tokens[:3]).get("name", "")})
+        return f"{slashed.group(1)!r} -> {slashed.group(2)!r}", touch
     ordered = re.search(r"numbers written as text .*; it should order by (\w+)$", issue.message)
     if ordered is not None and tokens[-3:-2] == ["order_by"] and tokens[-1] == "column":
         order = get_at(data, tokens[:-1])  # a query ordering by numbers as text: the number they were made from
