@@ -322,3 +322,15 @@ def test_a_cut_off_day_written_with_slashes_is_found_and_written_as_iso() -> Non
     assert not _said(clean, "M004", "a day written with slashes")
     assert _said(site, "M004", "is a day written with slashes where the site's dates are ISO")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_record_numbered_by_another_records_key_is_found_and_numbered_by_its_own() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "order")
+        text = next(d for d in dicts(page["elements"]) if d.get("text") == "Order #{row.id}")
+        text["text"] = "Order #{row.customer_id}"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C006", "another record's number")
+    assert _said(site, "C006", "'Order #{row.customer_id}' numbers the orders row by customer_id, the key of its "
+                               "customers row")
+    assert _same(repair_static(site)[0], clean)

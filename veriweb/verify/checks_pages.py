@@ -938,6 +938,43 @@ def figure_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
         yield f"{path}.text", text, fixed, f"the text {text!r} shows {said}: the figure is another column than its words say"
 
 
+_NUMBERED = re.compile(r"#\{row\.(\w+)\}")
+
+
+def check_numbered_by_other_keys(site: Site) -> list[C.Issue]:
+    """C006: a record numbered by another record's key ("Cancel order #{row.customer_id}?" on an order):
+    the number shown is the customer's, so on order #1207 it asks about order #48. The repair numbers
+    it by the record's own number (its ``number`` column, else its key)."""
+    issues = []
+    cache: dict[Any, Any] = {}
+    for element, path, _, bound in bound_elements(site):
+        if bound is None:
+            continue
+        texts = [(attr, C.field_of(element, attr)) for attr in ("text", "label", "submit", "title")]
+        dialog = C.field_of(element, "confirm")
+        if dialog is not None and not isinstance(dialog, str):
+            texts += [("confirm.title", dialog.title), ("confirm.text", dialog.text)]
+        for attr, text in texts:
+            if not isinstance(text, str):
+                continue
+            for found in _NUMBERED.finditer(text):
+                base = base_column(site, bound, found.group(1), cache)
+                table = site.database.table(base[0]) if base is not None else None
+                key = next((fk for fk in table.foreign_keys if fk.column == base[1]), None) if table else None
+                if key is None or key.ref_table == table.name:
+                    continue
+                own = "number" if "number" in row_columns(site, bound) else next(
+                    (c for c in row_columns(site, bound) if base_column(site, bound, c, cache) == (table.name,
+                                                                                                 table.primary_key)), None)
+                if own is None:
+                    continue
+                issues.append(C.Issue("consistency", C.VALUE_DISAGREES, f"{path}.{attr}",
+                                      f"{text!r} numbers the {table.name} row by {found.group(1)}, the key of its "
+                                      f"{key.ref_table} row: it shows another record's number; it should show "
+                                      f"#{{row.{own}}}"))
+    return issues
+
+
 def check_figure_words(site: Site) -> list[C.Issue]:
     """C008: a figure followed by the name of another column of its row ("({row.guests} nights,
     {row.nights} guests)"): the page shows one number under the other's name."""
@@ -973,7 +1010,8 @@ def check_flag_words(site: Site) -> list[C.Issue]:
 
 
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
-               check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words]
+               check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
+               check_numbered_by_other_keys]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

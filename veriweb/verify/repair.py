@@ -1882,7 +1882,8 @@ def _ask_owner(marker: dict[str, Any], table: str, column: str) -> None:
 
 
 def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """C006: an amount shown in raw cents (``{row.price}``) is shown as money (``{row.price|money}``);
+    """C006: a record numbered by another record's key is numbered by its own; an amount shown in raw
+    cents (``{row.price}``) is shown as money (``{row.price|money}``);
     other values of the same text (``{row.items}`` items) keep their format. A view that words a
     yes-or-no column backwards swaps its words."""
     tokens = parse_path(issue.location)
@@ -1890,6 +1891,12 @@ def format_money(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     attr = tokens[-1]
     if not isinstance(parent, dict) or not isinstance(parent.get(attr), str):
         return None
+    numbered = re.search(r"by (\w+), the key of its \w+ row: it shows another record's number; it should show "
+                         r"(#\{row\.\w+\})$", issue.message)
+    if numbered is not None and f"#{{row.{numbered.group(1)}}}" in parent[attr]:  # numbered by another row's key
+        old = parent[attr]
+        parent[attr] = old.replace(f"#{{row.{numbered.group(1)}}}", numbered.group(2))
+        return f"{attr}: {old!r} -> {parent[attr]!r}", Touch(pages=_page_of(tokens, data))
     since = re.search(r" says since .*: it should say '([^']*)' for '([^']*)'$", issue.message)
     if since is not None and since.group(2) in parent[attr]:  # a row's text dating it otherwise than its own date
         old = parent[attr]
