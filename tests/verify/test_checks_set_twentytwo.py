@@ -334,3 +334,14 @@ def test_a_record_numbered_by_another_records_key_is_found_and_numbered_by_its_o
     assert _said(site, "C006", "'Order #{row.customer_id}' numbers the orders row by customer_id, the key of its "
                                "customers row")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_fixed_day_said_to_be_today_is_found_and_read_off_the_clock() -> None:
+    def edit(data: dict) -> None:
+        home = next(p for p in data["pages"] if p["id"] == "home")
+        text = next(d for d in dicts(home["elements"]) if "Today is {clock.today|date}." in str(d.get("text")))
+        text["text"] = text["text"].replace("{clock.today|date}", "Saturday, June 20, 2026")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C010", "says today is")
+    assert _said(site, "C010", "says today is 'Saturday, June 20, 2026', but the site's today is 2026-06-15")
+    assert _same(repair_static(site)[0], clean)

@@ -938,6 +938,30 @@ def figure_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
         yield f"{path}.text", text, fixed, f"the text {text!r} shows {said}: the figure is another column than its words say"
 
 
+def check_stated_today(site: Site) -> list[C.Issue]:
+    """C010: a text saying what day it is today ("Today is Saturday, June 20, 2026.") with a fixed day
+    that is not the site's today: every page that dates things against the clock contradicts it. The
+    repair reads the clock (``{clock.today|date}``)."""
+    from veriweb.verify.wording import _DATE_TEXT, month_day
+
+    issues = []
+    today = (site.clock.today.month, site.clock.today.day)
+    for element, path, _, _ in bound_elements(site):
+        text = C.field_of(element, "text")
+        if not isinstance(text, str) or not re.search(r"\btoday\b", text, re.I):
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            if not re.search(r"\btoday\b", sentence, re.I) or "{" in sentence:
+                continue
+            found = next((m for m in _DATE_TEXT.finditer(sentence) if month_day(m.group(0)) is not None), None)
+            if found is not None and month_day(found.group(0)) != today:
+                issues.append(C.Issue("consistency", C.STALE_DATE, f"{path}.text",
+                                      f"{text!r} says today is {found.group(0)!r}, but the site's today is "
+                                      f"{site.clock.today}: it should read the clock ({{clock.today|date}})"))
+                break
+    return issues
+
+
 _NUMBERED = re.compile(r"#\{row\.(\w+)\}")
 
 
@@ -1011,7 +1035,7 @@ def check_flag_words(site: Site) -> list[C.Issue]:
 
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
-               check_numbered_by_other_keys]
+               check_numbered_by_other_keys, check_stated_today]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

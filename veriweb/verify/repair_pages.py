@@ -399,12 +399,22 @@ def _first_use(data: dict[str, Any], table: dict[str, Any], row: dict[str, Any],
 
 
 def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C010: a clock that leaves its day within a task's budget gets the default pace (or start); a
+    """C010: a text that says a fixed day is today reads the clock; a clock that leaves its day within a
+    task's budget gets the default pace (or start); a
     seed date on the wrong side of today is set to today (keeping a datetime's time), or to the day
     of the first row made under its row if that is earlier (a post's first comment); a date
     before the one it follows is set to that day; a date its status leaves empty is emptied, and one
     its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
+    stated = re.search(r"^'.*' says today is '([^']*)', but the site's today is .*\(\{clock\.today\|date\}\)$",
+                       issue.message, re.S)
+    if stated is not None and tokens[-1] == "text":  # a fixed day said to be today: the clock's day
+        element = R.get_at(data, tokens[:-1])
+        if not isinstance(element, dict) or stated.group(1) not in element.get("text", ""):
+            return None
+        old = element["text"]
+        element["text"] = old.replace(stated.group(1), "{clock.today|date}", 1)
+        return f"text {old!r} -> {element['text']!r}", R.Touch(pages=R._page_of(tokens, data))
     if tokens[:1] == ["clock"] and isinstance(data.get("clock"), dict):  # a clock leaving its day: the default pace
         from veriweb.scaffold.site import Clock
 
