@@ -345,3 +345,14 @@ def test_a_fixed_day_said_to_be_today_is_found_and_read_off_the_clock() -> None:
     assert not _said(clean, "C010", "says today is")
     assert _said(site, "C010", "says today is 'Saturday, June 20, 2026', but the site's today is 2026-06-15")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_view_calling_a_worked_figure_by_a_stored_columns_name_is_found_and_shows_the_column() -> None:
+    def edit(data: dict) -> None:
+        view = next(v for v in data["database"]["views"] if v["name"] == "order_view")
+        assert "o.total AS total" in view["sql"]
+        view["sql"] = view["sql"].replace("o.total AS total", "o.total - o.refunded AS total", 1)
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C013", "under the name of the stored")
+    assert _said(site, "C013", "total is o.total - o.refunded, under the name of the stored orders.total")
+    assert _same(repair_static(site)[0], clean)

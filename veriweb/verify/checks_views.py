@@ -289,6 +289,24 @@ def _misnamed(site: Site, location: str, sql: str) -> Iterator[Fix]:
                               sql, _replace_item(sql, expr, fixed_expr, name))
 
 
+def _redefined_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view column named like a stored column of its table that is that column worked on with another
+    one (``o.total - o.refunded AS total``): every page showing the view's ``total`` shows something
+    the data does not call the total (an order looks cheaper than it was, its lines no longer add up to
+    it). The fix shows the stored column; a figure worked out from it wants a name of its own."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(rf"\s*(\w+)\.{re.escape(name)}\s*([-+*/])\s*(\w+)\.(\w+)\s*", expr)
+        if found is None or found.group(1) != found.group(3) or found.group(4) == name:
+            continue
+        table = site.database.table(aliases.get(found.group(1), ""))
+        if table is None or table.column(name) is None or table.column(found.group(4)) is None:
+            continue
+        yield Fix(location, f"{name} is {expr.strip()}, under the name of the stored {table.name}.{name}: what "
+                            f"the data calls {name} is {found.group(1)}.{name}", sql,
+                  _replace_item(sql, expr, f"{found.group(1)}.{name}", name))
+
+
 def _counted_tables(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A figure named for one table that counts the rows of another (``(SELECT count(*) FROM votes c
     WHERE c.post_id = p.id) AS comments`` where the site has a ``comments`` table with a ``post_id``):
@@ -1790,7 +1808,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += today_typos(site, location, view.sql, in_marker=False)
         out += words_against_other_days(site, location, view.sql)
         out += fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
+        for finder in (_uncorrelated, _misnamed, _redefined_columns, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
                        miscorrelated, filtered_lookups, keys_matched, doubled_joins, matched_by_name):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
