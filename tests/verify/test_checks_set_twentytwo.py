@@ -356,3 +356,16 @@ def test_a_view_calling_a_worked_figure_by_a_stored_columns_name_is_found_and_sh
     assert not _said(clean, "C013", "under the name of the stored")
     assert _said(site, "C013", "total is o.total - o.refunded, under the name of the stored orders.total")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_route_taking_only_slugs_where_links_put_names_is_found_and_takes_any_text() -> None:
+    def edit(data: dict) -> None:
+        folder = next(p for p in data["pages"] if p["id"] == "folder")
+        assert folder["route"] == "/mail/{name:str}"
+        folder["route"] = "/mail/{name:slug}"
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "S001", "takes only a slug")
+    assert _said(site, "S001", "route '/mail/{name:slug}' takes only a slug, but links put folders.name in it, which "
+                               "holds names such as 'Garden club'")
+    assert not _said(site, "M004", "goes into addresses that take a slug")  # the names are right, the route is not
+    assert _same(repair_static(site)[0], clean)

@@ -1629,6 +1629,7 @@ def check_unroutable_values(site: Site) -> list[C.Issue]:
     pages = {p.id: p for p in site.pages}
     cache: dict[Any, Any] = {}
     flagged: dict[tuple[str, str], str] = {}
+    routed: dict[tuple[str, str], tuple[int, str]] = {}  # (table, column) -> (page index, route segment)
     for element, _, _, bound in bound_elements(site):
         href = C.field_of(element, "href")
         if element.type != "link" or bound is None or not isinstance(href, str) or "{row." not in href:
@@ -1643,10 +1644,21 @@ def check_unroutable_values(site: Site) -> list[C.Issue]:
             base = base_column(site, bound, column.group(1), cache) if kind and column else None
             if base is not None:
                 flagged.setdefault(base, kind.group(1))  # type: ignore[union-attr]
+                routed.setdefault(base, (site.pages.index(page), segment))
     issues = []
     for (table_name, column), kind in flagged.items():
         t_index, table = next((n, t) for n, t in enumerate(site.database.tables) if t.name == table_name)
         values = {str(r.get(column)) for r in table.rows}
+        spaced = sorted({v for v in values if kind == "slug" and re.search(r"\s", v)})
+        if spaced:  # names with spaces: the column holds names, so the route is what is wrong
+            p_index, segment = routed[(table_name, column)]
+            route = site.pages[p_index].route
+            wanted = route.replace(segment, segment.replace(":slug", ":str"), 1)
+            issues.append(C.Issue("structural", C.BROKEN_LINK, f"$.pages[{p_index}].route",
+                                  f"route {route!r} takes only a slug, but links put {table_name}.{column} in it, "
+                                  f"which holds names such as {spaced[0]!r}: every link to them opens no page; "
+                                  f"it should be {wanted!r}"))
+            continue
         for n, row in enumerate(table.rows):
             value = row.get(column)
             if isinstance(value, str) and not kinds[kind].fullmatch(value):

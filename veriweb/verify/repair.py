@@ -295,11 +295,19 @@ def _drop_task(data: dict[str, Any], index: int, ctx: Context, reason: str) -> O
 
 
 def retarget_link(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
-    """S001: point a broken link (or form target) at the page whose route matches best, else remove it."""
+    """S001: a route that takes only slugs while links put names in it takes any text (the links wait
+    a round for it); point a broken link (or form target) at the page whose route matches best, else
+    remove it."""
     tokens = parse_path(issue.location)
     parent = get_at(data, tokens[:-1])
     key = tokens[-1]
     pages = _page_of(tokens, data)
+    wanted = re.search(r"takes only a slug, but .*; it should be '([^']*)'$", issue.message)
+    if wanted is not None and key == "route" and isinstance(parent, dict):  # a route too narrow for its names
+        old, parent["route"] = parent["route"], wanted.group(1)
+        return f"route {old!r} -> {wanted.group(1)!r}", Touch(pages={parent.get("id", "")})
+    if any(i.code == "S001" and "takes only a slug, but" in i.message for i in ctx.issues):
+        return None  # a route too narrow for the names put in it is fixed this round: links wait for it
     if key == "href" and isinstance(parent, dict):
         old = parent.get("href", "")
         ranked = _ranked_routes(data, old) if old.startswith("/") else []
