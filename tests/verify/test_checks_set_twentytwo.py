@@ -369,3 +369,17 @@ def test_a_route_taking_only_slugs_where_links_put_names_is_found_and_takes_any_
                                "holds names such as 'Garden club'")
     assert not _said(site, "M004", "goes into addresses that take a slug")  # the names are right, the route is not
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_checkbox_whose_label_negates_what_ticking_it_does_is_found_and_reworded() -> None:
+    def edit(data: dict) -> None:
+        field = next(f for d in dicts(data["pages"]) if d.get("type") == "form"
+                     for f in d.get("fields", []) if f["name"] == "bag")
+        field["label"] = "Travel without hold luggage"
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M003", "which its label says it leaves out")
+    assert _said(site, "M003", "checkbox 'Travel without hold luggage' sets bag when ticked")
+    fixed = repair_static(site)[0]
+    labels = [f["label"] for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) if d.get("type") == "form"
+              for f in d.get("fields", []) if f["name"] == "bag"]
+    assert labels == ["Travel with hold luggage"]

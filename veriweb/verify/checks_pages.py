@@ -559,7 +559,7 @@ def check_field_types(site: Site) -> list[C.Issue]:
                     issues.append(C.Issue("structural", C.FIELD_TYPE, f"{where}.options_query.value",
                                           f"the options of {field_el.label!r} send {oq.query.table}.{oq.value} "
                                           f"({kind}), but {marker.name}.{param.name} takes {param.type}"))
-    issues += _defaults_off_options(site) + _masked_fields(site)
+    issues += _defaults_off_options(site) + _masked_fields(site) + _negated_checkboxes(site)
     posted = dataflow.posted_markers(site)
     for m_index, marker in enumerate(site.markers):
         for p_index, param in enumerate(marker.params):
@@ -602,6 +602,29 @@ def _masked_fields(site: Site) -> list[C.Issue]:
                 issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].type",
                                       f"field {field_el.label!r} is a password box, but it asks for no secret: "
                                       "what is typed shows as dots, so nobody can check it; it should be a text box"))
+    return issues
+
+
+_NEGATION = re.compile(r"\b(without|no|don'?t|do not|skip|exclude|never)\s+", re.I)
+_NEGATED_NAME = re.compile(r"(?:^|_)(?:no|not|without|skip|exclude|opt_out|never)(?:_|$)", re.I)
+
+
+def _negated_checkboxes(site: Site) -> list[C.Issue]:
+    """M003: a checkbox whose label says what ticking it leaves out ("Travel without hold luggage") while
+    the field it sets is named for what it adds (``bag``): a reader ticks it to go without, and pays for
+    the bag. The repair takes the negation out of the label."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form":
+            continue
+        for number, field_el in enumerate(element.fields):
+            said = _NEGATION.search(field_el.label) if field_el.type == "checkbox" else None
+            if said is None or _NEGATED_NAME.search(field_el.name):
+                continue
+            meant = "with " if said.group(1).lower() == "without" else ""
+            issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.fields[{number}].label",
+                                  f"checkbox {field_el.label!r} sets {field_el.name} when ticked, which its label "
+                                  f"says it leaves out; it should say {meant!r} for {said.group(0)!r}"))
     return issues
 
 

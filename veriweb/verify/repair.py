@@ -996,16 +996,18 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     marker when its form sends every parameter it takes; a fixed number sent against the button's
     word ("Upvote" sending -1) changes sign; a sort link, or a list's own words, saying the other
     direction sorts the way it says; a filter's test takes the bound its options say; a text naming what
-    a form does not ask for (a login page's "e-mail address" for a login name) names what it asks for."""
+    a form does not ask for (a login page's "e-mail address" for a login name) names what it asks for, and
+    a checkbox label that negates what ticking it does loses the negation."""
     tokens = parse_path(issue.location)
     reworded = re.search(r"; it should say '([^']*)' for '([^']*)'$", issue.message)
-    if reworded is not None and tokens[-1] == "text":  # words naming what a form does not ask for: what it asks
-        holder = get_at(data, tokens[:-1])
-        if not isinstance(holder, dict) or reworded.group(2) not in holder.get("text", ""):
+    if reworded is not None and tokens[-1] in ("text", "label"):  # words saying what the control does not do
+        holder, attr = get_at(data, tokens[:-1]), tokens[-1]
+        if not isinstance(holder, dict) or reworded.group(2) not in holder.get(attr, ""):
             return None
-        old = holder["text"]
-        holder["text"] = re.sub(r"  +", " ", old.replace(reworded.group(2), reworded.group(1), 1)).strip()
-        return f"text {old!r} -> {holder['text']!r}", Touch(pages=_page_of(tokens, data))
+        old = holder[attr]
+        holder[attr] = re.sub(r"  +", " ", old.replace(reworded.group(2), reworded.group(1), 1)).strip()
+        holder[attr] = holder[attr][:1].upper() + holder[attr][1:]
+        return f"{attr} {old!r} -> {holder[attr]!r}", Touch(pages=_page_of(tokens, data))
     if tokens[-1] == "options_query" and "the label and the value are swapped" in issue.message:
         chosen = get_at(data, tokens)
         if not isinstance(chosen, dict):
