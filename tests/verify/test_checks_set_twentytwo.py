@@ -383,3 +383,18 @@ def test_a_checkbox_whose_label_negates_what_ticking_it_does_is_found_and_reword
     labels = [f["label"] for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) if d.get("type") == "form"
               for f in d.get("fields", []) if f["name"] == "bag"]
     assert labels == ["Travel with hold luggage"]
+
+
+def test_a_sort_sharing_another_sorts_key_is_found_and_given_its_own() -> None:
+    def edit(data: dict) -> None:
+        listing = next(d for d in dicts(data["pages"]) if d.get("sorts")
+                       and any(s["key"] == "price_asc" for s in d["sorts"]))
+        listing["sorts"].append({"key": "price_asc", "label": "Most expensive first", "column": "price", "dir": "desc"})
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M011", "never sorts as it says")
+    assert _said(site, "M011", "sort 'Most expensive first' has the key 'price_asc' of sort")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M011", "never sorts as it says")
+    keys = [s["key"] for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) for s in d.get("sorts") or []
+            if s["label"] == "Most expensive first"]
+    assert keys and set(keys) == {"price_desc"}

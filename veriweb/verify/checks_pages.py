@@ -832,6 +832,16 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
     per_page: dict[str | None, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     first: dict[tuple[str | None, str, str], str] = {}
     for element, path, page_id, bound in bound_elements(site):
+        seen_keys: dict[str, Any] = {}
+        for number, sort in enumerate(C.field_of(element, "sorts") or []):
+            earlier = seen_keys.setdefault(sort.key, sort)
+            if earlier is not sort and (earlier.column, earlier.dir) != (sort.column, sort.dir):
+                fresh = f"{sort.column}_{sort.dir}"
+                taken = {s.key for s in C.field_of(element, "sorts")}
+                issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.sorts[{number}].key",
+                                      f"sort {sort.label!r} has the key {sort.key!r} of sort {earlier.label!r}, which "
+                                      f"orders otherwise: its link selects the first, so it never sorts as it says"
+                                      + (f"; its key should be {fresh!r}" if fresh not in taken else "")))
         if element.type == "form":
             dialog = element.confirm
             if dialog is not None and dialog.confirm.strip().casefold() == dialog.cancel.strip().casefold():

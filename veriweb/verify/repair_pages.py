@@ -23,10 +23,17 @@ from veriweb.verify.form_fields import humanise
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M011: a field labelled with another field's name swaps labels with that field, as do two tabs each
     named for the other's content; a confirmation dialog whose two buttons share a label gets the
-    form's own verb on its go-ahead button; otherwise no edit of the data is safe (what to rename is
-    a design choice)."""
+    form's own verb on its go-ahead button; a sort sharing another sort's key gets a key of its own;
+    otherwise no edit of the data is safe (what to rename is a design choice)."""
     named = re.search(r"labels its field '(\w+)' .*, the name of its field '(\w+)'", issue.message)
     tokens = R.parse_path(issue.location)
+    keyed = re.search(r"never sorts as it says; its key should be '(\w+)'$", issue.message)
+    if keyed is not None and tokens[-1] == "key":  # a sort sharing another's key: a key of its own
+        sort = R.get_at(data, tokens[:-1])
+        if not isinstance(sort, dict):
+            return None
+        old, sort["key"] = sort.get("key"), keyed.group(1)
+        return f"sort {sort.get('label', '')!r}: key {old!r} -> {keyed.group(1)!r}", R.Touch(pages=R._page_of(tokens, data))
     if tokens[-2:] == ["confirm", "confirm"]:  # a dialog's two buttons labelled alike: go-ahead says the form's verb
         form = R.get_at(data, tokens[:-2])
         dialog = form.get("confirm") if isinstance(form, dict) else None
