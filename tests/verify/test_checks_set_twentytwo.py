@@ -398,3 +398,14 @@ def test_a_sort_sharing_another_sorts_key_is_found_and_given_its_own() -> None:
     keys = [s["key"] for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) for s in d.get("sorts") or []
             if s["label"] == "Most expensive first"]
     assert keys and set(keys) == {"price_desc"}
+
+
+def test_an_effect_reading_the_newest_row_before_it_is_written_is_found_and_run_after() -> None:
+    def edit(data: dict) -> None:
+        marker = next(m for m in data["markers"] if m["name"] == "create_post")
+        assert [e["table"] for e in marker["effects"]] == ["posts", "votes"]
+        marker["effects"].reverse()
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "runs too early")
+    assert _said(site, "C013", "marker 'create_post': its effect on votes reads the newest posts row before")
+    assert _same(repair_static(site)[0], clean)

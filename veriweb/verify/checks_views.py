@@ -1139,6 +1139,15 @@ def _undone_by(earlier: Any, later: Any) -> str | None:
     return None
 
 
+def _reads_newest_before(early: Any, late: Any) -> bool:
+    """Whether ``early`` reads the newest row of the table ``late`` (a later effect of the same marker)
+    inserts into (``SELECT max(id) FROM posts`` before ``INSERT INTO posts``)."""
+    if late.op != "insert":
+        return False
+    return bool(re.search(r"\bmax\s*\(\s*(?:\w+\.)?id\s*\)", early.sql, re.I)
+                and re.search(rf"\bFROM\s+\"?{re.escape(late.table)}\b", early.sql, re.I))
+
+
 def _misordered_effects(site: Site) -> Iterator[Fix]:
     """A marker's effect that runs after another effect which undoes what it reads (see :func:`_undone_by`):
     it never does its part. The fix runs it before the first such effect (``new`` is the order of the
@@ -1148,6 +1157,16 @@ def _misordered_effects(site: Site) -> Iterator[Fix]:
         found = next(((early, late, why) for late in range(1, len(effects)) for early in range(late)
                       if (why := _undone_by(effects[early], effects[late])) is not None), None)
         if found is None:
+            ahead = next(((early, late) for late in range(1, len(effects)) for early in range(late)
+                          if _reads_newest_before(effects[early], effects[late])), None)
+            if ahead is not None:  # reads the newest row of a table before the row it wants is written
+                early, late = ahead
+                order = [n for n in range(len(effects)) if n != early]
+                order.insert(order.index(late) + 1, early)
+                yield Fix(f"$.markers[{m}].effects",
+                          f"marker {marker.name!r}: its effect on {effects[early].table} reads the newest "
+                          f"{effects[late].table} row before its own effect on {effects[late].table} writes it: it "
+                          "runs too early and lands on the row before", "", json.dumps(order))
             continue
         early, late, why = found
         order = list(range(early)) + [late] + list(range(early, late)) + list(range(late + 1, len(effects)))
