@@ -409,3 +409,15 @@ def test_an_effect_reading_the_newest_row_before_it_is_written_is_found_and_run_
     assert not _said(clean, "C013", "runs too early")
     assert _said(site, "C013", "marker 'create_post': its effect on votes reads the newest posts row before")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_an_insert_keying_its_row_by_the_row_count_is_found_and_left_to_the_database() -> None:
+    def edit(data: dict) -> None:
+        effect = next(m for m in data["markers"] if m["name"] == "create_post")["effects"][0]
+        assert effect["sql"].startswith("INSERT INTO posts (forum_id,")
+        effect["sql"] = effect["sql"].replace("INSERT INTO posts (forum_id,", "INSERT INTO posts (id, forum_id,", 1)
+        effect["sql"] = effect["sql"].replace("VALUES (:forum_id,", "VALUES ((SELECT count(*) + 1 FROM posts), :forum_id,", 1)
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C005", "that key is taken")
+    assert _said(site, "C005", "marker 'create_post' gives the new posts row the key (SELECT count(*) + 1 FROM posts)")
+    assert _same(repair_static(site)[0], clean)

@@ -1807,6 +1807,34 @@ _INSERT_SELECT = re.compile(r"^\s*INSERT\s+INTO\s+\"?(\w+)\"?\s*\(([^)]*)\)\s*SE
                             r"(?:\s+WHERE\s+(.*))?\s*$", re.I | re.S)
 
 
+_INSERT_VALUES = re.compile(r"(?is)^(\s*INSERT\s+INTO\s+\"?(\w+)\"?\s*)\(([^()]*)\)(\s*VALUES\s*)\((.*)\)(\s*;?\s*)$")
+
+
+def _counted_keys(site: Site) -> Iterator[GuardFix]:
+    """C005: an insert that gives its row the key ``count(*) + 1`` of its table: once any row is deleted
+    (or the seed's keys have a gap), that key is taken and every insert fails. The fix lets the database
+    number the row."""
+    for m_index, marker in enumerate(site.markers):
+        for e_index, effect in enumerate(marker.effects):
+            table = site.database.table(effect.table)
+            found = _INSERT_VALUES.match(effect.sql) if effect.op == "insert" and table is not None else None
+            if found is None:
+                continue
+            columns = [c.strip().strip('"') for c in found.group(3).split(",")]
+            values = split_top(found.group(5))
+            if len(columns) != len(values) or table.primary_key not in columns:
+                continue
+            index = columns.index(table.primary_key)
+            if not re.search(r"\bcount\s*\(", values[index], re.I):
+                continue
+            keep = [n for n in range(len(columns)) if n != index]
+            sql = (f"{found.group(1)}({', '.join(columns[n] for n in keep)}){found.group(4)}"
+                   f"({', '.join(values[n] for n in keep)}){found.group(6)}")
+            yield GuardFix(f"$.markers[{m_index}].effects[{e_index}].sql", C.UNGUARDED_WRITE,
+                           f"marker {marker.name!r} gives the new {table.name} row the key {values[index]}: once a "
+                           "row is deleted that key is taken, and every insert fails", sql=sql)
+
+
 def _global_numbers(site: Site) -> Iterator[GuardFix]:
     """C005: an insert that numbers its row one past the highest number of the whole table (``max(number)
     + 1 FROM issues``) where every seed row is numbered within its parent (each project's issues count
@@ -2486,7 +2514,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
             *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site),
-            *_last_units_after(site), *_loose_alternatives(site)]
+            *_last_units_after(site), *_loose_alternatives(site), *_counted_keys(site)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
