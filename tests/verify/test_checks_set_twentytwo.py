@@ -421,3 +421,19 @@ def test_an_insert_keying_its_row_by_the_row_count_is_found_and_left_to_the_data
     assert not _said(clean, "C005", "that key is taken")
     assert _said(site, "C005", "marker 'create_post' gives the new posts row the key (SELECT count(*) + 1 FROM posts)")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_no_second_row_guard_counting_cancelled_rows_is_found_and_leaves_them_out() -> None:
+    def edit(data: dict) -> None:
+        guard = next(g for g in next(m for m in data["markers"] if m["name"] == "book_flight")["preconditions"]
+                     if "NOT EXISTS" in g["predicate"]["sql"])
+        assert " AND status = 'confirmed'" in guard["predicate"]["sql"]
+        guard["predicate"]["sql"] = guard["predicate"]["sql"].replace(" AND status = 'confirmed'", "")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C009", "blocks for good")
+    assert _said(site, "C009", "counts bookings rows whose status is 'cancelled'")
+    fixed = repair_static(site)[0]
+    sql = next(g for g in next(m for m in fixed.markers if m.name == "book_flight").preconditions
+               if "NOT EXISTS" in g.predicate.sql).predicate.sql
+    assert sql.endswith("AND status <> 'cancelled')")
+    assert not _said(fixed, "C009", "blocks for good")

@@ -1835,6 +1835,35 @@ def _counted_keys(site: Site) -> Iterator[GuardFix]:
                            "row is deleted that key is taken, and every insert fails", sql=sql)
 
 
+_VOID_VALUE = re.compile(r"^(?:cancell?ed|void(?:ed)?|withdrawn|deleted|revoked|refunded)$", re.I)
+
+
+def _void_blockers(site: Site, domains: dict[tuple[str, str], dict[str, str]]) -> Iterator[GuardFix]:
+    """C009: a guard refusing a second row ("You already have a booking on this flight": ``NOT EXISTS``
+    a row of the user and the flight) that counts rows a marker has voided (a cancelled booking): once
+    cancelled, the flight can never be booked again. The fix leaves voided rows out."""
+    for location, marker, guard, sql in _sql_guards(site):
+        found = re.search(r"\bNOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?\s+WHERE\s+([^()]*)\)", sql, re.I)
+        table = site.database.table(found.group(1)) if found is not None else None
+        if table is None or ":" not in found.group(2):
+            continue
+        for column in (c.name for c in table.columns if c.type == "text"):
+            void = [v for v in domains.get((table.name, column), {}).values() if _VOID_VALUE.match(v)]
+            if len(void) != 1 or re.search(rf"\b{column}\b", found.group(2)):
+                continue
+            written = any(e.table == table.name and e.op == "update" and re.search(rf"\b{column}\s*=\s*'{void[0]}'",
+                                                                                   e.sql, re.I)
+                          for m in site.markers for e in m.effects)
+            if not written:
+                continue  # no marker voids a row: nothing to leave out
+            clause = found.group(2).rstrip()
+            fixed = sql.replace(clause, f"{clause} AND {column} <> '{void[0]}'", 1)
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} ({guard.message!r}) counts {table.name} rows whose "
+                           f"{column} is {void[0]!r}: once one is {void[0]}, it blocks for good", sql=fixed)
+            break
+
+
 def _global_numbers(site: Site) -> Iterator[GuardFix]:
     """C005: an insert that numbers its row one past the highest number of the whole table (``max(number)
     + 1 FROM issues``) where every seed row is numbered within its parent (each project's issues count
@@ -2514,7 +2543,8 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
             *_misgrouped_rules(site), *_touching_intervals(site), *_disagreeing_cutoffs(site),
-            *_last_units_after(site), *_loose_alternatives(site), *_counted_keys(site)]
+            *_last_units_after(site), *_loose_alternatives(site), *_counted_keys(site),
+            *_void_blockers(site, domains)]
 
 
 def check_guards(site: Site) -> list[C.Issue]:
