@@ -437,3 +437,14 @@ def test_a_no_second_row_guard_counting_cancelled_rows_is_found_and_leaves_them_
                if "NOT EXISTS" in g.predicate.sql).predicate.sql
     assert sql.endswith("AND status <> 'cancelled')")
     assert not _said(fixed, "C009", "blocks for good")
+
+
+def test_a_case_without_else_leaving_rows_empty_is_found_and_given_one_worded_like_its_branches() -> None:
+    def edit(data: dict) -> None:
+        view = next(v for v in data["database"]["views"] if v["name"] == "flight_view")
+        assert " ELSE s.stops || ' stops' END" in view["sql"]
+        view["sql"] = view["sql"].replace(" ELSE s.stops || ' stops' END", " END", 1)
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "its CASE has no ELSE")
+    assert _said(site, "C013", "view 'flight_view' leaves stops_text empty (NULL) for")
+    assert _same(repair_static(site)[0], clean)

@@ -2022,11 +2022,29 @@ def _bare_sums(expr: str) -> list[tuple[int, int]]:
     return spans
 
 
+_SIMPLE_CASE = re.compile(r"(?is)^\s*CASE\s+(?!WHEN\b)([\w.]+)\s+(WHEN\b.*)\bEND\s*$")
+
+
+def _case_without_else(expr: str) -> str | None:
+    """For ``CASE x WHEN 0 THEN 'Nonstop' WHEN 1 THEN '1 stop' END`` (no ``ELSE``: NULL for every other
+    ``x``), the same with an ``ELSE`` that says the rest the way the branches do (``x || ' stops'``,
+    else ``x`` itself); ``None`` for any other expression."""
+    found = _SIMPLE_CASE.match(expr)
+    if found is None or _top_keyword(found.group(2), "ELSE") >= 0:
+        return None
+    operand = found.group(1)
+    counted = re.findall(r"\bWHEN\s+(\d+)\s+THEN\s+'\1\s+([A-Za-z]+)'", found.group(2), re.I)
+    tail = f" || ' {counted[-1][1]}s'" if counted and not counted[-1][1].endswith("s") else ""
+    return f"{expr.rstrip()[:-3].rstrip()} ELSE {operand}{tail} END"
+
+
 def _empty_figures(site: Site) -> Iterator[Fix]:
-    """A view's figure that an aggregate leaves NULL for some rows and not others (a user's karma adding
-    the scores of posts they never wrote): the page shows nothing where a number belongs. The fix
-    makes each empty aggregate 0."""
-    candidates = [(number, view, [(e, a) for e, a in _select_items(view.sql) or [] if _bare_sums(e)])
+    """A view's figure left NULL for some rows and not others: an aggregate over no rows (a user's karma
+    adding the scores of posts they never wrote), or a ``CASE`` without ``ELSE`` (a flight's "2 stops"
+    when the branches say only "Nonstop" and "1 stop"): the page shows nothing where the figure belongs.
+    The fix makes each empty aggregate 0, or gives the ``CASE`` an ``ELSE`` worded like its branches."""
+    candidates = [(number, view, [(e, a) for e, a in _select_items(view.sql) or []
+                                  if _bare_sums(e) or _case_without_else(e)])
                   for number, view in enumerate(site.database.views)]
     candidates = [found for found in candidates if found[2]]
     if not candidates:
@@ -2044,8 +2062,16 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
             for column, (expr, alias) in enumerate(wanted):
                 values = [row[column] for row in rows]
                 empty = sum(v is None for v in values)
-                if not empty or empty == len(values) or not all(isinstance(v, int | float) for v in values
-                                                                 if v is not None):
+                if not empty or empty == len(values):
+                    continue
+                worded = _case_without_else(expr)
+                if worded is not None:
+                    yield Fix(f"$.database.views[{number}].sql",
+                              f"view {view.name!r} leaves {alias} empty (NULL) for {empty} of {len(values)} rows: its "
+                              f"CASE has no ELSE, so every value its branches do not name gives nothing; the page "
+                              f"shows nothing where the words belong", view.sql, view.sql.replace(expr, worded, 1))
+                    continue
+                if not all(isinstance(v, int | float) for v in values if v is not None):
                     continue
                 fixed = expr
                 for start, end in reversed(_bare_sums(expr)):
