@@ -737,8 +737,9 @@ def check_progress_beyond_goal(site: Site) -> list[C.Issue]:
     step's predicate to the goal."""
     issues = []
     for number, task in enumerate(site.tasks):
-        if task.kind == "retrieve" or not task.goal:
-            continue
+        goal = [json.dumps(p.model_dump(mode="json"), sort_keys=True) for p in task.goal]
+        if task.kind == "retrieve" or not task.goal or len(set(goal)) < len(goal):
+            continue  # a goal repeated where the instruction names another slot: check_twin_goals
         judged = json.dumps([p.model_dump(mode="json") for p in task.goal]
                             + [c.model_dump(mode="json") for c in task.constraints]
                             + ([task.answer.model_dump(mode="json")] if task.answer is not None else []))
