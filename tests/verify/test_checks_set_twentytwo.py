@@ -448,3 +448,15 @@ def test_a_case_without_else_leaving_rows_empty_is_found_and_given_one_worded_li
     assert not _said(clean, "C013", "its CASE has no ELSE")
     assert _said(site, "C013", "view 'flight_view' leaves stops_text empty (NULL) for")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_an_insert_copying_another_user_column_than_the_seed_rows_hold_is_found_and_copies_theirs() -> None:
+    def edit(data: dict) -> None:
+        effect = next(m for m in data["markers"] if m["name"] == "send_email")["effects"][0]
+        assert "u.name, u.email" in effect["sql"]
+        effect["sql"] = effect["sql"].replace("u.name, u.email", "u.username, u.email", 1)
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "where every seed row holds the user's")
+    assert _said(site, "C013", "marker 'send_email' writes the user's username into emails.sender_name, where every "
+                               "seed row holds the user's name")
+    assert _same(repair_static(site)[0], clean)

@@ -1148,6 +1148,39 @@ def _reads_newest_before(early: Any, late: Any) -> bool:
                 and re.search(rf"\bFROM\s+\"?{re.escape(late.table)}\b", early.sql, re.I))
 
 
+def _copied_user_columns(site: Site) -> Iterator[Fix]:
+    """A marker's insert copying a column of the signed-in user's row that no seed row holds there, while
+    the seed rows hold another column of the users' rows (``u.username`` into ``sender_name``, where every
+    seeded message says "Leo Reyes"): everything written through the site says it otherwise than the
+    data. The fix copies the column the seed rows hold."""
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            if effect.op != "insert":
+                continue
+            target = site.database.table(effect.table)
+            for column, source in parse_effect(marker.name, effect.op, effect.table, effect.sql).sources.items():
+                if source.kind != "user" or target is None:
+                    continue
+                users = site.database.table(source.value[0])
+                held = [r.get(column) for r in target.rows if isinstance(r.get(column), str) and r.get(column)]
+                if users is None or not held:
+                    continue
+                domains = {c.name: {r.get(c.name) for r in users.rows} for c in users.columns if c.type == "text"}
+                found = {name: sum(v in values for v in held) for name, values in domains.items()}
+                users_held = sum(any(v in values for values in domains.values()) for v in held)  # the users' own
+                if found.get(source.value[1], 0) > 0:
+                    continue
+                usual = [name for name, count in found.items() if count >= max(5, 0.8 * users_held)]
+                alias = next((a for a, t in _aliases(effect.sql).items() if t == users.name), None)
+                if len(usual) != 1 or alias is None or f"{alias}.{source.value[1]}" not in effect.sql:
+                    continue
+                yield Fix(f"$.markers[{m}].effects[{e}].sql",
+                          f"marker {marker.name!r} writes the user's {source.value[1]} into {target.name}.{column}, "
+                          f"where every seed row holds the user's {usual[0]}: what is written through the site says "
+                          f"it otherwise", effect.sql,
+                          effect.sql.replace(f"{alias}.{source.value[1]}", f"{alias}.{usual[0]}", 1))
+
+
 def _misordered_effects(site: Site) -> Iterator[Fix]:
     """A marker's effect that runs after another effect which undoes what it reads (see :func:`_undone_by`):
     it never does its part. The fix runs it before the first such effect (``new`` is the order of the
@@ -1916,6 +1949,7 @@ def view_fixes(site: Site) -> list[Fix]:
                 for location, marker, column, old, new in finder(site)]
     out += _fixed_toggles(site)
     out += _misordered_effects(site)
+    out += _copied_user_columns(site)
     out += _empty_figures(site)
     return out
 
