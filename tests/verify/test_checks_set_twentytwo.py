@@ -460,3 +460,16 @@ def test_an_insert_copying_another_user_column_than_the_seed_rows_hold_is_found_
     assert _said(site, "C013", "marker 'send_email' writes the user's username into emails.sender_name, where every "
                                "seed row holds the user's name")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_record_testing_its_row_against_itself_is_found_and_tests_the_user() -> None:
+    def edit(data: dict) -> None:
+        record = next(d for d in dicts(data["pages"]) if d.get("type") == "record"
+                      and d["query"]["table"] == "notes")
+        cond = next(c for c in record["query"]["where"] if c["column"] == "author_id")
+        assert cond["value"] == {"ref": "user.id"}
+        cond["value"] = {"ref": "row.author_id"}
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C009", "it always holds")
+    assert _said(site, "C009", "a record of the list's own notes row tests author_id against the same row's author_id")
+    assert _same(repair_static(site)[0], clean)

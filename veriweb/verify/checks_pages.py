@@ -971,6 +971,38 @@ def figure_words(site: Site) -> Iterator[tuple[str, str, str, str]]:
         yield f"{path}.text", text, fixed, f"the text {text!r} shows {said}: the figure is another column than its words say"
 
 
+def check_self_tests(site: Site) -> list[C.Issue]:
+    """C009: a record nested in a list that picks the list's own row (``id = row.id``) and tests one of its
+    columns against the same column of that row (``author_id = row.author_id``): the test always holds,
+    so what it was to show only to some (a Discard button on one's own comments) shows on every row. An
+    owner column is meant to be the signed-in user's; the repair tests it against ``user.id``."""
+    issues = []
+    cache: dict[Any, Any] = {}
+    accounts = site.auth.table if site.auth is not None else "users"
+    for element, path, _, bound in bound_elements(site):
+        query = C.field_of(element, "query")
+        table = site.database.table(query.table) if element.type == "record" and query is not None else None
+        if table is None or bound is None:
+            continue
+
+        def same(cond: Any) -> bool:
+            ref = getattr(cond.value, "ref", None)
+            return isinstance(ref, str) and ref.startswith("row.") and cond.op == "=" and \
+                base_column(site, bound, ref[4:], cache) == (table.name, cond.column)
+
+        if not any(c.column == table.primary_key and same(c) for c in query.where):
+            continue  # not the list's own row
+        for number, cond in enumerate(query.where):
+            if cond.column == table.primary_key or not same(cond):
+                continue
+            owner = any(fk.column == cond.column and fk.ref_table == accounts for fk in table.foreign_keys)
+            issues.append(C.Issue("consistency", C.VACUOUS_GUARD, f"{path}.query.where[{number}].value",
+                                  f"a record of the list's own {table.name} row tests {cond.column} against the same "
+                                  f"row's {cond.column}: it always holds, so what it shows shows on every row"
+                                  + ("; it should test the signed-in user (user.id)" if owner else "")))
+    return issues
+
+
 def check_stated_today(site: Site) -> list[C.Issue]:
     """C010: a text saying what day it is today ("Today is Saturday, June 20, 2026.") with a fixed day
     that is not the site's today: every page that dates things against the clock contradicts it. The
@@ -1068,7 +1100,7 @@ def check_flag_words(site: Site) -> list[C.Issue]:
 
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
-               check_numbered_by_other_keys, check_stated_today]
+               check_numbered_by_other_keys, check_stated_today, check_self_tests]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

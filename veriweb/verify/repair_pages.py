@@ -314,11 +314,18 @@ def _pick_named_row(data: dict[str, Any], tokens: list[Any], issue: Issue) -> R.
 
 
 def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """C009: a guard that lets through what its message rules out admits what the message admits
+    """C009: a record testing its row's owner against the same row tests it against the signed-in user;
+    a guard that lets through what its message rules out admits what the message admits
     (:mod:`veriweb.verify.checks_guards`); a negative bound on a counter becomes zero; a date bound
     long before today becomes today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
     (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("it should test the signed-in user (user.id)") and tokens[-1] == "value":
+        cond = R.get_at(data, tokens[:-1])  # a record testing its row against itself: against the user
+        if not isinstance(cond, dict):
+            return None
+        old, cond["value"] = cond.get("value"), {"ref": "user.id"}
+        return f"{cond.get('column')}: {old!r} -> user.id", R.Touch(pages=R._page_of(tokens, data))
     if tokens[-1] == "message":  # a message naming another row than the test picks: the test picks that row
         return _pick_named_row(data, tokens, issue)
     day = re.search(r"statements of the same cut-off test .*: it should be (\d{4}-\d{2}-\d{2})$", issue.message)
