@@ -1438,7 +1438,7 @@ def check_named_values(site: Site) -> list[C.Issue]:
             if own < NAMED_SHARE * len(table.rows):
                 continue
             for r_index, (row, said) in enumerate(zip(table.rows, says)):
-                if len(said) == 1 and row.get(column) not in said:
+                if len(said) == 1 and row.get(column) is not None and row.get(column) not in said:
                     (value,) = said
                     issues.append(C.Issue(
                         "consistency", C.SEED_BREAKS_INVARIANT, f"$.database.tables[{t_index}].rows[{r_index}].{column}",

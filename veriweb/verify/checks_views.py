@@ -2056,6 +2056,14 @@ def _bare_sums(expr: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _empty_sums(expr: str, sql: str) -> list[tuple[int, int]]:
+    """The spans of :func:`_bare_sums` that can sum over no rows: a subquery, or a sum in a view with a
+    ``LEFT JOIN`` (a group of no matches). A plain grouped sum is NULL only over NULL values, which the
+    value checks report where they are."""
+    left = re.search(r"\bLEFT\s+(?:OUTER\s+)?JOIN\b", sql, re.I) is not None
+    return [(a, b) for a, b in _bare_sums(expr) if left or expr[a:b].lstrip("( \n").upper().startswith("SELECT")]
+
+
 _SIMPLE_CASE = re.compile(r"(?is)^\s*CASE\s+(?!WHEN\b)([\w.]+)\s+(WHEN\b.*)\bEND\s*$")
 
 
@@ -2078,7 +2086,7 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
     when the branches say only "Nonstop" and "1 stop"): the page shows nothing where the figure belongs.
     The fix makes each empty aggregate 0, or gives the ``CASE`` an ``ELSE`` worded like its branches."""
     candidates = [(number, view, [(e, a) for e, a in _select_items(view.sql) or []
-                                  if _bare_sums(e) or _case_without_else(e)])
+                                  if _empty_sums(e, view.sql) or _case_without_else(e)])
                   for number, view in enumerate(site.database.views)]
     candidates = [found for found in candidates if found[2]]
     if not candidates:
@@ -2108,7 +2116,7 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
                 if not all(isinstance(v, int | float) for v in values if v is not None):
                     continue
                 fixed = expr
-                for start, end in reversed(_bare_sums(expr)):
+                for start, end in reversed(_empty_sums(expr, view.sql)):
                     fixed = f"{fixed[:start]}coalesce({fixed[start:end]}, 0){fixed[end:]}"
                 yield Fix(f"$.database.views[{number}].sql",
                           f"view {view.name!r} leaves {alias} empty (NULL) for {empty} of {len(values)} rows: an "
