@@ -2045,14 +2045,10 @@ def _bare_sums(expr: str) -> list[tuple[int, int]]:
             continue  # coalesce(sum(...), 0)
         if _GUARDED.search(expr[:start]):
             continue
-        depth, end = 0, None
-        for index in range(start, len(expr)):
-            depth += {"(": 1, ")": -1}.get(expr[index], 0)
-            if depth == 0 and expr[index] == ")":
-                end = index + 1
-                break
-        if end is not None and (start, end) not in spans and not any(a <= start < b for a, b in spans):
-            spans.append((start, end))
+        opening = start if expr[start] == "(" else expr.index("(", start)
+        close = closing_paren(expr, opening)
+        if close is not None and (start, close + 1) not in spans and not any(a <= start < b for a, b in spans):
+            spans.append((start, close + 1))
     return spans
 
 
