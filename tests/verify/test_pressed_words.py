@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from jsonwalk import dicts  # tests/verify/jsonwalk.py
 
 from veriweb.generate.site import generate_site
 from veriweb.scaffold import Site
@@ -39,20 +38,11 @@ def with_title(site: Site, title: str, instruction: str | None = None) -> Site:
     task["instruction"] = (instruction or task["instruction"]).replace(old, title)
     task["certificate"] = []
     data["tasks"] = [task]
-    forms = [e for e in walk(data["pages"]) if isinstance(e.get("action"), dict) and e["action"].get("marker") == "delete_comment"]
+    forms = [e for e in dicts(data["pages"]) if isinstance(e.get("action"), dict) and e["action"].get("marker") == "delete_comment"]
     assert forms
     for form in forms:
         form["submit"] = "Remove"  # a label the generator also writes: the verb that undoes "Add"
     return from_data(data, check_id=False)
-
-
-def walk(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        node = list(node.values())
-    if isinstance(node, list):
-        for item in node:
-            yield from walk(item)
 
 
 def m016(site: Site) -> list[str]:

@@ -1314,14 +1314,16 @@ def check_unearned_states(site: Site) -> list[C.Issue]:
     for marker in site.markers:
         for effect in marker.effects:
             table = site.database.table(effect.table)
-            moved = re.search(r"\bSET\s+(\w+)\s*=\s*'([^']*)'", effect.sql, re.I) if effect.op == "update" else None
             keyed = re.search(rf"\bWHERE\s+{re.escape(table.primary_key)}\s*=\s*:(\w+)", effect.sql, re.I) \
-                if table is not None else None
-            if moved is None or keyed is None:
+                if table is not None and effect.op == "update" else None
+            if keyed is None:
                 continue
-            for guard in marker.preconditions:
+            moves = [(c, v.value) for c, v in dataflow.parse_effect(marker.name, effect.op, effect.table,
+                                                                    effect.sql).sources.items()
+                     if v.kind == "literal" and isinstance(v.value, str)]  # SET state = 'merged'
+            for (column, state), guard in ((m, g) for m in moves for g in marker.preconditions):
                 predicate = guard.predicate
-                if not isinstance(predicate, SqlPredicate) or re.search(rf"\b{moved.group(1)}\b", predicate.sql):
+                if not isinstance(predicate, SqlPredicate) or re.search(rf"\b{column}\b", predicate.sql):
                     continue
                 holes = set(re.findall(r"(?<![:\w]):(\w+)", predicate.sql))
                 refs = {name: getattr(ref, "ref", None) for name, ref in (predicate.params or {}).items()}
@@ -1330,22 +1332,21 @@ def check_unearned_states(site: Site) -> list[C.Issue]:
                 tests = [t for t in re.finditer(r"\b(\w+)\s*=\s*'([^']*)'", predicate.sql)
                          if table.column(t.group(1)) is not None]
                 if len(tests) == 1:
-                    rules.append((marker, table, moved.group(1), moved.group(2), next(iter(holes)), predicate.sql,
+                    rules.append((marker, table, column, state, next(iter(holes)), predicate.sql,
                                   guard.message, tests[0].group(1), tests[0].group(2)))
     if not rules:
         return []
-    db = seeded(site)
-    if db is None:
-        return []
     issues = []
-    try:
+    with seeded(site) as conn:
+        if conn is None:
+            return []
         for marker, table, column, state, hole, sql, message, tested, wanted in rules:
             t_index = site.database.tables.index(table)
             for r_index, row in enumerate(table.rows):
                 if row.get(column) != state or row.get(tested) == wanted:
                     continue
                 try:
-                    held = db.conn.execute(sql, {hole: row.get(table.primary_key)}).fetchone()
+                    held = conn.execute(sql, {hole: row.get(table.primary_key)}).fetchone()
                 except Exception:  # noqa: BLE001 - a guard that does not run: other checks say why
                     break
                 if held is not None and not held[0]:
@@ -1354,8 +1355,6 @@ def check_unearned_states(site: Site) -> list[C.Issue]:
                         f"{table.name} row {row.get(table.primary_key)!r} is {column} {state!r} with {tested} "
                         f"{row.get(tested)!r}, which {marker.name} (the marker that makes it {state!r}) refuses: "
                         f"{message!r}; its {tested} should be {wanted!r}"))
-    finally:
-        db.conn.close()
     return issues
 
 

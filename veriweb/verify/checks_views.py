@@ -52,6 +52,7 @@ scaffold and silent on clean generated sites.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -1954,16 +1955,22 @@ def view_fixes(site: Site) -> list[Fix]:
     return out
 
 
-def seeded(site: Site) -> Any:
-    """The engine's database of ``site`` as seeded (``None`` if the engine cannot load it); the caller
-    closes its connection."""
+@contextlib.contextmanager
+def seeded(site: Site) -> Iterator[Any]:
+    """The connection to the engine's database of ``site`` as seeded (``None`` if the engine cannot
+    load it), closed when the block ends."""
     from veriweb.engine.database import Database
 
     try:
-        return Database.build(site, today=site.clock.today.isoformat(),
-                              now_fn=lambda: f"{site.clock.today.isoformat()}T{site.clock.start_time}")
+        db = Database.build(site, today=site.clock.today.isoformat(),
+                            now_fn=lambda: f"{site.clock.today.isoformat()}T{site.clock.start_time}")
     except Exception:  # noqa: BLE001 - a site the engine cannot load: other checks say why
-        return None
+        yield None
+        return
+    try:
+        yield db.conn
+    finally:
+        db.conn.close()
 
 
 _NUMBER_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
@@ -1973,19 +1980,13 @@ def _text_orders(site: Site) -> Iterator[C.Issue]:
     """M004: a task's query orders rows by a column that holds numbers written as text ("120.99" sorts
     before "22.99"): the first row it picks is not the least one. When the table has a number column
     whose name starts the text column's ("price" for "price_input"), that is the one to order by."""
-    found: list[tuple[str, str, str]] = []
-    for number, task in enumerate(site.tasks):
-        stack: list[tuple[Any, str]] = [(task.model_dump(mode="json", include={"goal", "answer", "progress",
-                                                                               "constraints"}), f"$.tasks[{number}]")]
-        while stack:
-            node, path = stack.pop()
-            if isinstance(node, dict):
-                if isinstance(node.get("table"), str):
-                    for k, order in enumerate(node.get("order_by") or []):
-                        found.append((f"{path}.order_by[{k}].column", node["table"], order["column"]))
-                stack.extend((v, f"{path}.{k}") for k, v in node.items())
-            elif isinstance(node, list):
-                stack.extend((v, f"{path}[{k}]") for k, v in enumerate(node))
+    from veriweb.verify.checks_tasks import _picked_queries
+
+    found = [(f"{path}.order_by[{k}].column", query.table, order.column)
+             for number, task in enumerate(site.tasks)
+             for part in ("goal", "answer", "progress", "constraints")
+             for query, path in _picked_queries(getattr(task, part), f"$.tasks[{number}].{part}")
+             for k, order in enumerate(query.order_by)]
     if not found:
         return
     views = {v.name for v in site.database.views}
@@ -1994,15 +1995,14 @@ def _text_orders(site: Site) -> Iterator[C.Issue]:
     found = [f for f in found if f[1] in views or typed.get((f[1], f[2])) == "text" and f[1:] not in retyped]
     if not found:
         return
-    db = seeded(site)
-    if db is None:
-        return
-    try:
+    with seeded(site) as conn:
+        if conn is None:
+            return
         for location, table, column in found:
             try:
-                cursor = db.conn.execute(f'SELECT * FROM "{table}" LIMIT 0')
+                cursor = conn.execute(f'SELECT * FROM "{table}" LIMIT 0')
                 names = [d[0] for d in cursor.description]
-                values = [v for v, in db.conn.execute(f'SELECT "{column}" FROM "{table}"') if v is not None]
+                values = [v for v, in conn.execute(f'SELECT "{column}" FROM "{table}"') if v is not None]
             except Exception:  # noqa: BLE001 - a table or column that is not there: other checks say why
                 continue
             texts = sorted({v for v in values if isinstance(v, str)})
@@ -2010,14 +2010,12 @@ def _text_orders(site: Site) -> Iterator[C.Issue]:
                     or texts == sorted(texts, key=float):
                 continue
             usual = next((n for n in names if n != column and column.startswith(n) and {
-                kind for kind, in db.conn.execute(f'SELECT DISTINCT typeof("{n}") FROM "{table}"')} <= {
+                kind for kind, in conn.execute(f'SELECT DISTINCT typeof("{n}") FROM "{table}"')} <= {
                 "integer", "real"}), None)  # "price" for "price_input": the number the text was made from
             yield C.Issue("semantic", C.WRONG_TYPE, location,
                           f"orders {table} by {column}, numbers written as text ({texts[0]!r} sorts before "
                           f"{sorted(texts, key=float)[0]!r}): the first row is not the least"
                           + (f"; it should order by {usual}" if usual else ""))
-    finally:
-        db.conn.close()
 
 
 _SUM = re.compile(r"\bsum\s*\(", re.I)
@@ -2087,13 +2085,12 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
     candidates = [found for found in candidates if found[2]]
     if not candidates:
         return
-    db = seeded(site)
-    if db is None:
-        return
-    try:
+    with seeded(site) as conn:
+        if conn is None:
+            return
         for number, view, wanted in candidates:
             try:
-                rows = db.conn.execute(f'SELECT {", ".join(chr(34) + a + chr(34) for _, a in wanted)} '
+                rows = conn.execute(f'SELECT {", ".join(chr(34) + a + chr(34) for _, a in wanted)} '
                                        f'FROM "{view.name}"').fetchall()
             except Exception:  # noqa: BLE001 - a view that does not run: the schema checks say why
                 continue
@@ -2118,8 +2115,6 @@ def _empty_figures(site: Site) -> Iterator[Fix]:
                           f"view {view.name!r} leaves {alias} empty (NULL) for {empty} of {len(values)} rows: an "
                           f"aggregate over no rows is NULL, not 0, and so is anything added to it; the page shows "
                           f"nothing where the number belongs", view.sql, view.sql.replace(expr, fixed, 1))
-    finally:
-        db.conn.close()
 
 
 def check_view_figures(site: Site) -> list[C.Issue]:

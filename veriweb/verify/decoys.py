@@ -202,19 +202,17 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
 def _record_params(site: Site, page_id: str) -> dict[str, str]:
     """Each parameter of a page's route that a record on the page looks its row up by (``id`` of
     ``/product/{id:int}``, read by a record of ``products`` where ``id = param.id``), with the table."""
-    page = next((p for p in site.pages if p.id == page_id), None)
+    from veriweb.verify.checks import walk
+
+    page = site.page(page_id)
     if page is None:
         return {}
     out: dict[str, str] = {}
-    stack = list(page.elements)
-    while stack:
-        element = stack.pop()
-        stack.extend(getattr(element, "elements", None) or [])
-        query = getattr(element, "query", None)
-        table = site.database.table(query.table) if element.type == "record" and query is not None else None
+    for element, _ in walk(page.elements, "$"):
+        table = site.database.table(element.query.table) if element.type == "record" else None
         if table is None:
             continue
-        for cond in query.where:
+        for cond in element.query.where:
             if cond.column == table.primary_key and isinstance(cond.value, Ref) and cond.value.namespace == "param":
                 out.setdefault(cond.value.name, table.name)
     return out
