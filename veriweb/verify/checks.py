@@ -542,6 +542,10 @@ def check_widgets_and_pages(site: Site) -> list[Issue]:
     dialogs = []
     for element, path, page_id in all_elements(site):
         if element.type in ("dialog", "collapsible", "menu", "tabs"):
+            if element.id in widgets[page_id]:  # a button opens every widget of its id: a second one shadows the first
+                issues.append(Issue("structural", DUPLICATE_PAGE, f"{path}.id",
+                                    f"a second {element.type} has the id {element.id!r} on its page: a button that "
+                                    f"opens {element.id!r} opens both, and the later one covers the first"))
             widgets[page_id].add(element.id)
         if element.type == "dialog":
             dialogs.append((element, path, page_id))

@@ -588,6 +588,8 @@ def check_field_types(site: Site) -> list[C.Issue]:
 
 
 _SECRET = re.compile(r"pass(?:word|code|phrase)?|\bpin\b|secret|\bcvv\b|\bcvc\b", re.I)
+_SECRET_NAME = re.compile(r"(?:^|_)(?:password|passcode|passphrase|pin|cvv|cvc|secret)(?:_|$)", re.I)
+"""A field name that asks for a secret (``password``, ``card_cvc``; not ``passengers``)."""
 
 
 def _masked_fields(site: Site) -> list[C.Issue]:
@@ -602,6 +604,11 @@ def _masked_fields(site: Site) -> list[C.Issue]:
                 issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].type",
                                       f"field {field_el.label!r} is a password box, but it asks for no secret: "
                                       "what is typed shows as dots, so nobody can check it; it should be a text box"))
+            elif field_el.type == "textbox" and (_SECRET_NAME.search(field_el.name) or element.action.kind == "login"
+                                                 and field_el.name == (element.action.password_field or "password")):
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].type",
+                                      f"field {field_el.label!r} asks for a secret in a plain text box: what is typed "
+                                      "shows in clear, on the screen and in the page's text; it should be a password box"))
     return issues
 
 
@@ -842,7 +849,15 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
                                       f"sort {sort.label!r} has the key {sort.key!r} of sort {earlier.label!r}, which "
                                       f"orders otherwise: its link selects the first, so it never sorts as it says"
                                       + (f"; its key should be {fresh!r}" if fresh not in taken else "")))
+        tab_labels: dict[str, int] = {}
+        for number, tab in enumerate(C.field_of(element, "tabs") or []):
+            earlier = tab_labels.setdefault((tab.label or "").strip().casefold(), number)
+            if earlier != number and tab.label.strip():
+                issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.tabs[{number}].label",
+                                      f"tabs {earlier + 1} and {number + 1} of {element.id!r} are both labelled "
+                                      f"{tab.label!r}: nothing says which one holds what"))
         if element.type == "form":
+            issues += _options_labelled_alike(element, path)
             dialog = element.confirm
             if dialog is not None and dialog.confirm.strip().casefold() == dialog.cancel.strip().casefold():
                 issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.confirm.confirm",
@@ -877,6 +892,22 @@ def check_controls_distinct(site: Site) -> list[C.Issue]:
             issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.{'text' if key[0] == 'link' else 'submit'}",
                                   f"two {key[0]}s labelled {key[1]!r} on one page do different things "
                                   f"({' / '.join(sorted(per_page[page_id][key]))}); an agent cannot tell them apart"))
+    return issues
+
+
+def _options_labelled_alike(form: Any, path: str) -> list[C.Issue]:
+    """M011: two options of one drop-down or radio group that send different values under one label
+    ("Home delivery" for both ``standard`` and ``express``): a reader choosing by label picks blind.
+    The repair labels the later one by its value."""
+    issues = []
+    for f_index, field_el in enumerate(form.fields):
+        seen: dict[str, Any] = {}
+        for number, option in enumerate(C.field_of(field_el, "options") or []):
+            earlier = seen.setdefault(option.label.strip().casefold(), option)
+            if earlier is not option and option.label.strip() and earlier.value != option.value:
+                issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.fields[{f_index}].options[{number}].label",
+                                      f"options {earlier.value!r} and {option.value!r} of {field_el.label!r} are both "
+                                      f"labelled {option.label!r}: nothing says which one is which"))
     return issues
 
 
@@ -1098,9 +1129,35 @@ def check_flag_words(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_open_private_pages(site: Site) -> list[C.Issue]:
+    """S012: a page open to everyone whose list shows only the signed-in user's own rows (orders where
+    ``user_id = user.id``) and that says nothing to a visitor who is signed out (no link to log in): a
+    signed-out visitor is told the list is empty ("You have no orders yet.") instead of being asked to
+    sign in. The repair makes the page require a login."""
+    from veriweb.scaffold.values import Ref
+
+    if site.auth is None:
+        return []
+    login_routes = {p.route for p in site.pages if any(e.type == "form" and e.action.kind == "login"
+                                                        for e, _ in C.walk(p.elements, ""))}
+    issues = []
+    for number, page in enumerate(site.pages):
+        if page.requires_login:
+            continue
+        elements = [e for e, _ in C.walk(page.elements, f"$.pages[{number}].elements")]
+        own = [e for e in elements if e.type in ("list", "table") and any(
+            isinstance(c.value, Ref) and c.value.ref.startswith("user.") for c in e.query.where)]
+        if own and not any(e.type == "link" and e.href.split("?")[0] in login_routes for e in elements):
+            issues.append(C.Issue("structural", C.UNBOUND_REFERENCE, f"$.pages[{number}].requires_login",
+                                  f"page {page.id!r} lists the signed-in user's own {own[0].query.table} but is open "
+                                  f"to everyone and says nothing to a visitor who is signed out: they see it empty "
+                                  f"({(C.field_of(own[0], 'empty_text') or 'nothing')!r}); it should require a login"))
+    return issues
+
+
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
-               check_numbered_by_other_keys, check_stated_today, check_self_tests]
+               check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -1655,6 +1655,61 @@ def _miscut_texts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"the column never shows what its name says", sql, _replace_item(sql, expr, fixed, name))
 
 
+def _clipped_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view column named like a stored text column that cuts it short (``substr(p.title, 1, 24) AS
+    title``) where some seed values are longer: pages show cut titles, and a search or a goal matching
+    the whole text finds nothing. The fix shows the stored column."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*substr\s*\(\s*(\w+)\.(\w+)\s*,\s*1\s*,\s*(\d+)\s*\)\s*", expr, re.I)
+        table = site.database.table(aliases.get(found.group(1), "")) if found and found.group(2) == name else None
+        if table is None or table.column(name) is None:
+            continue
+        longer = sum(isinstance(v := r.get(name), str) and len(v) > int(found.group(3)) for r in table.rows)
+        if longer:
+            yield Fix(location, f"{name} keeps only the first {found.group(3)} characters of {table.name}.{name}, which "
+                                f"{longer} row(s) hold longer: pages show them cut, and a search or a goal naming the "
+                                f"whole text finds nothing", sql, _replace_item(sql, expr, f"{found.group(1)}.{name}", name))
+
+
+def _capped_views(location: str, sql: str) -> Iterator[Fix]:
+    """A view that ends in ``LIMIT n``: every page, goal and answer reading it loses every row past the
+    first n of all records (everyone's older mail, not each user's). Pages page through lists
+    themselves; the fix drops the cap."""
+    cut = _top_keyword(sql, "LIMIT")
+    if cut >= 0:
+        yield Fix(location, f"the view keeps only the first rows of everything it reads ({sql[cut:].strip()}): every "
+                            f"row past them vanishes from each page, goal and answer that reads it",
+                  sql, sql[:cut].rstrip())
+
+
+def _capped_lists(location: str, sql: str) -> Iterator[Fix]:
+    """A column that lists a row's related names (``group_concat``) over rows cut by ``LIMIT``: a ticket
+    with three labels shows one, and a filter matching the list misses the others. The fix drops the
+    cap."""
+    for expr, name in _select_items(sql) or []:
+        if re.search(r"\bgroup_concat\s*\(", expr, re.I) and (capped := re.search(r"\s+LIMIT\s+\d+", expr, re.I)):
+            fixed = expr[:capped.start()] + expr[capped.end():]
+            yield Fix(location, f"{name} lists only the first{capped.group(0)[6:]} of the rows it joins together: "
+                                f"the others are never shown or matched", sql, _replace_item(sql, expr, fixed, name))
+
+
+def _skipped_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row count of one table's rows that counts a column (``count(i.assignee_id)``) some of whose
+    values are empty: the rows without one are left out ("3 open tickets" of five, two unassigned),
+    though the name counts rows. The fix counts rows (``count(*)``)."""
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*\(\s*SELECT\s+count\s*\(\s*(\w+)\.(\w+)\s*\)\s+FROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?"
+                             r"\s+WHERE\s+.+\)\s*", expr, re.I | re.S)
+        table = site.database.table(found.group(3)) if found else None
+        if table is None or found.group(1) != (found.group(4) or found.group(3)) or found.group(2) in name.split("_"):
+            continue
+        if table.column(found.group(2)) is not None and any(r.get(found.group(2)) is None for r in table.rows):
+            fixed = expr[:found.start(1)] + "*" + expr[found.end(2):]
+            yield Fix(location, f"{name} counts {table.name} rows by {found.group(1)}.{found.group(2)}, which some rows "
+                                f"leave empty: those rows are not counted", sql, _replace_item(sql, expr, fixed, name))
+
+
 def _catalog_prices(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A line's figure computed from the price of the joined catalog row (``i.qty * p.price``) where the line
     keeps its own price (``i.price``, what was paid): every old line is repriced at today's price. The
@@ -1888,6 +1943,10 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _entity_columns(site, location, view.sql)
         out += _dropped_content(site, location, view.sql)
         out += _catalog_prices(site, location, view.sql)
+        out += _clipped_columns(site, location, view.sql)
+        out += _capped_views(location, view.sql)
+        out += _capped_lists(location, view.sql)
+        out += _skipped_counts(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)

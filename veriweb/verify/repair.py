@@ -858,6 +858,12 @@ def dedupe_page(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         touch = Touch(markers={name}) if kind == "marker" else Touch(tasks={name}) if kind == "task" else \
             Touch(tables={name})
         return f"dropped a second {kind} named {name!r}", touch
+    if len(tokens) > 3:  # a second widget of an id on one page: the first one stays
+        widget = get_at(data, tokens[:-1])
+        if not isinstance(widget, dict) or _remove_at(data, tokens[:-1]) is None:
+            return None
+        return (f"dropped a second {widget.get('type', 'widget')} with the id {widget.get('id')!r}",
+                Touch(pages=_page_of(tokens, data)))
     index, attr = tokens[1], tokens[-1]
     pages = data["pages"]
     page = pages[index] if isinstance(index, int) and index < len(pages) else None

@@ -18,6 +18,7 @@ from veriweb.verify import dataflow
 from veriweb.verify import repair as R
 from veriweb.verify.checks import Issue
 from veriweb.verify.form_fields import humanise
+from veriweb.verify.repair_links import json_dicts
 
 
 def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
@@ -53,6 +54,15 @@ def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | Non
             return None
         mine["label"], other["label"] = other["label"], mine["label"]
         return f"tabs {other['label']!r} and {mine['label']!r}: labels swapped", R.Touch(pages=R._page_of(tokens, data))
+    if issue.message.endswith("nothing says which one holds what") and tokens[-3:-2] == ["tabs"]:
+        return _relabel_tab(data, tokens)
+    if issue.message.endswith("nothing says which one is which") and tokens[-3:-2] == ["options"]:
+        option, options = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:-2])
+        label = humanise(str(option.get("value", ""))) if isinstance(option, dict) else ""
+        if not label or any(str(o.get("label", "")).strip().casefold() == label.casefold() for o in options):
+            return None
+        old, option["label"] = option.get("label"), label
+        return f"option {option.get('value')!r}: label {old!r} -> {label!r}", R.Touch(pages=R._page_of(tokens, data))
     if named is None or tokens[-1] != "label":
         return None
     fields = R.get_at(data, tokens[:-2])
@@ -63,6 +73,21 @@ def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | Non
     mine["label"], other["label"] = other.get("label", ""), mine.get("label", "")
     return (f"fields {named.group(1)!r} and {named.group(2)!r}: labels swapped ({mine['label']!r}, {other['label']!r})",
             R.Touch(pages=R._page_of(tokens, data)))
+
+
+def _relabel_tab(data: dict[str, Any], tokens: list[str | int]) -> R.Outcome | None:
+    """A tab labelled like an earlier tab of its widget takes the name of what it holds: its first
+    heading, else the button of its first form."""
+    tabs, tab = R.get_at(data, tokens[:-2]), R.get_at(data, tokens[:-1])
+    if not isinstance(tabs, list) or not isinstance(tab, dict):
+        return None
+    said = next((d.get("text", "") for d in json_dicts(tab.get("elements", [])) if d.get("type") == "heading"), "") or \
+        next((d.get("submit", "") for d in json_dicts(tab.get("elements", [])) if d.get("type") == "form"), "")
+    taken = {str(t.get("label", "")).strip().casefold() for t in tabs}
+    if "{" in said or not said.strip() or said.strip().casefold() in taken:
+        return None
+    old, tab["label"] = tab.get("label"), said.strip()
+    return f"tab {old!r} -> {tab['label']!r}, what it holds", R.Touch(pages=R._page_of(tokens, data))
 
 
 def _records(elements: list[Any], table: str) -> Iterator[dict[str, Any]]:
@@ -171,6 +196,12 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
     to read (no row, no such route parameter) loses its element."""
     from veriweb.verify.checks_pages import bound_elements, source_columns
 
+    if issue.message.endswith("it should require a login"):  # a page of the user's own rows, open to everyone
+        page = R.get_at(data, R.parse_path(issue.location)[:2])
+        if not isinstance(page, dict) or page.get("requires_login"):
+            return None
+        page["requires_login"] = True
+        return f"page {page['id']!r} requires a login", R.Touch(pages={page["id"]})
     meant = re.search(r"; it should read param\.(\w+)$", issue.message)
     if meant is not None and issue.location.startswith("$.markers"):  # a guard reading a parameter its marker lacks,
         tokens = R.parse_path(issue.location)  # or the user's id where it means a key the marker takes
@@ -536,6 +567,12 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         field_el["type"] = "textbox"
         return f"field {field_el.get('label', '')!r}: a text box, not a password box", R.Touch(pages=R._page_of(tokens, data))
+    if issue.message.endswith("it should be a password box") and tokens[-1] == "type":  # a secret shown in clear
+        field_el = R.get_at(data, tokens[:-1])
+        if not isinstance(field_el, dict) or field_el.get("type") != "textbox":
+            return None
+        field_el["type"] = "password"
+        return f"field {field_el.get('label', '')!r}: a password box, not a text box", R.Touch(pages=R._page_of(tokens, data))
     field_el = R.get_at(data, tokens[:-1]) if tokens[-1] == "value" else None
     if isinstance(field_el, dict) and field_el.get("options"):  # a default none of the options: the one it means
         old = field_el.get("value")
