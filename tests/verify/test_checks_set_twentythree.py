@@ -134,3 +134,111 @@ def test_a_count_of_a_column_some_rows_leave_empty_is_found_and_counts_rows() ->
     assert not _said(clean, "C013", "which some rows leave empty")
     assert _said(site, "C013", "open_issues counts issues rows by i.assignee_id, which some rows leave empty")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- guards and effects
+
+
+def _marker(data: dict, name: str) -> dict:
+    return next(m for m in data["markers"] if m["name"] == name)
+
+
+def test_an_effect_reading_the_machines_clock_is_found_and_reads_the_sites() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "add_order_note")["effects"][0]
+        effect["sql"] = effect["sql"].replace(":today", "date('now')")
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C013", "reads the machine's clock")
+    assert _said(site, "C013", "date('now') reads the machine's clock, which the engine refuses")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_guard_reading_the_machines_clock_reads_the_sites() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "place_order")["preconditions"][0]["predicate"]["sql"] = \
+            "SELECT EXISTS (SELECT 1 FROM cart_items WHERE user_id = :user_id AND CURRENT_DATE > '2000-01-01')"
+    _, site = _edited("shop", edit)
+    assert _said(site, "C013", "CURRENT_DATE reads the machine's clock")
+    fixed = repair_static(site)[0]
+    assert "vw_today() > '2000-01-01'" in next(m for m in fixed.markers if m.name == "place_order").preconditions[0].predicate.sql
+
+
+def test_exists_over_an_aggregate_is_found_and_asks_for_a_row() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "place_order")["preconditions"][0]["predicate"]["sql"] = \
+            "SELECT EXISTS (SELECT count(*) FROM cart_items WHERE user_id = :user_id)"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "EXISTS over an aggregate")
+    assert _said(site, "C013", "EXISTS over an aggregate always finds its one row")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_guard_whose_result_is_a_word_is_found_and_compared_with_its_yes() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "place_order")["invariants"][0]["predicate"]["sql"] = \
+            "SELECT CASE WHEN EXISTS (SELECT 1 FROM products WHERE stock < 0) THEN 'oversold' ELSE 'ok' END"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "a word in every case")
+    assert _said(site, "C013", "the guard's result is a word in every case ('oversold', 'ok')")
+    fixed = repair_static(site)[0]
+    guard = next(m for m in fixed.markers if m.name == "place_order").invariants[0]
+    assert guard.predicate.sql.endswith("= 'ok'")
+    assert not _said(fixed, "C013", "a word in every case")
+
+
+def test_a_delete_that_only_updates_is_found_and_deletes() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "delete_comment")["effects"][0]["sql"] = \
+            "UPDATE notes SET body = '[deleted]' WHERE id = :note_id AND author_id = :user_id"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C013", "is declared to")
+    assert _said(site, "C013", "marker 'delete_comment' is declared to delete notes rows, but its statement only updates")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_insert_declared_an_update_is_found_and_declared_an_insert() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "place_order")["effects"][0]["op"] = "update"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "but its statement is an")
+    assert _said(site, "C013", "marker 'place_order' declares an update of orders, but its statement is an insert")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_new_number_taken_from_another_tables_highest_id_is_found_and_taken_from_its_own() -> None:
+    def edit(data: dict) -> None:
+        effect = next(e for e in _marker(data, "book_flight")["effects"] if e["table"] == "bookings")
+        effect["sql"] = effect["sql"].replace("max(id), 0) FROM bookings)", "max(id), 0) FROM stays)", 1)
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "which it never adds to")
+    assert _said(site, "C013", "marker 'book_flight' numbers each new bookings row from the highest of stays")
+    assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def _table(data: dict, name: str) -> dict:
+    return next(t for t in data["database"]["tables"] if t["name"] == name)
+
+
+def test_a_name_garbled_from_utf8_is_found_and_decoded_again() -> None:
+    def edit(data: dict) -> None:
+        _table(data, "customers")["rows"][2]["name"] = "Pablo Fontaíne".encode("utf-8").decode("latin-1")
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M004", "is garbled")
+    assert _said(site, "M004", "customers.name 'Pablo FontaÃ\\xadne' is garbled (UTF-8 read as Latin-1)")
+    fixed = repair_static(site)[0]
+    assert next(t for t in fixed.database.tables if t.name == "customers").rows[2]["name"] == "Pablo Fontaíne"
+    assert not _said(fixed, "M004", "is garbled")
+
+
+def test_a_reply_to_itself_is_found_and_points_at_the_message_it_answers() -> None:
+    def edit(data: dict) -> None:
+        row = next(r for r in _table(data, "emails")["rows"] if r["id"] == 7)
+        assert row["in_reply_to"] == 5 and row["subject"].startswith("Re: ")
+        row["in_reply_to"] = 7
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C001", "points at its own row")
+    assert _said(site, "C001", "emails 7: in_reply_to points at its own row")
+    assert _same(repair_static(site)[0], clean)

@@ -1234,6 +1234,61 @@ def check_padded_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+_MOJIBAKE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac")
+"""UTF-8 bytes read as Latin-1 or Windows-1252: "Ã¡" for "á", "â€™" for "’"."""
+
+
+def _ungarbled(text: str) -> str | None:
+    """``text`` decoded again as the UTF-8 it was (``None``: it is not such a text)."""
+    if not _MOJIBAKE.search(text):
+        return None
+    for codec in ("cp1252", "latin-1"):
+        try:
+            fixed = text.encode(codec).decode("utf-8")
+        except UnicodeError:
+            continue
+        if fixed != text:
+            return fixed
+    return None
+
+
+def check_garbled_text(site: Site) -> list[C.Issue]:
+    """M004: a seed text whose accented letters are UTF-8 read as Latin-1 ("PÃ¡blo" for "Páblo"): pages
+    show nonsense, and a search for the name finds nothing. The repair decodes it again."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            for n, row in enumerate(table.rows):
+                value = row.get(column)
+                fixed = _ungarbled(value) if isinstance(value, str) else None
+                if fixed is not None:
+                    issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                          f"{table.name}.{column} {value!r} is garbled (UTF-8 read as Latin-1), unlike "
+                                          f"every other row: it shows as nonsense and a search for it finds nothing; "
+                                          f"it should read {fixed!r}"))
+    return issues
+
+
+def check_self_references(site: Site) -> list[C.Issue]:
+    """C001: a row whose key into its own table names itself (a message replying to itself, a comment
+    that is its own parent): the thread loops on the row, and the row it answers is lost. The repair
+    points it at the row its text answers ("Re: X" answers X), else clears it."""
+    from veriweb.verify.checks_keys import _SELF_REFERENCE
+
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        columns = [fk.column for fk in table.foreign_keys if fk.ref_table == table.name] + [
+            c.name for c in table.columns if c.type == "integer" and _SELF_REFERENCE.search(c.name)
+            and not any(fk.column == c.name for fk in table.foreign_keys)]
+        for column in columns:
+            for n, row in enumerate(table.rows):
+                if row.get(column) is not None and row.get(column) == row.get(table.primary_key):
+                    issues.append(C.Issue("consistency", C.DANGLING_KEY, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                          f"{table.name} {row.get(table.primary_key)}: {column} points at its own row: "
+                                          f"the row refers to itself, and the row it should name is lost"))
+    return issues
+
+
 _TWELVE_HOUR = re.compile(r"^\s*(\d{1,2})[:.](\d{2})\s*([AaPp])\.?\s*[Mm]\.?\s*$")
 
 
@@ -1748,7 +1803,8 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_self_pairs, check_begun_after_use,
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
-               check_named_values, check_unearned_states, check_slashed_days]
+               check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
+               check_self_references]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

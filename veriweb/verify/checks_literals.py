@@ -271,5 +271,127 @@ def disagreeing_view_cutoffs(site: Site) -> Iterator[Fix]:
                       cutoff_fix(cutoff, day))
 
 
+_WALL_CLOCK = (
+    (re.compile(r"\bdate\s*\(\s*'now'\s*(?:,\s*'(?:localtime|utc)'\s*)?\)", re.I), "today"),
+    (re.compile(r"\bdatetime\s*\(\s*'now'\s*(?:,\s*'(?:localtime|utc)'\s*)?\)", re.I), "now"),
+    (re.compile(r"\bstrftime\s*\(\s*'%Y-%m-%d'\s*,\s*'now'\s*\)", re.I), "today"),
+    (re.compile(r"\bcurrent_date\b", re.I), "today"),
+    (re.compile(r"\bcurrent_timestamp\b", re.I), "now"),
+)
+"""The machine's clock in SQL, and which of the site's clocks it means."""
+
+
+def wall_clock(location: str, sql: str, *, in_effect: bool) -> Iterator[Fix]:
+    """SQL that reads the machine's clock (``date('now')``, ``CURRENT_TIMESTAMP``): the engine refuses it
+    (a run must not depend on the day it runs), so the statement always fails. The fix reads the
+    site's own clock: ``:today`` or ``:now`` in an effect, ``vw_today()`` or ``vw_now()`` elsewhere."""
+    fixed, said = sql, []
+    for pattern, which in _WALL_CLOCK:
+        said += [m.group(0) for m in pattern.finditer(fixed)]
+        fixed = pattern.sub(f":{which}" if in_effect else f"vw_{which}()", fixed)
+    if said:
+        yield Fix(location, f"{', '.join(said)} reads the machine's clock, which the engine refuses (a run must not "
+                            f"depend on the day it runs), so the statement always fails: the site's clock is read "
+                            f"instead", sql, fixed)
+
+
+_AGGREGATE_EXISTS = re.compile(r"\bEXISTS\s*\(\s*SELECT\s+((?:count|sum|total|max|min|avg|group_concat)\s*\()", re.I)
+
+
+def always_existing(location: str, sql: str) -> Iterator[Fix]:
+    """``EXISTS (SELECT count(*) FROM ... WHERE ...)``: an aggregate without ``GROUP BY`` gives one row
+    even over no rows, so the test always holds (an empty cart passes "the cart is not empty"). The
+    fix asks for a row (``EXISTS (SELECT 1 FROM ...)``)."""
+    from veriweb.verify.dataflow import _top_keyword, closing_paren
+
+    fixed = sql
+    for found in reversed(list(_AGGREGATE_EXISTS.finditer(sql))):
+        end = closing_paren(sql, found.end(1) - 1)
+        inner_close = closing_paren(sql, sql.index("(", found.start()))
+        if end is None or inner_close is None or _top_keyword(sql[found.end(1):inner_close], "GROUP") >= 0:
+            continue
+        fixed = fixed[:found.start(1)] + "1" + fixed[end + 1:]
+    if fixed != sql:
+        yield Fix(location, "EXISTS over an aggregate always finds its one row, even where no row matches: the test "
+                            "always holds; it should ask for a row", sql, fixed)
+
+
+_YES_WORDS = frozenset({"ok", "yes", "true", "pass", "passed", "valid", "fine", "allowed", "allow", "good", "in stock"})
+
+
+def worded_results(location: str, sql: str) -> Iterator[Fix]:
+    """A guard whose result is a word in every case (``CASE WHEN ... THEN 'oversold' ELSE 'ok' END``): a
+    guard holds when its result is true, and a word is no truth value, so the guard tests nothing.
+    When one word says yes ("ok"), the fix compares the result with it."""
+    body = sql.strip()
+    found = re.fullmatch(r"SELECT\s+(CASE\b.*\bEND)\s*", body, re.I | re.S)
+    if found is None:
+        return
+    words = re.findall(r"\b(?:THEN|ELSE)\s+'([^']*)'", found.group(1), re.I)
+    branches = len(re.findall(r"\b(?:THEN|ELSE)\b", found.group(1), re.I))
+    if len(words) < 2 or len(words) != branches:
+        return
+    yes = [w for w in words if w.strip().casefold() in _YES_WORDS]
+    if len(yes) == 1:
+        yield Fix(location, f"the guard's result is a word in every case ({', '.join(map(repr, words))}), never true or "
+                            f"false: it tests nothing; it should compare the result with {yes[0]!r}", sql,
+                  f"SELECT ({found.group(1)}) = '{yes[0]}'")
+
+
+_VERBS = {"insert": "insert", "replace": "insert", "update": "update", "delete": "delete"}
+_REMOVING = re.compile(r"^(?:delete|remove|discard|erase|purge|trash_forever)(?:_|$)")
+
+
+def misdeclared_effects(site: Site) -> Iterator[Fix]:
+    """An effect whose statement is not the write it is declared as. A marker named for removing
+    (``delete_comment``), declared to delete, whose statement only updates the row (``SET body =
+    '[deleted]'``): the row stays listed, and a task's footprint that allows deletes refuses the
+    update; the fix deletes the rows the update picked. Any other mismatch (an ``INSERT`` declared
+    ``update``): the engine passes on the new row's id only for an insert, so what follows the write
+    opens the wrong record; the fix declares what the statement does."""
+    for m, marker in enumerate(site.markers):
+        for e, effect in enumerate(marker.effects):
+            found = re.match(r"\s*(\w+)", effect.sql)
+            verb = _VERBS.get(found.group(1).lower()) if found else None
+            if verb is None or verb == effect.op:
+                continue
+            where = f"$.markers[{m}].effects[{e}]"
+            update = re.fullmatch(r"\s*UPDATE\s+(\w+)\s+SET\s+.+?\s+(WHERE\s+.+)", effect.sql, re.I | re.S)
+            if effect.op == "delete" and update is not None and _REMOVING.match(marker.name):
+                yield Fix(f"{where}.sql", f"marker {marker.name!r} is declared to delete {effect.table} rows, but its "
+                                          f"statement only updates them: the rows stay where they were listed; it "
+                                          f"should delete them", effect.sql,
+                          f"DELETE FROM {update.group(1)} {update.group(2)}")
+            else:
+                yield Fix(f"{where}.op", f"marker {marker.name!r} declares an {effect.op} of {effect.table}, but its "
+                                         f"statement is an {verb}: what follows the write reads the wrong row",
+                          effect.op, verb)
+
+
+_FRESH_NUMBER = re.compile(r"\(\s*SELECT\s+(?:coalesce\s*\(\s*)?max\s*\(\s*\w+\s*\)(?:\s*,\s*0\s*\))?\s+FROM\s+(\w+)\s*\)"
+                           r"\s*\+\s*1\b", re.I)
+
+
+def borrowed_numbers(site: Site) -> Iterator[Fix]:
+    """An insert that numbers its new row from the highest id of another table the marker does not write
+    (``(SELECT max(id) FROM stays) + 1`` for a flight booking's reference): that table does not grow
+    as these rows are made, so every new row gets the same number. The fix numbers from the table the
+    row goes into."""
+    for m, marker in enumerate(site.markers):
+        written = {x.table for x in marker.effects}
+        for e, effect in enumerate(marker.effects):
+            if effect.op != "insert":
+                continue
+            for found in _FRESH_NUMBER.finditer(effect.sql):
+                if found.group(1) in written or site.database.table(found.group(1)) is None:
+                    continue
+                fixed = effect.sql[:found.start(1)] + effect.table + effect.sql[found.end(1):]
+                yield Fix(f"$.markers[{m}].effects[{e}].sql", f"marker {marker.name!r} numbers each new {effect.table} "
+                                                              f"row from the highest of {found.group(1)}, which it "
+                                                              f"never adds to: every new row gets the same number",
+                          effect.sql, fixed)
+                break
+
+
 __all__ = ["Cutoff", "unheld_effect_tests", "cutoff_fix", "disagreeing_cutoffs", "disagreeing_view_cutoffs", "literal_writes", "misspelt_sql",
-           "misspelt_writes", "today_typos"]
+           "misspelt_writes", "today_typos", "always_existing", "wall_clock", "worded_results", "misdeclared_effects", "borrowed_numbers"]

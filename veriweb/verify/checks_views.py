@@ -1905,8 +1905,9 @@ def view_fixes(site: Site) -> list[Fix]:
     from veriweb.verify.checks_guards import _domains
     from veriweb.verify.checks_joins import (doubled_joins, fanned_out, filtered_lookups, keys_matched, matched_by_name,
                                              miscorrelated, mismatched_keys)
-    from veriweb.verify.checks_literals import (disagreeing_view_cutoffs, misspelt_sql, misspelt_writes, today_typos,
-                                                unheld_effect_tests, words_against_other_days)
+    from veriweb.verify.checks_literals import (always_existing, borrowed_numbers, disagreeing_view_cutoffs,
+                                                misdeclared_effects, misspelt_sql, misspelt_writes, today_typos, unheld_effect_tests, wall_clock, words_against_other_days,
+                                                worded_results)
 
     domains = _domains(site)
     out: list[Fix] = []
@@ -1914,6 +1915,7 @@ def view_fixes(site: Site) -> list[Fix]:
         location = f"$.database.views[{number}].sql"
         out += misspelt_sql(location, view.sql, domains)
         out += today_typos(site, location, view.sql, in_marker=False)
+        out += wall_clock(location, view.sql, in_effect=False)
         out += words_against_other_days(site, location, view.sql)
         out += fanned_out(site, location, view.sql)
         for finder in (_uncorrelated, _misnamed, _redefined_columns, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
@@ -1976,6 +1978,14 @@ def view_fixes(site: Site) -> list[Fix]:
             out += mismatched_keys(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
+            out += wall_clock(f"$.markers[{m}].effects[{e}].sql", effect.sql, in_effect=True)
+        for kind in ("preconditions", "invariants"):
+            for k, guard in enumerate(getattr(marker, kind)):
+                sql = getattr(guard.predicate, "sql", None)
+                if isinstance(sql, str):
+                    where = f"$.markers[{m}].{kind}[{k}].predicate.sql"
+                    out += [*wall_clock(where, sql, in_effect=False), *always_existing(where, sql),
+                            *worded_results(where, sql)]
         for k, guard in enumerate(marker.preconditions):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
@@ -1986,6 +1996,8 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += _unscoped_caps(site, f"$.markers[{m}].invariants[{k}].predicate.sql", sql, guard.message)
     out += misspelt_writes(site, domains)
+    out += misdeclared_effects(site)
+    out += borrowed_numbers(site)
     out += unheld_effect_tests(site, domains)
     out += disagreeing_view_cutoffs(site)
     from veriweb.verify.checks_params import (narrowed_sweeps, null_only_writes, reset_tallies, silent_flags, timed_days,

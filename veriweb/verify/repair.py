@@ -1325,7 +1325,8 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     table, row = found
     column = tokens[-1]
-    trimmed = re.search(r" (?:(?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round), unlike every "
+    trimmed = re.search(r" (?:(?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round|"
+                        r"is garbled \(UTF-8 read as Latin-1\)), unlike every "
                         r"other row|goes into addresses that take a \w+, which it is not): .*it should read "
                         r"('.*'|\".*\")$", issue.message)
     if trimmed is not None and isinstance(row.get(column), str):
@@ -1581,6 +1582,8 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
             return None
         link["rows"].append(added)
         return f"{link['name']}: row {added!r} added", Touch(tables={link["name"]})
+    if "points at its own row" in issue.message:
+        return _unloop(table, row, column)
     fk = next((f for f in table.get("foreign_keys", []) if f["column"] == column), None) or _undeclared_key(
         data, table, column)
     target = _table(data, fk["ref_table"]) if fk else None
@@ -1610,6 +1613,32 @@ def repoint_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return f"deleted the {table['name']} row pointing at missing {fk['ref_table']} {old!r}", Touch(tables={table["name"]})
     row[column] = new
     return f"{table['name']}.{column} {old!r} -> {new!r}", Touch(tables={table["name"], fk["ref_table"]})
+
+
+_ANSWERING = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv)\s*:\s*)+", re.I)
+
+
+def _unloop(table: dict[str, Any], row: dict[str, Any], column: str) -> Outcome | None:
+    """A row whose key names itself names the latest earlier row its text answers ("Re: X" answers the
+    row whose same column is X), else nothing (when the column allows it)."""
+    key = table.get("primary_key", "id")
+    own = row.get(key)
+    named = []
+    for name, text in row.items():
+        if isinstance(text, str) and _ANSWERING.match(text):
+            said = _ANSWERING.sub("", text).strip().casefold()
+            named += [r.get(key) for r in table["rows"] if r is not row and isinstance(r.get(name), str)
+                      and _ANSWERING.sub("", r[name]).strip().casefold() == said and not _ANSWERING.match(r[name])]
+    earlier = [k for k in named if isinstance(k, (int, float)) and isinstance(own, (int, float)) and k < own]
+    spec = next((c for c in table["columns"] if c["name"] == column), {})
+    if earlier:
+        new = max(earlier)
+    elif spec.get("nullable"):
+        new = None
+    else:
+        return None
+    old, row[column] = row.get(column), new
+    return f"{table['name']} {own!r}: {column} {old!r} -> {new!r} (it named its own row)", Touch(tables={table["name"]})
 
 
 def _undeclared_key(data: dict[str, Any], table: dict[str, Any], column: str) -> dict[str, str] | None:
