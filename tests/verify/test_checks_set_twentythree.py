@@ -242,3 +242,80 @@ def test_a_reply_to_itself_is_found_and_points_at_the_message_it_answers() -> No
     assert not _said(clean, "C001", "points at its own row")
     assert _said(site, "C001", "emails 7: in_reply_to points at its own row")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def _task(data: dict, task_id: str) -> dict:
+    return next(t for t in data["tasks"] if t["id"] == task_id)
+
+
+def test_a_weekday_that_is_not_the_dates_is_found_and_written_as_the_days_own() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "count_flights")
+        assert task["slots"]["day"] == "2026-06-29"  # a Monday
+        task["slots"]["date"] = "Tuesday, June 29"
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M016", "the weekday contradicts the date")
+    assert _said(site, "M016", "says 'Tuesday, June 29', but 2026-06-29 is not a Tuesday")
+    fixed = repair_static(site)[0]
+    task = next(t for t in fixed.tasks if t.id == "count_flights")
+    assert task.slots["date"] == "Monday, June 29" and "on Monday, June 29." in task.instruction
+    assert not _said(fixed, "M016", "the weekday contradicts the date")
+
+
+def test_a_weekday_that_is_the_dates_own_is_not_found() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "count_flights")
+        task["slots"]["date"] = "Monday, June 29"
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    _, site = _edited("travel", edit)
+    assert not _said(site, "M016", "the weekday contradicts the date")
+
+
+def test_a_judge_matching_a_piece_of_the_dictated_text_is_found_and_matches_all_of_it() -> None:
+    def edit(data: dict) -> None:
+        task = _task(data, "comment")
+        for part in (task["goal"][0], task["progress"][0]["predicate"]):
+            cond = next(c for c in part["query"]["where"] if c["column"] == "body")
+            cond["op"], cond["value"] = "startswith", "Moving this"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "M016", "a piece of the text its instruction dictates")
+    assert len(_said(site, "M016", "is judged on body startswith 'Moving this', a piece of the text its instruction "
+                                   "dictates ('Moving this to the next sprint.')")) == 2
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_how_many_question_with_a_date_answer_is_found_and_its_task_dropped() -> None:
+    from veriweb.generate.site import generate_site
+    from veriweb.scaffold.io import from_data
+    from veriweb.scaffold.site import render_instruction
+    from jsonwalk import site_data
+
+    clean = generate_site("code", 2)
+    data = site_data(clean)
+    task = _task(data, "milestone_due")
+    task["template"] = "How many days from now is the milestone {milestone} of {project} due?"
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    site = from_data(data, check_id=False)
+    assert not _said(clean, "M017", "a quantity, but its answer is a")
+    assert _said(site, "M017", "task 'milestone_due' asks 'how many', a quantity, but its answer is a date")
+    fixed, _, _, _, ctx = repair_static(site)
+    assert "milestone_due" not in {t.id for t in fixed.tasks} and "milestone_due" in ctx.dropped_tasks
+
+
+def test_a_long_task_labelled_easy_is_found_and_labelled_by_its_certificate() -> None:
+    clean, site = _edited("admin", lambda data: None)
+    long = next(t for t in clean.tasks if len(t.certificate) >= 10)
+    assert long.difficulty == "hard"
+    _, site = _edited("admin", lambda data: _task(data, long.id).update(difficulty="easy"))
+    assert not _said(clean, "M019", "it should be labelled by its length")
+    assert _said(site, "M019", f"task {long.id!r} is labelled 'easy', but its certificate takes {len(long.certificate)} "
+                               "steps")
+    assert _same(repair_static(site)[0], clean)

@@ -114,6 +114,7 @@ ANSWER_ASKS_OTHER = _code("M017", "semantic", "a task's answer reads another fig
 ORDER_AGAINST_WORDS = _code("M018", "semantic", "a task picks the first row of an ordering that runs the other "
                             "way from its instruction's words")
 SEED_BREAKS_INVARIANT = _code("C012", "consistency", "the seed data already breaks an invariant a marker keeps")
+MISLABELLED_TASK = _code("M019", "semantic", "a task's difficulty contradicts the length of its certificate")
 
 _FILLER = (r"^\W*lorem ipsum|lorem ipsum,? dolor|dolor sit amet|consectetur adipiscing|(?-i:\b(?:19|20)XX\b)|"
            r"\{\{|\}\}|\[object Object\]|"

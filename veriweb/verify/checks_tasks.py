@@ -42,7 +42,7 @@ from pydantic import BaseModel
 
 from veriweb.engine.templates import Route
 from veriweb.errors import VeriwebError
-from veriweb.scaffold import Site
+from veriweb.scaffold import Site, Task
 from veriweb.scaffold.values import AllOf, AnyOf, Exists, Not, PageIs, QueryValue, Ref, SqlPredicate
 from veriweb.verify import checks as C
 from veriweb.verify.wording import flag_words, stem
@@ -1585,10 +1585,137 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
             and _QUESTION.search(re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', '"x"', task.instruction))]  # not a quoted title
 
 
+def _conditions(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """Each query condition (a dict with ``column`` and ``op``) in JSON data, with its path."""
+    if isinstance(node, dict):
+        if "column" in node and "value" in node:
+            yield node, path
+        for key, value in node.items():
+            yield from _conditions(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _conditions(value, f"{path}[{index}]")
+
+
+def check_loose_text_goals(site: Site) -> list[C.Issue]:
+    """M016: a judge that matches a text by its first words or a piece of it (``body startswith 'Still
+    happening'``) where the task dictates the whole text in a slot ("Still happening on 2.4.1"): any
+    text that opens alike passes, though the instruction says what to write. The repair compares with
+    the slot."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        data = task.model_dump(mode="json")
+        slots = {k: v for k, v in task.slots.items() if isinstance(v, str) and v in task.instruction}
+        for attr in ("goal", "progress"):
+            for cond, path in _conditions(data.get(attr), f"$.tasks[{number}].{attr}"):
+                value = cond.get("value")
+                if cond.get("op") not in ("startswith", "contains") or not isinstance(value, str) or len(value) < 4:
+                    continue
+                whole = sorted(k for k, v in slots.items() if len(v) > len(value) and (
+                    v.startswith(value) if cond["op"] == "startswith" else value in v))
+                if len(whole) == 1:
+                    issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"{path}.value",
+                                          f"task {task.id!r} is judged on {cond['column']} {cond['op']} {value!r}, a "
+                                          f"piece of the text its instruction dictates ({slots[whole[0]]!r}): any text "
+                                          f"holding that piece passes; it should equal slot.{whole[0]}"))
+    return issues
+
+
+def contradicted_difficulty(label: str, steps: int) -> bool:
+    """Whether a task labelled ``label`` plainly cannot take ``steps`` steps: "easy" is at most 4 steps,
+    "hard" at least 10 (:func:`veriweb.generate.plan.difficulty`); a task labelled "easy" that takes 10 or
+    more, or "hard" that takes 4 or fewer, is mislabelled whatever the pages it visits. (A label one
+    band off is left alone: a search's certificate may be a step or two shorter than the author's.)"""
+    return (label == "easy" and steps >= 10) or (label == "hard" and steps <= 4)
+
+
+def check_difficulty(site: Site) -> list[C.Issue]:
+    """M019: a task's difficulty that its certificate's length contradicts (a 16-step task over three
+    pages labelled "easy"): curricula and reports that group tasks by difficulty put it in the wrong
+    group. The repair labels it from its certificate (its steps and the pages they visit)."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        steps = len(task.certificate)
+        if task.kind != "infeasible" and contradicted_difficulty(task.difficulty, steps):
+            issues.append(C.Issue("semantic", C.MISLABELLED_TASK, f"$.tasks[{number}].difficulty",
+                                  f"task {task.id!r} is labelled {task.difficulty!r}, but its certificate takes "
+                                  f"{steps} steps: it should be labelled by its length"))
+    return issues
+
+
+_COUNT_QUESTION = re.compile(r"\bhow (?:many|much|long|old|far)\b", re.I)
+
+
+def check_count_questions(site: Site) -> list[C.Issue]:
+    """M017: a question asking how many, how much or how long ("How many days ago was it merged?") whose
+    answer is a date or a name: the right answer to the question is judged wrong, and only one that
+    does not answer it passes. The task is dropped (nothing says which of the two was meant)."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        answer = task.answer
+        kind = getattr(answer, "type", None) if answer is not None else None
+        asked = _COUNT_QUESTION.search(task.instruction) if task.kind == "retrieve" else None
+        if asked is not None and kind in ("date", "text"):
+            issues.append(C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.type",
+                                  f"task {task.id!r} asks {asked.group(0).lower()!r}, a quantity, but its answer is a "
+                                  f"{kind}: the answer to the question is judged wrong"))
+    return issues
+
+
+def _weekday_dates(task: Task) -> Iterator[tuple[str, str, str]]:
+    """Each date the task writes in words with a weekday ("Tuesday, June 29") and the ISO day of the same
+    month and day its slots or judge name, when that weekday is not the day's: the path of the slot
+    (else the instruction) holding it, the words, and the day."""
+    import datetime
+
+    from veriweb.verify.wording import _DATE_TEXT, _WEEKDAYS, month_day
+
+    days = set(re.findall(r"\b\d{4}-\d{2}-\d{2}\b", json.dumps(task.model_dump(mode="json", exclude={"instruction",
+                                                                                                 "template"}))))
+    texts = [(f"slots.{name}", str(v)) for name, v in task.slots.items() if isinstance(v, str)]
+    texts.append(("instruction", task.instruction))
+    seen = set()
+    for where, text in texts:
+        for found in _DATE_TEXT.finditer(text):
+            words = found.group(0)
+            weekday = re.match(r"[A-Za-z]+", words)
+            named = weekday and next((n for n, w in enumerate(_WEEKDAYS) if w.startswith(weekday.group(0).casefold())
+                                      and len(weekday.group(0)) >= 3), None)
+            said = month_day(words)
+            matching = sorted(d for d in days if said is not None and month_day(d) == said)
+            if named is None or len(matching) != 1 or words in seen:
+                continue
+            try:
+                day = datetime.date.fromisoformat(matching[0])
+            except ValueError:
+                continue
+            seen.add(words)
+            if day.weekday() != named:
+                yield where, words, matching[0]
+
+
+def check_weekdays(site: Site) -> list[C.Issue]:
+    """M016: a date written with a weekday that is not that day's ("Tuesday, June 29" for 2026-06-29, a
+    Monday): the instruction contradicts itself, and an agent trusting the weekday acts on another day.
+    The repair writes the day's own weekday."""
+    from veriweb.verify.wording import reworded
+
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for where, words, day in _weekday_dates(task):
+            right = reworded(words, day)
+            if right is not None and right != words:
+                issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].{where}",
+                                      f"task {task.id!r} says {words!r}, but {day} is not a {words.split()[0].strip(',')}: "
+                                      f"the weekday contradicts the date; it should read {right!r}"))
+    return issues
+
+
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots, check_progress_beyond_goal,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals, check_unanswered_questions,
-               check_either_goals, check_walled_goals]
+               check_either_goals, check_walled_goals, check_weekdays,
+               check_loose_text_goals, check_count_questions, check_difficulty]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -251,6 +251,9 @@ def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
     A task in ``reuse`` was not verified again (nothing it reads changed), so its probe results on
     the raw site stand; every other certified task's judge is probed here.
     """
+    from veriweb.verify.checks_tasks import contradicted_difficulty
+    from veriweb.verify.repair_tasks import certified_difficulty
+
     kept: list[Task] = []
     probes: dict[str, tuple[int, list[str]]] = {}
     session = Session(site)
@@ -264,6 +267,8 @@ def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
                 continue
             certificate = _certificate(verdict, task)
             task = task.model_copy(update={"certificate": certificate})
+            if task.kind != "infeasible" and contradicted_difficulty(task.difficulty, len(certificate)):
+                task = task.model_copy(update={"difficulty": certified_difficulty(site, task, certificate)})
             if verdict.status == "certified":
                 ran, bad = reuse.get(task.id) or _bad_probes(site, task, certificate, session=session)
                 probes[task.id] = (ran, bad)

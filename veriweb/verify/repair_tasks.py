@@ -181,6 +181,31 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    weekday = re.search(r"says ('.*'|\".*\"), but \S+ is not a \w+: the weekday contradicts the date; it should read "
+                        r"('.*'|\".*\")$", issue.message)
+    if weekday is not None:  # the day's own weekday, in the slot and the instruction alike
+        import ast
+
+        task = R.get_at(data, tokens[:2])
+        wrong, right = ast.literal_eval(weekday.group(1)), ast.literal_eval(weekday.group(2))
+        if not isinstance(task, dict) or wrong not in task.get("instruction", ""):
+            return None
+        for name, value in task.get("slots", {}).items():
+            if isinstance(value, str) and wrong in value:
+                task["slots"][name] = value.replace(wrong, right)
+        task["instruction"] = task["instruction"].replace(wrong, right)
+        if task.get("template"):
+            task["template"] = task["template"].replace(wrong, right)
+        return f"task {task['id']!r}: {wrong!r} -> {right!r}", R.Touch(tasks={task["id"]})
+    loose = re.search(r"any text holding that piece passes; it should equal slot\.(\w+)$", issue.message)
+    if loose is not None and tokens[-1] == "value":  # a piece of the dictated text: the whole of it
+        cond, task = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(cond, dict) or not isinstance(task, dict):
+            return None
+        old = (cond.get("op"), cond.get("value"))
+        cond["op"], cond["value"] = "=", {"ref": f"slot.{loose.group(1)}"}
+        return f"task {task['id']!r}: {cond.get('column')} {old[0]} {old[1]!r} -> = slot.{loose.group(1)}", \
+            R.Touch(tasks={task["id"]})
     if issue.message.endswith("the step belongs in the goal") and tokens[-2:-1] == ["progress"]:
         task, step = R.get_at(data, tokens[:2]), R.get_at(data, tokens)
         if not isinstance(task, dict) or not isinstance(step, dict):
@@ -355,6 +380,8 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     from veriweb.scaffold.io import from_data
     from veriweb.verify.checks_tasks import answer_asks_other
 
+    if issue.message.endswith("the answer to the question is judged wrong"):  # a quantity asked, a date judged
+        return R.drop_task(data, issue, ctx)
     tokens = R.parse_path(issue.location)
     task_path = tokens[:2]
     task = R.get_at(data, task_path)
@@ -538,9 +565,33 @@ def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
 
 align_goal_key.gives_up = True  # type: ignore[attr-defined]  # it may drop its task
 
+def certified_difficulty(site: Any, task: Any, certificate: list[str]) -> str:
+    """The difficulty a certificate gives its task (:func:`veriweb.generate.plan.difficulty`): its steps,
+    and the pages a replay of it visits."""
+    from veriweb.generate.plan import difficulty
+    from veriweb.verify.pipeline import _visits
+
+    pages = _visits(site.model_copy(update={"tasks": [task]}), {task.id: certificate}).get(task.id, set())
+    return difficulty(len(certificate), len(pages))
+
+
+def relabel_task(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """M019: a task labelled against its certificate's length gets the label the certificate gives it."""
+    tokens = R.parse_path(issue.location)
+    task = R.get_at(data, tokens[:2])
+    if not isinstance(task, dict) or tokens[-1] != "difficulty":
+        return None
+    site = R.site_of(data)
+    model = site.tasks[tokens[1]]
+    old, task["difficulty"] = task.get("difficulty"), certified_difficulty(site, model, list(model.certificate))
+    if task["difficulty"] == old:
+        return None
+    return f"task {task['id']!r}: difficulty {old!r} -> {task['difficulty']!r}", R.Touch(tasks={task["id"]})
+
+
 OPERATORS: dict[str, R.Operator] = {"S016": restart_task, "M016": restate_slot, "C012": keep_invariant,
                                     "M017": reread_answer, "M018": turn_order, "F010": fresh_name,
-                                    "F011": align_goal_key, "F012": give_login}
+                                    "F011": align_goal_key, "F012": give_login, "M019": relabel_task}
 """The operators of this module, by code."""
 
-__all__ = ["OPERATORS", "align_goal_key", "fresh_name", "give_login", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
+__all__ = ["OPERATORS", "certified_difficulty", "relabel_task", "align_goal_key", "fresh_name", "give_login", "keep_invariant", "reread_answer", "restart_task", "restate_slot", "turn_order"]
