@@ -319,3 +319,44 @@ def test_a_long_task_labelled_easy_is_found_and_labelled_by_its_certificate() ->
     assert _said(site, "M019", f"task {long.id!r} is labelled 'easy', but its certificate takes {len(long.certificate)} "
                                "steps")
     assert _same(repair_static(site)[0], clean)
+
+
+# ----------------------------------------------------------------------------- judge probes
+
+
+def test_a_navigate_goal_on_a_view_record_page_that_pins_no_row_is_fooled_by_another_rows_page() -> None:
+    from veriweb.verify.pipeline import _bad_probes
+
+    def unpinned(data: dict) -> None:
+        task = _task(data, "mr_by_branch")
+        task["goal"] = [{"kind": "page", "page": "merge_request"}]  # the page reads mr_view, a view
+        for step in task.get("progress", []):
+            step["predicate"] = {"kind": "page", "page": "merge_request"}
+    clean, site = _edited("code", unpinned)
+    task = clean.task("mr_by_branch")
+    ran, bad = _bad_probes(clean, task, task.certificate)
+    assert ran and not bad
+    ran, bad = _bad_probes(site, site.task("mr_by_branch"), task.certificate)
+    assert any(name.startswith("other_entity") for name in bad), bad
+
+
+def test_a_list_matching_its_key_by_a_piece_is_found_and_matches_exactly() -> None:
+    def edit(data: dict) -> None:
+        orders = next(d for d in dicts(_page(data, "orders")) if d.get("type") in ("list", "table"))
+        next(c for c in orders["query"]["where"] if c["column"] == "id")["op"] = "contains"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M015", "it should match exactly")
+    assert _said(site, "M015", "the list matches its key id by a piece of the number given (contains query.number)")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_search_form_sent_to_a_page_that_reads_none_of_it_is_found_and_sent_to_its_own() -> None:
+    def edit(data: dict) -> None:
+        form = next(d for d in dicts(_page(data, "customers")) if d.get("type") == "form"
+                    and d["action"]["kind"] == "navigate")
+        assert form["action"]["route"] == "/customers"
+        form["action"]["route"] = "/orders"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M015", "which reads none of what it asks")
+    assert _said(site, "M015", "opens '/orders', which reads none of what it asks")
+    assert _same(repair_static(site)[0], clean)

@@ -1155,9 +1155,32 @@ def check_open_private_pages(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_key_filters(site: Site) -> list[C.Issue]:
+    """M015: a list that filters a key column (an order's number) by a piece of it (``contains``,
+    ``startswith``) with a value the visitor gives: looking up order 120 lists #1120, #1201 and more, so
+    one record asked for shows as many. The repair matches the key exactly."""
+    from veriweb.scaffold.values import Ref
+
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type not in ("list", "table"):
+            continue
+        table = site.database.table(element.query.table)
+        key = table.primary_key if table is not None else "id"
+        for number, cond in enumerate(element.query.where):
+            if cond.op in ("contains", "startswith") and cond.column == key and isinstance(cond.value, Ref) \
+                    and cond.value.namespace in ("query", "param", "field"):
+                issues.append(C.Issue("semantic", C.EMPTY_FILTER, f"{path}.query.where[{number}].op",
+                                      f"the list matches its key {cond.column} by a piece of the number given "
+                                      f"({cond.op} {cond.value.namespace}.{cond.value.name}): asking for one record "
+                                      f"lists every one whose number holds those digits; it should match exactly"))
+    return issues
+
+
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
-               check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages]
+               check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
+               check_key_filters]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

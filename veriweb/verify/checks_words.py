@@ -696,6 +696,25 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, A
             yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0], test
 
 
+def check_misrouted_forms(site: Site) -> list[C.Issue]:
+    """M015: a searching form that opens a page reading none of what it asks, while the page it stands on
+    reads every field of it (the customers' search sent to the orders list, which ignores ``q`` and
+    ``group``): a search finds nothing it asks for. The repair sends the form to its own page."""
+    issues = []
+    for element, path, target in C.searching_forms(site):
+        own = int(path.split("[", 2)[1].split("]")[0]) if path.startswith("$.pages[") else None
+        if own is None or site.pages[own].id == target or "{" in site.pages[own].route:
+            continue
+        asked = {f.name for f in element.fields if f.type != "hidden"}
+        numbers = {page.id: number for number, page in enumerate(site.pages)}
+        if asked and not asked & _query_reads(site, numbers[target]) and asked <= _query_reads(site, own):
+            issues.append(C.Issue("semantic", C.EMPTY_FILTER, f"{path}.action.route",
+                                  f"the search form {element.submit!r} opens {element.action.route!r}, which reads "
+                                  f"none of what it asks ({', '.join(sorted(asked))}), while its own page reads all of "
+                                  f"it: it should open {site.pages[own].route!r}"))
+    return issues
+
+
 def misnamed_fields(site: Site) -> Iterator[tuple[str, str, str, str]]:
     """Each field of a searching form that the page it opens never reads, where the field is the form's
     only unread one and that page's lists test exactly one address value the form does not send (the
@@ -1620,7 +1639,7 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
                check_login_words, check_prefix_searches, check_claimed_words,
                check_unskipped_choices, check_dialog_words, check_misfilled_fields,
-               check_swapped_options]
+               check_swapped_options, check_misrouted_forms]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "check_untested_states", "untested_states", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

@@ -201,20 +201,26 @@ def _other_page(site: Site, task: Task, run: Run, certificate: list[str], sessio
 
 def _record_params(site: Site, page_id: str) -> dict[str, str]:
     """Each parameter of a page's route that a record on the page looks its row up by (``id`` of
-    ``/product/{id:int}``, read by a record of ``products`` where ``id = param.id``), with the table."""
+    ``/product/{id:int}``, read by a record of ``products`` where ``id = param.id``, or of a view whose
+    ``id`` is the key of ``products``), with the table."""
     from veriweb.verify.checks import walk
+    from veriweb.verify.dataflow import view_base
 
     page = site.page(page_id)
     if page is None:
         return {}
     out: dict[str, str] = {}
     for element, _ in walk(page.elements, "$"):
-        table = site.database.table(element.query.table) if element.type == "record" else None
-        if table is None:
+        if element.type != "record":
             continue
         for cond in element.query.where:
-            if cond.column == table.primary_key and isinstance(cond.value, Ref) and cond.value.namespace == "param":
-                out.setdefault(cond.value.name, table.name)
+            if not isinstance(cond.value, Ref) or cond.value.namespace != "param":
+                continue
+            table = site.database.table(element.query.table)
+            base = (table.name, cond.column) if table is not None else view_base(site, element.query.table, cond.column)
+            keyed = site.database.table(base[0]) if base is not None else None
+            if keyed is not None and base[1] == keyed.primary_key:
+                out.setdefault(cond.value.name, keyed.name)
     return out
 
 

@@ -782,6 +782,19 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     from veriweb.verify.checks_meaning import calendar_filters, inverted_flags
 
     tokens = R.parse_path(issue.location)
+    routed = re.search(r"while its own page reads all of it: it should open '([^']+)'$", issue.message)
+    if routed is not None and tokens[-2:] == ["action", "route"]:  # a search sent elsewhere: to its own page
+        action = R.get_at(data, tokens[:-1])
+        if not isinstance(action, dict):
+            return None
+        old, action["route"] = action.get("route"), routed.group(1)
+        return f"the search form opens {routed.group(1)!r}, not {old!r}", R.Touch(pages=R._page_of(tokens, data))
+    if issue.message.endswith("it should match exactly") and tokens[-1] == "op":  # a key matched by a piece
+        cond = R.get_at(data, tokens[:-1])
+        if not isinstance(cond, dict) or cond.get("op") not in ("contains", "startswith"):
+            return None
+        old = cond.pop("op")
+        return f"the list matches {cond.get('column')} exactly, not by {old}", R.Touch(pages=R._page_of(tokens, data))
     parent = R.get_at(data, tokens[:-1])
     if "which never reads it" in issue.message:
         return _read_field(data, issue, tokens)
