@@ -360,3 +360,34 @@ def test_a_search_form_sent_to_a_page_that_reads_none_of_it_is_found_and_sent_to
     assert not _said(clean, "M015", "which reads none of what it asks")
     assert _said(site, "M015", "opens '/orders', which reads none of what it asks")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_a_login_checking_passwords_against_the_email_is_found_and_checks_the_password_column() -> None:
+    def edit(data: dict) -> None:
+        data["auth"]["password_column"] = "email"
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "S010", "which holds no secret")
+    assert _said(site, "S010", "logins check the password against users.email, which holds no secret")
+    fixed = repair_static(site)[0]
+    assert fixed.auth.password_column == "password" and not _said(fixed, "S010", "which holds no secret")
+
+
+def test_a_page_without_the_layout_and_no_way_on_is_found_and_given_the_layout() -> None:
+    clean, site = _edited("mail", lambda data: _page(data, "message").update(layout=False))
+    assert not _said(clean, "S002", "opts out of the site's layout")
+    assert _said(site, "S002", "page 'message' opts out of the site's layout and links to none of its pages")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_last_activity_before_what_was_made_under_it_is_found_and_brought_up_to_date() -> None:
+    def edit(data: dict) -> None:
+        project = _table(data, "projects")["rows"][0]
+        project["updated"] = project["created"]
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C010", "is before rows made under it since")
+    found = _said(site, "C010", "projects 1: updated")
+    assert found and "is before rows made under it since" in found[0]
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C010", "is before rows made under it since")
+    row = next(t for t in fixed.database.tables if t.name == "projects").rows[0]
+    assert row["updated"] > row["created"]

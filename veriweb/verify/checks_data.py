@@ -1269,6 +1269,45 @@ def check_garbled_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+_ACTIVITY = re.compile(r"^(?:updated|updated_at|updated_on|last_activity|last_active|last_updated|activity)$")
+"""Columns that say when a row, or anything under it, last changed."""
+
+
+def check_stale_activity(site: Site) -> list[C.Issue]:
+    """C010: a row's last-activity date (``projects.updated``) earlier than rows made under it since, of two
+    or more kinds (tickets and change requests opened after it), where every other row's keeps up with
+    both kinds: pages say the row has lain still for months. The repair sets it to the latest of them."""
+    from veriweb.verify.checks_views import _MADE_AT
+
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if _ACTIVITY.match(c.name)):
+            lags: dict[int, list[str]] = {}
+            for child in site.database.tables:
+                for fk in (f for f in child.foreign_keys if f.ref_table == table.name):
+                    for made in (c.name for c in child.columns if _MADE_AT.match(c.name)):
+                        latest: dict[Any, str] = {}
+                        for row in child.rows:
+                            key, day = row.get(fk.column), row.get(made)
+                            if key is not None and isinstance(day, str):
+                                latest[key] = max(latest.get(key, ""), day[:10])
+                        behind = [n for n, r in enumerate(table.rows) if isinstance(r.get(column), str)
+                                  and r[column][:10] < latest.get(r.get(table.primary_key), "")]
+                        kept = sum(1 for r in table.rows if isinstance(r.get(column), str)
+                                   and latest.get(r.get(table.primary_key)) and r[column][:10] >= latest[r[table.primary_key]])
+                        if behind and len(behind) <= 2 and kept >= 5:
+                            for n in behind:
+                                lags.setdefault(n, []).append(latest[table.rows[n][table.primary_key]])
+            for n, days in lags.items():
+                if len(days) >= 2:
+                    row = table.rows[n]
+                    issues.append(C.Issue("consistency", C.STALE_DATE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                          f"{table.name} {row.get(table.primary_key)}: {column} {row[column]!r} is before "
+                                          f"rows made under it since (as late as {max(days)}), unlike every other row: "
+                                          f"it should be {max(days)!r}"))
+    return issues
+
+
 def check_self_references(site: Site) -> list[C.Issue]:
     """C001: a row whose key into its own table names itself (a message replying to itself, a comment
     that is its own parent): the thread loops on the row, and the row it answers is lost. The repair
@@ -1804,7 +1843,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
-               check_self_references]
+               check_self_references, check_stale_activity]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

@@ -1155,6 +1155,43 @@ def check_open_private_pages(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_auth_columns(site: Site) -> list[C.Issue]:
+    """S010: the login's password column is one that holds no secret (``email``) while the accounts table
+    has a password column: every login with the password it gives is refused. The repair names that
+    column."""
+    auth = site.auth
+    table = site.database.table(auth.table) if auth is not None else None
+    if table is None or _SECRET_NAME.search(auth.password_column):
+        return []
+    secret = [c.name for c in table.columns if c.type == "text" and _SECRET_NAME.search(c.name)]
+    if len(secret) != 1:
+        return []
+    return [C.Issue("structural", C.LOGIN_MISSING, "$.auth.password_column",
+                    f"logins check the password against {auth.table}.{auth.password_column}, which holds no secret, "
+                    f"while {auth.table}.{secret[0]} holds the passwords: every login with its password is refused; "
+                    f"it should be {secret[0]!r}")]
+
+
+def check_bare_pages(site: Site) -> list[C.Issue]:
+    """S002: a page that opts out of the site's layout (no header, no footer) while linking to no page the
+    layout links to and not home: a visitor there has no way on but the browser's Back button or a typed
+    address. The repair gives it the layout again."""
+    nav = {e.href.split("?")[0] for part in (site.layout.header, site.layout.footer) for e, _ in C.walk(part, "")
+           if e.type == "link"}
+    if not nav:
+        return []
+    issues = []
+    for number, page in enumerate(site.pages):
+        if page.layout or page.route == (site.auth.login_page if site.auth else None):
+            continue
+        links = {e.href.split("?")[0] for e, _ in C.walk(page.elements, "") if e.type == "link"}
+        if not links & (nav | {"/"}):
+            issues.append(C.Issue("structural", C.UNREACHABLE, f"$.pages[{number}].layout",
+                                  f"page {page.id!r} opts out of the site's layout and links to none of its pages: "
+                                  f"there is no way on from it but Back; it should keep the site's layout"))
+    return issues
+
+
 def check_key_filters(site: Site) -> list[C.Issue]:
     """M015: a list that filters a key column (an order's number) by a piece of it (``contains``,
     ``startswith``) with a value the visitor gives: looking up order 120 lists #1120, #1201 and more, so
@@ -1180,7 +1217,7 @@ def check_key_filters(site: Site) -> list[C.Issue]:
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
-               check_key_filters]
+               check_key_filters, check_auth_columns, check_bare_pages]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -348,7 +348,14 @@ def remove_element(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome 
 def link_orphan(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | None:
     """S002: link an unreachable page from the navigation (from the home page when no layout nav); the
     page of one record is reached again from the lists of its records whose links went elsewhere."""
-    page = get_at(data, parse_path(issue.location))
+    tokens = parse_path(issue.location)
+    if tokens[-1:] == ["layout"] and issue.message.endswith("it should keep the site's layout"):
+        page = get_at(data, tokens[:-1])  # a dead end without the layout: the layout back
+        if not isinstance(page, dict) or page.get("layout", True):
+            return None
+        del page["layout"]
+        return f"page {page['id']!r} keeps the site's layout", Touch(pages={page["id"]})
+    page = get_at(data, tokens)
     if not isinstance(page, dict):
         return None
     named = _link_where_named(data, page, {i.location for i in ctx.issues if i.code == "S002"})

@@ -451,6 +451,13 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     before the one it follows is set to that day; a date its status leaves empty is emptied, and one
     its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
+    active = re.search(r"is before rows made under it since .*: it should be '(\d{4}-\d{2}-\d{2})'$", issue.message)
+    found = R._table_row(data, tokens) if active is not None else None
+    if found is not None and isinstance(found[1].get(tokens[-1]), str):  # a stale last activity: the latest
+        table, row = found
+        old = row[tokens[-1]]
+        row[tokens[-1]] = active.group(1) + old[10:]
+        return f"{table['name']}.{tokens[-1]} {old!r} -> {row[tokens[-1]]!r}", R.Touch(tables={table["name"]})
     stated = re.search(r"^'.*' says today is '([^']*)', but the site's today is .*\(\{clock\.today\|date\}\)$",
                        issue.message, re.S)
     if stated is not None and tokens[-1] == "text":  # a fixed day said to be today: the clock's day
@@ -891,12 +898,22 @@ def reopen_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
     return R.remove_element(data, issue, ctx)
 
 
+def fix_auth(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
+    """S010: a login checking passwords against a column that holds none checks the one that does."""
+    named = re.search(r"it should be '(\w+)'$", issue.message)
+    auth = data.get("auth")
+    if named is None or not isinstance(auth, dict) or not issue.location.endswith(".password_column"):
+        return None
+    old, auth["password_column"] = auth.get("password_column", "password"), named.group(1)
+    return f"logins check {named.group(1)!r}, not {old!r}", R.Touch(tables={auth.get("table", "users")})
+
+
 OPERATORS: dict[str, R.Operator] = {
     "M014": reopen_link, "S015": own_choices, "S012": rebind_reference, "S013": fix_field_type, "S014": retarget_entity_link,
     "M009": bind_amount, "M010": show_column, "M011": leave, "M015": restate_period,
-    "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view,
+    "C008": match_detail, "C009": restore_guard, "C010": fix_seed_date, "C013": fix_view, "S010": fix_auth,
 }
 """The operators of this module, by code (M012 falls back to dropping its task)."""
 
-__all__ = ["OPERATORS", "bind_amount", "own_choices", "reopen_link", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
+__all__ = ["OPERATORS", "fix_auth", "bind_amount", "own_choices", "reopen_link", "fix_field_type", "fix_seed_date", "fix_view", "leave", "match_detail", "rebind_reference",
            "restate_period", "restore_guard", "retarget_entity_link", "show_column"]
