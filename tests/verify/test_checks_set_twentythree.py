@@ -391,3 +391,36 @@ def test_a_last_activity_before_what_was_made_under_it_is_found_and_brought_up_t
     assert not _said(fixed, "C010", "is before rows made under it since")
     row = next(t for t in fixed.database.tables if t.name == "projects").rows[0]
     assert row["updated"] > row["created"]
+
+
+def test_a_counter_below_the_rows_it_counts_is_found_and_set_to_them() -> None:
+    def edit(data: dict) -> None:
+        forum = next(r for r in _table(data, "forums")["rows"]
+                     if sum(s["forum_id"] == r["id"] for s in _table(data, "subscriptions")["rows"]) >= 2)
+        forum["members"] = 0
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C012", "which it counts one by one")
+    found = _said(site, "C012", "members 0 is below its")
+    assert found and "subscriptions rows, which it counts one by one" in found[0]
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C012", "which it counts one by one")
+
+
+def test_a_view_showing_a_stored_count_no_marker_keeps_is_found_and_counts_the_rows() -> None:
+    from collections import Counter
+
+    def edit(data: dict) -> None:
+        counts = Counter(c["post_id"] for c in _table(data, "comments")["rows"])
+        posts = _table(data, "posts")
+        posts["columns"].append({"name": "comment_count", "type": "integer"})
+        for row in posts["rows"]:
+            row["comment_count"] = counts.get(row["id"], 0)
+        old = "(SELECT count(*) FROM comments c WHERE c.post_id = p.id) AS comments"
+        assert old in _view(data, "post_view")["sql"]
+        _view(data, "post_view")["sql"] = _view(data, "post_view")["sql"].replace(old, "p.comment_count AS comments")
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "a count stored on the row that no marker keeps")
+    assert _said(site, "C013", "comments shows posts.comment_count, a count stored on the row that no marker keeps")
+    fixed = repair_static(site)[0]
+    sql = next(v.sql for v in fixed.database.views if v.name == "post_view")
+    assert "(SELECT count(*) FROM comments c WHERE c.post_id = p.id) AS comments" in sql

@@ -1269,6 +1269,52 @@ def check_garbled_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _tallies(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each counter a marker keeps by hand: the marker adds a row to a table and raises a column of the row
+    its key names by one (``join``: a ``subscriptions`` row, and ``forums.members + 1`` where ``id =
+    :forum_id``). As (marker, counted table, its key column, parent table, counter column)."""
+    from veriweb.verify.dataflow import parse_effect
+
+    for marker in site.markers:
+        writes = [parse_effect(marker.name, e.op, e.table, e.sql) for e in marker.effects]
+        for added in (w for w in writes if w.op == "insert"):
+            child = site.database.table(added.table)
+            for fk in child.foreign_keys if child is not None else ():
+                source = added.sources.get(fk.column)
+                if source is None or source.kind != "param":
+                    continue
+                for effect in marker.effects:
+                    raised = re.fullmatch(rf"\s*UPDATE\s+{re.escape(fk.ref_table)}\s+SET\s+(\w+)\s*=\s*\1\s*\+\s*1\s+"
+                                          rf"WHERE\s+id\s*=\s*:{re.escape(source.value)}\s*", effect.sql, re.I)
+                    if raised is not None:
+                        yield marker.name, added.table, fk.column, fk.ref_table, raised.group(1)
+
+
+def check_tallies(site: Site) -> list[C.Issue]:
+    """C012: a counter a marker keeps by hand (see :func:`_tallies`) that a seed row holds below the rows it
+    counts (a community with five subscriptions showing 0 members): the page states a wrong number, and
+    the marker that takes a row away (and lowers the counter) is refused, its counter going below zero.
+    The repair sets the counter to the rows it counts."""
+    issues, seen = [], set()
+    tables = {t.name: (n, t) for n, t in enumerate(site.database.tables)}
+    for _, child_name, key, parent_name, column in _tallies(site):
+        if (parent_name, column) in seen or child_name not in tables or parent_name not in tables:
+            continue
+        seen.add((parent_name, column))
+        counts = Counter(r.get(key) for r in tables[child_name][1].rows)
+        t_index, parent = tables[parent_name]
+        for n, row in enumerate(parent.rows):
+            value, held = row.get(column), counts.get(row.get(parent.primary_key), 0)
+            if isinstance(value, int) and not isinstance(value, bool) and value < held:
+                issues.append(C.Issue("consistency", C.SEED_BREAKS_INVARIANT,
+                                      f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{parent_name} {row.get(parent.primary_key)}: {column} {value} is below its "
+                                      f"{held} {child_name} rows, which it counts one by one: the page states too few, "
+                                      f"and taking a row away would take it below what it counts; its {column} "
+                                      f"should be {held}"))
+    return issues
+
+
 _ACTIVITY = re.compile(r"^(?:updated|updated_at|updated_on|last_activity|last_active|last_updated|activity)$")
 """Columns that say when a row, or anything under it, last changed."""
 
@@ -1843,7 +1889,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
-               check_self_references, check_stale_activity]
+               check_self_references, check_stale_activity, check_tallies]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",
