@@ -424,3 +424,65 @@ def test_a_view_showing_a_stored_count_no_marker_keeps_is_found_and_counts_the_r
     fixed = repair_static(site)[0]
     sql = next(v.sql for v in fixed.database.views if v.name == "post_view")
     assert "(SELECT count(*) FROM comments c WHERE c.post_id = p.id) AS comments" in sql
+
+
+# ----------------------------------------------------------------------------- messages
+
+
+def test_a_message_of_program_text_or_another_language_is_found_and_said_plainly() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "add_to_cart")["preconditions"][0]["message"] = "Stock insuffisant pour cette quantité."
+        _marker(data, "place_order")["message"] = "sqlite3.IntegrityError: INSERT INTO orders failed: see server log"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M001", "they learn nothing they can act on")
+    assert _said(site, "M001", "marker 'add_to_cart' tells the visitor 'Stock insuffisant pour cette quantité.', in "
+                               "another language than the site")
+    assert _said(site, "M001", "marker 'place_order' tells the visitor 'sqlite3.IntegrityError")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M001", "they learn nothing they can act on")
+    assert next(m for m in fixed.markers if m.name == "place_order").message == "Sorry, place order could not be done."
+
+
+def test_a_start_filled_in_with_another_day_is_found_and_starts_on_the_bare_address() -> None:
+    def edit(data: dict) -> None:
+        task = _task(data, "open_flight")
+        assert task["slots"]["day"] == "2026-06-16" and task.get("start_url", "/") == "/"
+        task["start_url"] = "/flights?date=2026-06-17&origin=KRK&destination=CPH"
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M016", "a day it does not ask about")
+    assert _said(site, "M016", "filled in with 2026-06-17, a day it does not ask about (2026-06-16): it should start at "
+                               "'/flights'")
+    fixed = repair_static(site)[0]
+    assert next(t for t in fixed.tasks if t.id == "open_flight").start_url == "/flights"
+
+
+def test_an_instruction_naming_a_sort_no_list_offers_is_found_and_its_task_dropped() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict, label: str) -> None:
+        task = _task(data, "open_hotel")
+        task["template"] = ("Log in as {username} (password: {password}), sort the hotels in {city} by '" + label
+                            + "' and open the first one.")
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    _, offered = _edited("travel", lambda data: edit(data, "Best rated"))
+    assert not _said(offered, "M005", "an order no list on the site offers")
+    _, site = _edited("travel", lambda data: edit(data, "Best value"))
+    assert _said(site, "M005", "task 'open_hotel' says to sort by 'Best value', an order no list on the site offers")
+    fixed, _, _, _, ctx = repair_static(site)
+    assert "open_hotel" not in {t.id for t in fixed.tasks} and "open_hotel" in ctx.dropped_tasks
+
+
+def test_an_instruction_letting_a_budget_be_passed_that_its_constraint_fails_is_found_and_dropped() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "hotel_budget")
+        task["template"] = task["template"].replace("keeping the total at or under {budget}.",
+                                                    "and try to stay around {budget}; going a little over is fine.")
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M016", "the words let through what the judge fails")
+    assert _said(site, "M016", "task 'hotel_budget' says 'around $' of its budget, but its constraint ('a stay costs "
+                               "more than the budget') fails any amount above it")
+    fixed, _, _, _, ctx = repair_static(site)
+    assert "hotel_budget" in ctx.dropped_tasks

@@ -1192,6 +1192,33 @@ def check_bare_pages(site: Site) -> list[C.Issue]:
     return issues
 
 
+_INTERNALS = re.compile(r"\bsqlite3?\b|\b(?:Integrity|Operational|Programming|Value|Type|Key)Error\b|Traceback|"
+                        r"\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bSELECT\b.*\bFROM\b|"
+                        r"server log|stack trace|exception|\bconstraint failed\b", re.I | re.S)
+_FOREIGN = frozenset("""pour cette les une avec votre vous nous être pas quantité insuffisant veuillez und der das
+    ist nicht bitte ihre keine für para los las por usted una está puede disponible cantidad della questo sono è""".split())
+"""Common words of French, German, Spanish and Italian that English text does not use."""
+
+
+def check_messages(site: Site) -> list[C.Issue]:
+    """M001: a message a marker shows when it refuses or fails that is raw program text (``sqlite3.IntegrityError:
+    INSERT INTO issues ...``) or in another language than the site ("Stock insuffisant pour cette quantité."):
+    the visitor learns nothing they can act on. The repair says in plain words what could not be done."""
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        said = [(f"$.markers[{m_index}].message", marker.message)] + [
+            (f"$.markers[{m_index}].{kind}[{k}].message", guard.message)
+            for kind in ("preconditions", "invariants") for k, guard in enumerate(getattr(marker, kind))]
+        for where, text in said:
+            words = set(re.findall(r"[^\W\d_]+", (text or "").lower()))
+            if text and (_INTERNALS.search(text) or len(words & _FOREIGN) >= 2):
+                what = "raw program text" if _INTERNALS.search(text) else "in another language than the site"
+                issues.append(C.Issue("semantic", C.PLACEHOLDER, where,
+                                      f"marker {marker.name!r} tells the visitor {text!r}, {what}: they learn nothing "
+                                      f"they can act on; it should say in plain words what could not be done"))
+    return issues
+
+
 def check_key_filters(site: Site) -> list[C.Issue]:
     """M015: a list that filters a key column (an order's number) by a piece of it (``contains``,
     ``startswith``) with a value the visitor gives: looking up order 120 lists #1120, #1201 and more, so
@@ -1217,7 +1244,7 @@ def check_key_filters(site: Site) -> list[C.Issue]:
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
-               check_key_filters, check_auth_columns, check_bare_pages]
+               check_key_filters, check_auth_columns, check_bare_pages, check_messages]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -1643,6 +1643,67 @@ def check_difficulty(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_prefilled_starts(site: Site) -> list[C.Issue]:
+    """M016: a task that starts on an address already filled in with a day its slots do not name (a flight
+    search for June 17 when the task asks about June 16): what the first page shows is another day's, and
+    invites a confident wrong answer. The repair starts the task on the address without its values."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        path, _, query = task.start_url.partition("?")
+        days = set(re.findall(r"\b\d{4}-\d{2}-\d{2}\b", query))
+        named = {str(v) for v in task.slots.values() if re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(v))}
+        if days and named and days - named:
+            issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].start_url",
+                                  f"task {task.id!r} starts at {task.start_url!r}, filled in with "
+                                  f"{', '.join(sorted(days - named))}, a day it does not ask about "
+                                  f"({', '.join(sorted(named))}): it should start at {path!r}"))
+    return issues
+
+
+_SORT_NAMED = re.compile(r"\bsort(?:ed|ing)?\b[^.'\"]*?\bby\s+(['\"])([^'\"]{2,40})\1", re.I)
+
+
+def check_named_sorts(site: Site) -> list[C.Issue]:
+    """M005: an instruction that says to sort by a named order ("sort the hotels by 'Best value'") that no
+    list on the site offers: the agent looks for a control that is not there, and the nearest one it
+    finds ("Best rated") picks another row. The task is dropped."""
+    sorts = {s.label.strip().casefold() for e, _, _ in C.all_elements(site) for s in (C.field_of(e, "sorts") or [])}
+    sorts |= {o.label.strip().casefold() for e, _, _ in C.all_elements(site) if e.type == "form"
+              for f in e.fields if re.search(r"sort|order", f"{f.name} {f.label}", re.I)
+              for o in (C.field_of(f, "options") or [])}
+    issues = []
+    for number, task in enumerate(site.tasks):
+        for found in _SORT_NAMED.finditer(task.instruction):
+            if found.group(2).strip().casefold() not in sorts:
+                issues.append(C.Issue("semantic", C.MISSING_ENTITY, f"$.tasks[{number}].instruction",
+                                      f"task {task.id!r} says to sort by {found.group(2)!r}, an order no list on the "
+                                      f"site offers: the control it names is not there"))
+    return issues
+
+
+_TOLERANT = re.compile(r"\b(?:around|roughly|approximately|about|near|close to)\s+\$|\$[\d,.]+\s+or so\b|give or take|"
+                       r"\b(?:a (?:little|bit)|slightly|somewhat)\s+(?:over|more|above)\b|over is (?:fine|ok|okay|all right)",
+                       re.I)
+
+
+def check_tolerant_budgets(site: Site) -> list[C.Issue]:
+    """M016: an instruction that lets an amount be passed ("stay around $258.00; going a little over is fine")
+    while a constraint fails every episode above it: an agent following the words is judged a failure.
+    The task is dropped (which of the two was meant is not said)."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        capped = [c for c in task.constraints if any(
+            cond.get("op") in (">", ">=") and isinstance(cond.get("value"), (int, float))
+            for cond, _ in _conditions(c.model_dump(mode="json"), ""))]
+        said = _TOLERANT.search(task.instruction)
+        if capped and said is not None:
+            issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].instruction",
+                                  f"task {task.id!r} says {said.group(0).strip()!r} of its budget, but its constraint "
+                                  f"({capped[0].description!r}) fails any amount above it: the words let through what "
+                                  f"the judge fails"))
+    return issues
+
+
 _COUNT_QUESTION = re.compile(r"\bhow (?:many|much|long|old|far)\b", re.I)
 
 
@@ -1717,5 +1778,6 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_unfiltered_slots, check_strict_bounds, check_creates_existing,
                check_goal_footprint, check_twin_goals, check_unanswered_questions,
                check_either_goals, check_walled_goals, check_weekdays,
-               check_loose_text_goals, check_count_questions, check_difficulty]
+               check_loose_text_goals, check_count_questions, check_difficulty,
+               check_prefilled_starts, check_named_sorts, check_tolerant_budgets]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -951,6 +951,12 @@ def restore_text(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         return _restore_row_text(data, tokens)
     parent = get_at(data, tokens[:-1])
     attr = tokens[-1]
+    if issue.message.endswith("it should say in plain words what could not be done") and isinstance(parent, dict):
+        marker = get_at(data, tokens[:2])  # a message of program text or another language: plain words
+        what = humanise(str(marker.get("name", "this"))).lower()
+        old, parent[attr] = parent.get(attr), (f"Sorry, {what} could not be done." if tokens[2:3] == ["message"]
+                                              else f"Sorry, {what} is not possible here.")
+        return f"marker {marker.get('name')!r}: message {old!r} -> {parent[attr]!r}", Touch(markers={marker["name"]})
     own = re.search(r"it should be (?:the signed-in user's own \(user\.(\w+)\)|row\.(\w+))$", issue.message)
     if own is not None and attr == "value" and isinstance(parent, dict):  # one account's details for everyone,
         ref = f"user.{own.group(1)}" if own.group(1) else f"row.{own.group(2)}"  # or another column of the row
@@ -1476,6 +1482,8 @@ def rewrite_slot(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
     re-certified)."""
     tokens = parse_path(issue.location)
     index = _task_index(data, tokens)
+    if index is not None and issue.message.endswith("the control it names is not there"):
+        return _drop_task(data, index, ctx, issue.message)
     if index is None or tokens[2:3] != ["slots"]:
         return None
     task = data["tasks"][index]

@@ -187,6 +187,11 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    started = re.search(r"a day it does not ask about .*: it should start at '([^']*)'$", issue.message)
+    if started is not None and tokens[-1] == "start_url":  # a start filled in with another day: the bare address
+        task = R.get_at(data, tokens[:2])
+        old, task["start_url"] = task.get("start_url"), started.group(1)
+        return f"task {task['id']!r} starts at {started.group(1)!r}, not {old!r}", R.Touch(tasks={task["id"]})
     weekday = re.search(r"says ('.*'|\".*\"), but \S+ is not a \w+: the weekday contradicts the date; it should read "
                         r"('.*'|\".*\")$", issue.message)
     if weekday is not None:  # the day's own weekday, in the slot and the instruction alike
