@@ -486,3 +486,33 @@ def test_an_instruction_letting_a_budget_be_passed_that_its_constraint_fails_is_
                                "more than the budget') fails any amount above it")
     fixed, _, _, _, ctx = repair_static(site)
     assert "hotel_budget" in ctx.dropped_tasks
+
+
+def test_an_epoch_date_is_found_and_dated_on_its_owners_day() -> None:
+    def edit(data: dict) -> None:
+        _table(data, "issues")["rows"][3]["created"] = "1970-01-01"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C010", "is a program's 'no date'")
+    assert _said(site, "C010", "issues 4: created '1970-01-01' is a program's 'no date'")
+    assert not _said(site, "C010", "is after its first issues row (1970-01-01)")
+    fixed = repair_static(site)[0]
+    issues = next(t for t in fixed.database.tables if t.name == "issues")
+    project = next(r for r in next(t for t in fixed.database.tables if t.name == "projects").rows
+                   if r["id"] == issues.rows[3]["project_id"])
+    assert issues.rows[3]["created"] == project["created"][:10]
+
+
+def test_a_task_whose_certificate_a_repair_cleared_is_not_relabelled() -> None:
+    clean, _ = _edited("admin", lambda data: None)
+    long = next(t for t in clean.tasks if len(t.certificate) >= 10)
+    _, site = _edited("admin", lambda data: _task(data, long.id).pop("certificate"))
+    assert not _said(site, "M019", long.id)
+
+
+def test_a_code_with_a_note_typed_after_it_is_found_and_keeps_the_code() -> None:
+    def edit(data: dict) -> None:
+        _table(data, "products")["rows"][4]["sku"] += " (old stock)"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M004", "has a note typed after its code")
+    assert _said(site, "M004", "(old stock)' has a note typed after its code")
+    assert _same(repair_static(site)[0], clean)

@@ -1818,6 +1818,66 @@ _DONE = re.compile(r"^(?:created|created_at|created_on|posted|posted_at|placed|p
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
+def _shape(text: str) -> str:
+    """A text's shape: each capital ``A``, each small letter ``a``, each digit ``9`` ("BAC-15735" is "AAA-99999")."""
+    return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", text)))
+
+
+def check_annotated_codes(site: Site) -> list[C.Issue]:
+    """M004: a code that every other row writes in one shape ("BAC-15735") with a note typed after it in one
+    row ("BAC-15735 (old stock)"): a lookup by the code finds nothing. The repair keeps the code."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            values = [(n, r.get(column)) for n, r in enumerate(table.rows) if isinstance(r.get(column), str)]
+            shapes = Counter(_shape(v) for _, v in values)
+            if not shapes:
+                continue
+            shape, held = shapes.most_common(1)[0]
+            if held < 8 or held < len(values) - 2 or not re.search(r"\d", shape) or " " in shape:
+                continue
+            for n, value in values:
+                if _shape(value) != shape and _shape(value[:len(shape)]) == shape and re.match(r"\W", value[len(shape):]):
+                    issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                          f"{table.name}.{column} {value!r} has a note typed after its code, unlike "
+                                          f"every other row: a lookup by the code finds nothing; it should read "
+                                          f"{value[:len(shape)]!r}"))
+    return issues
+
+
+_NO_DAYS = frozenset({"1970-01-01", "1969-12-31", "1900-01-01", "0001-01-01", "1000-01-01"})
+"""Days a program writes when it has none: the Unix epoch and the first days of calendars."""
+
+
+def check_placeholder_days(site: Site) -> list[C.Issue]:
+    """C010: a seed date that is a program's "no date" (1970-01-01, the Unix epoch) in a column whose other
+    rows are recent: the row shows as fifty years old, and it becomes the oldest of every list and answer.
+    The repair dates it on the day of the row it belongs to (an issue on its project's), else on the
+    column's earliest real day."""
+    issues = []
+    tables = {t.name: t for t in site.database.tables}
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type in ("date", "datetime", "text")):
+            days = [r.get(column) for r in table.rows]
+            real = sorted(d[:10] for d in days if isinstance(d, str) and _ISO_DAY.match(d) and d[:10] not in _NO_DAYS)
+            if len(real) < 5 or real[0] < "1990":
+                continue
+            for n, row in enumerate(table.rows):
+                day = row.get(column)
+                if not (isinstance(day, str) and day[:10] in _NO_DAYS):
+                    continue
+                parents = [tables[fk.ref_table].rows for fk in table.foreign_keys if fk.ref_table in tables]
+                owner = [p.get(column) for fk, rows in zip(table.foreign_keys, parents) for p in rows
+                         if p.get(tables[fk.ref_table].primary_key) == row.get(fk.column)
+                         and isinstance(p.get(column), str) and p.get(column)[:10] not in _NO_DAYS]
+                meant = (owner[0][:10] if owner else real[0]) + day[10:]
+                issues.append(C.Issue("consistency", C.STALE_DATE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name} {row.get(table.primary_key)}: {column} {day!r} is a program's "
+                                      f"'no date', among days from {real[0]} on: the row shows as decades old; "
+                                      f"it should be {meant!r}"))
+    return issues
+
+
 def begun_after_use(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
     """Each row whose beginning (``joined``) is after the first row made under it in a table (its first
     post): one or two such rows, where every other row began before its first row of that table. Path
@@ -1838,7 +1898,8 @@ def begun_after_use(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             first: dict[Any, str] = {}  # parent key -> the day of its first row here
             for row in child.rows:
                 day, key = row.get(made[0]), row.get(keys[0])
-                if isinstance(day, str) and _ISO_DAY.match(day) and key is not None and day[:10] < first.get(key, "9999"):
+                if isinstance(day, str) and _ISO_DAY.match(day) and key is not None and day[:10] < first.get(key, "9999") \
+                        and day[:10] not in _NO_DAYS:  # a placeholder day is another check's (check_placeholder_days)
                     first[key] = day[:10]
             late, kept = [], 0
             for r_index, row in enumerate(parent.rows):
@@ -1889,7 +1950,8 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_zero_prices, check_misfiled_rows, check_written_otherwise,
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
-               check_self_references, check_stale_activity, check_tallies]
+               check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
+               check_annotated_codes]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

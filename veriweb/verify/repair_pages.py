@@ -451,6 +451,12 @@ def fix_seed_date(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     before the one it follows is set to that day; a date its status leaves empty is emptied, and one
     its status fills takes the row's latest other date."""
     tokens = R.parse_path(issue.location)
+    epoch = re.search(r"is a program's 'no date', .*; it should be '([^']+)'$", issue.message)
+    found = R._table_row(data, tokens) if epoch is not None else None
+    if found is not None:  # the epoch: the day of the row it belongs to
+        table, row = found
+        old, row[tokens[-1]] = row.get(tokens[-1]), epoch.group(1)
+        return f"{table['name']}.{tokens[-1]} {old!r} -> {epoch.group(1)!r}", R.Touch(tables={table["name"]})
     active = re.search(r"is before rows made under it since .*: it should be '(\d{4}-\d{2}-\d{2})'$", issue.message)
     found = R._table_row(data, tokens) if active is not None else None
     if found is not None and isinstance(found[1].get(tokens[-1]), str):  # a stale last activity: the latest
