@@ -516,3 +516,21 @@ def test_a_code_with_a_note_typed_after_it_is_found_and_keeps_the_code() -> None
     assert not _said(clean, "M004", "has a note typed after its code")
     assert _said(site, "M004", "(old stock)' has a note typed after its code")
     assert _same(repair_static(site)[0], clean)
+
+
+def test_answer_candidates_of_another_kind_than_the_answer_are_found_and_listed_by_its_column() -> None:
+    def edit(data: dict) -> None:
+        _task(data, "top_author")["answer"]["candidates"]["select"] = "name"
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "M017", "the names it must not mention")
+    assert _said(site, "M017", "task 'top_author''s answer is")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_fallback_to_another_records_value_is_found_and_says_there_is_none() -> None:
+    clean, site = _planted_view("code", "issue_view", "coalesce(u.name, 'Unassigned') AS assignee",
+                                "coalesce(u.name, a.name) AS assignee")
+    assert not _said(clean, "C013", "falls back to")
+    assert _said(site, "C013", "assignee falls back to a.name, another users row's, where u has none")
+    fixed = repair_static(site)[0]
+    assert "coalesce(u.name, 'None') AS assignee" in next(v.sql for v in fixed.database.views if v.name == "issue_view")

@@ -1704,6 +1704,48 @@ def check_tolerant_budgets(site: Site) -> list[C.Issue]:
     return issues
 
 
+def unnamed_answers(site: Site) -> Iterator[tuple[int, str, list[str]]]:
+    """Each text answer whose candidates (the names an answer must not mention) do not hold the answer
+    itself, at the start: the candidates list other things (display names where the answer is a
+    username), so a right answer that also gives its owner's name is judged wrong, and a wrong one is
+    not caught. The task's index, the answer, and the candidates."""
+    from veriweb.engine import Episode, Session
+    from veriweb.engine.answers import _normalise
+    from veriweb.engine.judge import Judge
+
+    wanted = [(n, t) for n, t in enumerate(site.tasks) if t.kind == "retrieve" and t.answer is not None
+              and t.answer.candidates is not None and t.answer.type == "text"]
+    if not wanted:
+        return
+    try:
+        session = Session(site)
+    except (VeriwebError, Exception):  # noqa: BLE001 - a site the engine cannot load: other checks say why
+        return
+    try:
+        for number, task in wanted:
+            try:
+                Episode(site, task, session=session, end_on_success=False).reset()
+                judge = Judge(session, task)
+                expected, candidates = judge.expected_answer(), judge.candidates()
+            except VeriwebError:
+                continue
+            if isinstance(expected, str) and expected and candidates and \
+                    _normalise(expected) not in {_normalise(c) for c in candidates}:
+                yield number, expected, candidates
+    finally:
+        session.close()
+
+
+def check_answer_candidates(site: Site) -> list[C.Issue]:
+    """M017: see :func:`unnamed_answers`. The repair lists the candidates by the column of their table that
+    holds the answer."""
+    return [C.Issue("semantic", C.ANSWER_ASKS_OTHER, f"$.tasks[{number}].answer.candidates.select",
+                    f"task {site.tasks[number].id!r}'s answer is {expected!r}, but the names it must not mention "
+                    f"({', '.join(map(repr, candidates[:3]))}, ...) are of another kind: the answer is not among "
+                    f"them, so naming another one goes uncaught")
+            for number, expected, candidates in unnamed_answers(site)]
+
+
 _COUNT_QUESTION = re.compile(r"\bhow (?:many|much|long|old|far)\b", re.I)
 
 
@@ -1779,5 +1821,6 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_goal_footprint, check_twin_goals, check_unanswered_questions,
                check_either_goals, check_walled_goals, check_weekdays,
                check_loose_text_goals, check_count_questions, check_difficulty,
-               check_prefilled_starts, check_named_sorts, check_tolerant_budgets]
+               check_prefilled_starts, check_named_sorts, check_tolerant_budgets,
+               check_answer_candidates]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

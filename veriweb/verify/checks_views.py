@@ -1705,6 +1705,23 @@ def _stored_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"states the old number for good", sql, _replace_item(sql, expr, live, name))
 
 
+def _borrowed_fallbacks(location: str, sql: str) -> Iterator[Fix]:
+    """A column that falls back to another record's value of the same kind (``coalesce(u.name, a.name) AS
+    assignee``, where ``u`` is the assignee and ``a`` the author, both of ``users``): a row with no
+    assignee reads as assigned to its author. The fix falls back to saying there is none."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*coalesce\s*\(\s*(\w+)\.(\w+)\s*,\s*(\w+)\.(\w+)\s*\)\s*", expr, re.I)
+        if found is None or found.group(1) == found.group(3) or found.group(2) != found.group(4):
+            continue
+        if aliases.get(found.group(1)) is None or aliases.get(found.group(1)) != aliases.get(found.group(3)):
+            continue
+        yield Fix(location, f"{name} falls back to {found.group(3)}.{found.group(4)}, another {aliases[found.group(1)]} "
+                            f"row's, where {found.group(1)} has none: such rows read as someone else's; it should say "
+                            f"there is none", sql,
+                  _replace_item(sql, expr, f"coalesce({found.group(1)}.{found.group(2)}, 'None')", name))
+
+
 def _capped_views(location: str, sql: str) -> Iterator[Fix]:
     """A view that ends in ``LIMIT n``: every page, goal and answer reading it loses every row past the
     first n of all records (everyone's older mail, not each user's). Pages page through lists
@@ -1981,6 +1998,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _clipped_columns(site, location, view.sql)
         out += _capped_views(location, view.sql)
         out += _stored_counts(site, location, view.sql)
+        out += _borrowed_fallbacks(location, view.sql)
         out += _capped_lists(location, view.sql)
         out += _skipped_counts(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any
@@ -384,6 +385,21 @@ def _today(data: dict[str, Any]) -> Any:
 
 restate_slot.gives_up = True  # type: ignore[attr-defined]  # else it drops a task: after the other fixes
 
+def _candidates_by_answer(data: dict[str, Any], issue: Issue, answer: str) -> R.Outcome | None:
+    """The candidates' query selects the one text column of its table holding ``answer``."""
+    tokens = R.parse_path(issue.location)
+    query, task = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+    table = R._table(data, query.get("table", "")) if isinstance(query, dict) else None
+    if table is None:
+        return None
+    holding = sorted({c for row in table.get("rows", []) for c, v in row.items() if v == answer})
+    if len(holding) != 1 or holding[0] == query.get("select"):
+        return None
+    old, query["select"] = query.get("select"), holding[0]
+    return (f"task {task['id']!r}: its answer's candidates are {table['name']}.{holding[0]}, not {old}",
+            R.Touch(tasks={task["id"]}))
+
+
 def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M017: the answer takes the aggregate, or reads the column, its instruction asks for
     (:func:`veriweb.verify.checks_tasks.answer_asks_other`); when no one column is asked for (an
@@ -393,6 +409,9 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
 
     if issue.message.endswith("the answer to the question is judged wrong"):  # a quantity asked, a date judged
         return R.drop_task(data, issue, ctx)
+    named = re.search(r"'s answer is ('.*'|\".*\"), but the names it must not mention", issue.message)
+    if named is not None:  # candidates of another kind: the column of their table that holds the answer
+        return _candidates_by_answer(data, issue, ast.literal_eval(named.group(1)))
     tokens = R.parse_path(issue.location)
     task_path = tokens[:2]
     task = R.get_at(data, task_path)
