@@ -534,3 +534,41 @@ def test_a_fallback_to_another_records_value_is_found_and_says_there_is_none() -
     assert _said(site, "C013", "assignee falls back to a.name, another users row's, where u has none")
     fixed = repair_static(site)[0]
     assert "coalesce(u.name, 'None') AS assignee" in next(v.sql for v in fixed.database.views if v.name == "issue_view")
+
+
+def test_rows_linked_by_one_fixed_word_beside_their_names_are_found_and_linked_by_name() -> None:
+    def edit(data: dict) -> None:
+        results = next(d for d in dicts(_page(data, "search")) if d.get("type") == "list")
+        results["item"] = [{"type": "text", "text": "{row.name}"}, {"type": "link", "text": "View",
+                                                                     "href": "/product/{row.id}"},
+                           {"type": "text", "text": "{row.price|money}"}]
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M011", "the links cannot be told apart")
+    assert _said(site, "M011", "every row of list 'results' links to its record as 'View'")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_required_choice_starting_on_its_first_option_is_found_and_starts_empty() -> None:
+    def edit(data: dict) -> None:
+        field = next(f for f in _form(data, "create_post")["fields"] if f["name"] == "forum")
+        field["options"] = [o for o in field["options"] if o["value"] != ""]
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "S004", "it needs an empty first choice")
+    assert _said(site, "S004", "required drop-down 'Forum' of form")
+    fixed = repair_static(site)[0]
+    form = _form({"pages": [p.model_dump(mode="json") for p in fixed.pages]}, "create_post")
+    assert next(f for f in form["fields"] if f["name"] == "forum")["options"][0]["value"] == ""
+
+
+def test_a_duplicate_test_run_before_the_row_exists_is_found_and_runs_after_the_write() -> None:
+    def edit(data: dict) -> None:
+        marker = _marker(data, "create_folder")
+        marker["preconditions"].append(marker["invariants"].pop(0))
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C009", "before it adds the row")
+    assert _said(site, "C009", "marker 'create_folder' tests for a second alike row ('You already have a folder with "
+                               "that name.') before it adds the row")
+    fixed = repair_static(site)[0]
+    marker = next(m for m in fixed.markers if m.name == "create_folder")
+    assert marker.invariants[0].message == "You already have a folder with that name."
+    assert not _said(fixed, "C009", "before it adds the row")

@@ -1823,6 +1823,27 @@ def _shape(text: str) -> str:
     return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", text)))
 
 
+_MORE_THAN_ONE = re.compile(r"\bcount\s*\(\s*\*\s*\)\s*(?:>\s*1|>=\s*2)\b", re.I)
+
+
+def check_early_duplicate_tests(site: Site) -> list[C.Issue]:
+    """C009: a precondition of a marker that adds a row, testing that no two rows of that table are alike
+    (``HAVING count(*) > 1``): preconditions run before the row exists, when there is no second one, so the
+    test never fails and a duplicate goes in. The repair makes it an invariant (run after the write)."""
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        added = {e.table for e in marker.effects if e.op == "insert"}
+        for k, guard in enumerate(marker.preconditions):
+            sql = getattr(guard.predicate, "sql", None)
+            if isinstance(sql, str) and _MORE_THAN_ONE.search(sql) and any(
+                    re.search(rf"\bFROM\s+{re.escape(t)}\b", sql, re.I) for t in added):
+                issues.append(C.Issue("consistency", C.VACUOUS_GUARD, f"$.markers[{m_index}].preconditions[{k}]",
+                                      f"marker {marker.name!r} tests for a second alike row ({guard.message!r}) before "
+                                      f"it adds the row, when there is none: the test never fails; it should run "
+                                      f"after the write, as an invariant"))
+    return issues
+
+
 def check_annotated_codes(site: Site) -> list[C.Issue]:
     """M004: a code that every other row writes in one shape ("BAC-15735") with a note typed after it in one
     row ("BAC-15735 (old stock)"): a lookup by the code finds nothing. The repair keeps the code."""
@@ -1951,7 +1972,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
                check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
-               check_annotated_codes]
+               check_annotated_codes, check_early_duplicate_tests]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

@@ -1219,6 +1219,48 @@ def check_messages(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_nameless_row_links(site: Site) -> list[C.Issue]:
+    """M011: a list whose every row links to its record under one fixed word ("View") while the row's name
+    stands beside it as plain text: a column of identical links, which a reader or an agent choosing a
+    link by its name cannot tell apart. The repair makes the name the link."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "list":
+            continue
+        items = list(enumerate(element.item))
+        links = [(n, e) for n, e in items if e.type == "link" and "{row." in e.href and "{" not in e.text]
+        names = [(n, e) for n, e in items if e.type == "text" and re.fullmatch(r"\{row\.(?:name|title|subject)\}",
+                                                                             e.text.strip())]
+        if len(links) == 1 and names:
+            issues.append(C.Issue("semantic", C.AMBIGUOUS_CONTROL, f"{path}.item[{links[0][0]}].text",
+                                  f"every row of list {element.name!r} links to its record as {links[0][1].text!r}, "
+                                  f"its name plain text beside it: the links cannot be told apart; the name "
+                                  f"{names[0][1].text!r} should be the link"))
+    return issues
+
+
+def check_preset_choices(site: Site) -> list[C.Issue]:
+    """S004: a required drop-down of a form with no empty first choice and no default: it starts on its
+    first real option, so a form sent without a choice goes to that one (a post filed under the first
+    community by name) instead of being stopped for the missing field. The repair adds the empty first
+    choice."""
+    issues = []
+    for element, path, _, _ in bound_elements(site):
+        if element.type != "form" or element.action.kind != "marker":
+            continue
+        for number, field_el in enumerate(element.fields):
+            if field_el.type != "select" or not field_el.required or C.field_of(field_el, "value") not in (None, ""):
+                continue
+            options = C.field_of(field_el, "options") or []
+            if (options or C.field_of(field_el, "options_query") is not None) and not any(
+                    o.value == "" for o in options):
+                issues.append(C.Issue("structural", C.FIELD_MISMATCH, f"{path}.fields[{number}].options",
+                                      f"required drop-down {field_el.label!r} of form {element.submit!r} starts on its "
+                                      f"first option: sent untouched, it files under that one instead of asking; it "
+                                      f"needs an empty first choice"))
+    return issues
+
+
 def check_key_filters(site: Site) -> list[C.Issue]:
     """M015: a list that filters a key column (an order's number) by a piece of it (``contains``,
     ``startswith``) with a value the visitor gives: looking up order 120 lists #1120, #1201 and more, so
@@ -1244,7 +1286,8 @@ def check_key_filters(site: Site) -> list[C.Issue]:
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
-               check_key_filters, check_auth_columns, check_bare_pages, check_messages]
+               check_key_filters, check_auth_columns, check_bare_pages, check_messages,
+               check_nameless_row_links, check_preset_choices]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -604,6 +604,13 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     argument named for a field of its form that sends something else sends the field; a record around a form
     that shows it only for states its marker refuses shows it for those the marker accepts."""
     tokens = parse_path(issue.location)
+    if issue.message.endswith("it needs an empty first choice") and tokens[-1] == "options":
+        field_el = get_at(data, tokens[:-1])  # a required choice preset to its first option: an empty one first
+        if not isinstance(field_el, dict) or any(o.get("value") == "" for o in field_el.get("options", [])):
+            return None
+        field_el["options"] = [{"value": "", "label": f"Choose {field_el.get('label', 'one').lower()}"},
+                               *field_el.get("options", [])]
+        return f"drop-down {field_el.get('label', '')!r} starts empty", Touch(pages=_page_of(tokens, data))
     shown = re.search(r"accepts only (.+): the form always fails; it should be shown where (\w+) is one of those$",
                       issue.message)
     unsent = re.search(r"but the form never sends it; it should send field\.(\w+) as (\w+)$", issue.message)

@@ -54,6 +54,19 @@ def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | Non
             return None
         mine["label"], other["label"] = other["label"], mine["label"]
         return f"tabs {other['label']!r} and {mine['label']!r}: labels swapped", R.Touch(pages=R._page_of(tokens, data))
+    linked = re.search(r"the links cannot be told apart; the name ('.*'|\".*\") should be the link$", issue.message)
+    if linked is not None and tokens[-3:-2] == ["item"]:  # a fixed word linking every row: the name is the link
+        import ast
+
+        items, name = R.get_at(data, tokens[:-2]), ast.literal_eval(linked.group(1))
+        link = items[tokens[-2]] if isinstance(items, list) else None
+        text = next((e for e in items if e.get("type") == "text" and e.get("text", "").strip() == name), None) \
+            if isinstance(items, list) else None
+        if not isinstance(link, dict) or text is None:
+            return None
+        old, link["text"] = link.get("text"), name
+        items.remove(text)
+        return f"the rows link by {name!r}, not {old!r}", R.Touch(pages=R._page_of(tokens, data))
     if issue.message.endswith("nothing says which one holds what") and tokens[-3:-2] == ["tabs"]:
         return _relabel_tab(data, tokens)
     if issue.message.endswith("nothing says which one is which") and tokens[-3:-2] == ["options"]:
@@ -351,6 +364,14 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     long before today becomes today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
     (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("it should run after the write, as an invariant") and tokens[-2:-1] == ["preconditions"]:
+        marker = R.get_at(data, tokens[:2])  # a duplicate test run before the row exists: after the write
+        guard = R._remove_at(data, tokens) if isinstance(marker, dict) else None
+        if guard is None:
+            return None
+        marker.setdefault("invariants", []).insert(0, guard)
+        return f"marker {marker['name']!r}: {guard.get('message', '')!r} runs after the write", \
+            R.Touch(markers={marker["name"]})
     if issue.message.endswith("it should test the signed-in user (user.id)") and tokens[-1] == "value":
         cond = R.get_at(data, tokens[:-1])  # a record testing its row against itself: against the user
         if not isinstance(cond, dict):
