@@ -572,3 +572,40 @@ def test_a_duplicate_test_run_before_the_row_exists_is_found_and_runs_after_the_
     marker = next(m for m in fixed.markers if m.name == "create_folder")
     assert marker.invariants[0].message == "You already have a folder with that name."
     assert not _said(fixed, "C009", "before it adds the row")
+
+
+def test_a_join_by_a_shorter_cut_of_the_key_it_groups_by_is_found_and_matches_the_whole_key() -> None:
+    clean, site = _planted_view("admin", "revenue_month", "substr(o.created, 1, 7) = m.month",
+                                "substr(o.created, 1, 4) = substr(m.month, 1, 4)")
+    assert not _said(clean, "C013", "characters of")
+    assert _said(site, "C013", "rows are matched to m.month by its first 4 characters of 7")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_a_left_join_view_dropping_groups_again_is_found_and_keeps_them() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "revenue_month")
+        assert view["sql"].rstrip().endswith("GROUP BY m.month")
+        view["sql"] = view["sql"].rstrip() + " HAVING coalesce(sum(o.refunded), 0) > 0"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C013", "then drops some groups again")
+    assert _said(site, "C013", "the view keeps every months row with a LEFT JOIN, then drops some groups again")
+    assert _same(repair_static(site)[0], clean)
+
+
+def test_an_update_made_by_deleting_and_adding_the_row_is_found_and_updates_in_place() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "update_contact")["effects"] = [
+            {"op": "delete", "table": "contacts", "sql": "DELETE FROM contacts WHERE id = :contact_id AND user_id = :user_id"},
+            {"op": "insert", "table": "contacts", "sql": "INSERT INTO contacts (user_id, name, email, phone, company) "
+                                                         "VALUES (:user_id, :name, :email, coalesce(:phone, ''), "
+                                                         "coalesce(:company, ''))"}]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "it should update it in place")
+    assert _said(site, "C013", "marker 'update_contact' changes a contacts row by deleting it and adding a new one")
+    fixed = repair_static(site)[0]
+    effects = next(m for m in fixed.markers if m.name == "update_contact").effects
+    assert [e.op for e in effects] == ["update"] and effects[0].sql == (
+        "UPDATE contacts SET user_id = :user_id, name = :name, email = :email, phone = coalesce(:phone, ''), "
+        "company = coalesce(:company, '') WHERE id = :contact_id AND user_id = :user_id")
+    assert not _said(fixed, "C013", "it should update it in place")

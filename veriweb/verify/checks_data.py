@@ -1855,8 +1855,9 @@ def check_annotated_codes(site: Site) -> list[C.Issue]:
             if not shapes:
                 continue
             shape, held = shapes.most_common(1)[0]
-            if held < 8 or held < len(values) - 2 or not re.search(r"\d", shape) or " " in shape:
-                continue
+            if held < 8 or held < len(values) - 2 or not re.search(r"\d", shape) or not re.search(r"[Aa]", shape) \
+                    or " " in shape or len({v for _, v in values}) < len(values):
+                continue  # a code (letters and digits, one per row), not a time or an amount
             for n, value in values:
                 if _shape(value) != shape and _shape(value[:len(shape)]) == shape and re.match(r"\W", value[len(shape):]):
                     issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",

@@ -1722,6 +1722,50 @@ def _borrowed_fallbacks(location: str, sql: str) -> Iterator[Fix]:
                   _replace_item(sql, expr, f"coalesce({found.group(1)}.{found.group(2)}, 'None')", name))
 
 
+def _coarse_matches(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A join that matches rows by the first characters of a key it groups by, cut shorter than the key
+    (``substr(o.created, 1, 4) = substr(m.month, 1, 4)`` where every month is written ``2026-06`` and the view
+    groups by month): each month takes every order of its year. The fix matches the whole key."""
+    aliases = _aliases(sql)
+    pattern = re.compile(r"substr\s*\(\s*(\w+)\.(\w+)\s*,\s*1\s*,\s*(\d+)\s*\)\s*=\s*"
+                         r"substr\s*\(\s*(\w+)\.(\w+)\s*,\s*1\s*,\s*\3\s*\)", re.I)
+    for found in pattern.finditer(sql):
+        for near, far in ((4, 1), (1, 4)):
+            alias, column = found.group(near), found.group(near + 1)
+            table = site.database.table(aliases.get(alias, ""))
+            values = [r.get(column) for r in table.rows] if table is not None else []
+            sizes = {len(v) for v in values if isinstance(v, str)}
+            grouped = re.search(rf"\bGROUP\s+BY\s+{re.escape(alias)}\.{re.escape(column)}\b", sql, re.I)
+            if len(values) >= 2 and len(sizes) == 1 and all(isinstance(v, str) for v in values) and grouped \
+                    and next(iter(sizes)) > int(found.group(3)):
+                size = next(iter(sizes))
+                fixed = (f"substr({found.group(far)}.{found.group(far + 1)}, 1, {size}) = {alias}.{column}")
+                yield Fix(location, f"rows are matched to {alias}.{column} by its first {found.group(3)} characters of "
+                                    f"{size}, though the view groups by the whole of it: each {column} takes the rows "
+                                    f"of others", sql, sql[:found.start()] + fixed + sql[found.end():])
+                break
+
+
+def _dropped_groups(location: str, sql: str) -> Iterator[Fix]:
+    """A view that keeps every row of its first table (``FROM months m LEFT JOIN orders o ... GROUP BY
+    m.month``), then drops some groups again with ``HAVING`` (months without a refund): pages listing the
+    months lose those, and a month asked for shows nothing. The fix drops the ``HAVING``."""
+    body = sql.strip()
+    head = re.match(r"SELECT\b.*?\bFROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?\s+LEFT\s+JOIN\b", body, re.I | re.S)
+    having = _top_keyword(body, "HAVING")
+    group = _top_keyword(body, "GROUP")
+    if head is None or having < 0 or group < 0 or having < group:
+        return
+    alias = head.group(2) or head.group(1)
+    if not re.match(rf"GROUP\s+BY\s+{re.escape(alias)}\.\w+\s*$", body[group:having].strip(), re.I):
+        return
+    rest = [i for i in (_top_keyword(body[having:], "ORDER"), _top_keyword(body[having:], "LIMIT")) if i >= 0]
+    end = having + min(rest) if rest else len(body)
+    yield Fix(location, f"the view keeps every {head.group(1)} row with a LEFT JOIN, then drops some groups again "
+                        f"({body[having:end].strip()}): those rows vanish from each page that lists them", sql,
+              (body[:having].rstrip() + " " + body[end:].strip()).strip())
+
+
 def _capped_views(location: str, sql: str) -> Iterator[Fix]:
     """A view that ends in ``LIMIT n``: every page, goal and answer reading it loses every row past the
     first n of all records (everyone's older mail, not each user's). Pages page through lists
@@ -1999,6 +2043,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _capped_views(location, view.sql)
         out += _stored_counts(site, location, view.sql)
         out += _borrowed_fallbacks(location, view.sql)
+        out += _coarse_matches(site, location, view.sql)
+        out += _dropped_groups(location, view.sql)
         out += _capped_lists(location, view.sql)
         out += _skipped_counts(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
@@ -2253,11 +2299,48 @@ def check_view_figures(site: Site) -> list[C.Issue]:
     return issues
 
 
+def recreating_updates(site: Site) -> Iterator[tuple[int, str, str]]:
+    """Each marker that changes a row by deleting it and inserting a new one without its key (``DELETE FROM
+    contacts WHERE id = :contact_id ...`` then ``INSERT INTO contacts (...) VALUES (...)``): every save gives
+    the record a new key, so links to it and tasks naming it by key break. The marker's index, the table,
+    and the ``UPDATE`` that changes the row in place."""
+    from veriweb.verify.dataflow import _INSERT
+
+    for m_index, marker in enumerate(site.markers):
+        if len(marker.effects) != 2 or [e.op for e in marker.effects] != ["delete", "insert"]:
+            continue
+        gone, made = marker.effects
+        table = site.database.table(gone.table)
+        deleted = re.fullmatch(r"\s*DELETE\s+FROM\s+(\w+)\s+(WHERE\s+.+?)\s*", gone.sql, re.I | re.S)
+        inserted = _INSERT.match(made.sql)
+        if table is None or made.table != gone.table or deleted is None or inserted is None:
+            continue
+        if not re.search(rf"\b{re.escape(table.primary_key)}\s*=\s*:\w+", deleted.group(2)):
+            continue  # not one row picked by its key: a replace of many rows is another thing
+        columns = [c.strip().strip('"') for c in inserted.group(3).split(",")]
+        rest = inserted.group(4).strip()
+        if table.primary_key in columns or not rest.upper().startswith("VALUES"):
+            continue
+        values = split_top(rest[len("VALUES"):].strip()[1:-1])
+        if len(values) != len(columns):
+            continue
+        sets = ", ".join(f"{c} = {v}" for c, v in zip(columns, values))
+        yield m_index, table.name, f"UPDATE {table.name} SET {sets} {deleted.group(2)}"
+
+
+def check_recreating_updates(site: Site) -> list[C.Issue]:
+    """C013: see :func:`recreating_updates`. The repair changes the row in place."""
+    return [C.Issue("consistency", VIEW_FIGURE, f"$.markers[{m_index}].effects",
+                    f"marker {site.markers[m_index].name!r} changes a {table} row by deleting it and adding a new one: "
+                    f"every save gives it a new key, and links to it break; it should update it in place")
+            for m_index, table, _ in recreating_updates(site)]
+
+
 def check_text_orders(site: Site) -> list[C.Issue]:
     """M004: see :func:`_text_orders`."""
     return list(_text_orders(site))
 
 
-VIEW_CHECKS = [check_view_figures, check_text_orders]
+VIEW_CHECKS = [check_view_figures, check_text_orders, check_recreating_updates]
 
 __all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "column_values", "view_fixes"]

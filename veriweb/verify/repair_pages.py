@@ -758,6 +758,14 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 
     tokens = R.parse_path(issue.location)
     parent = R.get_at(data, tokens[:-1])
+    if issue.message.endswith("it should update it in place") and isinstance(parent, dict):
+        from veriweb.verify.checks_views import recreating_updates
+
+        found = next((f for f in recreating_updates(R.site_of(data)) if f[0] == tokens[1]), None)
+        if found is None:
+            return None
+        parent["effects"] = [{"op": "update", "table": found[1], "sql": found[2]}]
+        return f"marker {parent['name']!r} updates its {found[1]} row in place", R.Touch(markers={parent["name"]})
     if tokens[-1] == "effects" and isinstance(parent, dict) and isinstance(parent.get("effects"), list):
         return _reorder_effects(data, issue, parent)
     if not isinstance(parent, dict) or not isinstance(parent.get(tokens[-1]), str):
