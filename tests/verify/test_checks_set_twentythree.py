@@ -609,3 +609,15 @@ def test_an_update_made_by_deleting_and_adding_the_row_is_found_and_updates_in_p
         "UPDATE contacts SET user_id = :user_id, name = :name, email = :email, phone = coalesce(:phone, ''), "
         "company = coalesce(:company, '') WHERE id = :contact_id AND user_id = :user_id")
     assert not _said(fixed, "C013", "it should update it in place")
+
+
+def test_a_task_user_with_a_blank_profile_field_a_required_form_field_reads_is_found_and_dropped() -> None:
+    def edit(data: dict) -> None:
+        user = _task(data, "buy_within_budget")["user"]
+        row = next(r for r in _table(data, "users")["rows"] if r["username"] == user)
+        row["address"], row["city"] = "", ""
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C003", "the form can be sent only with an invented one")
+    assert _said(site, "C003", "task 'buy_within_budget' acts as")
+    fixed, _, _, _, ctx = repair_static(site)
+    assert "buy_within_budget" in ctx.dropped_tasks

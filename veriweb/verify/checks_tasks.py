@@ -1746,6 +1746,46 @@ def check_answer_candidates(site: Site) -> list[C.Issue]:
             for number, expected, candidates in unnamed_answers(site)]
 
 
+def check_blank_profiles(site: Site) -> list[C.Issue]:
+    """C003: a task whose user has no value in a column that a required field of a form it must send fills
+    in from the signed-in user (an empty address for a checkout that fills the delivery address from the
+    profile), while the task gives no such value: the form comes up blank, and it can be sent only by
+    inventing one. The task is dropped."""
+    from veriweb.scaffold.values import Ref
+
+    auth = site.auth
+    accounts = site.database.table(auth.table) if auth is not None else None
+    if accounts is None:
+        return []
+    rows = {r.get(auth.username_column): r for r in accounts.rows}
+    markers = {m.name: m for m in site.markers}
+    needs: list[tuple[set[str], str, str]] = []  # (tables the form's marker writes, user column, field label)
+    for element, _, _ in C.all_elements(site):
+        if element.type != "form" or element.action.kind != "marker" or element.action.marker not in markers:
+            continue
+        written = {e.table for e in markers[element.action.marker].effects}
+        for field_el in element.fields:
+            value = C.field_of(field_el, "value")
+            if field_el.required and isinstance(value, Ref) and value.namespace == "user":
+                needs.append((written, value.name, field_el.label))
+    issues = []
+    for number, task in enumerate(site.tasks):
+        row = rows.get(task.user) if task.user else None
+        if row is None or task.kind != "mutate":
+            continue
+        tables = {f.table for f in task.footprint}
+        stated = {str(v).casefold() for v in task.slots.values()}
+        for written, column, label in needs:
+            if written & tables and column in row and row.get(column) in (None, "") and column not in task.slots \
+                    and label.casefold() not in stated:
+                issues.append(C.Issue("consistency", C.NULL_VALUE, f"$.tasks[{number}].user",
+                                      f"task {task.id!r} acts as {task.user}, who has no {column}, which the required "
+                                      f"field {label!r} fills in from the profile, and the task gives none: the "
+                                      f"form can be sent only with an invented one"))
+                break
+    return issues
+
+
 _COUNT_QUESTION = re.compile(r"\bhow (?:many|much|long|old|far)\b", re.I)
 
 
@@ -1822,5 +1862,5 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_either_goals, check_walled_goals, check_weekdays,
                check_loose_text_goals, check_count_questions, check_difficulty,
                check_prefilled_starts, check_named_sorts, check_tolerant_budgets,
-               check_answer_candidates]
+               check_answer_candidates, check_blank_profiles]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""
