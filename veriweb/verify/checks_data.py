@@ -1818,9 +1818,13 @@ _DONE = re.compile(r"^(?:created|created_at|created_on|posted|posted_at|placed|p
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
+_SHAPES = str.maketrans({**{c: "A" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}, **{c: "a" for c in "abcdefghijklmnopqrstuvwxyz"},
+                         **{c: "9" for c in "0123456789"}})
+
+
 def _shape(text: str) -> str:
     """A text's shape: each capital ``A``, each small letter ``a``, each digit ``9`` ("BAC-15735" is "AAA-99999")."""
-    return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", text)))
+    return text.translate(_SHAPES)
 
 
 _MORE_THAN_ONE = re.compile(r"\bcount\s*\(\s*\*\s*\)\s*(?:>\s*1|>=\s*2)\b", re.I)
@@ -1851,6 +1855,8 @@ def check_annotated_codes(site: Site) -> list[C.Issue]:
     for t_index, table in enumerate(site.database.tables):
         for column in (c.name for c in table.columns if c.type == "text"):
             values = [(n, r.get(column)) for n, r in enumerate(table.rows) if isinstance(r.get(column), str)]
+            if len(values) < 8 or sum(" " in v for _, v in values[:10]) > 2:
+                continue  # too few rows to know a shape by, or words, not a code
             shapes = Counter(_shape(v) for _, v in values)
             if not shapes:
                 continue

@@ -1811,8 +1811,10 @@ def _weekday_dates(task: Task) -> Iterator[tuple[str, str, str]]:
     (else the instruction) holding it, the words, and the day."""
     import datetime
 
-    from veriweb.verify.wording import _DATE_TEXT, _WEEKDAYS, month_day
+    from veriweb.verify.wording import _DATE_TEXT, _WEEKDAY, _WEEKDAYS, month_day
 
+    if not re.search(_WEEKDAY, task.instruction, re.I):
+        return  # no weekday written: nothing to contradict (and no need to read the whole task)
     days = set(re.findall(r"\b\d{4}-\d{2}-\d{2}\b", json.dumps(task.model_dump(mode="json", exclude={"instruction",
                                                                                                  "template"}))))
     texts = [(f"slots.{name}", str(v)) for name, v in task.slots.items() if isinstance(v, str)]
