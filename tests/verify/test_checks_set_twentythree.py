@@ -621,3 +621,11 @@ def test_a_task_user_with_a_blank_profile_field_a_required_form_field_reads_is_f
     assert _said(site, "C003", "task 'buy_within_budget' acts as")
     fixed, _, _, _, ctx = repair_static(site)
     assert "buy_within_budget" in ctx.dropped_tasks
+
+
+def test_a_code_told_apart_from_a_duplicate_by_a_suffix_is_not_a_note() -> None:
+    def edit(data: dict) -> None:
+        rows = _table(data, "products")["rows"]
+        rows[4]["sku"] = rows[3]["sku"] + "-2"  # what the duplicate-key repair writes
+    _, site = _edited("admin", edit)
+    assert not _said(site, "M004", "has a note typed after its code")

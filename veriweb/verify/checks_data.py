@@ -1864,8 +1864,10 @@ def check_annotated_codes(site: Site) -> list[C.Issue]:
             if held < 8 or held < len(values) - 2 or not re.search(r"\d", shape) or not re.search(r"[Aa]", shape) \
                     or " " in shape or len({v for _, v in values}) < len(values):
                 continue  # a code (letters and digits, one per row), not a time or an amount
+            held_codes = {v for _, v in values}
             for n, value in values:
-                if _shape(value) != shape and _shape(value[:len(shape)]) == shape and re.match(r"\W", value[len(shape):]):
+                if _shape(value) != shape and _shape(value[:len(shape)]) == shape and re.match(r"\s", value[len(shape):]) \
+                        and value[:len(shape)] not in held_codes:  # a note after a space, the code no other row's
                     issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
                                           f"{table.name}.{column} {value!r} has a note typed after its code, unlike "
                                           f"every other row: a lookup by the code finds nothing; it should read "
