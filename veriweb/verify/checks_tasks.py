@@ -1585,18 +1585,6 @@ def check_unanswered_questions(site: Site) -> list[C.Issue]:
             and _QUESTION.search(re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', '"x"', task.instruction))]  # not a quoted title
 
 
-def _conditions(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
-    """Each query condition (a dict with ``column`` and ``op``) in JSON data, with its path."""
-    if isinstance(node, dict):
-        if "column" in node and "value" in node:
-            yield node, path
-        for key, value in node.items():
-            yield from _conditions(value, f"{path}.{key}")
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _conditions(value, f"{path}[{index}]")
-
-
 def check_loose_text_goals(site: Site) -> list[C.Issue]:
     """M016: a judge that matches a text by its first words or a piece of it (``body startswith 'Still
     happening'``) where the task dictates the whole text in a slot ("Still happening on 2.4.1"): any
@@ -1604,20 +1592,20 @@ def check_loose_text_goals(site: Site) -> list[C.Issue]:
     the slot."""
     issues = []
     for number, task in enumerate(site.tasks):
-        data = task.model_dump(mode="json")
         slots = {k: v for k, v in task.slots.items() if isinstance(v, str) and v in task.instruction}
         for attr in ("goal", "progress"):
-            for cond, path in _conditions(data.get(attr), f"$.tasks[{number}].{attr}"):
-                value = cond.get("value")
-                if cond.get("op") not in ("startswith", "contains") or not isinstance(value, str) or len(value) < 4:
-                    continue
-                whole = sorted(k for k, v in slots.items() if len(v) > len(value) and (
-                    v.startswith(value) if cond["op"] == "startswith" else value in v))
-                if len(whole) == 1:
-                    issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"{path}.value",
-                                          f"task {task.id!r} is judged on {cond['column']} {cond['op']} {value!r}, a "
-                                          f"piece of the text its instruction dictates ({slots[whole[0]]!r}): any text "
-                                          f"holding that piece passes; it should equal slot.{whole[0]}"))
+            for query, path in _queries_with(getattr(task, attr), f"$.tasks[{number}].{attr}", "where"):
+                for index, cond in enumerate(query.where):
+                    value = cond.value
+                    if cond.op not in ("startswith", "contains") or not isinstance(value, str) or len(value) < 4:
+                        continue
+                    whole = sorted(k for k, v in slots.items() if len(v) > len(value) and (
+                        v.startswith(value) if cond.op == "startswith" else value in v))
+                    if len(whole) == 1:
+                        issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"{path}.where[{index}].value",
+                                              f"task {task.id!r} is judged on {cond.column} {cond.op} {value!r}, a "
+                                              f"piece of the text its instruction dictates ({slots[whole[0]]!r}): any "
+                                              f"text holding that piece passes; it should equal slot.{whole[0]}"))
     return issues
 
 
@@ -1693,8 +1681,8 @@ def check_tolerant_budgets(site: Site) -> list[C.Issue]:
     issues = []
     for number, task in enumerate(site.tasks):
         capped = [c for c in task.constraints if any(
-            cond.get("op") in (">", ">=") and isinstance(cond.get("value"), (int, float))
-            for cond, _ in _conditions(c.model_dump(mode="json"), ""))]
+            cond.op in (">", ">=") and isinstance(cond.value, (int, float)) and not isinstance(cond.value, bool)
+            for query, _ in _queries_with(c, "", "where") for cond in query.where)]
         said = _TOLERANT.search(task.instruction)
         if capped and said is not None:
             issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].instruction",
