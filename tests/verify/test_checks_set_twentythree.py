@@ -629,3 +629,21 @@ def test_a_code_told_apart_from_a_duplicate_by_a_suffix_is_not_a_note() -> None:
         rows[4]["sku"] = rows[3]["sku"] + "-2"  # what the duplicate-key repair writes
     _, site = _edited("admin", edit)
     assert not _said(site, "M004", "has a note typed after its code")
+
+
+def test_a_search_checkbox_sending_on_to_a_number_test_is_found_and_offers_the_numbers() -> None:
+    def edit(data: dict) -> None:
+        form = next(d for d in dicts(_page(data, "flights")) if d.get("type") == "form"
+                    and d["action"]["kind"] == "navigate")
+        index = next(i for i, f in enumerate(form["fields"]) if f["name"] == "stops")
+        form["fields"][index] = {"name": "stops", "label": "Direct flights only", "type": "checkbox"}
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "S013", "ticking it filters nothing")
+    assert _said(site, "S013", "checkbox 'Direct flights only' sends 'on', which the list on 'flights' compares with "
+                               "services.stops, a number")
+    fixed = repair_static(site)[0]
+    form = next(d for d in dicts([p.model_dump(mode="json") for p in fixed.pages]) if d.get("type") == "form"
+                and d["action"]["kind"] == "navigate" and any(f["name"] == "stops" for f in d["fields"]))
+    field = next(f for f in form["fields"] if f["name"] == "stops")
+    assert field["type"] == "select" and [o["value"] for o in field["options"]][:2] == ["", "0"]
+    assert not _said(fixed, "S013", "ticking it filters nothing")

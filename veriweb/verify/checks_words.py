@@ -696,6 +696,31 @@ def ignored_fields(site: Site) -> Iterator[tuple[str, str, str, str, dict[str, A
             yield f"{path}.fields[{index}]", field_el.name, page.id, lists[0], test
 
 
+def check_checkbox_numbers(site: Site) -> list[C.Issue]:
+    """S013: a searching form's checkbox ("Direct flights only") whose value the list it opens compares with
+    a number (``stops <= :stops``): a ticked box sends "on", which SQLite orders after every number, so
+    ticking it filters nothing. The repair makes it a drop-down of the column's values."""
+    from veriweb.verify.checks_pages import base_column
+
+    tested: dict[tuple[str, str], tuple[str, str]] = {}
+    for element, _, page_id, _, cond in _query_tests(site):
+        if cond.op in ("<", "<=", ">", ">=", "=", None):
+            tested.setdefault((page_id, cond.value.name), (element.query.table, cond.column))
+    issues = []
+    for element, path, target in C.searching_forms(site):
+        for number, field_el in enumerate(element.fields):
+            where = tested.get((target, field_el.name)) if field_el.type == "checkbox" else None
+            base = base_column(site, *where) if where is not None else None
+            table = site.database.table(base[0]) if base is not None else None
+            column = table.column(base[1]) if table is not None else None
+            if column is not None and column.type in ("integer", "real"):
+                issues.append(C.Issue("structural", C.FIELD_TYPE, f"{path}.fields[{number}].type",
+                                      f"checkbox {field_el.label!r} sends 'on', which the list on {target!r} compares "
+                                      f"with {table.name}.{column.name}, a number: ticking it filters nothing; it "
+                                      f"should offer the column's values"))
+    return issues
+
+
 def check_misrouted_forms(site: Site) -> list[C.Issue]:
     """M015: a searching form that opens a page reading none of what it asks, while the page it stands on
     reads every field of it (the customers' search sent to the orders list, which ignores ``q`` and
@@ -1639,7 +1664,8 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_fixed_people, check_truncated_lists, check_strict_rooms, check_misworded_fields,
                check_login_words, check_prefix_searches, check_claimed_words,
                check_unskipped_choices, check_dialog_words, check_misfilled_fields,
-               check_swapped_options, check_misrouted_forms]
+               check_swapped_options, check_misrouted_forms,
+               check_checkbox_numbers]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "check_untested_states", "untested_states", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

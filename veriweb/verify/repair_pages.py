@@ -601,6 +601,18 @@ def fix_field_type(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
             return None
         field_el["type"] = "textbox"
         return f"field {field_el.get('label', '')!r}: a text box, not a password box", R.Touch(pages=R._page_of(tokens, data))
+    numbers = re.search(r"compares with (\w+)\.(\w+), a number: ticking it filters nothing; it should offer the "
+                        r"column's values$", issue.message)
+    if numbers is not None and tokens[-1] == "type":  # a checkbox sending "on" to a number test: the numbers
+        field_el, table = R.get_at(data, tokens[:-1]), R._table(data, numbers.group(1))
+        if not isinstance(field_el, dict) or field_el.get("type") != "checkbox" or table is None:
+            return None
+        values = sorted({r.get(numbers.group(2)) for r in table.get("rows", [])
+                         if isinstance(r.get(numbers.group(2)), (int, float))})
+        field_el.update(type="select", options=[{"value": "", "label": "Any"}, *(
+            {"value": str(v), "label": str(v)} for v in values)], value={"ref": f"query.{field_el['name']}"})
+        return f"field {field_el.get('label', '')!r}: a drop-down of {len(values)} values, not a checkbox", \
+            R.Touch(pages=R._page_of(tokens, data))
     if issue.message.endswith("it should be a password box") and tokens[-1] == "type":  # a secret shown in clear
         field_el = R.get_at(data, tokens[:-1])
         if not isinstance(field_el, dict) or field_el.get("type") != "textbox":
