@@ -647,3 +647,15 @@ def test_a_search_checkbox_sending_on_to_a_number_test_is_found_and_offers_the_n
     field = next(f for f in form["fields"] if f["name"] == "stops")
     assert field["type"] == "select" and [o["value"] for o in field["options"]][:2] == ["", "0"]
     assert not _said(fixed, "S013", "ticking it filters nothing")
+
+
+def test_an_option_whose_value_names_the_shared_label_is_labelled_with_its_value_beside_it() -> None:
+    def edit(data: dict) -> None:
+        for option in next(f for f in _form(data, "place_order")["fields"] if f["name"] == "shipping")["options"]:
+            option["label"] = "Express"
+    _, site = _edited("shop", edit)
+    fixed = repair_static(site)[0]
+    form = _form({"pages": [p.model_dump(mode="json") for p in fixed.pages]}, "place_order")
+    assert [o["label"] for o in next(f for f in form["fields"] if f["name"] == "shipping")["options"]] == \
+        ["Express", "Express (express)"]
+    assert not _said(fixed, "M011", "are both labelled")

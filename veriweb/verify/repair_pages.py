@@ -71,9 +71,11 @@ def leave(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | Non
         return _relabel_tab(data, tokens)
     if issue.message.endswith("nothing says which one is which") and tokens[-3:-2] == ["options"]:
         option, options = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:-2])
-        label = humanise(str(option.get("value", ""))) if isinstance(option, dict) else ""
-        if not label or any(str(o.get("label", "")).strip().casefold() == label.casefold() for o in options):
+        if not isinstance(option, dict) or not isinstance(options, list):
             return None
+        label = humanise(str(option.get("value", "")))
+        if any(str(o.get("label", "")).strip().casefold() == label.casefold() for o in options):
+            label = f"{option.get('label', '')} ({option.get('value', '')})"  # its value beside the shared label
         old, option["label"] = option.get("label"), label
         return f"option {option.get('value')!r}: label {old!r} -> {label!r}", R.Touch(pages=R._page_of(tokens, data))
     if named is None or tokens[-1] != "label":
@@ -97,8 +99,8 @@ def _relabel_tab(data: dict[str, Any], tokens: list[str | int]) -> R.Outcome | N
     said = next((d.get("text", "") for d in json_dicts(tab.get("elements", [])) if d.get("type") == "heading"), "") or \
         next((d.get("submit", "") for d in json_dicts(tab.get("elements", [])) if d.get("type") == "form"), "")
     taken = {str(t.get("label", "")).strip().casefold() for t in tabs}
-    if "{" in said or not said.strip() or said.strip().casefold() in taken:
-        return None
+    if "{" in said or not said.strip() or said.strip().casefold() in taken:  # nothing that names it: its number
+        said = f"{tab.get('label', 'Tab')} ({tokens[-2] + 1})"
     old, tab["label"] = tab.get("label"), said.strip()
     return f"tab {old!r} -> {tab['label']!r}, what it holds", R.Touch(pages=R._page_of(tokens, data))
 
