@@ -1896,8 +1896,8 @@ def check_placeholder_days(site: Site) -> list[C.Issue]:
                 day = row.get(column)
                 if not (isinstance(day, str) and day[:10] in _NO_DAYS):
                     continue
-                parents = [tables[fk.ref_table].rows for fk in table.foreign_keys if fk.ref_table in tables]
-                owner = [p.get(column) for fk, rows in zip(table.foreign_keys, parents) for p in rows
+                owner = [p.get(column) for fk in table.foreign_keys if fk.ref_table in tables
+                         for p in tables[fk.ref_table].rows
                          if p.get(tables[fk.ref_table].primary_key) == row.get(fk.column)
                          and isinstance(p.get(column), str) and p.get(column)[:10] not in _NO_DAYS]
                 meant = (owner[0][:10] if owner else real[0]) + day[10:]

@@ -726,12 +726,13 @@ def check_misrouted_forms(site: Site) -> list[C.Issue]:
     reads every field of it (the customers' search sent to the orders list, which ignores ``q`` and
     ``group``): a search finds nothing it asks for. The repair sends the form to its own page."""
     issues = []
+    numbers = {page.id: number for number, page in enumerate(site.pages)}
     for element, path, target in C.searching_forms(site):
-        own = int(path.split("[", 2)[1].split("]")[0]) if path.startswith("$.pages[") else None
+        on_page = re.match(r"\$\.pages\[(\d+)\]", path)  # a form of the layout stands on no one page
+        own = int(on_page.group(1)) if on_page else None
         if own is None or site.pages[own].id == target or "{" in site.pages[own].route:
             continue
         asked = {f.name for f in element.fields if f.type != "hidden"}
-        numbers = {page.id: number for number, page in enumerate(site.pages)}
         if asked and not asked & _query_reads(site, numbers[target]) and asked <= _query_reads(site, own):
             issues.append(C.Issue("semantic", C.EMPTY_FILTER, f"{path}.action.route",
                                   f"the search form {element.submit!r} opens {element.action.route!r}, which reads "
