@@ -1172,6 +1172,27 @@ def check_auth_columns(site: Site) -> list[C.Issue]:
                     f"it should be {secret[0]!r}")]
 
 
+def check_blank_passwords(site: Site) -> list[C.Issue]:
+    """S010: an account whose stored password is blank. A login form requires a password, so nobody can
+    sign in as that user (any task given to them cannot be done), and a login path that accepted a blank
+    one would let anyone in. The repair gives the account a password."""
+    auth = site.auth
+    table = site.database.table(auth.table) if auth is not None else None
+    if table is None or table.column(auth.password_column) is None:
+        return []
+    t_index = site.database.tables.index(table)
+    issues = []
+    for r_index, row in enumerate(table.rows):
+        value = row.get(auth.password_column)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            who = row.get(auth.username_column, r_index)
+            issues.append(C.Issue("structural", C.LOGIN_MISSING,
+                                  f"$.database.tables[{t_index}].rows[{r_index}].{auth.password_column}",
+                                  f"account {who!r} has a blank password: nobody can sign in as them (and a login "
+                                  f"that took a blank password would let anyone in); it should hold a password"))
+    return issues
+
+
 def check_bare_pages(site: Site) -> list[C.Issue]:
     """S002: a page that opts out of the site's layout (no header, no footer) while linking to no page the
     layout links to and not home: a visitor there has no way on but the browser's Back button or a typed
@@ -1286,7 +1307,7 @@ def check_key_filters(site: Site) -> list[C.Issue]:
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
-               check_key_filters, check_auth_columns, check_bare_pages, check_messages,
+               check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
                check_nameless_row_links, check_preset_choices]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",

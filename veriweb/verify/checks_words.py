@@ -1658,6 +1658,74 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
             for location, a, b, space in crossed_values(site)]
 
 
+_ALL_WORDS = re.compile(r"\b(?:all|any|every|each|whatever|regardless)\b", re.I)
+
+
+def unasked_states(site: Site) -> Iterator[tuple[str, str, str, Any, str]]:
+    """Each retrieve task whose instruction's own words (its template, slots left out) put the rows it asks
+    about in one state ("his biggest *refunded* order", "the *cancelled* booking") that its answer's query
+    never tests: the answer reads rows in every state, so it answers another question, or one whose
+    premise is false (none of the rows is in that state, and the honest reply is judged wrong). A state
+    is one value of a status column of the rows' table, or a yes/no or amount column named by its own
+    word (``refunded``, ``archived``). Only where the rows the query reads hold another state too.
+    The path of the query's tests, the column, the test's operator and value, and the words."""
+    from veriweb.verify.checks_data import ordered_rows
+    from veriweb.verify.checks_guards import _domains
+    from veriweb.verify.checks_tasks import _told
+
+    domains = _domains(site)
+    for number, task in enumerate(site.tasks):
+        answer = task.answer
+        if task.kind != "retrieve" or answer is None:
+            continue
+        listed = C.field_of(answer, "list_query")
+        query, where = (listed, "answer.list_query") if listed is not None else \
+            (getattr(answer.value, "query", None), "answer.value.query")
+        if query is None:
+            continue
+        words = _told(task.template) if task.template else task.instruction
+        for value in task.slots.values():
+            words = words.replace(str(value), " ")
+        if _ALL_WORDS.search(words):
+            continue
+        source = query.table
+        used = {cond.column for cond in query.where} | {o.column for o in query.order_by} | {query.select}
+        rows = ordered_rows(site, query, task)
+        for column in sorted(source_columns(site, source) or set()):
+            if column in used:
+                continue
+            kind = _stored_type(site, source, column)
+            domain = {v for v in domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
+                      or () if v.strip()}
+            if kind == "text" and len(domain) >= 2:
+                named = _said_values(words, domain)
+                if len(named) != 1:
+                    continue
+                state = next(iter(named))
+                test: tuple[str, Any] = ("=", state)
+                holds = (lambda row, state=state: row.get(column) == state)
+            elif kind in ("boolean", "integer", "money") and column.endswith("ed") and len(column) >= 5 \
+                    and _said_values(words, {column.removeprefix("is_")}):
+                test = ("=", True) if kind == "boolean" else (">", 0)
+                holds = (lambda row: bool(row.get(column)))
+            else:
+                continue
+            if rows is not None and all(holds(row) for row in rows):
+                continue  # every row the answer reads is already in that state: the test changes nothing
+            yield f"$.tasks[{number}].{where}.where", column, test[0], test[1], words.strip()
+            break
+
+
+def check_unasked_states(site: Site) -> list[C.Issue]:
+    """M017: see :func:`unasked_states`. The repair adds the test (a task whose rows then hold no answer is
+    dropped as unanswerable)."""
+    return [C.Issue("semantic", C.ANSWER_ASKS_OTHER, location,
+                    f"the task asks about rows that are {value if op == '=' and value is not True else column} "
+                    f"({words!r}) but its answer never tests {column}, so it reads rows in any state: "
+                    f"it should test {column} {op} {value!r}")
+            for location, column, op, value, words in unasked_states(site)]
+
+
 WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check_ignored_fields, check_misread_filters,
                check_swapped_tabs, check_unsent_fields, check_misfed_keys, check_listed_against_words, check_priced_against_words, check_untested_states,
                check_misaddressed_links, check_miskeyed_filters, check_crossed_values,
@@ -1666,7 +1734,7 @@ WORD_CHECKS = [check_text_figures, check_list_orders, check_filter_bounds, check
                check_login_words, check_prefix_searches, check_claimed_words,
                check_unskipped_choices, check_dialog_words, check_misfilled_fields,
                check_swapped_options, check_misrouted_forms,
-               check_checkbox_numbers]
+               check_checkbox_numbers, check_unasked_states]
 
 __all__ = ["WORD_CHECKS", "check_filter_bounds", "check_priced_against_words", "check_untested_states", "untested_states", "priced_against_words", "check_misfed_keys", "check_miskeyed_filters", "check_ignored_fields", "check_list_orders", "check_misread_filters",
            "check_swapped_tabs", "check_text_figures", "check_unsent_fields", "filter_bounds", "ignored_fields",

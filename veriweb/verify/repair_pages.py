@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -948,13 +949,31 @@ def reopen_link(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome
 
 
 def fix_auth(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
-    """S010: a login checking passwords against a column that holds none checks the one that does."""
-    named = re.search(r"it should be '(\w+)'$", issue.message)
+    """S010: a login checking passwords against a column that holds none checks the one that does; an
+    account with a blank password gets one."""
     auth = data.get("auth")
+    blank = re.fullmatch(r"\$\.database\.tables\[(\d+)\]\.rows\[(\d+)\]\.(\w+)", issue.location)
+    if blank is not None:
+        return _give_password(data, auth if isinstance(auth, dict) else {}, *blank.groups())
+    named = re.search(r"it should be '(\w+)'$", issue.message)
     if named is None or not isinstance(auth, dict) or not issue.location.endswith(".password_column"):
         return None
     old, auth["password_column"] = auth.get("password_column", "password"), named.group(1)
     return f"logins check {named.group(1)!r}, not {old!r}", R.Touch(tables={auth.get("table", "users")})
+
+
+def _give_password(data: dict[str, Any], auth: dict[str, Any], t_index: str, r_index: str, column: str) -> R.Outcome | None:
+    """A blank password becomes one made from the account's name (the same account, the same password)."""
+    try:
+        table = data["database"]["tables"][int(t_index)]
+        row = table["rows"][int(r_index)]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if column != auth.get("password_column", "password") or str(row.get(column) or "").strip():
+        return None
+    name = str(row.get(auth.get("username_column", "username")) or r_index)
+    row[column] = f"{name}-{zlib.crc32(name.encode()) % 90 + 10}"
+    return f"{table.get('name')} row {r_index} ({name}) has a password again", R.Touch(tables={table.get("name", "users")})
 
 
 OPERATORS: dict[str, R.Operator] = {

@@ -409,6 +409,9 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
 
     if issue.message.endswith("the answer to the question is judged wrong"):  # a quantity asked, a date judged
         return R.drop_task(data, issue, ctx)
+    tested = re.search(r"but its answer never tests (\w+), .*: it should test \1 (=|>) (.+)$", issue.message)
+    if tested is not None:  # rows in any state read where the instruction names one
+        return _test_state(data, issue, tested.group(1), tested.group(2), ast.literal_eval(tested.group(3)))
     named = re.search(r"'s answer is ('.*'|\".*\"), but the names it must not mention", issue.message)
     if named is not None:  # candidates of another kind: the column of their table that holds the answer
         return _candidates_by_answer(data, issue, ast.literal_eval(named.group(1)))
@@ -431,6 +434,20 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
         task["answer"]["value"]["query"]["select"] = "*"  # the rows, not a column of them
     return (f"task {task['id']!r}: its answer's {what} {wrong!r} -> {right!r} (what its instruction asks for)",
             R.Touch(tasks={task["id"]}))
+
+
+def _test_state(data: dict[str, Any], issue: Issue, column: str, op: str, value: Any) -> R.Outcome | None:
+    """The answer's query keeps only the rows in the state its instruction names (``M017`` of
+    :func:`veriweb.verify.checks_words.unasked_states`)."""
+    tokens = R.parse_path(issue.location)
+    query = R.get_at(data, tokens[:-1])
+    where = query.setdefault("where", []) if isinstance(query, dict) and tokens[-1] == "where" else None
+    if not isinstance(where, list) or any(isinstance(c, dict) and c.get("column") == column for c in where):
+        return None
+    where.append({"column": column, "value": value} if op == "=" else {"column": column, "op": op, "value": value})
+    task = data["tasks"][tokens[1]]
+    return (f"task {task['id']!r}: its answer reads only rows with {column} {op} {value!r} (the state its "
+            f"instruction names)", R.Touch(tasks={task["id"]}))
 
 
 reread_answer.gives_up = True  # type: ignore[attr-defined]  # it may drop its task

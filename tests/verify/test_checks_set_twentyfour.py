@@ -1,0 +1,63 @@
+"""Checks asked for by the twenty-fourth hand-made set (held out: its cases were written by someone who
+read neither the checks nor these tests), and by what the twenty-third left missed. Each defect is
+planted in a generated site (seed 0 of its domain), the clean site is its twin (the check says nothing
+there), and the repair is run.
+"""
+
+from __future__ import annotations
+
+from jsonwalk import edited as _edited, said as _said  # tests/verify/jsonwalk.py
+
+from veriweb.verify.repair import repair_static
+
+
+def _table(data: dict, name: str) -> dict:
+    return next(t for t in data["database"]["tables"] if t["name"] == name)
+
+
+# ----------------------------------------------------------------------------- accounts
+
+
+def test_an_account_with_a_blank_password_is_found_and_given_one() -> None:
+    def edit(data: dict) -> None:
+        _table(data, "users")["rows"][1]["password"] = " "
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "S010", "blank password")
+    assert _said(site, "S010", "has a blank password")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S010", "blank password")
+    password = fixed.database.table("users").rows[1]["password"]
+    assert password.strip()
+    assert password == repair_static(site)[0].database.table("users").rows[1]["password"]  # the same every time
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def _retemplate(data: dict, task_id: str, template: str) -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    task = next(t for t in data["tasks"] if t["id"] == task_id)
+    task["template"] = template
+    task["instruction"] = render_instruction(template, task["slots"])
+
+
+def test_a_question_about_refunded_orders_answered_over_every_order_is_found_and_tested() -> None:
+    clean, site = _edited("admin", lambda data: _retemplate(
+        data, "customer_largest", "Sign in with {username} / {password}. Find the highest refunded order total of {customer}."))
+    assert not _said(clean, "M017", "never tests")
+    assert _said(site, "M017", "never tests refunded, so it reads rows in any state: it should test refunded > 0")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M017", "never tests")
+    where = fixed.task("customer_largest").answer.value.query.where
+    assert [(c.column, c.op, c.value) for c in where if c.column == "refunded"] == [("refunded", ">", 0)]
+
+
+def test_a_question_about_one_state_answered_over_every_state_is_found() -> None:
+    clean, site = _edited("admin", lambda data: _retemplate(
+        data, "customer_largest", "Sign in with {username} / {password}. Find the highest pending order total of {customer}."))
+    assert _said(site, "M017", "never tests status, so it reads rows in any state: it should test status = 'pending'")
+    clean2, every = _edited("admin", lambda data: _retemplate(
+        data, "customer_largest",
+        "Sign in with {username} / {password}. Find the highest order total of {customer} over all orders, pending or not."))
+    assert not _said(every, "M017", "never tests")  # "all": the words ask for every state
