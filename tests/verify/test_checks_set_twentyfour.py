@@ -61,3 +61,34 @@ def test_a_question_about_one_state_answered_over_every_state_is_found() -> None
         data, "customer_largest",
         "Sign in with {username} / {password}. Find the highest order total of {customer} over all orders, pending or not."))
     assert not _said(every, "M017", "never tests")  # "all": the words ask for every state
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_a_form_shut_in_a_section_labelled_optional_is_found_and_the_section_named_for_it() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "checkout")
+        index = next(i for i, e in enumerate(page["elements"]) if e.get("type") == "form")
+        page["elements"][index] = {"type": "collapsible", "id": "gift_options", "label": "Gift wrapping (optional)",
+                                   "elements": [page["elements"][index]], "open": False}
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M003", "says it is optional")
+    found = _said(site, "M003", "the closed section 'Gift wrapping (optional)' says it is optional but holds the form")
+    assert found
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M003", "says it is optional")
+    section = next(e for e in fixed.page("checkout").elements if e.type == "collapsible")
+    form = section.elements[0]
+    assert section.label == form.submit
+
+
+def test_an_optional_section_named_for_its_form_is_not_reported() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "checkout")
+        index = next(i for i, e in enumerate(page["elements"]) if e.get("type") == "form")
+        form = page["elements"][index]
+        page["elements"][index] = {"type": "collapsible", "id": "order_options", "label": f"{form['submit']} (optional)",
+                                   "elements": [form], "open": False}
+    _, site = _edited("shop", edit)
+    assert not _said(site, "M003", "says it is optional")

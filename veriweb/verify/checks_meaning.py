@@ -1099,9 +1099,41 @@ def check_option_values(site: Site) -> list[C.Issue]:
     return issues
 
 
+_OPTIONAL = re.compile(r"\boptional\b|\bextras?\b|\bif you (?:like|wish|want)\b", re.I)
+_SMALL_WORDS = frozenset({"the", "a", "an", "and", "or", "of", "for", "to", "your", "my", "add", "with", "in", "on"})
+
+
+def _words_of(text: str) -> set[str]:
+    return {stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in _SMALL_WORDS and len(w) > 2}
+
+
+def check_hidden_forms(site: Site) -> list[C.Issue]:
+    """M003: a closed section labelled as optional ("Gift wrapping (optional)") that holds a form about
+    something else ("Place order"): a visitor, or an agent, takes what the page needs for an extra and
+    leaves it shut. The repair labels the section with what its form does."""
+    issues = []
+    for number, page in enumerate(site.pages):
+        for element, path in C.walk(page.elements, f"$.pages[{number}].elements"):
+            if element.type != "collapsible" or element.open or not _OPTIONAL.search(element.label):
+                continue
+            label = _OPTIONAL.sub(" ", element.label)
+            for inner, _ in C.walk(element.elements, ""):
+                if inner.type != "form" or inner.action.kind != "marker" or not inner.submit.strip():
+                    continue
+                said = " ".join([inner.submit, inner.action.marker.replace("_", " ")] +
+                                [f.label for f in C.field_of(inner, "fields") or []])
+                if not _words_of(label) & _words_of(said):
+                    issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.label",
+                                          f"the closed section {element.label!r} says it is optional but holds the form "
+                                          f"{inner.submit!r}, which it does not name; it should say "
+                                          f"'{inner.submit}' for '{element.label}'"))
+                    break
+    return issues
+
+
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
                   check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts, check_owned_choices,
-                  check_sibling_links]
+                  check_sibling_links, check_hidden_forms]
 
 __all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_duplicate_sorts",
            "check_empty_filters", "check_form_keys", "check_owned_choices", "duplicate_sorts", "misvalued_options",
