@@ -92,3 +92,24 @@ def test_an_optional_section_named_for_its_form_is_not_reported() -> None:
                                    "elements": [form], "open": False}
     _, site = _edited("shop", edit)
     assert not _said(site, "M003", "says it is optional")
+
+
+def test_a_goal_bounding_the_nightly_rate_by_a_budget_for_the_whole_stay_is_found_and_bounds_the_total() -> None:
+    def edit(data: dict) -> None:
+        goal = next(t for t in data["tasks"] if t["id"] == "hotel_budget")["goal"][0]
+        goal["sql"] = goal["sql"].replace("total <= :budget", "total / nights <= :budget")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M016", "a figure per")
+    assert _said(site, "M016", "but its goal bounds total / nights, a figure per nights; it should bound total")
+    fixed = repair_static(site)[0]
+    assert fixed.task("hotel_budget").goal[0].sql == clean.task("hotel_budget").goal[0].sql
+
+
+def test_a_nightly_bound_for_a_nightly_budget_is_not_reported() -> None:
+    def edit(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "hotel_budget")
+        task["goal"][0]["sql"] = task["goal"][0]["sql"].replace("total <= :budget", "total / nights <= :budget")
+        task["instruction"] = task["instruction"].replace("keeping the total at or under", "paying at most, per night,")
+        task["template"] = task["template"].replace("keeping the total at or under", "paying at most, per night,")
+    _, site = _edited("travel", edit)
+    assert not _said(site, "M016", "a figure per")

@@ -1844,6 +1844,32 @@ def check_weekdays(site: Site) -> list[C.Issue]:
     return issues
 
 
+_PER_UNIT = re.compile(r"\b(\w+)\s*/\s*(\w+)\s*(<=|<|>=|>)\s*:(\w+)")
+_WHOLE = re.compile(r"\b(?:in total|total|whole|entire|altogether|in all|overall|all told)\b", re.I)
+_EACH = re.compile(r"\b(?:per|a|each|every)\s+(?:night|day|unit|item|person|guest|seat|ticket|month|week)\b|\bnightly\b|"
+                   r"\bdaily\b|\bapiece\b", re.I)
+
+
+def check_per_unit_bounds(site: Site) -> list[C.Issue]:
+    """M016: a goal that bounds a per-unit figure (``total / nights <= :budget``) by an amount the
+    instruction sets for the whole ("my budget for the whole stay is $242.00"): a stay costing twice the
+    budget is judged within it. The repair bounds the figure itself."""
+    issues = []
+    for number, task in enumerate(site.tasks):
+        if not _WHOLE.search(task.instruction) or _EACH.search(task.instruction):
+            continue
+        for index, predicate in enumerate(task.goal):
+            if not isinstance(predicate, SqlPredicate):
+                continue
+            for whole, unit, op, name in _PER_UNIT.findall(predicate.sql):
+                if name in predicate.params:
+                    issues.append(C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].goal[{index}].sql",
+                                          f"task {task.id!r} sets :{name} for the whole (its words say "
+                                          f"{_WHOLE.search(task.instruction).group(0)!r}) but its goal bounds "
+                                          f"{whole} / {unit}, a figure per {unit}; it should bound {whole}"))
+    return issues
+
+
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots, check_progress_beyond_goal,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
@@ -1852,5 +1878,5 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_either_goals, check_walled_goals, check_weekdays,
                check_loose_text_goals, check_count_questions, check_difficulty,
                check_prefilled_starts, check_named_sorts, check_tolerant_budgets,
-               check_answer_candidates, check_blank_profiles]
+               check_answer_candidates, check_blank_profiles, check_per_unit_bounds]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

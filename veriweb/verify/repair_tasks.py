@@ -188,6 +188,15 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    per_unit = re.search(r"but its goal bounds (\w+) / (\w+), a figure per \2; it should bound \1$", issue.message)
+    if per_unit is not None and tokens[-1] == "sql":  # the whole figure, as the words bound it
+        predicate, task = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        whole, unit = per_unit.groups()
+        pattern = re.compile(rf"\b{whole}\s*/\s*{unit}\b")
+        if not isinstance(predicate, dict) or not pattern.search(predicate.get("sql", "")):
+            return None
+        predicate["sql"] = pattern.sub(whole, predicate["sql"])
+        return f"task {task['id']!r}: its goal bounds {whole}, not {whole} / {unit}", R.Touch(tasks={task["id"]})
     started = re.search(r"a day it does not ask about .*: it should start at '([^']*)'$", issue.message)
     if started is not None and tokens[-1] == "start_url":  # a start filled in with another day: the bare address
         task = R.get_at(data, tokens[:2])
