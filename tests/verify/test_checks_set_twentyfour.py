@@ -113,3 +113,26 @@ def test_a_nightly_bound_for_a_nightly_budget_is_not_reported() -> None:
         task["template"] = task["template"].replace("keeping the total at or under", "paying at most, per night,")
     _, site = _edited("travel", edit)
     assert not _said(site, "M016", "a figure per")
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def _boxes(data: dict) -> tuple[dict, dict]:
+    folders = _table(data, "folders")["rows"]
+    return ({(f["user_id"], f["kind"]): f["id"] for f in folders}, {f["id"]: (f["user_id"], f["kind"]) for f in folders})
+
+
+def test_a_received_message_filed_in_sent_is_found_and_filed_in_the_inbox() -> None:
+    moved = {}
+
+    def edit(data: dict) -> None:
+        box, of = _boxes(data)
+        email = next(e for e in _table(data, "emails")["rows"] if of[e["folder_id"]][1] == "inbox")
+        moved.update(id=email["id"], inbox=email["folder_id"])
+        email["folder_id"] = box[(of[email["folder_id"]][0], "sent")]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C012", "is in its owner's")
+    assert _said(site, "C012", f"message {moved['id']!r} is in its owner's sent folder")
+    fixed = repair_static(site)[0]
+    assert next(r for r in fixed.database.table("emails").rows if r["id"] == moved["id"])["folder_id"] == moved["inbox"]

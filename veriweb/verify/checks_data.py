@@ -1972,6 +1972,56 @@ def check_clock_day(site: Site) -> list[C.Issue]:
                     f"{clock.today}, so what a step writes is dated after the site's today")]
 
 
+def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
+    """Each message filed in its owner's Sent folder that someone else sent (or in their Inbox that they
+    sent to others only): Sent lists mail its owner never wrote, and the Inbox, where searches, counts
+    and "from" questions look, lacks it. Messages are the rows of a table keyed to a folders table
+    (a ``kind`` or ``name`` of inbox / sent, and an owner) and holding a ``sender`` address; owners are
+    the accounts table's rows with an ``email``. Path of the folder key, the row's id, the folder it is
+    in (its kind and key), and the folder it belongs in."""
+    auth = site.auth
+    users = site.database.table(auth.table) if auth is not None else None
+    if users is None or users.column("email") is None:
+        return
+    address = {u.get(users.primary_key): str(u.get("email") or "").lower() for u in users.rows}
+    for t_index, table in enumerate(site.database.tables):
+        if table.column("sender") is None:
+            continue
+        for fk in table.foreign_keys:
+            folders = site.database.table(fk.ref_table)
+            if folders is None or folders.column("user_id") is None:
+                continue
+            kind = "kind" if folders.column("kind") is not None else "name"
+            box: dict[tuple[Any, str], Any] = {}
+            for folder in folders.rows:
+                box.setdefault((folder.get("user_id"), str(folder.get(kind) or "").lower()), folder.get(folders.primary_key))
+            of = {folder.get(folders.primary_key): (folder.get("user_id"), str(folder.get(kind) or "").lower())
+                  for folder in folders.rows}
+            for r_index, row in enumerate(table.rows):
+                owner, where = of.get(row.get(fk.column), (None, ""))
+                mine = address.get(owner, "")
+                sender = str(row.get("sender") or "").lower()
+                if not mine or not sender:
+                    continue
+                to = str(row.get("recipients") or "").lower() + " " + str(row.get("cc") or "").lower()
+                belongs = "inbox" if where == "sent" and sender != mine else \
+                    "sent" if where == "inbox" and sender == mine and mine not in to else None
+                target = box.get((owner, belongs)) if belongs else None
+                if target is not None:
+                    yield (f"$.database.tables[{t_index}].rows[{r_index}].{fk.column}", row.get(table.primary_key),
+                           where, row.get(fk.column), target)
+
+
+def check_misfiled_mail(site: Site) -> list[C.Issue]:
+    """C012: see :func:`misfiled_mail`. The repair files the message where it belongs."""
+    return [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                    f"message {key!r} is in its owner's {where} folder ({held!r}) but "
+                    f"{'someone else sent it' if where == 'sent' else 'its owner sent it to others'}: "
+                    f"it is missing from its own list and shown in another; its {location.rsplit('.', 1)[1]} "
+                    f"should be {target!r}")
+            for location, key, where, held, target in misfiled_mail(site)]
+
+
 DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_meaning, check_constraint_pages, check_seed_dates,
                check_row_rules, check_duplicate_inserts, check_tied_answers, check_budgets, check_child_sums, check_seed_ranges,
                check_prefixed_keys, check_empty_lines, check_stated_since,
@@ -1981,7 +2031,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
                check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
-               check_annotated_codes, check_early_duplicate_tests]
+               check_annotated_codes, check_early_duplicate_tests, check_misfiled_mail]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",
