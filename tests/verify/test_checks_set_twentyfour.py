@@ -136,3 +136,46 @@ def test_a_received_message_filed_in_sent_is_found_and_filed_in_the_inbox() -> N
     assert _said(site, "C012", f"message {moved['id']!r} is in its owner's sent folder")
     fixed = repair_static(site)[0]
     assert next(r for r in fixed.database.table("emails").rows if r["id"] == moved["id"])["folder_id"] == moved["inbox"]
+
+
+# ----------------------------------------------------------------------------- views
+
+
+def _view(data: dict, name: str) -> dict:
+    return next(v for v in data["database"]["views"] if v["name"] == name)
+
+
+def test_a_yes_no_column_compared_with_the_word_true_is_found_and_compared_with_one() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "booking_view")
+        assert "CASE WHEN b.bag THEN" in view["sql"]
+        view["sql"] = view["sql"].replace("CASE WHEN b.bag THEN", "CASE WHEN b.bag = 'true' THEN")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "compares a yes/no column")
+    assert _said(site, "C013", "b.bag = 'true' compares a yes/no column, stored as 1 or 0, with a word")
+    fixed = repair_static(site)[0]
+    assert "CASE WHEN b.bag = 1 THEN" in next(v.sql for v in fixed.database.views if v.name == "booking_view")
+
+
+def test_days_subtracted_as_text_are_found_and_counted_with_vw_days() -> None:
+    from veriweb.engine import Session
+
+    def edit(data: dict) -> None:
+        view = _view(data, "stay_view")
+        view["sql"] = view["sql"].replace("s.nights AS nights", "s.check_out - s.check_in AS nights")
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "subtracts one day written as text")
+    assert _said(site, "C013", "s.check_out - s.check_in subtracts one day written as text from another")
+    fixed = repair_static(site)[0]
+    assert "vw_days(s.check_out, s.check_in) AS nights" in next(v.sql for v in fixed.database.views if v.name == "stay_view")
+    session = Session(fixed)
+    rows = session.db.conn.execute("SELECT v.nights, s.nights FROM stay_view v JOIN stays s ON s.id = v.id").fetchall()
+    assert rows and all(a == b for a, b in rows)
+
+
+def test_vw_days_counts_days_and_refuses_what_is_not_a_day() -> None:
+    from veriweb.engine.database import days_between
+
+    assert days_between("2026-06-27", "2026-06-24") == 3
+    assert days_between("2026-06-01T10:00:00", "2026-06-03") == -2
+    assert days_between("soon", "2026-06-03") is None

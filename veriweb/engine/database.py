@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import sqlite3
@@ -21,6 +22,17 @@ SQL_TYPES: dict[str, str] = {
 def quote(name: str) -> str:
     """Quote an identifier for SQL (identifiers are validated by the scaffold, this is belt and braces)."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def days_between(later: object, earlier: object) -> int | None:
+    """``vw_days(later, earlier)`` in SQL: the whole days from one ``YYYY-MM-DD`` day (or the day of a
+    ``YYYY-MM-DDTHH:MM:SS`` time) to another, negative if ``later`` is earlier; NULL if either is not a
+    day. SQLite's own ``julianday`` is refused by the guard, since ``julianday('now')`` reads the wall
+    clock; this one reads only its arguments."""
+    try:
+        return (_dt.date.fromisoformat(str(later)[:10]) - _dt.date.fromisoformat(str(earlier)[:10])).days
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -71,6 +83,7 @@ class Database:
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             conn.create_function("vw_today", 0, lambda: today, deterministic=True)
             conn.create_function("vw_now", 0, now_fn)
+            conn.create_function("vw_days", 2, days_between, deterministic=True)
             return cls(conn=conn, guard=Guard(conn))
 
         db = connect()

@@ -28,11 +28,11 @@ SAFE_FUNCTIONS = frozenset(
     """abs avg char coalesce count glob group_concat hex ifnull iif instr json json_array
     json_extract json_object json_quote json_type json_valid length like lower ltrim max min nullif
     quote replace round rtrim sign substr substring sum total trim typeof unicode upper
-    vw_today vw_now""".split()
+    vw_today vw_now vw_days""".split()
 )
 """Deterministic SQL functions a predicate may call. Anything else (``random``, ``date``,
 ``current_timestamp``, ``changes``, ``load_extension``, ...) is refused: use ``vw_today()`` and
-``vw_now()`` for the virtual clock."""
+``vw_now()`` for the virtual clock, and ``vw_days(later, earlier)`` for the days between two days."""
 
 CHANGE_LOG = "_vw_changes"
 

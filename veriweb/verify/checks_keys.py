@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from veriweb.engine.database import days_between
 from veriweb.engine.templates import Route
 from veriweb.scaffold import Site
 from veriweb.scaffold.values import SqlPredicate
@@ -52,6 +53,7 @@ def _schema(site: Site) -> tuple[sqlite3.Connection, list[C.Issue]]:
     conn = sqlite3.connect(":memory:")
     conn.create_function("vw_today", 0, lambda: "2000-01-01", deterministic=True)
     conn.create_function("vw_now", 0, lambda: "2000-01-01T00:00:00")
+    conn.create_function("vw_days", 2, days_between, deterministic=True)
     for table in site.database.tables:
         names = dict.fromkeys([table.primary_key] + [c.name for c in table.columns])
         types = {c.name: _SQL_TYPES.get(c.type, "TEXT") for c in table.columns}

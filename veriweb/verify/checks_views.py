@@ -1992,6 +1992,56 @@ def _doubled_prefixes(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"twice", sql, _replace_item(sql, expr, fixed, name))
 
 
+_TEXT_TRUTH = re.compile(r"(?<![\w.])((?:(\w+)\.)?(\w+))\s*(=|!=|<>)\s*'(true|false|yes|no)'", re.I)
+
+
+def _column_type(site: Site, aliases: dict[str, str], qualifier: str | None, column: str) -> str | None:
+    """The stored type of ``qualifier.column`` (or of a bare column every table of the SQL that has it agrees on)."""
+    tables = [aliases.get(qualifier, qualifier)] if qualifier else sorted(set(aliases.values()))
+    kinds = {c.type for name in tables if (t := site.database.table(name)) is not None
+             for c in t.columns if c.name == column}
+    return next(iter(kinds)) if len(kinds) == 1 else None
+
+
+def _text_truths(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A yes/no column compared with the word ``'true'`` (or ``'false'``, ``'yes'``, ``'no'``): SQLite
+    stores it as 1 or 0, and a number never equals a text, so the test is false for every row (a
+    "Checked bag: No" on every booking). The fix compares it with the number the word means."""
+    aliases = _aliases(sql)
+    fixed = sql
+    said = []
+    for match in _TEXT_TRUTH.finditer(sql):
+        if _column_type(site, aliases, match.group(2), match.group(3)) != "boolean":
+            continue
+        truth = match.group(5).lower() in ("true", "yes")
+        if match.group(4) != "=":
+            truth = not truth
+        fixed = fixed.replace(match.group(0), f"{match.group(1)} = {int(truth)}", 1)
+        said.append(match.group(0))
+    if said:
+        yield Fix(location, f"{said[0]} compares a yes/no column, stored as 1 or 0, with a word: it never holds for "
+                            f"any row (nor its opposite, every row)", sql, fixed)
+
+
+_DATE_GAP = re.compile(r"(?<![\w.])((?:(\w+)\.)?(\w+))\s*-\s*((?:(\w+)\.)?(\w+))(?![\w.(])")
+
+
+def _date_differences(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """One date column taken from another with ``-`` (``check_out - check_in``): the days are stored as text,
+    which SQLite reads as their leading year, so every difference is 0. The fix counts the days
+    between them (``vw_days``)."""
+    aliases = _aliases(sql)
+    for match in _DATE_GAP.finditer(sql):
+        left = _column_type(site, aliases, match.group(2), match.group(3))
+        right = _column_type(site, aliases, match.group(5), match.group(6))
+        if left == right == "date":
+            days = f"vw_days({match.group(1)}, {match.group(4)})"
+            yield Fix(location, f"{match.group(0)} subtracts one day written as text from another, which SQLite reads "
+                                f"as their years: the difference is 0 (or a whole number of years)",
+                      sql, sql.replace(match.group(0), days, 1))
+            return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2047,6 +2097,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _dropped_groups(location, view.sql)
         out += _capped_lists(location, view.sql)
         out += _skipped_counts(site, location, view.sql)
+        out += _text_truths(site, location, view.sql)
+        out += _date_differences(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
@@ -2077,13 +2129,15 @@ def view_fixes(site: Site) -> list[Fix]:
             out += misspelt_sql(f"$.markers[{m}].effects[{e}].sql", effect.sql, domains)
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
             out += wall_clock(f"$.markers[{m}].effects[{e}].sql", effect.sql, in_effect=True)
+            out += _text_truths(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
                 sql = getattr(guard.predicate, "sql", None)
                 if isinstance(sql, str):
                     where = f"$.markers[{m}].{kind}[{k}].predicate.sql"
                     out += [*wall_clock(where, sql, in_effect=False), *always_existing(where, sql),
-                            *worded_results(where, sql)]
+                            *worded_results(where, sql), *_text_truths(site, where, sql)]
         for k, guard in enumerate(marker.preconditions):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):

@@ -22,6 +22,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from veriweb.engine.database import days_between
+
 _PLACEHOLDER = re.compile(r"^\{row\.(\w+)\}$")
 
 
@@ -30,6 +32,7 @@ def _database(data: dict[str, Any]) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
     conn.create_function("vw_today", 0, lambda: str(data.get("today", "")), deterministic=True)
     conn.create_function("vw_now", 0, lambda: str(data.get("today", "")))
+    conn.create_function("vw_days", 2, days_between, deterministic=True)
     for table in data.get("database", {}).get("tables", []):
         key = table.get("primary_key", "id")
         names = [key] + [c["name"] for c in table.get("columns", []) if c["name"] != key]
