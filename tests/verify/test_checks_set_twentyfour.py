@@ -179,3 +179,22 @@ def test_vw_days_counts_days_and_refuses_what_is_not_a_day() -> None:
     assert days_between("2026-06-27", "2026-06-24") == 3
     assert days_between("2026-06-01T10:00:00", "2026-06-03") == -2
     assert days_between("soon", "2026-06-03") is None
+
+
+# ----------------------------------------------------------------------------- markers
+
+
+def _marker(data: dict, name: str) -> dict:
+    return next(m for m in data["markers"] if m["name"] == name)
+
+
+def test_an_upsert_that_inserts_before_it_adds_is_found_and_runs_its_update_first() -> None:
+    def edit(data: dict) -> None:
+        marker = _marker(data, "add_to_cart")
+        assert [e["op"] for e in marker["effects"]] == ["update", "insert"]
+        marker["effects"].reverse()
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "has just made")
+    assert _said(site, "C013", "marker 'add_to_cart': its effect on cart_items adds to the cart_items row that its own insert has just made")
+    fixed = repair_static(site)[0]
+    assert [e.op for e in fixed.marker("add_to_cart").effects] == ["update", "insert"]

@@ -1183,6 +1183,24 @@ def _copied_user_columns(site: Site) -> Iterator[Fix]:
                           effect.sql.replace(f"{alias}.{source.value[1]}", f"{alias}.{usual[0]}", 1))
 
 
+_PARAM_TESTS = re.compile(r"(?<![\w.])(?:\w+\.)?(\w+)\s*=\s*:(\w+)")
+
+
+def _upsert_backwards(early: Any, late: Any) -> bool:
+    """An insert that adds a row unless one like it exists (``WHERE NOT EXISTS (SELECT 1 FROM T WHERE a = :a
+    ...)``), run before the update meant for an existing row (``UPDATE T SET n = n + :n WHERE a = :a ...``):
+    the update then finds the row just inserted as well, so a first "add 3" stores 6."""
+    if early.op != "insert" or late.op != "update" or early.table != late.table:
+        return False
+    guard = re.search(r"\bNOT\s+EXISTS\s*\(\s*SELECT\b.*?\bFROM\s+(\w+)\b(.*)", early.sql, re.I | re.S)
+    where = re.search(r"\bWHERE\b(.*)$", late.sql, re.I | re.S)
+    if guard is None or where is None or guard.group(1) != early.table:
+        return False
+    tests = set(_PARAM_TESTS.findall(where.group(1)))
+    return bool(tests) and tests <= set(_PARAM_TESTS.findall(guard.group(2))) and \
+        re.search(r"\bSET\s+(\w+)\s*=\s*\1\s*[-+]", late.sql, re.I) is not None
+
+
 def _misordered_effects(site: Site) -> Iterator[Fix]:
     """A marker's effect that runs after another effect which undoes what it reads (see :func:`_undone_by`):
     it never does its part. The fix runs it before the first such effect (``new`` is the order of the
@@ -1191,6 +1209,10 @@ def _misordered_effects(site: Site) -> Iterator[Fix]:
         effects = marker.effects
         found = next(((early, late, why) for late in range(1, len(effects)) for early in range(late)
                       if (why := _undone_by(effects[early], effects[late])) is not None), None)
+        if found is None:
+            found = next(((early, late, f"adds to the {effects[late].table} row that its own insert has just made")
+                          for late in range(1, len(effects)) for early in range(late)
+                          if _upsert_backwards(effects[early], effects[late])), None)
         if found is None:
             ahead = next(((early, late) for late in range(1, len(effects)) for early in range(late)
                           if _reads_newest_before(effects[early], effects[late])), None)
