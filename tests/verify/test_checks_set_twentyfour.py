@@ -198,3 +198,27 @@ def test_an_upsert_that_inserts_before_it_adds_is_found_and_runs_its_update_firs
     assert _said(site, "C013", "marker 'add_to_cart': its effect on cart_items adds to the cart_items row that its own insert has just made")
     fixed = repair_static(site)[0]
     assert [e.op for e in fixed.marker("add_to_cart").effects] == ["update", "insert"]
+
+
+def test_a_precondition_testing_unequal_on_a_column_rows_leave_empty_is_found_and_tests_is_not() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "assign_issue")["preconditions"].append({
+            "predicate": {"kind": "sql", "sql": "SELECT EXISTS (SELECT 1 FROM issues WHERE id = :i AND assignee_id != :a)",
+                          "params": {"i": {"ref": "param.issue_id"}, "a": {"ref": "param.assignee_id"}}},
+            "message": "This ticket is already assigned to that person."})
+    clean, site = _edited("code", edit)
+    assert any(r.get("assignee_id") is None for r in clean.database.table("issues").rows)
+    assert not _said(clean, "C013", "NULL is neither equal")
+    assert _said(site, "C013", "assignee_id != :a never holds where issues.assignee_id is empty")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("assign_issue").preconditions[-1].predicate.sql.endswith("assignee_id IS NOT :a)")
+
+
+def test_unequal_inside_not_exists_is_not_reported() -> None:
+    def edit(data: dict) -> None:
+        _marker(data, "assign_issue")["preconditions"].append({
+            "predicate": {"kind": "sql", "sql": "SELECT NOT EXISTS (SELECT 1 FROM issues WHERE id = :i AND assignee_id != :a)",
+                          "params": {"i": {"ref": "param.issue_id"}, "a": {"ref": "param.assignee_id"}}},
+            "message": "This ticket is assigned to someone else."})
+    _, site = _edited("code", edit)
+    assert not _said(site, "C013", "NULL is neither equal")

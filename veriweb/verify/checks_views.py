@@ -2064,6 +2064,31 @@ def _date_differences(site: Site, location: str, sql: str) -> Iterator[Fix]:
             return
 
 
+_UNEQUAL = re.compile(r"(?<![\w.])((?:(\w+)\.)?(\w+))\s*(?:!=|<>)\s*(:\w+)")
+
+
+def _null_blind_tests(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A precondition that must hold and tests ``column != :value`` on a column some rows leave empty:
+    NULL is neither equal nor unequal to anything, so a row without a value (an unassigned ticket)
+    never passes, and the marker refuses it with a message about something else. The fix compares
+    with ``IS NOT``, which treats an empty value as different."""
+    aliases = _aliases(sql)
+    fixed, said = sql, None
+    for match in _UNEQUAL.finditer(sql):
+        if re.search(r"\bNOT\s+EXISTS\s*\((?:(?!\)).)*$", sql[:match.start()], re.I | re.S):
+            continue  # inside NOT EXISTS: a missing value passes there as it should
+        qualifier, column = match.group(2), match.group(3)
+        tables = [aliases.get(qualifier, qualifier)] if qualifier else sorted(set(aliases.values()))
+        empty = [name for name in tables if (t := site.database.table(name)) is not None and t.column(column) is not None
+                 and any(row.get(column) is None for row in t.rows)]
+        if len(empty) == 1:
+            fixed = fixed.replace(match.group(0), f"{match.group(1)} IS NOT {match.group(4)}", 1)
+            said = said or (match.group(0), empty[0])
+    if said is not None:
+        yield Fix(location, f"{said[0]} never holds where {said[1]}.{said[0].split()[0].split('.')[-1]} is empty (NULL is "
+                            f"neither equal nor unequal to anything): those rows are always refused", sql, fixed)
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2165,6 +2190,7 @@ def view_fixes(site: Site) -> list[Fix]:
             if isinstance(sql, str):
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
                 out += _misread_days(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql, guard.message)
+                out += _null_blind_tests(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
         for k, guard in enumerate(marker.invariants):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
