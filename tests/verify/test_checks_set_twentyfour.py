@@ -222,3 +222,17 @@ def test_unequal_inside_not_exists_is_not_reported() -> None:
             "message": "This ticket is assigned to someone else."})
     _, site = _edited("code", edit)
     assert not _said(site, "C013", "NULL is neither equal")
+
+
+def test_an_address_stored_as_a_mailto_link_is_found_and_kept_bare() -> None:
+    bare = {}
+
+    def edit(data: dict) -> None:
+        row = _table(data, "contacts")["rows"][3]
+        bare["email"] = row["email"]
+        row["email"] = "mailto:" + row["email"]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "M004", "written as a link")
+    assert _said(site, "M004", f"contacts.email 'mailto:{bare['email']}' is written as a link, unlike every other row")
+    fixed = repair_static(site)[0]
+    assert fixed.database.table("contacts").rows[3]["email"] == bare["email"]

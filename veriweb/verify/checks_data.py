@@ -1234,6 +1234,29 @@ def check_padded_text(site: Site) -> list[C.Issue]:
     return issues
 
 
+_LINK_PREFIX = re.compile(r"^\s*(?:mailto:|tel:|https?://|www\.)", re.I)
+
+
+def check_linked_values(site: Site) -> list[C.Issue]:
+    """M004: a stored address or number written as a link (``mailto:carol@inbox.example``, ``tel:+1 555``)
+    in a column where every other row holds the bare value: a form filled from it sends the link's
+    text, a lookup by the address finds nothing. The repair keeps the bare value."""
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column].strip()]
+            linked = [n for n, v in texts if _LINK_PREFIX.match(v)]
+            for n in _outliers([n for n, v in texts if not _LINK_PREFIX.match(v)], linked):
+                value = table.rows[n][column]
+                bare = _LINK_PREFIX.sub("", value).strip()
+                if not bare:
+                    continue
+                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
+                                      f"{table.name}.{column} {value!r} is written as a link, unlike every other row: "
+                                      f"what is filled in or matched from it is the link's text; it should read {bare!r}"))
+    return issues
+
+
 _MOJIBAKE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac")
 """UTF-8 bytes read as Latin-1 or Windows-1252: "Ã¡" for "á", "â€™" for "’"."""
 
@@ -2031,7 +2054,8 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_amounts_in_text, check_expired_states, check_unroutable_values, check_clock_day,
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
                check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
-               check_annotated_codes, check_early_duplicate_tests, check_misfiled_mail]
+               check_annotated_codes, check_early_duplicate_tests, check_misfiled_mail,
+               check_linked_values]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

@@ -1346,7 +1346,7 @@ def coerce_cell(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     table, row = found
     column = tokens[-1]
     trimmed = re.search(r" (?:(?:has spaces around it|is on the 12-hour clock|is in lower case|is turned round|"
-                        r"is garbled \(UTF-8 read as Latin-1\)|has a note typed after its code), unlike every "
+                        r"is garbled \(UTF-8 read as Latin-1\)|has a note typed after its code|is written as a link), unlike every "
                         r"other row|goes into addresses that take a \w+, which it is not): .*it should read "
                         r"('.*'|\".*\")$", issue.message)
     if trimmed is not None and isinstance(row.get(column), str):
