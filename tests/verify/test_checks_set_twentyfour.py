@@ -236,3 +236,20 @@ def test_an_address_stored_as_a_mailto_link_is_found_and_kept_bare() -> None:
     assert _said(site, "M004", f"contacts.email 'mailto:{bare['email']}' is written as a link, unlike every other row")
     fixed = repair_static(site)[0]
     assert fixed.database.table("contacts").rows[3]["email"] == bare["email"]
+
+
+def test_a_sign_off_button_that_only_opens_the_login_page_is_found_and_signs_out() -> None:
+    from jsonwalk import dicts
+
+    def edit(data: dict) -> None:
+        form = next(d for d in dicts(data["layout"]) if d.get("type") == "form" and d["action"]["kind"] == "logout")
+        form["submit"] = "Sign off"
+        form["action"] = {"kind": "navigate", "route": "/login"}
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M003", "stays signed in")
+    assert _said(site, "M003", "button 'Sign off' says it signs the user out, but its form only opens a page")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M003", "stays signed in")
+    from jsonwalk import site_data
+    assert any(d.get("type") == "form" and d.get("submit") == "Sign off" and d["action"]["kind"] == "logout"
+               for d in dicts(site_data(fixed)["layout"]))

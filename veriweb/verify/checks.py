@@ -423,6 +423,11 @@ def check_forms(site: Site) -> list[Issue]:
     for element, path, _ in all_elements(site):
         if element.type == "form" and element.action.kind in ("login", "logout"):
             issues.extend(_session_label(element, path))
+        elif element.type == "form" and _SIGN_OUT.search(element.submit) and not _SIGN_IN.search(element.submit):
+            issues.append(Issue("semantic", CONTRADICTORY_LABEL, f"{path}.action",
+                                f"button {element.submit!r} says it signs the user out, but its form "
+                                f"{'runs ' + repr(element.action.marker) if element.action.kind == 'marker' else 'only opens a page'}: "
+                                f"the visitor stays signed in; it should sign the visitor out"))
         if element.type == "form" and element.action.kind == "login":
             names = {f.name for f in element.fields}
             for attr in ("username_field", "password_field"):
@@ -773,7 +778,7 @@ def check_labels(site: Site) -> list[Issue]:
 
 
 _SIGN_IN = re.compile(r"\b(log\s*-?\s*in|sign\s*-?\s*in|signin)\b", re.I)
-_SIGN_OUT = re.compile(r"\b(log\s*-?\s*out|sign\s*-?\s*out|signout)\b", re.I)
+_SIGN_OUT = re.compile(r"\b(log\s*-?\s*(?:out|off)|sign\s*-?\s*(?:out|off)|signout|logoff)\b", re.I)
 
 
 def _session_label(form: Any, path: str) -> list[Issue]:

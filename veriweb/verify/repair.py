@@ -1025,6 +1025,12 @@ def fix_label(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     a form does not ask for (a login page's "e-mail address" for a login name) names what it asks for, and
     a checkbox label that negates what ticking it does loses the negation."""
     tokens = parse_path(issue.location)
+    if tokens[-1] == "action" and issue.message.endswith("the visitor stays signed in; it should sign the visitor out"):
+        form = get_at(data, tokens[:-1])  # a "Sign out" button that does something else: it signs out
+        if not isinstance(form, dict) or form.get("type") != "form":
+            return None
+        old, form["action"] = form.get("action"), {"kind": "logout"}
+        return f"button {form.get('submit')!r} signs out (its form was {old!r})", Touch(pages=_page_of(tokens, data))
     reworded = re.search(r"; it should say '([^']*)' for '([^']*)'$", issue.message)
     if reworded is not None and tokens[-1] in ("text", "label"):  # words saying what the control does not do
         holder, attr = get_at(data, tokens[:-1]), tokens[-1]
