@@ -253,3 +253,24 @@ def test_a_sign_off_button_that_only_opens_the_login_page_is_found_and_signs_out
     from jsonwalk import site_data
     assert any(d.get("type") == "form" and d.get("submit") == "Sign off" and d["action"]["kind"] == "logout"
                for d in dicts(site_data(fixed)["layout"]))
+
+
+# ----------------------------------------------------------------------------- forms
+
+
+def test_a_search_field_showing_a_parameter_its_form_never_sends_is_found_and_shows_its_own() -> None:
+    from jsonwalk import dicts
+
+    def stars(data: dict) -> dict:
+        page = next(p for p in data["pages"] if p["id"] == "hotels")
+        form = next(d for d in dicts(page) if d.get("type") == "form" and d["action"]["kind"] == "navigate")
+        return next(f for f in form["fields"] if f["name"] == "stars")
+
+    def edit(data: dict) -> None:
+        assert stars(data)["value"] == {"ref": "query.stars"}
+        stars(data)["value"] = {"ref": "query.star"}
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "S012", "which its form never sends")
+    assert _said(site, "S012", "sends 'stars' but shows query.star, which its form never sends")
+    from jsonwalk import site_data
+    assert stars(site_data(repair_static(site)[0]))["value"] == {"ref": "query.stars"}

@@ -1304,11 +1304,32 @@ def check_key_filters(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_field_echoes(site: Site) -> list[C.Issue]:
+    """S012: a search form (one that opens a page with its fields in the address) whose field shows the
+    value of another address parameter than the one it sends (the "Hotel class" select sends ``stars``
+    but shows ``query.star``): after a search the field shows nothing chosen, and the next search
+    silently drops the filter. The repair shows the parameter the field sends."""
+    issues = []
+    for element, path, _ in C.all_elements(site):
+        if element.type != "form" or element.action.kind != "navigate":
+            continue
+        fields = C.field_of(element, "fields") or []
+        names = {f.name for f in fields}
+        for number, field_el in enumerate(fields):
+            value = C.field_of(field_el, "value")
+            if isinstance(value, Ref) and value.namespace == "query" and value.name not in names:
+                issues.append(C.Issue("structural", C.UNBOUND_REFERENCE, f"{path}.fields[{number}].value",
+                                      f"field {field_el.label or field_el.name!r} sends {field_el.name!r} but shows "
+                                      f"query.{value.name}, which its form never sends: after a search it shows "
+                                      f"nothing chosen; it should read query.{field_el.name}"))
+    return issues
+
+
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
-               check_nameless_row_links, check_preset_choices]
+               check_nameless_row_links, check_preset_choices, check_field_echoes]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -218,6 +218,14 @@ def rebind_reference(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Ou
             return None
         page["requires_login"] = True
         return f"page {page['id']!r} requires a login", R.Touch(pages={page["id"]})
+    sent = re.search(r"; it should read query\.(\w+)$", issue.message)
+    if sent is not None and issue.location.endswith(".value"):  # a field showing a parameter its form never sends
+        tokens = R.parse_path(issue.location)
+        holder = R.get_at(data, tokens[:-1])
+        if not isinstance(holder, dict) or not isinstance(holder.get("value"), dict):
+            return None
+        old, holder["value"] = holder["value"].get("ref"), {"ref": f"query.{sent.group(1)}"}
+        return f"field {holder.get('name')!r} shows query.{sent.group(1)}, not {old}", R.Touch(pages=R._page_of(tokens, data))
     meant = re.search(r"; it should read param\.(\w+)$", issue.message)
     if meant is not None and issue.location.startswith("$.markers"):  # a guard reading a parameter its marker lacks,
         tokens = R.parse_path(issue.location)  # or the user's id where it means a key the marker takes
