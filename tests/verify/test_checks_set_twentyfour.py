@@ -274,3 +274,19 @@ def test_a_search_field_showing_a_parameter_its_form_never_sends_is_found_and_sh
     assert _said(site, "S012", "sends 'stars' but shows query.star, which its form never sends")
     from jsonwalk import site_data
     assert stars(site_data(repair_static(site)[0]))["value"] == {"ref": "query.stars"}
+
+
+def test_an_edit_form_field_left_blank_beside_prefilled_ones_is_found_and_prefilled() -> None:
+    from jsonwalk import dicts, site_data
+
+    def title(data: dict) -> dict:
+        form = next(d for d in dicts(data["pages"]) if d.get("type") == "form" and d["action"].get("marker") == "edit_post")
+        return next(f for f in form["fields"] if f["name"] == "title")
+
+    def edit(data: dict) -> None:
+        assert title(data)["value"] == {"ref": "row.title"}
+        title(data)["value"] = None
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "S004", "starts blank")
+    assert _said(site, "S004", "starts blank while body start with the row's values")
+    assert title(site_data(repair_static(site)[0]))["value"] == {"ref": "row.title"}

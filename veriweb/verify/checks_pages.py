@@ -1325,11 +1325,42 @@ def check_field_echoes(site: Site) -> list[C.Issue]:
     return issues
 
 
+def check_blank_edits(site: Site) -> list[C.Issue]:
+    """S004: a form that rewrites a record and starts its fields with the record's values, but one field
+    starts blank (the edit form's headline): to change only the text, the visitor must type the rest
+    again exactly, and a slip rewrites it. The repair starts it with the record's value."""
+    issues = []
+    for element, path, bound in (found for number, page in enumerate(site.pages)
+                                 for found in C.walk_bound(page.elements, f"$.pages[{number}].elements", None)):
+        if element.type != "form" or element.action.kind != "marker" or bound is None:
+            continue
+        marker = site.marker(element.action.marker)
+        if marker is None or not any(e.op == "update" for e in marker.effects):
+            continue
+        fields = C.field_of(element, "fields") or []
+        kept = {f.name for f in fields if isinstance(C.field_of(f, "value"), Ref) and f.value.namespace == "row"}
+        columns = source_columns(site, bound) or set()
+        if len(kept) < 1:
+            continue
+        for number, field_el in enumerate(fields):
+            if field_el.name in kept or C.field_of(field_el, "value") not in (None, "") or field_el.name not in columns \
+                    or field_el.type in ("password", "checkbox", "hidden"):
+                continue
+            sets = any(re.search(rf"\b{field_el.name}\s*=\s*:\w+", e.sql) for e in marker.effects if e.op == "update")
+            if sets:
+                issues.append(C.Issue("structural", C.FIELD_MISMATCH, f"{path}.fields[{number}]",
+                                      f"field {field_el.label or field_el.name!r} of the form rewriting a {bound} row starts "
+                                      f"blank while {', '.join(sorted(kept))} start with the row's values: to change the "
+                                      f"rest, the visitor must type it again; it should start with row.{field_el.name}"))
+    return issues
+
+
 PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check_field_types, check_link_entities, check_link_filters,
                check_observable, check_controls_distinct, check_headers, check_flag_words, check_figure_words,
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
-               check_nameless_row_links, check_preset_choices, check_field_echoes]
+               check_nameless_row_links, check_preset_choices, check_field_echoes,
+               check_blank_edits]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -604,6 +604,13 @@ def add_field(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | Non
     argument named for a field of its form that sends something else sends the field; a record around a form
     that shows it only for states its marker refuses shows it for those the marker accepts."""
     tokens = parse_path(issue.location)
+    kept = re.search(r"; it should start with row\.(\w+)$", issue.message)
+    if kept is not None and len(tokens) >= 2 and tokens[-2] == "fields":
+        field_el = get_at(data, tokens)  # an edit form's field left blank: it starts with the record's value
+        if not isinstance(field_el, dict) or field_el.get("value") not in (None, ""):
+            return None
+        field_el["value"] = {"ref": f"row.{kept.group(1)}"}
+        return f"field {field_el.get('name')!r} starts with row.{kept.group(1)}", Touch(pages=_page_of(tokens, data))
     if issue.message.endswith("it needs an empty first choice") and tokens[-1] == "options":
         field_el = get_at(data, tokens[:-1])  # a required choice preset to its first option: an empty one first
         if not isinstance(field_el, dict) or any(o.get("value") == "" for o in field_el.get("options", [])):
