@@ -290,3 +290,41 @@ def test_an_edit_form_field_left_blank_beside_prefilled_ones_is_found_and_prefil
     assert not _said(clean, "S004", "starts blank")
     assert _said(site, "S004", "starts blank while body start with the row's values")
     assert title(site_data(repair_static(site)[0]))["value"] == {"ref": "row.title"}
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+def test_a_progress_step_that_lost_its_negate_makes_progress_fall_along_the_certificate() -> None:
+    from veriweb.verify.probes import probe_issues, probe_task
+
+    def edit(data: dict) -> None:
+        next(t for t in data["tasks"] if t["id"] == "delete_post")["progress"][0]["predicate"]["negate"] = False
+    clean, site = _edited("forum", edit)
+    task = clean.task("delete_post")
+    probes = [p for p in probe_task(clean, task, task.certificate) if p.kind == "progress"]
+    assert len(probes) == 1 and probes[0].ok
+    task = site.task("delete_post")
+    probes = [p for p in probe_task(site, task, task.certificate) if p.kind == "progress"]
+    assert len(probes) == 1 and not probes[0].ok
+    assert "progress falls from 1 to 0 of 2 subgoals" in probes[0].description
+    issues = probe_issues(site, task, probes)
+    assert [i.location.rsplit(".", 1)[1] for i in issues] == ["progress"]
+
+
+def test_a_message_from_someone_else_with_its_owners_address_is_found_and_given_the_senders_address() -> None:
+    moved = {}
+
+    def edit(data: dict) -> None:
+        users = {u["id"]: u for u in _table(data, "users")["rows"]}
+        rows = _table(data, "emails")["rows"]
+        index, email = next((n, e) for n, e in enumerate(rows) if e["sender"] != users[e["user_id"]]["email"]
+                            and sum(1 for r in rows if r["sender_name"] == e["sender_name"]) >= 2)
+        moved.update(index=index, sender=email["sender"])
+        email["sender"] = users[email["user_id"]]["email"]
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C012", "carries its owner's own address")
+    assert _said(site, "C012", "carries its owner's own address as its sender")
+    assert not _said(site, "C012", "is in its owner's inbox folder")  # the address is wrong, not the folder
+    fixed = repair_static(site)[0]
+    assert fixed.database.table("emails").rows[moved["index"]]["sender"] == moved["sender"]

@@ -2007,6 +2007,7 @@ def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
     if users is None or users.column("email") is None:
         return
     address = {u.get(users.primary_key): str(u.get("email") or "").lower() for u in users.rows}
+    names = {u.get(users.primary_key): str(u.get(auth.name_column) or "") for u in users.rows}
     for t_index, table in enumerate(site.database.tables):
         if table.column("sender") is None:
             continue
@@ -2027,12 +2028,54 @@ def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
                 if not mine or not sender:
                     continue
                 to = str(row.get("recipients") or "").lower() + " " + str(row.get("cc") or "").lower()
+                if sender == mine and str(row.get("sender_name") or names.get(owner, "")) != names.get(owner, ""):
+                    continue  # from someone else, with the owner's address: the address is wrong (misaddressed_senders)
                 belongs = "inbox" if where == "sent" and sender != mine else \
                     "sent" if where == "inbox" and sender == mine and mine not in to else None
                 target = box.get((owner, belongs)) if belongs else None
                 if target is not None:
                     yield (f"$.database.tables[{t_index}].rows[{r_index}].{fk.column}", row.get(table.primary_key),
                            where, row.get(fk.column), target)
+
+
+def misaddressed_senders(site: Site) -> Iterator[tuple[str, Any, str, str]]:
+    """Each message that names someone else as its sender (``sender_name``) but carries its owner's own
+    address as ``sender``: a reply goes back to the owner, and a judge comparing with the stored sender
+    passes it. Only where that name's own address is known (the address other messages from them carry,
+    or the owner's contact of that name). Path of the sender, the row's id, the name, and the address."""
+    auth = site.auth
+    users = site.database.table(auth.table) if auth is not None else None
+    if users is None or users.column("email") is None:
+        return
+    own = {u.get(users.primary_key): (str(u.get("email") or "").lower(), str(u.get(auth.name_column) or ""))
+           for u in users.rows}
+    contacts = site.database.table("contacts")
+    for t_index, table in enumerate(site.database.tables):
+        if table.column("sender") is None or table.column("sender_name") is None or table.column("user_id") is None:
+            continue
+        known: dict[str, Counter[str]] = {}
+        for row in table.rows:
+            if isinstance(row.get("sender"), str) and row.get("sender_name"):
+                known.setdefault(row["sender_name"], Counter())[row["sender"]] += 1
+        for r_index, row in enumerate(table.rows):
+            mine, name = own.get(row.get("user_id"), ("", ""))
+            said = str(row.get("sender_name") or "")
+            if not mine or not said or said == name or str(row.get("sender") or "").lower() != mine:
+                continue
+            others = [a for a, _ in (known.get(said) or Counter()).most_common() if a.lower() != mine]
+            if not others and contacts is not None:
+                others = [c["email"] for c in contacts.rows if c.get("name") == said and c.get("user_id") == row["user_id"]
+                          and isinstance(c.get("email"), str)]
+            if others:
+                yield f"$.database.tables[{t_index}].rows[{r_index}].sender", row.get(table.primary_key), said, others[0]
+
+
+def check_misaddressed_senders(site: Site) -> list[C.Issue]:
+    """C012: see :func:`misaddressed_senders`. The repair gives the message its sender's own address."""
+    return [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                    f"message {key!r} is from {name!r} but carries its owner's own address as its sender: a reply "
+                    f"goes back to the owner; its sender should be {address!r}")
+            for location, key, name, address in misaddressed_senders(site)]
 
 
 def check_misfiled_mail(site: Site) -> list[C.Issue]:
@@ -2055,7 +2098,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
                check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
                check_annotated_codes, check_early_duplicate_tests, check_misfiled_mail,
-               check_linked_values]
+               check_linked_values, check_misaddressed_senders]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

@@ -273,7 +273,9 @@ def _keep(site: Site, verdicts: dict[str, Any], dropped: dict[str, str],
                 ran, bad = reuse.get(task.id) or _bad_probes(site, task, certificate, session=session)
                 probes[task.id] = (ran, bad)
                 if bad:
-                    dropped[task.id] = f"the judge passes decoys: {', '.join(bad[:5])}"
+                    decoys = [name for name in bad if name != "progress:falls"]
+                    dropped[task.id] = f"the judge passes decoys: {', '.join(decoys[:5])}" if decoys else \
+                        "its progress falls along its own certificate"
                     continue
             kept.append(task)
     finally:

@@ -46,7 +46,7 @@ from veriweb.verify.trajectories import (
     DONE, Prefixes, Probe, as_action, end_state, judge_trajectory, not_applicable, record,
 )
 
-KINDS = ("sanity", "noop", "other_entity", "all_rows", "quantity", "budget", "undone", "partial", "enumerate",
+KINDS = ("sanity", "progress", "noop", "other_entity", "all_rows", "quantity", "budget", "undone", "partial", "enumerate",
          "wrong_answer")
 """Every probe kind, in the order :func:`probe_task` tries them."""
 
@@ -254,6 +254,25 @@ def _near_miss(kind: str, expected: Any, values: list[Any], session: Session) ->
 # ----------------------------------------------------------------------------- entry points
 
 
+def _progress_falls(site: Site, task: Task, certificate: list[str], session: Session) -> Probe:
+    """Whether the task's progress (the subgoals that hold) falls anywhere along its certificate: a dense
+    reward built on it would then punish the solution's own steps (a step that holds at the start and
+    stops holding once the solution does its part, as a step that lost its ``negate`` does). A sound
+    task's progress never falls along its certificate; the probe "passes" when it does."""
+    episode = Episode(site, task, session=session, end_on_success=True)
+    episode.reset()
+    done = sum(episode.judge.progress().subgoals)
+    for number, action in enumerate(certificate):
+        if episode.finished:
+            break
+        now = sum(episode.step(action).progress.subgoals)
+        if now < done:
+            return Probe("progress", "progress:falls", f"progress falls from {done} to {now} of {len(task.progress)} "
+                                                       f"subgoals at step {number + 1} of the certificate", True)
+        done = now
+    return Probe("progress", "progress:falls", "progress never falls along the certificate", False)
+
+
 def probe_task(site: Site, task: Task, certificate: list[str] | tuple[str, ...], *,
                session: Session | None = None) -> list[Probe]:
     """Put the certificate and every decoy that can be built to the task's judge.
@@ -274,6 +293,8 @@ def probe_task(site: Site, task: Task, certificate: list[str] | tuple[str, ...],
     prefixes = Prefixes(site, task, certificate, session, range(len(certificate) + 1))
     passed, _ = prefixes.judge(len(certificate), [])
     probes = [Probe("sanity", "sanity", "the certificate itself", passed, expected=True)]
+    if task.kind != "infeasible" and task.progress:
+        probes.append(_progress_falls(site, task, certificate, session))
     noops = [("say done", DONE)] if task.kind == "infeasible" else [
         ("say done", DONE), ("give up", "report_infeasible('This cannot be done.')")]
     for name, action in noops:
@@ -303,6 +324,10 @@ def probe_issues(site: Site, task: Task, probes: list[Probe]) -> list[Issue]:
         if probe.kind == "sanity":
             issues.append(Issue(CHECKS[CERTIFICATE_FAILS][0], CERTIFICATE_FAILS, f"{location}.certificate",
                                 f"task {task.id!r}: the judge rejects the certificate itself"))
+        elif probe.kind == "progress":
+            issues.append(Issue(CHECKS[JUDGE_FOOLED][0], JUDGE_FOOLED, f"{location}.progress",
+                                f"task {task.id!r}: its progress falls along its own certificate ({probe.description}): "
+                                f"a dense reward would punish the solution's steps"))
         else:
             where = f"{location}.answer" if task.kind == "retrieve" else (
                 f"{location}.goal" if task.goal else location)

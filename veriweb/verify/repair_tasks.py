@@ -84,7 +84,8 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     (:func:`veriweb.verify.checks_guards._unscoped_groups`)."""
     tokens = R.parse_path(issue.location)
     filed = re.search(r"(?:is missing from its own list and shown in another|\(the marker that makes it '[^']*'\) "
-                      r"refuses: .*); its (\w+) should be (.+)$", issue.message)
+                      r"refuses: .*|carries its owner's own address as its sender: .*); its (\w+) should be (.+)$",
+                      issue.message)
     if filed is not None and len(tokens) == 6 and tokens[:2] == ["database", "tables"]:  # a row filed elsewhere
         import ast
 
