@@ -328,3 +328,16 @@ def test_a_message_from_someone_else_with_its_owners_address_is_found_and_given_
     assert not _said(site, "C012", "is in its owner's inbox folder")  # the address is wrong, not the folder
     fixed = repair_static(site)[0]
     assert fixed.database.table("emails").rows[moved["index"]]["sender"] == moved["sender"]
+
+
+def test_a_slot_written_with_doubled_braces_is_written_as_a_slot_again() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = next(t for t in data["tasks"] if t["id"] == "book_flight")
+        task["template"] = task["template"].replace("{time}", "{{time}}")
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("travel", edit)
+    assert "{time}" in site.task("book_flight").instruction
+    fixed = repair_static(site)[0]
+    assert fixed.task("book_flight").instruction == clean.task("book_flight").instruction

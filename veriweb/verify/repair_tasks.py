@@ -272,6 +272,13 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     if hidden is not None and tokens[-1:] == ["template"]:  # the slot stated at the end
         task = R.get_at(data, tokens[:-1])
         name = hidden.group(1)
+        doubled = [slot for slot in task.get("slots", {}) if f"{{{{{slot}}}}}" in task["template"]]
+        if doubled:  # slots written with doubled braces, which render as their names: written as slots
+            for slot in doubled:
+                task["template"] = task["template"].replace(f"{{{{{slot}}}}}", f"{{{slot}}}")
+            task["instruction"] = render_instruction(task["template"], task["slots"])
+            return (f"task {task['id']!r}: {', '.join(f'{{{{{slot}}}}}' for slot in doubled)} written as slots in the "
+                    f"template", R.Touch(tasks={task["id"]}))
         task["template"] = f"{task['template'].rstrip()} ({name.replace('_', ' ')}: {{{name}}})"
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return f"task {task['id']!r}: {{{name}}} stated in the template", R.Touch(tasks={task["id"]})
