@@ -341,3 +341,20 @@ def test_a_slot_written_with_doubled_braces_is_written_as_a_slot_again() -> None
     assert "{time}" in site.task("book_flight").instruction
     fixed = repair_static(site)[0]
     assert fixed.task("book_flight").instruction == clean.task("book_flight").instruction
+
+
+def test_a_search_option_sending_a_state_no_row_holds_is_found_and_sends_the_one_its_words_name() -> None:
+    from jsonwalk import dicts, site_data
+
+    def state(data: dict) -> dict:
+        form = next(d for d in dicts(data["pages"]) if d.get("type") == "form" and d["action"]["kind"] == "navigate"
+                    and d["action"]["route"].endswith("/merge_requests"))
+        return next(f for f in form["fields"] if f["name"] == "state")
+
+    def edit(data: dict) -> None:
+        next(o for o in state(data)["options"] if o["value"] == "open")["value"] = "opened"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "M003", "holds or gets")
+    assert _said(site, "M003", "option 'Open' sends 'opened', which no mr_view.state holds or gets")
+    assert [o["value"] for o in state(site_data(repair_static(site)[0]))["options"]] == \
+        [o["value"] for o in state(site_data(clean))["options"]]

@@ -1131,9 +1131,61 @@ def check_hidden_forms(site: Site) -> list[C.Issue]:
     return issues
 
 
+def unheld_choices(site: Site) -> Iterator[tuple[str, str, str, str, str, str]]:
+    """Each option of a search form's drop-down that sends a value the list it filters never holds: the
+    list tests ``column = query.field`` and the option sends a state no row is in or can get ("Open"
+    sending ``opened`` where requests are ``open``): choosing it always lists nothing. Only where its words
+    name one value the rows do hold. The option's path, its words, its value, the list's source and
+    column, and that value."""
+    from veriweb.verify.checks_guards import _domains
+    from veriweb.verify.checks_pages import _passthrough
+
+    domains = _domains(site)
+    def shape(route: str) -> str:
+        return re.sub(r"\{[^}]*\}", "{}", route.split("?")[0])
+
+    routes = {shape(page.route): page for page in site.pages}
+    for element, path, _ in C.all_elements(site):
+        if element.type != "form" or element.action.kind != "navigate":
+            continue
+        target = routes.get(shape(str(element.action.route)))
+        if target is None:
+            continue
+        tests = {}
+        for found, _, _ in C.walk_bound(target.elements, "$", None):
+            query = C.field_of(found, "query") if found.type in ("list", "table") else None
+            for cond in (query.where if query is not None else []):
+                if cond.op == "=" and isinstance(cond.value, Ref) and cond.value.namespace == "query":
+                    tests[cond.value.name] = (query.table, cond.column)
+        for number, field_el in enumerate(C.field_of(element, "fields") or []):
+            if field_el.name not in tests or not C.field_of(field_el, "options"):
+                continue
+            source, column = tests[field_el.name]
+            held = set((domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ())) or {})
+                       .values())
+            if not held:
+                continue
+            for o_index, option in enumerate(field_el.options):
+                value, label = str(option.value), str(option.label)
+                if value == "" or value in held:
+                    continue
+                named = sorted(v for v in held if _says_value(label, v))
+                if len(named) == 1:  # a value its words name (and a choice of a value no row has yet is no defect)
+                    yield f"{path}.fields[{number}].options[{o_index}].value", label, value, source, column, named[0]
+
+
+def check_unheld_choices(site: Site) -> list[C.Issue]:
+    """M003: see :func:`unheld_choices`. The repair sends the value the option's words name."""
+    return [C.Issue("semantic", C.CONTRADICTORY_LABEL, location,
+                    f"option {label!r} sends {value!r}, which no {source}.{column} holds or gets: choosing it always "
+                    f"lists nothing; its words name {right!r}")
+            for location, label, value, source, column, right in unheld_choices(site)]
+
+
 MEANING_CHECKS = [check_option_values, check_form_keys, check_label_meaning, check_answer_shown, check_link_names, check_empty_filters, check_calendar_filters,
                   check_inverted_flags, check_passed_shapes, check_sort_labels, check_duplicate_sorts, check_owned_choices,
-                  check_sibling_links, check_hidden_forms]
+                  check_sibling_links, check_hidden_forms,
+                  check_unheld_choices]
 
 __all__ = ["MEANING_CHECKS", "calendar_filters", "check_answer_shown", "check_calendar_filters", "check_duplicate_sorts",
            "check_empty_filters", "check_form_keys", "check_owned_choices", "duplicate_sorts", "misvalued_options",
