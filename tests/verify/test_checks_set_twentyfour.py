@@ -358,3 +358,15 @@ def test_a_search_option_sending_a_state_no_row_holds_is_found_and_sends_the_one
     assert _said(site, "M003", "option 'Open' sends 'opened', which no mr_view.state holds or gets")
     assert [o["value"] for o in state(site_data(repair_static(site)[0]))["options"]] == \
         [o["value"] for o in state(site_data(clean))["options"]]
+
+
+def test_a_goal_requiring_a_flag_the_instruction_never_asks_for_is_found_and_stops_testing_it() -> None:
+    def edit(data: dict) -> None:
+        goal = next(t for t in data["tasks"] if t["id"] == "book_flight")["goal"][0]
+        goal["query"]["where"].append({"column": "bag", "op": "=", "value": True})
+    clean, site = _edited("travel", edit)
+    assert "bag" not in site.task("book_flight").instruction.lower()
+    assert not _said(clean, "M016", "never asks for")
+    assert _said(site, "M016", "task 'book_flight': its goal also requires bag = True, which the instruction never asks for")
+    fixed = repair_static(site)[0]
+    assert fixed.task("book_flight").goal == clean.task("book_flight").goal

@@ -1870,6 +1870,51 @@ def check_per_unit_bounds(site: Site) -> list[C.Issue]:
     return issues
 
 
+def unasked_flags(site: Site) -> Iterator[tuple[str, str, str, Any]]:
+    """Each goal of a mutate task that also requires a yes/no column of the row it checks to be set one way
+    (``bag = true``) while the instruction never names that column: doing exactly what it says fails
+    when the other way is the default. The path of the test, the task, the column and its value."""
+    setters: dict[str, set[str]] = {}  # per column: the words of the markers that set it and of their buttons
+    submits: dict[str, list[str]] = {}
+    for element, _, _ in C.all_elements(site):
+        if element.type == "form" and element.action.kind == "marker":
+            submits.setdefault(element.action.marker, []).append(element.submit)
+    own: set[str] = set()  # columns a marker exists to set (its only write): a task about them may word them any way
+    for marker in site.markers:
+        said = " ".join([marker.name.replace("_", " "), marker.label or "", *submits.get(marker.name, [])])
+        for effect in marker.effects:
+            for column in re.findall(r"\b(\w+)\s*=\s*(?::\w+|1|0|true|false|NOT\b)", effect.sql, re.I):
+                setters.setdefault(column, set()).update(stem(w) for w in re.findall(r"[a-z]+", said.lower()) if len(w) >= 3)
+        sets = [re.search(r"\bSET\s+(.*?)\s+WHERE\b", e.sql, re.I | re.S) for e in marker.effects]
+        if marker.effects and all(e.op == "update" for e in marker.effects) and all(sets):
+            written = {m.group(1) for found in sets for m in re.finditer(r"(\w+)\s*=", found.group(1))}
+            if len(written) == 1:
+                own |= written
+    for number, task in enumerate(site.tasks):
+        if task.kind != "mutate":
+            continue
+        words = {stem(w) for w in re.findall(r"[a-z]+", task.instruction.lower())}
+        for index, predicate in enumerate(task.goal):
+            for query, path in _queries_with(predicate, f"$.tasks[{number}].goal[{index}]", "where"):
+                table = site.database.table(query.table)
+                for c_index, cond in enumerate(query.where):
+                    column = table.column(cond.column) if table is not None else None
+                    if column is None or column.type != "boolean" or cond.op != "=" or not isinstance(cond.value, bool) \
+                            or cond.column in own:
+                        continue
+                    named = {stem(w) for w in cond.column.split("_") if len(w) >= 3} | setters.get(cond.column, set())
+                    if flag_words(task.instruction, cond.column) is None and not named & words:
+                        yield f"{path}.where[{c_index}]", task.id, cond.column, cond.value
+
+
+def check_unasked_flags(site: Site) -> list[C.Issue]:
+    """M016: see :func:`unasked_flags`. The repair drops the test the instruction does not ask for."""
+    return [C.Issue("semantic", C.SLOT_CONTRADICTS_GOAL, location,
+                    f"task {task!r}: its goal also requires {column} = {value}, which the instruction never asks for: "
+                    f"doing exactly what it says can fail; the goal should not test {column}")
+            for location, task, column, value in unasked_flags(site)]
+
+
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots, check_progress_beyond_goal,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
@@ -1878,5 +1923,6 @@ TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, che
                check_either_goals, check_walled_goals, check_weekdays,
                check_loose_text_goals, check_count_questions, check_difficulty,
                check_prefilled_starts, check_named_sorts, check_tolerant_budgets,
-               check_answer_candidates, check_blank_profiles, check_per_unit_bounds]
+               check_answer_candidates, check_blank_profiles, check_per_unit_bounds,
+               check_unasked_flags]
 """The checks of this module, in the order :func:`veriweb.verify.checks.static_issues` runs them."""

@@ -189,6 +189,15 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    unasked = re.search(r"which the instruction never asks for: doing exactly what it says can fail; the goal should not "
+                        r"test (\w+)$", issue.message)
+    if unasked is not None and len(tokens) >= 2 and tokens[-2] == "where":  # a flag the words never ask for: untested
+        where, task = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
+        if not isinstance(where, list) or not isinstance(where[tokens[-1]], dict) \
+                or where[tokens[-1]].get("column") != unasked.group(1):
+            return None
+        where.pop(tokens[-1])
+        return f"task {task['id']!r}: its goal no longer tests {unasked.group(1)}", R.Touch(tasks={task["id"]})
     per_unit = re.search(r"but its goal bounds (\w+) / (\w+), a figure per \2; it should bound \1$", issue.message)
     if per_unit is not None and tokens[-1] == "sql":  # the whole figure, as the words bound it
         predicate, task = R.get_at(data, tokens[:-1]), R.get_at(data, tokens[:2])
