@@ -370,3 +370,16 @@ def test_a_goal_requiring_a_flag_the_instruction_never_asks_for_is_found_and_sto
     assert _said(site, "M016", "task 'book_flight': its goal also requires bag = True, which the instruction never asks for")
     fixed = repair_static(site)[0]
     assert fixed.task("book_flight").goal == clean.task("book_flight").goal
+
+
+def test_a_subquery_over_the_users_own_rows_that_tests_no_user_is_found_and_scoped() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "save_post")["effects"][0]
+        assert "user_id = :user_id AND post_id = :post_id" in effect["sql"]
+        effect["sql"] = effect["sql"].replace("user_id = :user_id AND post_id = :post_id", "post_id = :post_id")
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "tests no user")
+    assert _said(site, "C013", "a subquery over saved tests no user")
+    fixed = repair_static(site)[0]
+    assert "NOT EXISTS (SELECT 1 FROM saved WHERE user_id = :user_id AND post_id = :post_id)" in \
+        fixed.marker("save_post").effects[0].sql

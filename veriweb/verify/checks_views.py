@@ -2089,6 +2089,44 @@ def _null_blind_tests(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"neither equal nor unequal to anything): those rows are always refused", sql, fixed)
 
 
+def _unscoped_subqueries(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A subquery over a table of users' own rows (one with ``user_id``) that tests no user, in a statement
+    that is about the signed-in user's rows of that table (another subquery over it tests ``user_id =
+    :user_id``, or it inserts the user's row): it reads everyone's rows ("not bookmarked yet" by anyone;
+    the stock taken off every product in anyone's cart). The fix tests the signed-in user there too."""
+    spans = list(_subqueries(sql))
+    inserted = re.match(r"\s*INSERT\s+INTO\s+(\w+)\s*\(([^)]*)\)", sql, re.I)
+    for start, end in spans:
+        if not re.search(r"\b(?:EXISTS|IN)\s*\($", sql[:start], re.I):
+            continue  # only a test of which rows there are (a number counted over the whole table is meant so)
+        inner = sql[start:end]
+        head = re.match(r"\s*SELECT\b.*?\bFROM\s+(\w+)(?:\s+(?:AS\s+)?(?!WHERE\b)(\w+))?\s*(.*)$", inner, re.I | re.S)
+        if head is None or re.search(r"\bJOIN\b|\(\s*SELECT\b|\buser_id\b", inner, re.I):
+            continue
+        table = site.database.table(head.group(1))
+        if table is None or table.column("user_id") is None:
+            continue
+        rest = sql[:start] + sql[end:]
+        scoped = any(re.search(rf"\bFROM\s+{table.name}\b.*\buser_id\s*=\s*:user_id\b", sql[a:b], re.I | re.S)
+                     for a, b in spans if (a, b) != (start, end)) or (
+            inserted is not None and inserted.group(1) == table.name and "user_id" in inserted.group(2)
+            and ":user_id" in rest)
+        if not scoped:
+            continue
+        test = f"{head.group(2) + '.' if head.group(2) else ''}user_id = :user_id"
+        tail = head.group(3)
+        where = re.match(r"WHERE\b", tail, re.I)
+        if where is not None:
+            fixed_inner = inner[:len(inner) - len(tail)] + f"WHERE {test} AND" + tail[where.end():]
+        elif not tail.strip():
+            fixed_inner = inner.rstrip() + f" WHERE {test}"
+        else:
+            continue
+        yield Fix(location, f"a subquery over {table.name} tests no user, while the rest of the statement is about the "
+                            f"signed-in user's rows: it reads everyone's", sql, sql[:start] + fixed_inner + sql[end:])
+        return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2177,6 +2215,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += today_typos(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, in_marker=True)
             out += wall_clock(f"$.markers[{m}].effects[{e}].sql", effect.sql, in_effect=True)
             out += _text_truths(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _unscoped_subqueries(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
