@@ -383,3 +383,16 @@ def test_a_subquery_over_the_users_own_rows_that_tests_no_user_is_found_and_scop
     fixed = repair_static(site)[0]
     assert "NOT EXISTS (SELECT 1 FROM saved WHERE user_id = :user_id AND post_id = :post_id)" in \
         fixed.marker("save_post").effects[0].sql
+
+
+def test_a_view_keeping_only_rows_past_a_fixed_bar_is_found_and_keeps_them_all() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "review_view")
+        assert " WHERE " not in view["sql"]
+        view["sql"] += " WHERE r.rating >= 3"
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "keeps only the rows where")
+    assert _said(site, "C013", "the view keeps only the rows where r.rating >= 3")
+    fixed = repair_static(site)[0]
+    assert next(v.sql for v in fixed.database.views if v.name == "review_view") == \
+        next(v.sql for v in clean.database.views if v.name == "review_view")

@@ -2127,6 +2127,49 @@ def _unscoped_subqueries(site: Site, location: str, sql: str) -> Iterator[Fix]:
         return
 
 
+_THRESHOLD = re.compile(r"^\(?\s*(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*(-?\d+(?:\.\d+)?)\s*\)?$")
+
+
+def _thresholded_views(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view that keeps only the rows whose number passes a fixed bar (``WHERE r.rating >= 3``): every
+    page, goal and answer that reads it silently loses the others (the one- and two-star reviews), with
+    nothing on the page saying so. Lists filter their own rows; the fix drops the bar."""
+    where = _top_keyword(sql, "WHERE")
+    if where < 0:
+        return
+    end = min([i for i in (_top_keyword(sql, w) for w in ("GROUP", "ORDER", "LIMIT", "HAVING")) if i > where] or [len(sql)])
+    parts = _split_top_and(sql[where + 5:end])
+    aliases = _aliases(sql)
+    kept = []
+    dropped = None
+    for part in parts:
+        found = _THRESHOLD.match(part.strip())
+        kind = _column_type(site, aliases, found.group(1), found.group(2)) if found else None
+        if found is not None and dropped is None and kind in ("integer", "real", "money") and float(found.group(4)) != 0:
+            dropped = part.strip()
+        else:
+            kept.append(part.strip())
+    if dropped is None:
+        return
+    fixed = sql[:where].rstrip() + (f" WHERE {' AND '.join(kept)}" if kept else "") + \
+        (" " + sql[end:].lstrip() if end < len(sql) else "")
+    yield Fix(location, f"the view keeps only the rows where {dropped}: every page, goal and answer reading it loses the "
+                        f"others without a word", sql, fixed)
+
+
+def _split_top_and(text: str) -> list[str]:
+    """``text`` split at its top-level ``AND``s (outside parentheses and quotes; a ``BETWEEN ... AND`` is
+    not split, nor is text with an ``OR`` at its top level, returned whole)."""
+    if _top_keyword(text, "OR") >= 0 or _top_keyword(text, "BETWEEN") >= 0:
+        return [text.strip()]
+    out, start = [], 0
+    while (cut := _top_keyword(text[start:], "AND")) >= 0:
+        out.append(text[start:start + cut])
+        start += cut + 3
+    out.append(text[start:])
+    return [p.strip() for p in out if p.strip()]
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2184,6 +2227,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _skipped_counts(site, location, view.sql)
         out += _text_truths(site, location, view.sql)
         out += _date_differences(site, location, view.sql)
+        out += _thresholded_views(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
