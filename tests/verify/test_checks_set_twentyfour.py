@@ -396,3 +396,15 @@ def test_a_view_keeping_only_rows_past_a_fixed_bar_is_found_and_keeps_them_all()
     fixed = repair_static(site)[0]
     assert next(v.sql for v in fixed.database.views if v.name == "review_view") == \
         next(v.sql for v in clean.database.views if v.name == "review_view")
+
+
+def test_a_view_keeping_only_rows_of_one_amount_is_found() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "sales_month")
+        assert "WHERE o.status != 'canceled'" in view["sql"]
+        view["sql"] = view["sql"].replace("WHERE o.status != 'canceled'", "WHERE o.status != 'canceled' AND o.refunded = 0")
+    clean, site = _edited("admin", edit)
+    assert _said(site, "C013", "the view keeps only the rows where o.refunded = 0")
+    fixed = repair_static(site)[0]
+    assert next(v.sql for v in fixed.database.views if v.name == "sales_month") == \
+        next(v.sql for v in clean.database.views if v.name == "sales_month")

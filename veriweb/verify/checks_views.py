@@ -2127,13 +2127,14 @@ def _unscoped_subqueries(site: Site, location: str, sql: str) -> Iterator[Fix]:
         return
 
 
-_THRESHOLD = re.compile(r"^\(?\s*(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<)\s*(-?\d+(?:\.\d+)?)\s*\)?$")
+_THRESHOLD = re.compile(r"^\(?\s*(?:(\w+)\.)?(\w+)\s*(>=|>|<=|<|=)\s*(-?\d+(?:\.\d+)?)\s*\)?$")
 
 
 def _thresholded_views(site: Site, location: str, sql: str) -> Iterator[Fix]:
-    """A view that keeps only the rows whose number passes a fixed bar (``WHERE r.rating >= 3``): every
-    page, goal and answer that reads it silently loses the others (the one- and two-star reviews), with
-    nothing on the page saying so. Lists filter their own rows; the fix drops the bar."""
+    """A view that keeps only the rows whose number passes a fixed bar (``WHERE r.rating >= 3``), or whose
+    amount is exactly some figure (``o.refunded = 0``): every page, goal and answer that reads it silently
+    loses the others (the one- and two-star reviews, every order with a refund), with nothing on the page
+    saying so. Lists filter their own rows; the fix drops the bar."""
     where = _top_keyword(sql, "WHERE")
     if where < 0:
         return
@@ -2145,7 +2146,9 @@ def _thresholded_views(site: Site, location: str, sql: str) -> Iterator[Fix]:
     for part in parts:
         found = _THRESHOLD.match(part.strip())
         kind = _column_type(site, aliases, found.group(1), found.group(2)) if found else None
-        if found is not None and dropped is None and kind in ("integer", "real", "money") and float(found.group(4)) != 0:
+        barred = found is not None and (kind in ("integer", "real", "money") and found.group(3) != "=" and
+                                        float(found.group(4)) != 0 or kind == "money" and found.group(3) == "=")
+        if barred and dropped is None:  # a bar on a number, or an amount that must be exactly some figure
             dropped = part.strip()
         else:
             kept.append(part.strip())
