@@ -408,3 +408,14 @@ def test_a_view_keeping_only_rows_of_one_amount_is_found() -> None:
     fixed = repair_static(site)[0]
     assert next(v.sql for v in fixed.database.views if v.name == "sales_month") == \
         next(v.sql for v in clean.database.views if v.name == "sales_month")
+
+
+def test_a_second_row_of_a_value_a_view_joins_on_is_found_and_removed() -> None:
+    def edit(data: dict) -> None:
+        months = _table(data, "months")["rows"]
+        months.append({"id": max(r["id"] for r in months) + 1, "month": months[-1]["month"], "label": "This month so far"})
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C002", "a view joins on")
+    assert _said(site, "C002", "repeats month")
+    fixed = repair_static(site)[0]
+    assert fixed.database.table("months").rows == clean.database.table("months").rows

@@ -636,8 +636,50 @@ def check_unit_total_writes(site: Site) -> list[C.Issue]:
             for path, _, count, units in unit_total_writes(site)]
 
 
+_ON_CLAUSE = re.compile(r"\bON\b(.*?)(?=\b(?:LEFT|INNER|CROSS|JOIN|WHERE|GROUP|ORDER|LIMIT)\b|$)", re.I | re.S)
+
+
+def check_joined_duplicates(site: Site) -> list[C.Issue]:
+    """C002: a row repeating another's value of a column that a view joins other rows on (a second
+    ``months`` row for ``2026-06``), where every other value is held once: each joined row is counted
+    twice (June's revenue doubled) and every list of the values shows it twice. The repair removes the
+    later row, when nothing points at it."""
+    from veriweb.verify.checks_views import _aliases
+
+    joined: set[tuple[str, str]] = set()
+    for view in site.database.views:
+        aliases = _aliases(view.sql)
+        for clause in _ON_CLAUSE.finditer(view.sql):
+            for alias, column in re.findall(r"(?<![\w.])(\w+)\.(\w+)", clause.group(1)):
+                if alias in aliases:
+                    joined.add((aliases[alias], column))
+    pointed = {(fk.ref_table, fk.ref_column) for t in site.database.tables for fk in t.foreign_keys}
+    issues = []
+    for t_index, table in enumerate(site.database.tables):
+        for column in table.columns:
+            if (table.name, column.name) not in joined or column.name == table.primary_key or column.type == "boolean" \
+                    or any(fk.column == column.name for fk in table.foreign_keys):
+                continue
+            values = [row.get(column.name) for row in table.rows]
+            counts = Counter(v for v in values if v not in (None, ""))
+            repeated = [v for v, n in counts.items() if n > 1]
+            if len(counts) < 5 or len(repeated) != 1 or counts[repeated[0]] != 2:
+                continue
+            later = max(n for n, v in enumerate(values) if v == repeated[0])
+            key = table.rows[later].get(table.primary_key)
+            if any(ref == table.name and any(r.get(fk.column) == key for r in other.rows)
+                   for other in site.database.tables for fk in other.foreign_keys
+                   for ref in [fk.ref_table] if (ref, table.primary_key) in pointed):
+                continue  # other rows point at it: removing it is no repair
+            issues.append(C.Issue("consistency", C.DUPLICATE_KEY, f"$.database.tables[{t_index}].rows[{later}]",
+                                  f"{table.name} row {later} repeats {column.name} {repeated[0]!r}, which every other row "
+                                  f"holds once and a view joins on: what it joins is counted twice; the later one "
+                                  f"should be removed"))
+    return issues
+
+
 KEY_CHECKS = [check_unit_total_writes, check_sql, check_undeclared_keys, check_owner_keys, check_natural_keys, check_line_prices,
-              check_unit_totals, check_repeated_links, check_unlinked_pairs]
+              check_unit_totals, check_repeated_links, check_unlinked_pairs, check_joined_duplicates]
 
 __all__ = ["KEY_CHECKS", "check_line_prices", "check_natural_keys", "check_owner_keys", "check_repeated_links", "check_sql", "check_unlinked_pairs",
            "check_undeclared_keys", "check_unit_totals", "expected_unit_total", "named_table"]
