@@ -419,3 +419,30 @@ def test_a_second_row_of_a_value_a_view_joins_on_is_found_and_removed() -> None:
     assert _said(site, "C002", "repeats month")
     fixed = repair_static(site)[0]
     assert fixed.database.table("months").rows == clean.database.table("months").rows
+
+
+def test_a_view_column_read_off_the_parent_row_is_found_and_read_off_the_row() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "note_view")
+        view["sql"] = view["sql"].replace("n.created AS created FROM notes n JOIN users u ON u.id = n.author_id",
+                                          "i.created AS created FROM notes n JOIN users u ON u.id = n.author_id "
+                                          "JOIN issues i ON i.id = n.issue_id")
+        assert "i.created" in view["sql"]
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C013", "every row shows its parent's")
+    assert _said(site, "C013", "created reads i.created, the issues row's, though each notes row has its own created")
+    fixed = repair_static(site)[0]
+    assert "n.created AS created" in next(v.sql for v in fixed.database.views if v.name == "note_view")
+
+
+def test_a_person_joined_through_the_parent_rows_key_is_found_and_joined_through_the_rows_own() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "comment_view")
+        old = "FROM comments c JOIN users u ON u.id = c.user_id JOIN posts p ON p.id = c.post_id"
+        assert old in view["sql"]
+        view["sql"] = view["sql"].replace(old, "FROM comments c JOIN posts p ON p.id = c.post_id JOIN users u ON u.id = p.user_id")
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C013", "is joined through")
+    assert _said(site, "C013", "users is joined through p.user_id, the posts row's, though each comments row has its own")
+    fixed = repair_static(site)[0]
+    assert "JOIN users u ON u.id = c.user_id" in next(v.sql for v in fixed.database.views if v.name == "comment_view")

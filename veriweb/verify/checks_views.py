@@ -2173,6 +2173,57 @@ def _split_top_and(text: str) -> list[str]:
     return [p.strip() for p in out if p.strip()]
 
 
+def _borrowed_own_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view column named for a column its own rows have (``created``) that reads that column of a joined
+    row instead (``i.created``, the ticket's, on a view of notes): every row shows its parent's value (each
+    comment dated the day its ticket opened). The fix reads the row's own."""
+    main = _main_from(sql)
+    table = site.database.table(main[0]) if main is not None else None
+    if table is None:
+        return
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*(\w+)\.(\w+)\s*", expr)
+        if found is None or found.group(2) != name or found.group(1) == main[1] or table.column(name) is None \
+                or name == table.primary_key or aliases.get(found.group(1), main[0]) == main[0]:
+            continue
+        yield Fix(location, f"{name} reads {expr.strip()}, the {aliases.get(found.group(1))} row's, though each "
+                            f"{main[0]} row has its own {name}: every row shows its parent's", sql,
+                  _replace_item(sql, expr, f"{main[1]}.{name}", name))
+
+
+def _borrowed_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A table joined through a joined row's key (``JOIN users u ON u.id = p.user_id``, the post's author on a
+    view of comments) where the view's own rows hold that key too (``c.user_id``) and no other join reads
+    theirs: every row shows its parent's person. The fix joins through the row's own key."""
+    from veriweb.verify.wording import singular
+
+    main = _main_from(sql)
+    table = site.database.table(main[0]) if main is not None else None
+    if table is None:
+        return
+    aliases = _aliases(sql)
+    for join in re.finditer(r"\bJOIN\s+(\w+)\s+(?:AS\s+)?(\w+)\s+ON\s+(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)", sql, re.I):
+        joined, alias = join.group(1), join.group(2)
+        sides = [join.group(3, 4), join.group(5, 6)]
+        other = next(((a, c) for a, c in sides if a != alias), None)
+        if other is None or other[0] == main[1] or aliases.get(other[0]) in (None, main[0]):
+            continue
+        own = table.column(other[1])
+        fk = next((f for f in table.foreign_keys if f.column == other[1] and f.ref_table == joined), None)
+        if own is None or fk is None or re.search(rf"\b{main[1]}\.{other[1]}\b", sql[:join.start()] + sql[join.end():]) \
+                and re.search(rf"\bJOIN\s+{joined}\b", sql[:join.start()] + sql[join.end():], re.I):
+            continue
+        named = [name for expr, name in _select_items(sql) or [] if re.search(rf"\b{alias}\.", expr)]
+        if any(name.startswith(singular(aliases[other[0]]) + "_") for name in named):
+            continue  # the parent's person, named as such (post_author)
+        fixed = sql[:join.start(3)] + join.group(0)[join.start(3) - join.start():].replace(
+            f"{other[0]}.{other[1]}", f"{main[1]}.{other[1]}", 1) + sql[join.end():]
+        yield Fix(location, f"{joined} is joined through {other[0]}.{other[1]}, the {aliases[other[0]]} row's, though each "
+                            f"{main[0]} row has its own {other[1]}: every row shows its parent's", sql, fixed)
+        return
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2231,6 +2282,8 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _text_truths(site, location, view.sql)
         out += _date_differences(site, location, view.sql)
         out += _thresholded_views(site, location, view.sql)
+        out += _borrowed_own_columns(site, location, view.sql)
+        out += _borrowed_joins(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
         expr = next(e for e, name in _select_items(sql) or [] if name == column)
