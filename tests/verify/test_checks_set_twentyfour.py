@@ -446,3 +446,15 @@ def test_a_person_joined_through_the_parent_rows_key_is_found_and_joined_through
     assert _said(site, "C013", "users is joined through p.user_id, the posts row's, though each comments row has its own")
     fixed = repair_static(site)[0]
     assert "JOIN users u ON u.id = c.user_id" in next(v.sql for v in fixed.database.views if v.name == "comment_view")
+
+
+def test_an_update_finding_its_row_by_the_value_it_writes_is_found_and_finds_it_by_its_key() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "update_contact")["effects"][0]
+        assert "WHERE id = :contact_id" in effect["sql"]
+        effect["sql"] = effect["sql"].replace("WHERE id = :contact_id", "WHERE name = :name")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "by the name it writes")
+    assert _said(site, "C013", "the update finds its contacts row by the name it writes (:name), not by its key :contact_id")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("update_contact").effects[0].sql == clean.marker("update_contact").effects[0].sql

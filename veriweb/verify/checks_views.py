@@ -65,7 +65,7 @@ from veriweb.verify import checks as C
 from veriweb.verify.dataflow import (
     _INSERT, _SQL_WORDS, _TABLE_NAMES, _top_keyword, closing_paren, parse_effect, set_span, split_top,
 )
-from veriweb.verify.wording import stem
+from veriweb.verify.wording import singular, stem
 
 VIEW_FIGURE = C._code("C013", "consistency", "a view computes a figure that its own name or the site's other "
                                              "figures contradict")
@@ -2196,8 +2196,6 @@ def _borrowed_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A table joined through a joined row's key (``JOIN users u ON u.id = p.user_id``, the post's author on a
     view of comments) where the view's own rows hold that key too (``c.user_id``) and no other join reads
     theirs: every row shows its parent's person. The fix joins through the row's own key."""
-    from veriweb.verify.wording import singular
-
     main = _main_from(sql)
     table = site.database.table(main[0]) if main is not None else None
     if table is None:
@@ -2222,6 +2220,30 @@ def _borrowed_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
         yield Fix(location, f"{joined} is joined through {other[0]}.{other[1]}, the {aliases[other[0]]} row's, though each "
                             f"{main[0]} row has its own {other[1]}: every row shows its parent's", sql, fixed)
         return
+
+
+def _found_by_new_value(site: Site, location: str, sql: str, marker: Any, table_name: str) -> Iterator[Fix]:
+    """An update that finds its row by the value it writes (``SET name = :name ... WHERE name = :name``) while
+    the marker takes the row's key (``contact_id``) and never reads it: a rename changes nothing (no row
+    has the new name yet) and an edit rewrites every row that already shares it. The fix finds the row by
+    its key."""
+    table = site.database.table(table_name)
+    span = set_span(sql)
+    if table is None or span is None:
+        return
+    key = table.primary_key
+    unread = [p.name for p in marker.params if f":{p.name}" not in sql
+              and (p.name == f"{singular(table.name)}_id" or p.name == f"{table.name}_id")]
+    if len(unread) != 1 or re.search(rf"\b{key}\s*=", sql[span[1]:]):
+        return
+    where = sql[span[1]:]
+    for column, param in re.findall(r"(?<![\w.])(\w+)\s*=\s*:(\w+)", sql[span[0]:span[1]]):
+        test = re.search(rf"(?<![\w.]){column}\s*=\s*:{param}\b", where)
+        if test is not None and column != key:
+            fixed = sql[:span[1]] + where[:test.start()] + f"{key} = :{unread[0]}" + where[test.end():]
+            yield Fix(location, f"the update finds its {table.name} row by the {column} it writes (:{param}), not by its key "
+                                f":{unread[0]}, which it never reads: a change of {column} changes nothing", sql, fixed)
+            return
 
 
 def view_fixes(site: Site) -> list[Fix]:
@@ -2316,6 +2338,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += wall_clock(f"$.markers[{m}].effects[{e}].sql", effect.sql, in_effect=True)
             out += _text_truths(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _unscoped_subqueries(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _found_by_new_value(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, marker, effect.table)
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
