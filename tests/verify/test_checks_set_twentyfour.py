@@ -458,3 +458,16 @@ def test_an_update_finding_its_row_by_the_value_it_writes_is_found_and_finds_it_
     assert _said(site, "C013", "the update finds its contacts row by the name it writes (:name), not by its key :contact_id")
     fixed = repair_static(site)[0]
     assert fixed.marker("update_contact").effects[0].sql == clean.marker("update_contact").effects[0].sql
+
+
+def test_revenue_that_takes_off_refunds_beside_a_net_column_is_found_and_stops() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "revenue_month")
+        assert "coalesce(sum(o.total), 0) AS revenue" in view["sql"] and " AS net" in view["sql"]
+        view["sql"] = view["sql"].replace("coalesce(sum(o.total), 0) AS revenue", "coalesce(sum(o.total - o.refunded), 0) AS revenue")
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C013", "named for everything taken in")
+    assert _said(site, "C013", "revenue takes off refunded")
+    fixed = repair_static(site)[0]
+    assert next(v.sql for v in fixed.database.views if v.name == "revenue_month") == \
+        next(v.sql for v in clean.database.views if v.name == "revenue_month")

@@ -1255,6 +1255,28 @@ def _deductions_added(location: str, sql: str) -> Iterator[Fix]:
                 break
 
 
+_GROSS = {"revenue", "gross", "sales", "turnover", "takings", "billed"}
+"""Words of a figure that is everything taken in, before anything is taken off."""
+
+
+def _gross_deducted(location: str, sql: str) -> Iterator[Fix]:
+    """A figure named for everything taken in (``revenue``, ``gross``) that takes off what is refunded or
+    discounted, beside a column named for what remains (``net``): the two say the same, and what was
+    taken in can no longer be read. The fix stops taking it off."""
+    items = _select_items(sql) or []
+    if not any(_words(name) & _NET for _, name in items):
+        return
+    for expr, name in items:
+        if not _words(name) & _GROSS or _words(name) & _NET:
+            continue
+        for match in re.finditer(r"\s*-\s*(?:\w+\.)?(\w+)\b", expr):
+            if _DEDUCTION.match(match.group(1).lower()):
+                fixed_expr = expr[:match.start()] + expr[match.end():]
+                yield Fix(location, f"{name} takes off {match.group(1)}, though it is named for everything taken in and "
+                                    f"another column says what remains", sql, _replace_item(sql, expr, fixed_expr, name))
+                break
+
+
 _SUMMED = re.compile(r"coalesce\(\s*\(\s*SELECT\s+sum\((\w+)\)\s+FROM\s+(\w+)[^()]*(?:\([^()]*\)[^()]*)*\)\s*,\s*0\s*\)", re.I)
 
 
@@ -2272,6 +2294,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _unweighted_sums(site, location, view.sql, products)
         out += _backwards_words(location, view.sql)
         out += _deductions_added(location, view.sql)
+        out += _gross_deducted(location, view.sql)
         out += _tallies_subtracted(location, view.sql)
         out += _flag_words(site, location, view.sql)
         out += _toggle_words(site, location, view.sql)
