@@ -471,3 +471,14 @@ def test_revenue_that_takes_off_refunds_beside_a_net_column_is_found_and_stops()
     fixed = repair_static(site)[0]
     assert next(v.sql for v in fixed.database.views if v.name == "revenue_month") == \
         next(v.sql for v in clean.database.views if v.name == "revenue_month")
+
+
+def test_an_existence_check_that_also_tests_a_state_is_found_and_tests_existence_only() -> None:
+    def edit(data: dict) -> None:
+        guard = next(g for g in _marker(data, "save_product")["preconditions"] if "no longer exists" in g["message"])
+        guard["predicate"]["sql"] = "SELECT EXISTS (SELECT 1 FROM products WHERE id = :p AND status = 'enabled')"
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "C013", "is told it is gone")
+    assert _said(site, "C013", "but also tests status = 'enabled': a record in another state is told it is gone")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("save_product").preconditions == clean.marker("save_product").preconditions

@@ -2268,6 +2268,24 @@ def _found_by_new_value(site: Site, location: str, sql: str, marker: Any, table_
             return
 
 
+_GONE = re.compile(r"\b(?:no longer exists?|does not exist|doesn't exist|not found|cannot be found|could not be found|"
+                   r"no such)\b", re.I)
+_LITERAL_TEST = re.compile(r"\s+AND\s+(?:\w+\.)?(\w+)\s*(?:=|!=|<>)\s*'[^']*'", re.I)
+
+
+def _narrowed_existence(site: Site, location: str, sql: str, message: str) -> Iterator[Fix]:
+    """A precondition whose message says the record does not exist ("This product no longer exists.") that
+    also tests a state of it (``AND status = 'enabled'``): a record in another state is refused with a
+    message that says it is gone (a disabled product can never be edited, not even enabled again). The fix
+    tests only that it exists."""
+    if not _GONE.search(message or "") or not re.match(r"\s*SELECT\s+EXISTS\s*\(", sql, re.I):
+        return
+    found = _LITERAL_TEST.search(sql)
+    if found is not None:
+        yield Fix(location, f"the check says {message!r} but also tests {found.group(0).strip()[4:]}: a record in "
+                            f"another state is told it is gone", sql, sql[:found.start()] + sql[found.end():])
+
+
 def view_fixes(site: Site) -> list[Fix]:
     """Every finding of :func:`check_view_figures`, with the SQL that fixes it."""
     texts = [v.sql for v in site.database.views] + [e.sql for m in site.markers for e in m.effects]
@@ -2376,6 +2394,7 @@ def view_fixes(site: Site) -> list[Fix]:
                 out += mismatched_keys(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
                 out += _misread_days(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql, guard.message)
                 out += _null_blind_tests(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql)
+                out += _narrowed_existence(site, f"$.markers[{m}].preconditions[{k}].predicate.sql", sql, guard.message)
         for k, guard in enumerate(marker.invariants):
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
