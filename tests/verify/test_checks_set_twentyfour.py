@@ -482,3 +482,19 @@ def test_an_existence_check_that_also_tests_a_state_is_found_and_tests_existence
     assert _said(site, "C013", "but also tests status = 'enabled': a record in another state is told it is gone")
     fixed = repair_static(site)[0]
     assert fixed.marker("save_product").preconditions == clean.marker("save_product").preconditions
+
+
+def test_a_check_repeating_another_checks_message_is_found_and_removed() -> None:
+    def edit(data: dict) -> None:
+        marker = _marker(data, "add_comment")
+        archived = next(g for g in marker["preconditions"] if "archived" in g["message"])
+        marker["preconditions"].append({
+            "predicate": {"kind": "sql", "sql": "SELECT EXISTS (SELECT 1 FROM subscriptions s JOIN posts p ON p.forum_id = "
+                                                "s.forum_id WHERE p.id = :p AND s.user_id = :user_id)",
+                          "params": {"p": {"ref": "param.post_id"}}},
+            "message": archived["message"]})
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "C009", "the message of an earlier check")
+    assert _said(site, "C009", "the message of an earlier check, while testing something else")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("add_comment").preconditions == clean.marker("add_comment").preconditions

@@ -2552,6 +2552,26 @@ def check_guards(site: Site) -> list[C.Issue]:
     return [C.Issue(C.CHECKS[f.code][0], f.code, f.location, f.message) for f in guard_fixes(site)]
 
 
-GUARD_CHECKS = [check_guards, check_guard_rows]
+def check_shared_messages(site: Site) -> list[C.Issue]:
+    """C009: a marker's precondition that shows the message of an earlier one while testing something else
+    ("This post is archived" on a rule that wants the visitor to be a member): a visitor refused by it is
+    told the wrong reason and cannot act on it. The repair removes the later check (the earlier one is the
+    rule the message was written for)."""
+    issues = []
+    for m_index, marker in enumerate(site.markers):
+        seen: dict[str, str] = {}
+        for k, guard in enumerate(marker.preconditions):
+            text = json.dumps(guard.predicate.model_dump(mode="json"), sort_keys=True)
+            key = " ".join((guard.message or "").lower().split())
+            if key and key in seen and seen[key] != text:
+                issues.append(C.Issue("consistency", C.VACUOUS_GUARD, f"$.markers[{m_index}].preconditions[{k}]",
+                                      f"marker {marker.name!r}: a check shows {guard.message!r}, the message of an earlier "
+                                      f"check, while testing something else: a visitor it refuses is told the wrong "
+                                      f"reason; the later one should be removed"))
+            seen.setdefault(key, text)
+    return issues
+
+
+GUARD_CHECKS = [check_guards, check_guard_rows, check_shared_messages]
 
 __all__ = ["GUARD_CHECKS", "GuardFix", "check_guards", "guard_fixes"]

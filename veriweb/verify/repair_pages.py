@@ -375,6 +375,12 @@ def restore_guard(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
     long before today becomes today; a zero floor on a counter the marker only raises becomes the ceiling the seed rows keep
     (refunded at most total). A guard that reads nothing has no safe fix."""
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("the later one should be removed") and tokens[-2:-1] == ["preconditions"]:
+        marker = R.get_at(data, tokens[:2])  # a second rule given another rule's message: it explains nothing
+        guard = R._remove_at(data, tokens) if isinstance(marker, dict) else None
+        if guard is None:
+            return None
+        return f"marker {marker['name']!r}: a check repeating another's message removed", R.Touch(markers={marker["name"]})
     if issue.message.endswith("it should run after the write, as an invariant") and tokens[-2:-1] == ["preconditions"]:
         marker = R.get_at(data, tokens[:2])  # a duplicate test run before the row exists: after the write
         guard = R._remove_at(data, tokens) if isinstance(marker, dict) else None
