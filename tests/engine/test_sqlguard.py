@@ -511,3 +511,11 @@ def test_arbitrary_sql_is_answered_or_refused_quickly(shared: Session, sql: str,
     assert shared.db.state_hash() == before
     assert shared.db.change_count() == 0
     assert_usable(shared)
+
+
+def test_vw_days_passes_the_guard_and_julianday_does_not(session: Session) -> None:
+    guard = session.db.guard
+    assert guard.read("SELECT vw_days('2026-06-27', '2026-06-24'), vw_days(vw_today(), vw_today()), vw_days('x', '2026-01-01')") \
+        == [(3, 0, None)]
+    with pytest.raises(QueryRefused, match=r"julianday\(\) is not allowed"):
+        guard.read("SELECT julianday('now')")
