@@ -30,6 +30,7 @@ so a decoy the site itself refuses is not applicable either.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from decimal import Decimal
 from typing import Any
@@ -255,22 +256,25 @@ def _near_miss(kind: str, expected: Any, values: list[Any], session: Session) ->
 
 
 def _progress_falls(site: Site, task: Task, certificate: list[str], session: Session) -> Probe:
-    """Whether the task's progress (the subgoals that hold) falls anywhere along its certificate: a dense
-    reward built on it would then punish the solution's own steps (a step that holds at the start and
-    stops holding once the solution does its part, as a step that lost its ``negate`` does). A sound
-    task's progress never falls along its certificate; the probe "passes" when it does."""
+    """Whether a progress step of the task that holds at the start no longer holds once its certificate
+    has solved it (a step that lost its ``negate``: "the post is gone" holding while the post is there):
+    a dense reward built on it pays for doing nothing and takes back pay for the solution's own work.
+    Steps about where the agent is (a page) are left out: a solution may rightly leave a page. The probe
+    "passes" when such a step falls."""
     episode = Episode(site, task, session=session, end_on_success=True)
     episode.reset()
-    done = sum(episode.judge.progress().subgoals)
-    for number, action in enumerate(certificate):
+    start = episode.judge.progress().subgoals
+    end = start
+    for action in certificate:
         if episode.finished:
             break
-        now = sum(episode.step(action).progress.subgoals)
-        if now < done:
-            return Probe("progress", "progress:falls", f"progress falls from {done} to {now} of {len(task.progress)} "
-                                                       f"subgoals at step {number + 1} of the certificate", True)
-        done = now
-    return Probe("progress", "progress:falls", "progress never falls along the certificate", False)
+        end = episode.step(action).progress.subgoals
+    fallen = [task.progress[n].description for n, (was, now) in enumerate(zip(start, end))
+              if was and not now and '"page"' not in json.dumps(task.progress[n].predicate.model_dump(mode="json"))]
+    if fallen:
+        return Probe("progress", "progress:falls", f"progress step {fallen[0]!r} holds at the start and no longer once "
+                                                   f"the certificate has solved the task", True)
+    return Probe("progress", "progress:falls", "no progress step falls from the start to the solution", False)
 
 
 def probe_task(site: Site, task: Task, certificate: list[str] | tuple[str, ...], *,
