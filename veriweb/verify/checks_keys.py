@@ -653,7 +653,6 @@ def check_joined_duplicates(site: Site) -> list[C.Issue]:
             for alias, column in re.findall(r"(?<![\w.])(\w+)\.(\w+)", clause.group(1)):
                 if alias in aliases:
                     joined.add((aliases[alias], column))
-    pointed = {(fk.ref_table, fk.ref_column) for t in site.database.tables for fk in t.foreign_keys}
     issues = []
     for t_index, table in enumerate(site.database.tables):
         for column in table.columns:
@@ -666,10 +665,9 @@ def check_joined_duplicates(site: Site) -> list[C.Issue]:
             if len(counts) < 5 or len(repeated) != 1 or counts[repeated[0]] != 2:
                 continue
             later = max(n for n, v in enumerate(values) if v == repeated[0])
-            key = table.rows[later].get(table.primary_key)
-            if any(ref == table.name and any(r.get(fk.column) == key for r in other.rows)
-                   for other in site.database.tables for fk in other.foreign_keys
-                   for ref in [fk.ref_table] if (ref, table.primary_key) in pointed):
+            row = table.rows[later]
+            if any(fk.ref_table == table.name and any(r.get(fk.column) == row.get(fk.ref_column) for r in other.rows)
+                   for other in site.database.tables for fk in other.foreign_keys):
                 continue  # other rows point at it: removing it is no repair
             issues.append(C.Issue("consistency", C.DUPLICATE_KEY, f"$.database.tables[{t_index}].rows[{later}]",
                                   f"{table.name} row {later} repeats {column.name} {repeated[0]!r}, which every other row "

@@ -1340,7 +1340,7 @@ def check_blank_edits(site: Site) -> list[C.Issue]:
         fields = C.field_of(element, "fields") or []
         kept = {f.name for f in fields if isinstance(C.field_of(f, "value"), Ref) and f.value.namespace == "row"}
         columns = source_columns(site, bound) or set()
-        if len(kept) < 1:
+        if not kept:
             continue
         for number, field_el in enumerate(fields):
             if field_el.name in kept or C.field_of(field_el, "value") not in (None, "") or field_el.name not in columns \
