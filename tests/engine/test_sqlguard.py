@@ -438,6 +438,7 @@ ALLOWED = [
     ("SELECT upper('abc')", "ABC"),
     ("SELECT vw_today()", "2026-06-15"),
     ("SELECT vw_now()", "2026-06-15T09:00:00"),
+    ("SELECT vw_days('2026-06-27', vw_today())", 12),
     # plain SQL that calls no function at all
     ("SELECT CAST('12' AS INTEGER) + 1", 13),
     ("SELECT CASE WHEN 'a' || 'b' = 'ab' THEN 'yes' END", "yes"),

@@ -2553,22 +2553,27 @@ def check_guards(site: Site) -> list[C.Issue]:
 
 
 def check_shared_messages(site: Site) -> list[C.Issue]:
-    """C009: a marker's precondition that shows the message of an earlier one while testing something else
-    ("This post is archived" on a rule that wants the visitor to be a member): a visitor refused by it is
-    told the wrong reason and cannot act on it. The repair removes the later check (the earlier one is the
-    rule the message was written for)."""
+    """C009: a marker's precondition that shows the message of an earlier one while testing something else,
+    reading values the earlier one does not ("This post is archived" on a rule that wants the visitor to be
+    a member): a visitor refused by it is told the wrong reason and cannot act on it. The repair removes
+    the later check (the earlier one is the rule the message was written for). Two checks of one rule
+    (a strict one added beside a lenient one) read the same values and are left alone."""
     issues = []
     for m_index, marker in enumerate(site.markers):
-        seen: dict[str, str] = {}
+        seen: dict[str, set[str]] = {}
         for k, guard in enumerate(marker.preconditions):
             text = json.dumps(guard.predicate.model_dump(mode="json"), sort_keys=True)
+            sql = getattr(guard.predicate, "sql", "") or ""
+            bound = getattr(guard.predicate, "params", None) or {}
+            reads = set(re.findall(r'"ref": "(\w+\.\w+)"', text)) | {  # what it reads, however it names it
+                f"param.{name}" for name in re.findall(r":(\w+)", sql) if name not in bound}
             key = " ".join((guard.message or "").lower().split())
-            if key and key in seen and seen[key] != text:
+            if key and key in seen and not reads <= seen[key]:  # reading what the other does: one rule, twice
                 issues.append(C.Issue("consistency", C.VACUOUS_GUARD, f"$.markers[{m_index}].preconditions[{k}]",
                                       f"marker {marker.name!r}: a check shows {guard.message!r}, the message of an earlier "
                                       f"check, while testing something else: a visitor it refuses is told the wrong "
                                       f"reason; the later one should be removed"))
-            seen.setdefault(key, text)
+            seen.setdefault(key, reads)
     return issues
 
 

@@ -1134,9 +1134,10 @@ def check_hidden_forms(site: Site) -> list[C.Issue]:
 def unheld_choices(site: Site) -> Iterator[tuple[str, str, str, str, str, str]]:
     """Each option of a search form's drop-down that sends a value the list it filters never holds: the
     list tests ``column = query.field`` and the option sends a state no row is in or can get ("Open"
-    sending ``opened`` where requests are ``open``): choosing it always lists nothing. Only where its words
-    name one value the rows do hold. The option's path, its words, its value, the list's source and
-    column, and that value."""
+    sending ``opened`` where requests are ``open``): choosing it always lists nothing. Only where the value
+    is another form of one value the rows do hold, which its words name (a code where the rows hold
+    names is another defect: the list's, see the view checks). The option's path, its words, its value,
+    the list's source and column, and that value."""
     from veriweb.verify.checks_guards import _domains
     from veriweb.verify.checks_pages import _passthrough
 
@@ -1169,8 +1170,8 @@ def unheld_choices(site: Site) -> Iterator[tuple[str, str, str, str, str, str]]:
                 value, label = str(option.value), str(option.label)
                 if value == "" or value in held:
                     continue
-                named = sorted(v for v in held if _says_value(label, v))
-                if len(named) == 1:  # a value its words name (and a choice of a value no row has yet is no defect)
+                named = sorted(v for v in held if _says_value(label, v) and stem(v.lower()) == stem(value.lower()))
+                if len(named) == 1:  # another form of a held value its words name ("opened" for "open")
                     yield f"{path}.fields[{number}].options[{o_index}].value", label, value, source, column, named[0]
 
 

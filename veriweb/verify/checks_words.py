@@ -1659,6 +1659,14 @@ def check_crossed_values(site: Site) -> list[C.Issue]:
 
 
 _ALL_WORDS = re.compile(r"\b(?:all|any|every|each|whatever|regardless)\b", re.I)
+_DOERS = frozenset("you i we they he she you've i've we've have has had".split())
+
+
+def _without_deeds(text: str) -> str:
+    """``text`` without each word that follows a subject or "have": a verb of what someone did ("the orders
+    you placed", "have you placed"), not a state of the rows."""
+    tokens = text.split()
+    return " ".join(t for n, t in enumerate(tokens) if not (n and tokens[n - 1].lower().strip(",.?!") in _DOERS))
 
 
 def unasked_states(site: Site) -> Iterator[tuple[str, str, str, Any, str]]:
@@ -1686,6 +1694,7 @@ def unasked_states(site: Site) -> Iterator[tuple[str, str, str, Any, str]]:
         words = _told(task.template) if task.template else task.instruction
         for value in task.slots.values():
             words = words.replace(str(value), " ")
+        words = _without_deeds(words)
         if _ALL_WORDS.search(words):
             continue
         source = query.table
