@@ -498,3 +498,13 @@ def test_a_check_repeating_another_checks_message_is_found_and_removed() -> None
     assert _said(site, "C009", "the message of an earlier check, while testing something else")
     fixed = repair_static(site)[0]
     assert fixed.marker("add_comment").preconditions == clean.marker("add_comment").preconditions
+
+
+def test_a_sent_folder_none_of_whose_mail_is_from_the_accounts_address_is_not_refiled() -> None:
+    def edit(data: dict) -> None:  # the account's address is what is wrong: its sent mail stays where it is
+        box, of = _boxes(data)
+        owner = next(of[e["folder_id"]][0] for e in _table(data, "emails")["rows"] if of[e["folder_id"]][1] == "sent")
+        user = next(u for u in _table(data, "users")["rows"] if u["id"] == owner)
+        user["email"] = "x." + user["email"]
+    _, site = _edited("mail", edit)
+    assert not _said(site, "C012", "is in its owner's sent folder")

@@ -40,7 +40,7 @@ import itertools
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from veriweb.scaffold import Site
@@ -1217,21 +1217,25 @@ def check_self_pairs(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _odd_texts(site: Site, odd: Callable[[str], bool]) -> Iterator[tuple[str, Any, str, str]]:
+    """Each seed text that is ``odd`` in a text column where every other filled row's is not (one or two
+    against at least five: :func:`_outliers`): its path, its table, its column and the text."""
+    for t_index, table in enumerate(site.database.tables):
+        for column in (c.name for c in table.columns if c.type == "text"):
+            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column].strip()]
+            flagged = {n for n, v in texts if odd(v)}
+            for n in _outliers([n for n, _ in texts if n not in flagged], sorted(flagged)):
+                yield f"$.database.tables[{t_index}].rows[{n}].{column}", table, column, table.rows[n][column]
+
+
 def check_padded_text(site: Site) -> list[C.Issue]:
     """M004: a seed text with spaces around it in a column where every other row has none (a listing
     titled "WTS: Barely used road bike "): a lookup by the name as it reads finds nothing. The repair
     trims it."""
-    issues = []
-    for t_index, table in enumerate(site.database.tables):
-        for column in (c.name for c in table.columns if c.type == "text"):
-            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column].strip()]
-            padded = [n for n, v in texts if v != v.strip()]
-            for n in _outliers([n for n, v in texts if v == v.strip()], padded):
-                value = table.rows[n][column]
-                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
-                                      f"{table.name}.{column} {value!r} has spaces around it, unlike every other row: "
-                                      f"a lookup by {value.strip()!r} finds nothing; it should read {value.strip()!r}"))
-    return issues
+    return [C.Issue("semantic", C.WRONG_TYPE, where,
+                    f"{table.name}.{column} {value!r} has spaces around it, unlike every other row: "
+                    f"a lookup by {value.strip()!r} finds nothing; it should read {value.strip()!r}")
+            for where, table, column, value in _odd_texts(site, lambda v: v != v.strip())]
 
 
 _LINK_PREFIX = re.compile(r"^\s*(?:mailto:|tel:|https?://|www\.)", re.I)
@@ -1241,21 +1245,11 @@ def check_linked_values(site: Site) -> list[C.Issue]:
     """M004: a stored address or number written as a link (``mailto:carol@inbox.example``, ``tel:+1 555``)
     in a column where every other row holds the bare value: a form filled from it sends the link's
     text, a lookup by the address finds nothing. The repair keeps the bare value."""
-    issues = []
-    for t_index, table in enumerate(site.database.tables):
-        for column in (c.name for c in table.columns if c.type == "text"):
-            texts = [(n, r[column]) for n, r in enumerate(table.rows) if isinstance(r.get(column), str) and r[column].strip()]
-            linked = [n for n, v in texts if _LINK_PREFIX.match(v)]
-            for n in _outliers([n for n, v in texts if not _LINK_PREFIX.match(v)], linked):
-                value = table.rows[n][column]
-                bare = _LINK_PREFIX.sub("", value).strip()
-                if not bare:
-                    continue
-                issues.append(C.Issue("semantic", C.WRONG_TYPE, f"$.database.tables[{t_index}].rows[{n}].{column}",
-                                      f"{table.name}.{column} {value!r} is written as a link, unlike every other row: "
-                                      f"what is filled in or matched from it is the link's text; it should read {bare!r}"))
-    return issues
-
+    return [C.Issue("semantic", C.WRONG_TYPE, where,
+                    f"{table.name}.{column} {value!r} is written as a link, unlike every other row: what is filled "
+                    f"in or matched from it is the link's text; it should read {_LINK_PREFIX.sub('', value).strip()!r}")
+            for where, table, column, value in _odd_texts(site, lambda v: bool(_LINK_PREFIX.match(v)
+                                                                               and _LINK_PREFIX.sub("", v).strip()))]
 
 _MOJIBAKE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac")
 """UTF-8 bytes read as Latin-1 or Windows-1252: "Ã¡" for "á", "â€™" for "’"."""
@@ -1995,13 +1989,18 @@ def check_clock_day(site: Site) -> list[C.Issue]:
                     f"{clock.today}, so what a step writes is dated after the site's today")]
 
 
+def _sent_by_owner(row: dict[str, Any], address: str) -> bool:
+    return bool(address) and str(row.get("sender") or "").lower() == address
+
+
 def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
     """Each message filed in its owner's Sent folder that someone else sent (or in their Inbox that they
     sent to others only): Sent lists mail its owner never wrote, and the Inbox, where searches, counts
     and "from" questions look, lacks it. Messages are the rows of a table keyed to a folders table
     (a ``kind`` or ``name`` of inbox / sent, and an owner) and holding a ``sender`` address; owners are
-    the accounts table's rows with an ``email``. Path of the folder key, the row's id, the folder it is
-    in (its kind and key), and the folder it belongs in."""
+    the accounts table's rows with an ``email``. A Sent folder counts only where most of its messages
+    are from its owner's address (where none are, the account's address is what is wrong). Path of the
+    folder key, the row's id, the folder it is in (its kind and key), and the folder it belongs in."""
     auth = site.auth
     users = site.database.table(auth.table) if auth is not None else None
     if users is None or users.column("email") is None:
@@ -2021,6 +2020,9 @@ def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
                 box.setdefault((folder.get("user_id"), str(folder.get(kind) or "").lower()), folder.get(folders.primary_key))
             of = {folder.get(folders.primary_key): (folder.get("user_id"), str(folder.get(kind) or "").lower())
                   for folder in folders.rows}
+            held = Counter(row.get(fk.column) for row in table.rows)  # per folder: its messages,
+            own_sent = Counter(row.get(fk.column) for row in table.rows  # and those from its owner's address
+                               if _sent_by_owner(row, address.get(of.get(row.get(fk.column), (None,))[0], "")))
             for r_index, row in enumerate(table.rows):
                 owner, where = of.get(row.get(fk.column), (None, ""))
                 mine = address.get(owner, "")
@@ -2030,7 +2032,9 @@ def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
                 to = str(row.get("recipients") or "").lower() + " " + str(row.get("cc") or "").lower()
                 if sender == mine and str(row.get("sender_name") or names.get(owner, "")) != names.get(owner, ""):
                     continue  # from someone else, with the owner's address: the address is wrong (misaddressed_senders)
-                belongs = "inbox" if where == "sent" and sender != mine else \
+                folder = row.get(fk.column)
+                mostly_own = own_sent[folder] >= 2 * (held[folder] - own_sent[folder])
+                belongs = "inbox" if where == "sent" and sender != mine and mostly_own else \
                     "sent" if where == "inbox" and sender == mine and mine not in to else None
                 target = box.get((owner, belongs)) if belongs else None
                 if target is not None:

@@ -32,6 +32,7 @@ from veriweb.verify import dataflow
 from veriweb.verify.checks_pages import base_column, bound_elements, row_columns, shown_columns
 from veriweb.verify.intent import passes_key
 from veriweb.verify.wording import EMAIL, flag_words, stem
+from veriweb.verify.wording import words as content_words
 
 _BY_KEY = re.compile(r"\bFROM\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(?:(\w+)\.)?\"?(\w+)\"?\s*=\s*:(\w+)\b",
                      re.I)
@@ -1100,11 +1101,6 @@ def check_option_values(site: Site) -> list[C.Issue]:
 
 
 _OPTIONAL = re.compile(r"\boptional\b|\bextras?\b|\bif you (?:like|wish|want)\b", re.I)
-_SMALL_WORDS = frozenset({"the", "a", "an", "and", "or", "of", "for", "to", "your", "my", "add", "with", "in", "on"})
-
-
-def _words_of(text: str) -> set[str]:
-    return {stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in _SMALL_WORDS and len(w) > 2}
 
 
 def check_hidden_forms(site: Site) -> list[C.Issue]:
@@ -1122,7 +1118,7 @@ def check_hidden_forms(site: Site) -> list[C.Issue]:
                     continue
                 said = " ".join([inner.submit, inner.action.marker.replace("_", " ")] +
                                 [f.label for f in C.field_of(inner, "fields") or []])
-                if not _words_of(label) & _words_of(said):
+                if not content_words(label) & content_words(said):
                     issues.append(C.Issue("semantic", C.CONTRADICTORY_LABEL, f"{path}.label",
                                           f"the closed section {element.label!r} says it is optional but holds the form "
                                           f"{inner.submit!r}, which it does not name; it should say "

@@ -1870,16 +1870,15 @@ def check_per_unit_bounds(site: Site) -> list[C.Issue]:
     return issues
 
 
-def unasked_flags(site: Site) -> Iterator[tuple[str, str, str, Any]]:
-    """Each goal of a mutate task that also requires a yes/no column of the row it checks to be set one way
-    (``bag = true``) while the instruction never names that column: doing exactly what it says fails
-    when the other way is the default. The path of the test, the task, the column and its value."""
-    setters: dict[str, set[str]] = {}  # per column: the words of the markers that set it and of their buttons
+def _flag_setters(site: Site) -> tuple[dict[str, set[str]], set[str]]:
+    """Per column a marker sets, the stems of the words of the markers setting it (their names, labels and
+    buttons); and the columns some marker exists to set (its only write), which a task may word any way."""
     submits: dict[str, list[str]] = {}
     for element, _, _ in C.all_elements(site):
         if element.type == "form" and element.action.kind == "marker":
             submits.setdefault(element.action.marker, []).append(element.submit)
-    own: set[str] = set()  # columns a marker exists to set (its only write): a task about them may word them any way
+    setters: dict[str, set[str]] = {}
+    own: set[str] = set()
     for marker in site.markers:
         said = " ".join([marker.name.replace("_", " "), marker.label or "", *submits.get(marker.name, [])])
         for effect in marker.effects:
@@ -1890,6 +1889,15 @@ def unasked_flags(site: Site) -> Iterator[tuple[str, str, str, Any]]:
             written = {m.group(1) for found in sets for m in re.finditer(r"(\w+)\s*=", found.group(1))}
             if len(written) == 1:
                 own |= written
+    return setters, own
+
+
+def unasked_flags(site: Site) -> Iterator[tuple[str, str, str, Any]]:
+    """Each goal of a mutate task that also requires a yes/no column of the row it checks to be set one way
+    (``bag = true``) while the instruction never names that column, by its own words or by those of a
+    marker that sets it: doing exactly what it says fails when the other way is the default. A column some
+    marker exists to set is left out. The path of the test, the task, the column and its value."""
+    found = []
     for number, task in enumerate(site.tasks):
         if task.kind != "mutate":
             continue
@@ -1899,12 +1907,16 @@ def unasked_flags(site: Site) -> Iterator[tuple[str, str, str, Any]]:
                 table = site.database.table(query.table)
                 for c_index, cond in enumerate(query.where):
                     column = table.column(cond.column) if table is not None else None
-                    if column is None or column.type != "boolean" or cond.op != "=" or not isinstance(cond.value, bool) \
-                            or cond.column in own:
-                        continue
-                    named = {stem(w) for w in cond.column.split("_") if len(w) >= 3} | setters.get(cond.column, set())
-                    if flag_words(task.instruction, cond.column) is None and not named & words:
-                        yield f"{path}.where[{c_index}]", task.id, cond.column, cond.value
+                    if column is not None and column.type == "boolean" and cond.op == "=" and isinstance(cond.value, bool) \
+                            and flag_words(task.instruction, cond.column) is None \
+                            and not {stem(w) for w in cond.column.split("_") if len(w) >= 3} & words:
+                        found.append((f"{path}.where[{c_index}]", task.id, cond.column, cond.value, words))
+    if not found:
+        return
+    setters, own = _flag_setters(site)  # only where some goal asks: it reads every form of the site
+    for where, task_id, column_name, value, words in found:
+        if column_name not in own and not setters.get(column_name, set()) & words:
+            yield where, task_id, column_name, value
 
 
 def check_unasked_flags(site: Site) -> list[C.Issue]:

@@ -2105,10 +2105,10 @@ def _null_blind_tests(site: Site, location: str, sql: str) -> Iterator[Fix]:
                  and any(row.get(column) is None for row in t.rows)]
         if len(empty) == 1:
             fixed = fixed.replace(match.group(0), f"{match.group(1)} IS NOT {match.group(4)}", 1)
-            said = said or (match.group(0), empty[0])
+            said = said or (match.group(0), f"{empty[0]}.{column}")
     if said is not None:
-        yield Fix(location, f"{said[0]} never holds where {said[1]}.{said[0].split()[0].split('.')[-1]} is empty (NULL is "
-                            f"neither equal nor unequal to anything): those rows are always refused", sql, fixed)
+        yield Fix(location, f"{said[0]} never holds where {said[1]} is empty (NULL is neither equal nor unequal to "
+                            f"anything): those rows are always refused", sql, fixed)
 
 
 def _unscoped_subqueries(site: Site, location: str, sql: str) -> Iterator[Fix]:
@@ -2229,16 +2229,16 @@ def _borrowed_joins(site: Site, location: str, sql: str) -> Iterator[Fix]:
         other = next(((a, c) for a, c in sides if a != alias), None)
         if other is None or other[0] == main[1] or aliases.get(other[0]) in (None, main[0]):
             continue
-        own = table.column(other[1])
-        fk = next((f for f in table.foreign_keys if f.column == other[1] and f.ref_table == joined), None)
-        if own is None or fk is None or re.search(rf"\b{main[1]}\.{other[1]}\b", sql[:join.start()] + sql[join.end():]) \
-                and re.search(rf"\bJOIN\s+{joined}\b", sql[:join.start()] + sql[join.end():], re.I):
-            continue
+        if not any(f.column == other[1] and f.ref_table == joined for f in table.foreign_keys):
+            continue  # the view's rows hold no key of that table
+        rest = sql[:join.start()] + sql[join.end():]
+        if re.search(rf"\b{main[1]}\.{other[1]}\b", rest) and re.search(rf"\bJOIN\s+{joined}\b", rest, re.I):
+            continue  # another join already reads the row's own: this one means the parent's
+        fixed = sql[:join.start()] + join.group(0).replace(f"{other[0]}.{other[1]}", f"{main[1]}.{other[1]}", 1) + \
+            sql[join.end():]
         named = [name for expr, name in _select_items(sql) or [] if re.search(rf"\b{alias}\.", expr)]
         if any(name.startswith(singular(aliases[other[0]]) + "_") for name in named):
             continue  # the parent's person, named as such (post_author)
-        fixed = sql[:join.start(3)] + join.group(0)[join.start(3) - join.start():].replace(
-            f"{other[0]}.{other[1]}", f"{main[1]}.{other[1]}", 1) + sql[join.end():]
         yield Fix(location, f"{joined} is joined through {other[0]}.{other[1]}, the {aliases[other[0]]} row's, though each "
                             f"{main[0]} row has its own {other[1]}: every row shows its parent's", sql, fixed)
         return

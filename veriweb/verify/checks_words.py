@@ -1704,22 +1704,19 @@ def unasked_states(site: Site) -> Iterator[tuple[str, str, str, Any, str]]:
             if column in used:
                 continue
             kind = _stored_type(site, source, column)
-            domain = {v for v in domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
-                      or () if v.strip()}
-            if kind == "text" and len(domain) >= 2:
-                named = _said_values(words, domain)
-                if len(named) != 1:
-                    continue
+            domain = {v for v in (domains.get((source, column)) or domains.get(_passthrough(site, source).get(column, ()))
+                                  or {}).values() if v.strip()}
+            if kind == "text" and len(domain) >= 2 and len(named := _said_values(words, domain)) == 1:
                 state = next(iter(named))
                 test: tuple[str, Any] = ("=", state)
-                holds = (lambda row, state=state: row.get(column) == state)
+                already = rows is not None and all(row.get(column) == state for row in rows)
             elif kind in ("boolean", "integer", "money") and column.endswith("ed") and len(column) >= 5 \
                     and _said_values(words, {column.removeprefix("is_")}):
                 test = ("=", True) if kind == "boolean" else (">", 0)
-                holds = (lambda row: bool(row.get(column)))
+                already = rows is not None and all(row.get(column) for row in rows)
             else:
                 continue
-            if rows is not None and all(holds(row) for row in rows):
+            if already:
                 continue  # every row the answer reads is already in that state: the test changes nothing
             yield f"$.tasks[{number}].{where}.where", column, test[0], test[1], words.strip()
             break
