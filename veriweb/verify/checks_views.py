@@ -309,6 +309,35 @@ def _redefined_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
                   _replace_item(sql, expr, f"{found.group(1)}.{name}", name))
 
 
+def _overridden_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view column named like a stored column of its table that passes the column through only in some
+    rows and writes another of its values in the rest, decided by something else (``CASE WHEN p.stock = 0
+    THEN 'disabled' ELSE p.status END AS status``): a sold-out product shows as disabled though its stored
+    status says enabled, and every filter and goal reading the view's ``status`` sees the wrong one. The fix
+    shows the stored column; a state worked out from others wants a name of its own."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*CASE\s+WHEN\s+(.+?)\s+THEN\s+(.+?)\s+ELSE\s+(.+?)\s+END\s*", expr, re.I | re.S)
+        if found is None:
+            continue
+        test, then, other = found.groups()
+        for column_side, literal_side in ((other, then), (then, other)):
+            stored = re.fullmatch(rf"(\w+)\.{re.escape(name)}", column_side.strip())
+            literal = re.fullmatch(r"'([^']*)'", literal_side.strip())
+            if stored and literal:
+                break
+        else:
+            continue
+        if re.search(rf"\b{re.escape(name)}\b", test):
+            continue  # a wording of the column itself
+        table = site.database.table(aliases.get(stored.group(1), ""))
+        if table is None or table.column(name) is None or literal.group(1).lower() not in _domain(site, table.name, name):
+            continue
+        yield Fix(location, f"{name} writes {literal.group(0)}, one of {table.name}.{name}'s own values, whenever "
+                            f"{test.strip()}, whatever {table.name}.{name} holds: the view shows a {name} the data does "
+                            f"not have", sql, _replace_item(sql, expr, stored.group(0), name))
+
+
 def _counted_tables(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A figure named for one table that counts the rows of another (``(SELECT count(*) FROM votes c
     WHERE c.post_id = p.id) AS comments`` where the site has a ``comments`` table with a ``post_id``):
@@ -2306,7 +2335,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += wall_clock(location, view.sql, in_effect=False)
         out += words_against_other_days(site, location, view.sql)
         out += fanned_out(site, location, view.sql)
-        for finder in (_uncorrelated, _misnamed, _redefined_columns, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
+        for finder in (_uncorrelated, _misnamed, _redefined_columns, _overridden_columns, _counted_tables, _cancelled_earnings, _unfiltered, mismatched_keys,
                        miscorrelated, filtered_lookups, keys_matched, doubled_joins, matched_by_name):
             out += finder(site, location, view.sql)
         out += _unweighted_sums(site, location, view.sql, products)
@@ -2634,6 +2663,44 @@ def recreating_updates(site: Site) -> Iterator[tuple[int, str, str]]:
         yield m_index, table.name, f"UPDATE {table.name} SET {sets} {deleted.group(2)}"
 
 
+def kept_baskets(site: Site) -> Iterator[tuple[int, str, str]]:
+    """Each marker that makes a record (an order) and copies the signed-in user's rows of another table into
+    its lines (``INSERT INTO order_items ... SELECT ... FROM cart_items c WHERE c.user_id = :user_id``) but
+    never empties that table: after checking out, the basket still holds everything, and the next press
+    places the same order again. The marker's index, the basket table, and the ``DELETE`` that empties it."""
+    auth = site.auth.table if site.auth else None
+    for m_index, marker in enumerate(site.markers):
+        made = {e.table for e in marker.effects if e.op == "insert"}
+        if not marker.requires_login or len(made) < 2:
+            continue
+        for effect in marker.effects:
+            inserted = _INSERT.match(effect.sql) if effect.op == "insert" else None
+            select = inserted.group(4) if inserted else ""
+            main = _main_from(select) if select[:6].upper() == "SELECT" else None
+            table = site.database.table(main[0]) if main is not None else None
+            if table is None or table.name in made or table.name == auth:
+                continue
+            where = _top_keyword(select, "WHERE")
+            owner = re.search(rf"\b{re.escape(main[1])}\.(\w+)\s*=\s*:user_id\b|(?<![.\w])(\w+)\s*=\s*:user_id\b",
+                              select[where:]) if where >= 0 else None
+            column = owner and (owner.group(1) or (owner.group(2) if main[1] == main[0] else None))
+            if not column or table.column(column) is None:
+                continue
+            if any(e.table == table.name for e in marker.effects if e.op in ("delete", "update")):
+                continue
+            yield m_index, table.name, f"DELETE FROM {table.name} WHERE {column} = :user_id"
+            break
+
+
+def check_kept_baskets(site: Site) -> list[C.Issue]:
+    """C013: see :func:`kept_baskets`. The repair empties the basket after the copy."""
+    return [C.Issue("consistency", VIEW_FIGURE, f"$.markers[{m_index}].effects",
+                    f"marker {site.markers[m_index].name!r} copies the user's {basket} rows into a new record but "
+                    f"never empties {basket}: everything stays there after it, and the next use makes the same record "
+                    f"again; it should empty {basket}")
+            for m_index, basket, _ in kept_baskets(site)]
+
+
 def check_recreating_updates(site: Site) -> list[C.Issue]:
     """C013: see :func:`recreating_updates`. The repair changes the row in place."""
     return [C.Issue("consistency", VIEW_FIGURE, f"$.markers[{m_index}].effects",
@@ -2647,6 +2714,6 @@ def check_text_orders(site: Site) -> list[C.Issue]:
     return list(_text_orders(site))
 
 
-VIEW_CHECKS = [check_view_figures, check_text_orders, check_recreating_updates]
+VIEW_CHECKS = [check_view_figures, check_text_orders, check_recreating_updates, check_kept_baskets]
 
 __all__ = ["VIEW_CHECKS", "VIEW_FIGURE", "Fix", "check_view_figures", "column_values", "view_fixes"]

@@ -795,6 +795,14 @@ def fix_view(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
             return None
         parent["effects"] = [{"op": "update", "table": found[1], "sql": found[2]}]
         return f"marker {parent['name']!r} updates its {found[1]} row in place", R.Touch(markers={parent["name"]})
+    if " never empties " in issue.message and isinstance(parent, dict) and isinstance(parent.get("effects"), list):
+        from veriweb.verify.checks_views import kept_baskets
+
+        found = next((f for f in kept_baskets(R.site_of(data)) if f[0] == tokens[1]), None)
+        if found is None:
+            return None
+        parent["effects"].append({"op": "delete", "table": found[1], "sql": found[2]})
+        return f"marker {parent['name']!r} empties {found[1]} after copying it", R.Touch(markers={parent["name"]})
     if tokens[-1] == "effects" and isinstance(parent, dict) and isinstance(parent.get("effects"), list):
         return _reorder_effects(data, issue, parent)
     if not isinstance(parent, dict) or not isinstance(parent.get(tokens[-1]), str):
