@@ -68,3 +68,64 @@ def test_a_checkout_that_never_empties_the_cart_is_found_and_made_to() -> None:
     assert outcome.success
     user = episode.session.user_row()["id"]
     assert episode.session.db.conn.execute("SELECT count(*) FROM cart_items WHERE user_id = ?", (user,)).fetchone()[0] == 0
+
+
+def test_an_unread_count_that_also_tests_the_star_is_found_and_the_extra_test_dropped() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "folder_view")
+        view["sql"] = view["sql"].replace("e.folder_id = f.id AND e.read = 0", "e.folder_id = f.id AND e.read = 0 AND e.starred = 0")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "which its name does not say")
+    assert _said(site, "C013", "unread counts only the emails rows where e.starred = 0 too, which its name does not say")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C013", "which its name does not say")
+    assert "starred" not in next(v.sql for v in fixed.database.views if v.name == "folder_view")
+
+
+def test_a_count_named_for_both_of_its_flags_is_not_narrowed() -> None:
+    def edit(data: dict) -> None:
+        view = _view(data, "folder_view")
+        view["sql"] = view["sql"].replace(
+            "e.folder_id = f.id AND e.read = 0) AS unread",
+            "e.folder_id = f.id AND e.read = 0 AND e.starred = 1) AS unread_starred")
+    _, site = _edited("mail", edit)
+    assert not _said(site, "C013", "which its name does not say")
+
+
+def test_a_send_that_stores_only_the_first_recipient_is_found_and_stores_them_all() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "send_email")["effects"][0]
+        effect["sql"] = effect["sql"].replace("u.email, :to,", "u.email, trim(substr(:to, 1, instr(:to || ',', ',') - 1)),")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "stores only a piece of")
+    assert _said(site, "C013", "marker 'send_email' stores only a piece of :to in recipients")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C013", "stores only a piece of")
+    assert "u.email, :to," in fixed.marker("send_email").effects[0].sql
+
+
+def test_a_preview_cut_from_a_text_stored_whole_is_not_a_clipped_write() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "send_email")["effects"][0]
+        effect["sql"] = effect["sql"].replace("coalesce(:cc, '')", "substr(:subject, 1, 20)")
+    _, site = _edited("mail", edit)  # the subject is stored whole too: a piece beside it is a choice
+    assert not _said(site, "C013", "stores only a piece of")
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_a_list_offering_rows_its_booking_refuses_is_found_and_made_as_strict() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "flights")
+        for cond in page["elements"][3]["query"]["where"]:
+            if cond["column"] == "date" and cond.get("op") == ">":
+                cond["op"] = ">="
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C008", "every attempt on one is refused")
+    assert _said(site, "C008", "the list keeps rows with date >= today, but marker 'book_flight', which its rows' page "
+                               "runs, refuses any row unless date > today")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C008", "every attempt on one is refused")
+    flights = next(p for p in fixed.pages if p.id == "flights")
+    assert [c.op for c in flights.elements[3].query.where if c.column == "date"][0] == ">"

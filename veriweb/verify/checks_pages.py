@@ -470,6 +470,53 @@ def check_list_detail(site: Site) -> list[C.Issue]:
     return issues
 
 
+_STRICT = {">=": ">", "<=": "<"}
+
+
+def offered_refusals(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
+    """Each list condition that keeps rows against today inclusively (``date >= today``) whose rows link
+    to a page whose form's marker refuses those very rows by a strict test of the same column
+    (``date > :today``): the list offers today's rows, and every attempt to act on one is refused. The
+    condition's path, the marker, the list's op, the guard's op and the column."""
+    routes = C._routes(site)
+    pages = {page.id: page for page in site.pages}
+    for element, path, _, _ in bound_elements(site):
+        if element.type not in ("list", "table"):
+            continue
+        for number, cond in enumerate(element.query.where):
+            value = cond.value
+            if cond.op not in _STRICT or not isinstance(value, Ref) or value.ref != "clock.today":
+                continue
+            base = base_column(site, element.query.table, cond.column)
+            if base is None:
+                continue
+            table, column = base
+            test = re.compile(rf"\bFROM\s+{re.escape(table)}\b[^()]*?(?:\w+\.)?\b{re.escape(column)}\s*({_STRICT[cond.op]})\s*:today\b",
+                              re.I | re.S)
+            for link in _row_links(element):
+                page = pages.get(C.resolve_href(routes, link.href) or "")
+                markers = {C.field_of(C.field_of(e, "action"), "marker") for e, _ in C.walk(page.elements, "$")
+                           if e.type == "form"} if page is not None else set()
+                for marker in (site.marker(name) for name in sorted(filter(None, markers))):
+                    guard = next((g for g in marker.preconditions if test.search(getattr(g.predicate, "sql", "") or "")),
+                                 None) if marker is not None else None
+                    if guard is not None:
+                        yield f"{path}.query.where[{number}].op", marker.name, cond.op, _STRICT[cond.op], column
+                        break
+                else:
+                    continue
+                break
+
+
+def check_offered_refusals(site: Site) -> list[C.Issue]:
+    """C008: see :func:`offered_refusals`. The repair makes the list's test as strict as the guard's."""
+    return [C.Issue("consistency", C.LIST_DETAIL, location,
+                    f"the list keeps rows with {column} {op} today, but marker {marker!r}, which its rows' page runs, "
+                    f"refuses any row unless {column} {strict} today: the rows dated today are offered and every "
+                    f"attempt on one is refused; it should keep {column} {strict} today")
+            for location, marker, op, strict, column in offered_refusals(site)]
+
+
 # ----------------------------------------------------------------------------- S013
 
 
@@ -1360,7 +1407,7 @@ PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
                check_nameless_row_links, check_preset_choices, check_field_echoes,
-               check_blank_edits]
+               check_blank_edits, check_offered_refusals]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -1654,6 +1654,61 @@ def _narrowed_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"every one of them: the test dropped", sql, _replace_item(sql, expr, fixed_expr, name))
 
 
+def _overflagged_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A per-row count named for one yes/no column (``unread``: ``e.read = 0``) whose subquery also keeps rows
+    by another yes/no column its name does not mention (``AND e.starred = 0``): "3 unread" leaves out every
+    unread message that is also starred. The extra test is dropped."""
+    from veriweb.verify.wording import flag_words
+
+    for expr, name in _select_items(sql) or []:
+        found = re.fullmatch(r"\s*\(\s*SELECT\s+count\(\*\)\s+FROM\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?\s+WHERE\s+(.+)\)\s*",
+                             expr, re.I | re.S)
+        table = site.database.table(found.group(1)) if found is not None else None
+        if table is None:
+            continue
+        alias = found.group(2) or found.group(1)
+        parts = re.split(r"\s+AND\s+", found.group(3).strip(), flags=re.I)
+        flags = {}
+        for part in parts:
+            test = re.fullmatch(rf"(?:{re.escape(alias)}\.)?(\w+)\s*(?:=|!=|<>)\s*(?:0|1|true|false)", part.strip(), re.I)
+            column = table.column(test.group(1)) if test else None
+            if column is not None and column.type == "boolean":
+                flags[column.name] = part
+        named = [c for c in flags if flag_words(name.replace("_", " "), c) is not None]
+        others = [c for c in flags if c not in named]
+        if len(named) != 1 or len(others) != 1 or len(parts) < 3:
+            continue  # the row's own test, the named flag and one more: a count of rows in two states
+        extra = flags[others[0]]
+        kept = " AND ".join(p for p in parts if p is not extra)
+        fixed_expr = expr[:found.start(3)] + kept + expr[found.end(3):]
+        yield Fix(location, f"{name} counts only the {table.name} rows where {extra.strip()} too, which its name "
+                            f"does not say: every {named[0]} one that is not is left out; the test dropped", sql,
+                  _replace_item(sql, expr, fixed_expr, name))
+
+
+_CLIPPED = re.compile(r"(?:(?:trim|ltrim|rtrim)\s*\(\s*)?substr\s*\(\s*:(\w+)\s*,", re.I)
+
+
+def _clipped_params(location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """An effect that stores only a piece of a text the visitor typed (``trim(substr(:to, 1, instr(:to || ',',
+    ',') - 1))`` into ``recipients``) and the whole of it nowhere: a message to two people is kept as sent to
+    the first, without a word. The fix stores what was typed."""
+    from veriweb.verify.dataflow import parse_effect
+
+    texts = {p.name for p in marker.params if p.type == "text"}
+    write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+    whole = {s.value for s in write.sources.values() if s.kind == "param"}
+    for column, source in write.sources.items():
+        found = _CLIPPED.match(source.value) if source.kind == "expr" and isinstance(source.value, str) else None
+        if found is None or found.group(1) not in texts or found.group(1) in whole:
+            continue
+        if re.search(r"preview|snippet|excerpt|summary|short|initial|abbr|prefix", column, re.I):
+            continue  # a piece kept beside the whole, by name
+        yield Fix(location, f"marker {marker.name!r} stores only a piece of :{found.group(1)} in {column} "
+                            f"({source.value.strip()[:60]}): what the visitor typed is cut without a word; it should "
+                            f"store :{found.group(1)}", effect.sql, effect.sql.replace(source.value, f":{found.group(1)}", 1))
+
+
 _MADE_AT = re.compile(r"^(?:created|created_at|created_on|added|added_on|posted|posted_at|sent|sent_at|placed|"
                     r"booked|issued|issued_on|made|made_on|refunded_on|written|written_at)$")
 """Columns that say when the row itself was made."""
@@ -2357,6 +2412,7 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _flags_not_read(site, location, view.sql)
         out += _misplaced_literals(site, location, view.sql)
         out += _narrowed_counts(site, location, view.sql)
+        out += _overflagged_counts(site, location, view.sql)
         out += _miscut_texts(site, location, view.sql)
         out += _miscounted_labels(location, view.sql)
         out += _doubled_prefixes(site, location, view.sql)
@@ -2410,6 +2466,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _unscoped_subqueries(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _found_by_new_value(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, marker, effect.table)
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
+            out += _clipped_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
                 sql = getattr(guard.predicate, "sql", None)

@@ -284,6 +284,15 @@ def match_detail(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     reads the detail page's own table, so the column can be named directly); a table column shows
     the column its header names; a text shows the figure its words name
     (:func:`veriweb.verify.checks_words.text_fixes`)."""
+    strict = re.search(r"; it should keep \w+ ([<>]) today$", issue.message)
+    if strict is not None and issue.location.endswith(".op"):
+        tokens = R.parse_path(issue.location)
+        cond = R.get_at(data, tokens[:-1])
+        if not isinstance(cond, dict) or cond.get("op") not in (">=", "<="):
+            return None
+        old, cond["op"] = cond["op"], strict.group(1)
+        return (f"the list keeps {cond.get('column')} {strict.group(1)} today (was {old}), as the marker its rows lead "
+                f"to asks", R.Touch(pages=R._page_of(tokens, data)))
     headed = re.search(r"the column headed '[^']*' shows ([\w, ]+), not the row's own (\w+)", issue.message)
     if headed is not None and issue.location.endswith(".header"):
         tokens = R.parse_path(issue.location)
