@@ -440,7 +440,9 @@ class DiscreteActions(gym.Wrapper[dict[str, Any], np.ndarray, dict[str, Any], st
         return self._answer_text(bids[row], arg)
 
     def _answer_text(self, bid: str, arg: int) -> str:
-        node = self.base.page.by_bid.get(bid)
+        # pointers read names, texts, roles and visibility, which typing never changes: a typed page's own tree
+        # need not be made for them (veriweb.engine.page.acting_page)
+        node = acting_page(self.base.page).by_bid.get(bid)
         if arg < POINTERS:
             return "" if node is None else pointer_text(node, arg)
         return self.argument_text(arg) or ""
