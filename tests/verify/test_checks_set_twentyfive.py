@@ -129,3 +129,63 @@ def test_a_list_offering_rows_its_booking_refuses_is_found_and_made_as_strict() 
     assert not _said(fixed, "C008", "every attempt on one is refused")
     flights = next(p for p in fixed.pages if p.id == "flights")
     assert [c.op for c in flights.elements[3].query.where if c.column == "date"][0] == ">"
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def _task(data: dict, task_id: str) -> dict:
+    return next(t for t in data["tasks"] if t["id"] == task_id)
+
+
+def _without_flair(data: dict) -> None:
+    """The forum as a site without flairs: its post form stores none, and create_post's instruction asks none."""
+    from veriweb.scaffold.site import render_instruction
+
+    effect = _marker(data, "create_post")["effects"][0]
+    effect["sql"] = effect["sql"].replace(":body, :now, 1, :flair,", ":body, :now, 1, NULL,")
+    task = _task(data, "create_post")
+    task["template"] = task["template"].replace(", flaired {flair}.", ".")
+    task["slots"].pop("flair")
+    task["instruction"] = render_instruction(task["template"], task["slots"])
+    task["goal"][0]["query"]["where"] = [c for c in task["goal"][0]["query"]["where"] if c["column"] != "flair"]
+
+
+def test_a_goal_value_nothing_can_write_is_found_and_dropped_from_the_goal_when_unasked() -> None:
+    def edit(data: dict) -> None:
+        _without_flair(data)
+        _task(data, "create_post")["goal"][0]["query"]["where"].append(
+            {"column": "flair", "op": "=", "value": "Meta"})  # a flair no post has
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "M007", "the goal can never hold")
+    assert _said(site, "M007", "task 'create_post' needs a posts row with flair = 'Meta', but no form writes a "
+                               "value into posts.flair and no row holds 'Meta'")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M007", "the goal can never hold")
+    assert fixed.task("create_post") is not None
+    assert all(c.column != "flair" for c in fixed.task("create_post").goal[0].query.where)
+
+
+def test_a_goal_value_nothing_can_write_that_the_instruction_asks_drops_the_task() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "create_post")["effects"][0]
+        effect["sql"] = effect["sql"].replace(":body, :now, 1, :flair,", ":body, :now, 1, NULL,")
+        for row in next(t for t in data["database"]["tables"] if t["name"] == "posts")["rows"]:
+            row["flair"] = None
+    _, site = _edited("forum", edit)  # "flaired Showcase", which nothing can write and no post holds
+    assert _said(site, "M007", "task 'create_post' needs a posts row with flair = 'Showcase'")
+    fixed, report = repair_static(site)[:2]
+    assert fixed.task("create_post") is None
+
+
+def test_a_goal_wanting_rows_gone_that_nothing_removes_drops_the_task() -> None:
+    def edit(data: dict) -> None:
+        _task(data, "purge_trashed")["goal"].append({"kind": "exists", "negate": True, "query": {
+            "table": "folders", "where": [{"column": "user_id", "op": "=", "value": {"ref": "user.id"}},
+                                          {"column": "kind", "op": "=", "value": "trash"}]}})
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "M007", "the goal holds from the start or never")
+    assert _said(site, "M007", "task 'purge_trashed' needs no folders row to match, but no form deletes from folders "
+                               "or changes kind, user_id")
+    fixed = repair_static(site)[0]
+    assert fixed.task("purge_trashed") is None

@@ -288,10 +288,15 @@ def _unsendable(site: Site, forms: list[Any], task: Any, number: int) -> list[C.
     """M007 for a value the goal needs written (``customers.customer_group = 'VIP'``) that every form
     writing that column can only send from a fixed set without it (a drop-down lacking "VIP", an
     argument fixed to ""). A form that may send anything (a text box, options read from the data, a
-    value computed in SQL) can send it."""
+    value computed in SQL) can send it. Where no form writes any value there (an insert that leaves
+    ``flair`` empty) and no row holds the value, the goal can never hold; a goal that wants no row to
+    match is read by :func:`_unremovable`."""
     issues = []
     for index, predicate in enumerate(task.goal):
-        if not isinstance(predicate, Exists) or predicate.negate:
+        if not isinstance(predicate, Exists):
+            continue
+        if predicate.negate:
+            issues += _unremovable(site, forms, task, number, index, predicate)
             continue
         for cond in predicate.query.where:
             value = cond.value
@@ -301,12 +306,42 @@ def _unsendable(site: Site, forms: list[Any], task: Any, number: int) -> list[C.
                 continue
             sets = _sent_values(site, forms, predicate.query.table, cond.column)
             wanted = str(value).strip().casefold()
+            table = site.database.table(predicate.query.table)
+            if all(s is not None and not s for s in sets) and table is not None and table.column(cond.column) is not None \
+                    and not any(str(row.get(cond.column)).strip().casefold() == wanted for row in table.rows):
+                issues.append(C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
+                                      f"task {task.id!r} needs a {table.name} row with {cond.column} = {value!r}, "
+                                      f"but no form writes a value into {table.name}.{cond.column} and no row holds "
+                                      f"{value!r}: the goal can never hold"))
+                continue
             if sets and all(s is not None and wanted not in s for s in sets):
                 offered = sorted({v for s in sets if s is not None for v in s})[:6]
                 issues.append(C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
                                       f"task {task.id!r} needs {predicate.query.table}.{cond.column} = {value!r}, "
                                       f"but every form that writes it sends only one of {offered}"))
     return issues
+
+
+def _unremovable(site: Site, forms: list[Any], task: Any, number: int, index: int, predicate: Any) -> list[C.Issue]:
+    """M007 for a goal that wants no row of a table to match (``NOT EXISTS folders WHERE kind = 'trash'``)
+    where no form's marker deletes from that table or changes a column the test reads: rows that match
+    at the start can never stop matching, so the goal holds from the start or never."""
+    table = predicate.query.table
+    if site.database.table(table) is None:
+        return []
+    tested = {cond.column for cond in predicate.query.where}
+    for form in forms:
+        marker = site.marker(form.action.marker)
+        for effect in marker.effects if marker is not None else ():
+            if effect.table == table and effect.op == "delete":
+                return []
+            if effect.table == table and effect.op == "update" and (not tested or any(
+                    re.search(rf"\b{re.escape(column)}\s*=", re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0])
+                    for column in tested)):
+                return []
+    return [C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
+                    f"task {task.id!r} needs no {table} row to match, but no form deletes from {table} or changes "
+                    f"{', '.join(sorted(tested)) or 'its rows'}: the goal holds from the start or never")]
 
 
 def _sent_values(site: Site, forms: list[Any], table: str, column: str) -> list[set[str] | None]:
@@ -330,6 +365,8 @@ def _sent_values(site: Site, forms: list[Any], table: str, column: str) -> list[
                 out.append(None)  # written, from what is not known
             elif source.kind == "literal":
                 out.append({str(source.value).strip().casefold()})
+            elif source.kind == "expr" and str(source.value).strip().upper() == "NULL":
+                out.append(set())  # written empty
             elif source.kind != "param":
                 out.append(None)
             else:

@@ -2238,6 +2238,11 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     drop-down of the rows a key names, values the record, the address or the account holds."""
     tokens = parse_path(issue.location)
     entry = get_at(data, tokens)
+    if "the goal holds from the start or never" in issue.message:
+        return drop_task(data, issue, ctx)
+    unwritten = re.search(r"row with (\w+) = (.+), but no form writes a value into \w+\.\w+ and no row holds", issue.message)
+    if unwritten is not None and isinstance(entry, dict):
+        return _unwritten_goal(data, issue, ctx, entry, unwritten.group(1))
     if not isinstance(entry, dict) or "table" not in entry:
         return None
     ops = entry.get("ops", ["insert", "update", "delete"])
@@ -2266,6 +2271,30 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     return (f"added a form for {marker['name']!r} " + " and ".join(f"on page {p!r}" for p in placed),
             Touch(pages=set(placed), markers={marker["name"]}))
+
+
+def _unwritten_goal(data: dict[str, Any], issue: Issue, ctx: Context, goal: dict[str, Any], column: str) -> Outcome | None:
+    """M007: a goal condition no form can ever make true (``flair = 'Discussion'`` where nothing writes a
+    flair). When the instruction never says the value, the condition is the author's slip and goes (from
+    the goal and from progress steps on the same table); when it does, the task asks for what the site
+    cannot do, and is dropped."""
+    tokens = parse_path(issue.location)
+    task = get_at(data, tokens[:2])
+    query = goal.get("query") if isinstance(goal.get("query"), dict) else None
+    cond = next((c for c in (query or {}).get("where", []) if c.get("column") == column
+                 and c.get("op", "=") == "=" and not isinstance(c.get("value"), (dict, list))), None)
+    if not isinstance(task, dict) or cond is None:
+        return drop_task(data, issue, ctx)
+    value = cond["value"]
+    if isinstance(value, str) and value.strip().casefold() in str(task.get("instruction", "")).casefold():
+        return drop_task(data, issue, ctx)
+    said = json.dumps(cond, sort_keys=True)
+    for predicate in [goal] + [step.get("predicate") for step in task.get("progress", [])]:
+        where = predicate.get("query", {}).get("where") if isinstance(predicate, dict) else None
+        if isinstance(where, list) and predicate["query"].get("table") == query.get("table"):
+            predicate["query"]["where"] = [c for c in where if json.dumps(c, sort_keys=True) != said]
+    return (f"task {task['id']!r}: the goal no longer asks {query.get('table')}.{column} = {value!r}, which nothing "
+            f"writes and its instruction never says", Touch(tasks={task["id"]}))
 
 
 def _instruction(data: dict[str, Any], tokens: list[str | int]) -> str:
