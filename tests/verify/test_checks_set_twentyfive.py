@@ -189,3 +189,22 @@ def test_a_goal_wanting_rows_gone_that_nothing_removes_drops_the_task() -> None:
                                "or changes kind, user_id")
     fixed = repair_static(site)[0]
     assert fixed.task("purge_trashed") is None
+
+
+def test_a_footprint_entry_for_the_goals_rows_that_forbids_the_write_the_goal_needs_is_found_and_widened() -> None:
+    def edit(data: dict) -> None:
+        task = _task(data, "memberships")
+        entry = next(e for e in task["footprint"] if e["table"] == "subscriptions")
+        entry["ops"] = ["delete"]  # joining a community, allowed only to leave it
+    clean, site = _edited("forum", edit)
+    assert not _said(clean, "F011", "for those very rows")
+    assert _said(site, "F011", "task 'memberships''s goal needs its rows made, but the footprint entry for those very "
+                               "rows allows only delete")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "F011", "for those very rows")
+    task = fixed.task("memberships")
+    episode = Episode(fixed, task.id)
+    episode.reset()
+    for action in task.certificate:
+        outcome = episode.step(action)
+    assert outcome.success

@@ -493,11 +493,36 @@ def goal_keys_outside(site: Site, task: Any, number: int) -> Iterator[tuple[str,
                 yield f"$.tasks[{number}].goal[{index}].query.where[{c_index}].value", cond.value, next(iter(keys))
 
 
+def goal_ops_outside(task: Any, number: int) -> Iterator[tuple[str, str, list[str]]]:
+    """Footprint entries that name exactly a goal's rows (the same conditions) but not the write that goal
+    needs: ``NOT EXISTS`` wants the rows deleted (or changed), ``EXISTS`` wants one made (or changed); an
+    entry for leaving a community that allows only inserts. Yields the entry's ops path, the op needed and
+    the ops it allows."""
+    if task.kind != "mutate":
+        return
+    for predicate in task.goal:
+        query = C.field_of(predicate, "query")
+        if C.field_of(predicate, "kind") != "exists" or query is None:
+            continue
+        wanted = json.dumps([c.model_dump(mode="json") for c in query.where], sort_keys=True)
+        same = [(i, e) for i, e in enumerate(task.footprint) if e.table == query.table
+                and json.dumps([c.model_dump(mode="json") for c in e.where], sort_keys=True) == wanted]
+        needed = ("delete", "update") if C.field_of(predicate, "negate") else ("insert", "update")
+        if same and not any(op in e.ops for _, e in same for op in needed):
+            index, entry = same[0]
+            yield f"$.tasks[{number}].footprint[{index}].ops", needed[0], list(entry.ops)
+
+
 def check_goal_footprint(site: Site) -> list[C.Issue]:
     """F011: a goal that needs a row changed that the task's footprint forbids it to write (see
     :func:`goal_keys_outside`): no episode can succeed without breaking the footprint."""
     issues = []
     for number, task in enumerate(site.tasks):
+        for location, op, allowed in goal_ops_outside(task, number):
+            issues.append(C.Issue("feasibility", C.GOAL_OUTSIDE_FOOTPRINT, location,
+                                  f"task {task.id!r}'s goal needs its rows {'removed' if op == 'delete' else 'made'}, "
+                                  f"but the footprint entry for those very rows allows only {' and '.join(allowed)}: "
+                                  f"no episode can succeed without breaking it; it should allow {op}"))
         for location, key, allowed in goal_keys_outside(site, task, number):
             issues.append(C.Issue("feasibility", C.GOAL_OUTSIDE_FOOTPRINT, location,
                                   f"task {task.id!r} needs row {key!r} changed, but its footprint lets it write "

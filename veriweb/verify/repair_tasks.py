@@ -618,6 +618,14 @@ def align_goal_key(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     from veriweb.verify.checks_tasks import goal_keys_outside, task_user_row
 
     tokens = R.parse_path(issue.location)
+    needed = re.search(r"; it should allow (\w+)$", issue.message)
+    if needed is not None and tokens[-1] == "ops":
+        ops = R.get_at(data, tokens)
+        if not isinstance(ops, list) or needed.group(1) in ops:
+            return None
+        ops.append(needed.group(1))
+        task_id = data["tasks"][tokens[1]]["id"]
+        return f"task {task_id!r}: its footprint entry allows {needed.group(1)} too, as its goal needs", R.Touch(tasks={task_id})
     site = from_data(data, check_id=False)
     task = site.tasks[tokens[1]]
     found = next((f for f in goal_keys_outside(site, task, tokens[1]) if f[0] == issue.location), None)
