@@ -208,3 +208,29 @@ def test_a_footprint_entry_for_the_goals_rows_that_forbids_the_write_the_goal_ne
     for action in task.certificate:
         outcome = episode.step(action)
     assert outcome.success
+
+
+def test_a_goal_wanting_other_users_rows_gone_is_found_and_kept_to_the_users_own() -> None:
+    def edit(data: dict) -> None:
+        task = _task(data, "delete_comment")
+        for predicate in task["goal"] + [step["predicate"] for step in task["progress"]]:
+            predicate["query"]["where"] = [c for c in predicate["query"]["where"] if c["column"] != "author_id"]
+        notes = next(t for t in data["database"]["tables"] if t["name"] == "notes")["rows"]
+        users = next(t for t in data["database"]["tables"] if t["name"] == "users")["rows"]
+        mine = next(u["id"] for u in users if u["username"] == task["user"])
+        note = next(n for n in notes if n["author_id"] == mine and n["body"] == task["slots"]["text"])
+        other = next(u["id"] for u in users if u["id"] != mine)
+        notes.append({**note, "id": max(n["id"] for n in notes) + 1, "author_id": other})  # someone said the same
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "M007", "removes only the signed-in user's own")
+    assert _said(site, "M007", "task 'delete_comment' needs no notes row to match, but the site removes only the "
+                               "signed-in user's own (author_id = :user_id) and 1 of other users match")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M007", "removes only the signed-in user's own")
+    task = fixed.task("delete_comment")
+    assert [c.column for c in task.goal[0].query.where][0] == "author_id"
+    episode = Episode(fixed, task.id)
+    episode.reset()
+    for action in task.certificate:
+        outcome = episode.step(action)
+    assert outcome.success

@@ -330,18 +330,35 @@ def _unremovable(site: Site, forms: list[Any], task: Any, number: int, index: in
     if site.database.table(table) is None:
         return []
     tested = {cond.column for cond in predicate.query.where}
+    owners: set[str | None] = set()  # per delete, the column it keeps to the signed-in user's rows (None: any row)
     for form in forms:
         marker = site.marker(form.action.marker)
         for effect in marker.effects if marker is not None else ():
             if effect.table == table and effect.op == "delete":
-                return []
+                owner = re.search(r"\b(\w+)\s*=\s*:user_id\b", effect.sql)
+                owners.add(owner.group(1) if owner else None)
             if effect.table == table and effect.op == "update" and (not tested or any(
                     re.search(rf"\b{re.escape(column)}\s*=", re.split(r"\bWHERE\b", effect.sql, maxsplit=1, flags=re.I)[0])
                     for column in tested)):
                 return []
+    if not owners:
+        return [C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
+                        f"task {task.id!r} needs no {table} row to match, but no form deletes from {table} or changes "
+                        f"{', '.join(sorted(tested)) or 'its rows'}: the goal holds from the start or never")]
+    if None in owners or len(owners) != 1 or owners & tested:
+        return []
+    from veriweb.verify.checks_tasks import task_user_row
+
+    owner = owners.pop()
+    user = task_user_row(site, task)
+    uid = user.get(site.auth.id_column) if user is not None and site.auth is not None else None
+    others = [r for r in lookup_rows(site, predicate.query, task.slots, user) if r.get(owner) != uid]
+    if uid is None or not others:
+        return []
     return [C.Issue("semantic", C.MISSING_CONTROL, f"$.tasks[{number}].goal[{index}]",
-                    f"task {task.id!r} needs no {table} row to match, but no form deletes from {table} or changes "
-                    f"{', '.join(sorted(tested)) or 'its rows'}: the goal holds from the start or never")]
+                    f"task {task.id!r} needs no {table} row to match, but the site removes only the signed-in user's "
+                    f"own ({owner} = :user_id) and {len(others)} of other users match: the goal can never hold; it should "
+                    f"test {owner} = user.id")]
 
 
 def _sent_values(site: Site, forms: list[Any], table: str, column: str) -> list[set[str] | None]:

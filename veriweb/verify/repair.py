@@ -2240,6 +2240,9 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
     entry = get_at(data, tokens)
     if "the goal holds from the start or never" in issue.message:
         return drop_task(data, issue, ctx)
+    scoped = re.search(r"; it should test (\w+) = user\.id$", issue.message)
+    if scoped is not None and isinstance(entry, dict) and isinstance(entry.get("query"), dict):
+        return _scope_goal(data, tokens, entry, scoped.group(1))
     unwritten = re.search(r"row with (\w+) = (.+), but no form writes a value into \w+\.\w+ and no row holds", issue.message)
     if unwritten is not None and isinstance(entry, dict):
         return _unwritten_goal(data, issue, ctx, entry, unwritten.group(1))
@@ -2271,6 +2274,23 @@ def add_control(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | N
         return None
     return (f"added a form for {marker['name']!r} " + " and ".join(f"on page {p!r}" for p in placed),
             Touch(pages=set(placed), markers={marker["name"]}))
+
+
+def _scope_goal(data: dict[str, Any], tokens: list[str | int], goal: dict[str, Any], column: str) -> Outcome | None:
+    """M007: a goal that wants rows gone where the site lets a user remove only their own: the goal (and
+    each progress step over the same rows) keeps to the user's own rows, the only reading that can hold."""
+    task = get_at(data, tokens[:2])
+    if not isinstance(task, dict):
+        return None
+    said = json.dumps(goal["query"].get("where", []), sort_keys=True)
+    own = {"column": column, "value": {"ref": "user.id"}}
+    for predicate in [goal] + [step.get("predicate") for step in task.get("progress", [])]:
+        query = predicate.get("query") if isinstance(predicate, dict) else None
+        if isinstance(query, dict) and query.get("table") == goal["query"].get("table") \
+                and json.dumps(query.get("where", []), sort_keys=True) == said:
+            query["where"] = [dict(own)] + list(query.get("where", []))
+    return (f"task {task['id']!r}: its goal keeps to the user's own {goal['query'].get('table')} rows ({column} = user.id)",
+            Touch(tasks={task["id"]}))
 
 
 def _unwritten_goal(data: dict[str, Any], issue: Issue, ctx: Context, goal: dict[str, Any], column: str) -> Outcome | None:
