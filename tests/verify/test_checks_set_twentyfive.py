@@ -234,3 +234,24 @@ def test_a_goal_wanting_other_users_rows_gone_is_found_and_kept_to_the_users_own
     for action in task.certificate:
         outcome = episode.step(action)
     assert outcome.success
+
+
+def test_a_bound_the_words_exclude_judged_inclusively_is_found_and_made_strict() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "hotel_list")
+        task["template"] = "Log in as {username} (password: {password}), then: name all the hotels in {city} with more than {stars} stars."
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M016", "a bound it excludes")
+    assert _said(site, "M016", "a bound it excludes, but its judge compares with >= (not >)")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M016", "a bound it excludes")
+    where = fixed.task("hotel_list").answer.list_query.where
+    assert [c.op for c in where if c.column == "stars"] == [">"]
+
+
+def test_a_place_named_after_under_is_not_a_bound() -> None:
+    _, site = _edited("mail", lambda data: None)  # "File all of {sender}'s Inbox messages under {folder}"
+    assert not _said(site, "M016", "a bound it excludes")

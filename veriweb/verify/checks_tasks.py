@@ -405,6 +405,33 @@ def strict_bounds(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
                 yield f"{path}.where[{index}].op", wrong, right
 
 
+_STRICT_BEFORE = re.compile(r"\b(?:(fewer|less|cheaper|lower) than|(under|below)|(more|higher) than|(over|above))\s+"
+                            r"(?:\$\s*)?\{(\w+)\}", re.I)
+
+
+def inclusive_bounds(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
+    """The other way round from :func:`strict_bounds`: a bound the words exclude ("fewer than {limit}
+    units", "under {budget}") that the judge compares with inclusively (``stock <= :limit``): the rows at
+    exactly the bound are judged too. Only conditions on that very slot are read."""
+    told = task.template
+    if _INCLUSIVE_BELOW.search(told.lower()) or _INCLUSIVE_ABOVE.search(told.lower()):
+        return
+    wrong_ops = {}
+    for found in _STRICT_BEFORE.finditer(told):
+        if not re.fullmatch(r"\s*\$?\s*-?[\d,]*\.?\d+\s*", str(task.slots.get(found.group(5), ""))):
+            continue  # "under {folder}": a place, not a bound
+        below = bool(found.group(1) or found.group(2))
+        wrong_ops[found.group(5)] = ("<=", "<") if below else (">=", ">")
+    judged = [(task.goal, f"$.tasks[{number}].goal"), (task.progress, f"$.tasks[{number}].progress"),
+              (task.answer, f"$.tasks[{number}].answer")]
+    for holder, path in (found for value, root in judged for found in _queries_with(value, root, "where")):
+        for index, cond in enumerate(holder.where):
+            value = cond.value
+            ops = wrong_ops.get(value.name) if isinstance(value, Ref) and value.namespace == "slot" else None
+            if ops is not None and cond.op == ops[0]:
+                yield f"{path}.where[{index}].op", ops[0], ops[1]
+
+
 _CREATE_WORDS = re.compile(r"\b(?:create|creating|new|set up|add|make|open an?|start an?)\b", re.I)
 _UNIQUE = re.compile(r"NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+WHERE\s+(\w+)\s*=\s*:user_id)?\s+"
                      r"GROUP\s+BY\s+(?:lower\s*\(\s*)?(\w+)\s*\)?\s+HAVING\s+count\s*\(\s*\*\s*\)\s*>\s*1", re.I)
@@ -540,6 +567,10 @@ def check_strict_bounds(site: Site) -> list[C.Issue]:
         for location, wrong, right in strict_bounds(task, number):
             issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
                                   f"task {task.id!r} says {task.instruction!r}, a bound it includes, but its judge "
+                                  f"compares with {wrong} (not {right})"))
+        for location, wrong, right in inclusive_bounds(task, number):
+            issues.append(C.Issue("semantic", SLOT_CONTRADICTS_GOAL, location,
+                                  f"task {task.id!r} says {task.instruction!r}, a bound it excludes, but its judge "
                                   f"compares with {wrong} (not {right})"))
     return issues
 

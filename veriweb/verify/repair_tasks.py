@@ -339,12 +339,12 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
         task["slots"]["password"] = password
         task["instruction"] = render_instruction(task["template"], task["slots"])
         return f"task {task['id']!r}: the password {task['user']!r} signs in with", R.Touch(tasks={task["id"]})
-    bound = re.search(r"a bound it includes, but its judge compares with (\S+) \(not (\S+)\)$", issue.message)
+    bound = re.search(r"a bound it (includes|excludes), but its judge compares with (\S+) \(not (\S+)\)$", issue.message)
     if bound is not None and tokens[-1] == "op":  # "one stop or none" judged with stops < 1: <= 1
-        task = _reset_condition(data, tokens, bound.group(1), bound.group(2))
+        task = _reset_condition(data, tokens, bound.group(2), bound.group(3))
         column = R.get_at(data, tokens[:-1]).get("column") if task is not None else None
-        return None if task is None else (f"task {task['id']!r}: {column} {bound.group(1)} -> {bound.group(2)}, the "
-                                          f"bound its instruction includes", R.Touch(tasks={task["id"]}))
+        return None if task is None else (f"task {task['id']!r}: {column} {bound.group(2)} -> {bound.group(3)}, the "
+                                          f"bound its instruction {bound.group(1)}", R.Touch(tasks={task["id"]}))
     if "but its answer never filters on" in issue.message:  # the condition the instruction names, added
         from veriweb.scaffold.io import from_data
         from veriweb.verify.checks_tasks import unfiltered_slots
