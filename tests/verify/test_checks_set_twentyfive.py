@@ -6,7 +6,9 @@ there), and the repair is run.
 
 from __future__ import annotations
 
-from jsonwalk import edited as _edited, said as _said  # tests/verify/jsonwalk.py
+import json
+
+from jsonwalk import dicts, edited as _edited, said as _said  # tests/verify/jsonwalk.py
 
 from veriweb.engine import Episode
 from veriweb.verify.repair import repair_static
@@ -142,8 +144,13 @@ def _without_flair(data: dict) -> None:
     """The forum as a site without flairs: its post form stores none, and create_post's instruction asks none."""
     from veriweb.scaffold.site import render_instruction
 
-    effect = _marker(data, "create_post")["effects"][0]
-    effect["sql"] = effect["sql"].replace(":body, :now, 1, :flair,", ":body, :now, 1, NULL,")
+    marker = _marker(data, "create_post")
+    marker["effects"][0]["sql"] = marker["effects"][0]["sql"].replace(":body, :now, 1, :flair,", ":body, :now, 1, NULL,")
+    marker["params"] = [p for p in marker["params"] if p["name"] != "flair"]
+    for page in data["pages"]:
+        for form in (e for e in dicts(page) if e.get("type") == "form" and e.get("action", {}).get("marker") == "create_post"):
+            form["fields"] = [f for f in form["fields"] if f.get("name") != "flair"]
+            form["action"].get("args", {}).pop("flair", None)
     task = _task(data, "create_post")
     task["template"] = task["template"].replace(", flaired {flair}.", ".")
     task["slots"].pop("flair")
@@ -168,8 +175,10 @@ def test_a_goal_value_nothing_can_write_is_found_and_dropped_from_the_goal_when_
 
 def test_a_goal_value_nothing_can_write_that_the_instruction_asks_drops_the_task() -> None:
     def edit(data: dict) -> None:
-        effect = _marker(data, "create_post")["effects"][0]
-        effect["sql"] = effect["sql"].replace(":body, :now, 1, :flair,", ":body, :now, 1, NULL,")
+        task = _task(data, "create_post")
+        kept = {key: json.loads(json.dumps(task[key])) for key in ("template", "instruction", "slots", "goal")}
+        _without_flair(data)  # a site without flairs, and a task that still asks for one
+        task.update(kept)
         for row in next(t for t in data["database"]["tables"] if t["name"] == "posts")["rows"]:
             row["flair"] = None
     _, site = _edited("forum", edit)  # "flaired Showcase", which nothing can write and no post holds
@@ -255,3 +264,17 @@ def test_a_bound_the_words_exclude_judged_inclusively_is_found_and_made_strict()
 def test_a_place_named_after_under_is_not_a_bound() -> None:
     _, site = _edited("mail", lambda data: None)  # "File all of {sender}'s Inbox messages under {folder}"
     assert not _said(site, "M016", "a bound it excludes")
+
+
+def test_a_checkout_that_ships_to_the_saved_address_instead_of_the_typed_one_is_found_and_writes_it() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "place_order")["effects"][0]
+        effect["sql"] = effect["sql"].replace(":name, :address, :city FROM cart_items c",
+                                              ":name, (SELECT address FROM users WHERE id = :user_id), :city FROM cart_items c")
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "C013", "is read nowhere")
+    assert _said(site, "C013", "marker 'place_order' fills address from (SELECT address FROM users WHERE id = :user_id) "
+                               "while its parameter :address, the field the visitor fills, is read nowhere")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C013", "is read nowhere")
+    assert ":name, :address, :city FROM cart_items c" in fixed.marker("place_order").effects[0].sql

@@ -1686,6 +1686,39 @@ def _overflagged_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
                   _replace_item(sql, expr, fixed_expr, name))
 
 
+def _unread_params(marker: Any) -> set[str]:
+    """The parameters of ``marker`` that none of its effects or checks reads (a field the form sends for nothing)."""
+    from veriweb.scaffold.values import Ref
+
+    texts = [e.sql for e in marker.effects]
+    for guard in [*marker.preconditions, *marker.invariants]:
+        texts.append(str(getattr(guard.predicate, "sql", "") or ""))
+        texts += [f":{value.ref.split('.', 1)[1]}" for value in (getattr(guard.predicate, "params", None) or {}).values()
+                  if isinstance(value, Ref) and value.ref.startswith("param.")]
+    read = set(re.findall(r":(\w+)", " ".join(texts)))
+    return {p.name for p in marker.params} - read
+
+
+def _ignored_params(location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """An effect that fills a column from somewhere else (``(SELECT address FROM users WHERE id = :user_id)``)
+    while the marker takes a parameter of that very name that nothing reads: what the visitor typed in
+    that field is thrown away (an order shipped to the saved address, not the one given). The fix writes
+    the parameter."""
+    from veriweb.verify.dataflow import parse_effect
+
+    unread = _unread_params(marker)
+    if not unread:
+        return
+    write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+    for column, source in write.sources.items():
+        if column in unread and source.kind not in ("param", "literal") and isinstance(source.value, str) \
+                and source.value.strip() and source.value in effect.sql:
+            yield Fix(location, f"marker {marker.name!r} fills {column} from {source.value.strip()[:60]} while its "
+                                f"parameter :{column}, the field the visitor fills, is read nowhere: what was typed is "
+                                f"thrown away; it should write :{column}", effect.sql,
+                      effect.sql.replace(source.value, f":{column}", 1))
+
+
 _CLIPPED = re.compile(r"(?:(?:trim|ltrim|rtrim)\s*\(\s*)?substr\s*\(\s*:(\w+)\s*,", re.I)
 
 
@@ -2467,6 +2500,7 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _found_by_new_value(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, marker, effect.table)
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _clipped_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            out += _ignored_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
                 sql = getattr(guard.predicate, "sql", None)
