@@ -278,3 +278,17 @@ def test_a_checkout_that_ships_to_the_saved_address_instead_of_the_typed_one_is_
     fixed = repair_static(site)[0]
     assert not _said(fixed, "C013", "is read nowhere")
     assert ":name, :address, :city FROM cart_items c" in fixed.marker("place_order").effects[0].sql
+
+
+def test_a_certificate_a_check_refuses_is_reported_with_the_check_that_refused_it() -> None:
+    from veriweb.verify.feasibility import verify_task
+
+    def edit(data: dict) -> None:
+        guard = _marker(data, "set_state")["preconditions"][1]
+        guard["predicate"]["sql"] = guard["predicate"]["sql"].replace("state != :s", "state = :s")  # inverted
+    clean, site = _edited("code", edit)
+    assert not [i for i in verify_task(clean, clean.task("close_issue"), budget=0, search=False).issues
+                if i.code == "F002"]
+    failed = [i.message for i in verify_task(site, site.task("close_issue"), budget=0, search=False).issues
+              if i.code == "F002"]
+    assert failed and failed[0].endswith(": 'This issue is already in that state.' (marker 'set_state', preconditions[1])")

@@ -111,22 +111,35 @@ def replay(site: Site, task: Task, actions: list[str] | tuple[str, ...], *, sess
     """
     episode = Episode(site, task, session=session, end_on_success=end_on_success)
     episode.reset()
+    refused = ""
     for number, action in enumerate(actions):
         if episode.finished:
-            return False, f"the episode ended before action {number} ({action})"
+            return False, f"the episode ended before action {number} ({action}){refused}"
         if pressed is not None and (name := pressed_button(episode.session, action)):
             pressed.append(name)
+        flash = episode.session.ui.flash
         outcome = episode.step(action)
         if errors is not None and outcome.error is not None:
             errors.append(f"action {number} ({action}): {outcome.error}")
+        after = episode.session.ui.flash
+        if after is not flash and after is not None and after[0] == "error" and not refused:
+            refused = f"; the site refused action {number} ({action}): {after[1]!r}{_refuser(site, after[1])}"
         if outcome.terminated or outcome.truncated:
             done = number == len(actions) - 1
             if outcome.success and done:
                 return True, str(outcome.info.get("reason"))
             reason = outcome.info.get("answer") or outcome.info.get("reason")
-            return (outcome.success, str(reason)) if done else (
-                False, f"the episode ended at action {number} ({action}): {reason}")
-    return False, "the episode had not ended after the last action"
+            return (outcome.success, f"{reason}{refused}") if done else (
+                False, f"the episode ended at action {number} ({action}): {reason}{refused}")
+    return False, f"the episode had not ended after the last action{refused}"
+
+
+def _refuser(site: Site, message: str) -> str:
+    """Where a refusal's message is written: `` (marker 'set_state', preconditions[1])``, or nothing."""
+    places = [f"marker {marker.name!r}, {kind}[{index}]" for marker in site.markers
+              for kind in ("preconditions", "invariants") for index, guard in enumerate(getattr(marker, kind))
+              if guard.message == message]
+    return f" ({'; '.join(places[:3])})" if places else ""
 
 
 # ----------------------------------------------------------------------------- start state
