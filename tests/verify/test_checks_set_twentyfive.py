@@ -292,3 +292,19 @@ def test_a_certificate_a_check_refuses_is_reported_with_the_check_that_refused_i
     failed = [i.message for i in verify_task(site, site.task("close_issue"), budget=0, search=False).issues
               if i.code == "F002"]
     assert failed and failed[0].endswith(": 'This issue is already in that state.' (marker 'set_state', preconditions[1])")
+
+
+# ----------------------------------------------------------------------------- guards
+
+
+def test_a_role_check_that_asks_for_another_persons_membership_is_found_and_asks_for_the_users() -> None:
+    def edit(data: dict) -> None:
+        guard = _marker(data, "merge_mr")["preconditions"][0]
+        guard["predicate"]["sql"] = guard["predicate"]["sql"].replace("m.user_id = :user_id", "m.user_id = r.author_id")
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C009", "not of the signed-in user")
+    assert _said(site, "C009", "a check of marker 'merge_mr' says 'Only maintainers of this project can merge.', but it "
+                               "asks for the membership of r.author_id, not of the signed-in user")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C009", "not of the signed-in user")
+    assert "m.user_id = :user_id" in fixed.marker("merge_mr").preconditions[0].predicate.sql

@@ -886,6 +886,33 @@ def _ownership_messages(site: Site) -> Iterator[GuardFix]:
             break
 
 
+_ROLES = re.compile(r"\bonly\b.*\b(?:members?|maintainers?|owners?|admins?|administrators?|moderators?|staff|"
+                    r"organi[sz]ers?|hosts?)\b|\byou must be\b|\byou need to be\b", re.I)
+
+
+def _role_messages(site: Site) -> Iterator[GuardFix]:
+    """C009: a guard whose message restricts who may act ("Only maintainers of this project can merge") and
+    that finds the membership row of another person than the one acting (``m.user_id = r.author_id``, the
+    request's author) and never reads the signed-in user: anyone may act on a maintainer's work, and a
+    maintainer is refused on anyone else's. The fix asks for the signed-in user's membership."""
+    users = {t.name for t in site.database.tables for fk in t.foreign_keys
+             if site.auth is not None and fk.ref_table == site.auth.table and fk.column == "user_id"}
+    for location, marker, guard, sql in _sql_guards(site):
+        if not _ROLES.search(guard.message or "") or ":user_id" in sql:
+            continue
+        aliases = {alias or table: table for table, alias in
+                   re.findall(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(?!ON\b|WHERE\b|JOIN\b)(\w+))?", sql, re.I)}
+        for match in re.finditer(r"\b(\w+)\.user_id\s*=\s*(\w+)\.(\w+_id)\b", sql):
+            if aliases.get(match.group(1)) not in users or aliases.get(match.group(2)) in (None, aliases.get(match.group(1))):
+                continue
+            fixed = sql[:match.start(2)] + ":user_id" + sql[match.end(3):]
+            yield GuardFix(location, C.VACUOUS_GUARD,
+                           f"a check of marker {marker.name!r} says {guard.message!r}, but it asks for the membership of "
+                           f"{match.group(2)}.{match.group(3)}, not of the signed-in user: anyone may act, and the "
+                           f"right people are refused", sql=fixed)
+            break
+
+
 _LATER = re.compile(r"\b(?:today or later|on or after today|after today|in the future|not in the past|"
                     r"from today|upcoming|later than today)\b", re.I)
 _EARLIER = re.compile(r"\b(?:today or earlier|on or before today|before today|in the past|not in the future|"
@@ -2538,7 +2565,7 @@ def guard_fixes(site: Site) -> list[GuardFix]:
             *_cascade_elsewhere(site), *_ignored_params(site), *_numbered_bounds(site),
             *_unowned_writes(site), *_wider_than_guard(site), *_unsourced_transitions(site), *_crossed_keys(site), *_orphaning_deletes(site),
             *_stamps_of_other_states(site), *_split_upserts(site), *_stale_stamps(site), *_global_numbers(site),
-            *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site),
+            *_unscoped_guards(site), *_unscoped_counts(site), *_unread_bindings(site), *_stock_signs(site), *_ownership_messages(site), *_role_messages(site),
             *_today_directions(site), *_last_units(site), *_untested_columns(site, domains), *_misread_params(site),
             *_unscoped_groups(site), *_misattributed_actors(site), *_unscoped_reads(site), *_unread_keys(site),
             *_unguarded_upserts(site), *_anonymous_writes(site), *_uneven_starts(site),
