@@ -308,3 +308,26 @@ def test_a_role_check_that_asks_for_another_persons_membership_is_found_and_asks
     fixed = repair_static(site)[0]
     assert not _said(fixed, "C009", "not of the signed-in user")
     assert "m.user_id = :user_id" in fixed.marker("merge_mr").preconditions[0].predicate.sql
+
+
+def test_a_history_that_hides_one_state_from_every_list_is_found_and_shows_it() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "orders")
+        page["elements"][1]["query"]["where"].append({"column": "status", "op": "!=", "value": "cancelled"})
+    clean, site = _edited("shop", edit)
+    assert not _said(clean, "M015", "listed nowhere")
+    assert _said(site, "M015", "the list leaves out every orders row with status = 'cancelled', and so does every other "
+                               "list that opens page 'order'")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "M015", "listed nowhere")
+    assert [c.column for c in next(p for p in fixed.pages if p.id == "orders").elements[1].query.where] == ["user_id"]
+
+
+def test_a_state_left_out_of_one_list_but_shown_by_another_is_not_hidden() -> None:
+    def edit(data: dict) -> None:
+        page = next(p for p in data["pages"] if p["id"] == "orders")
+        shown = json.loads(json.dumps(page["elements"][1]))
+        page["elements"][1]["query"]["where"].append({"column": "status", "op": "!=", "value": "cancelled"})
+        page["elements"].append(shown)  # all orders, cancelled ones too, further down
+    _, site = _edited("shop", edit)
+    assert not _said(site, "M015", "listed nowhere")

@@ -517,6 +517,52 @@ def check_offered_refusals(site: Site) -> list[C.Issue]:
             for location, marker, op, strict, column in offered_refusals(site)]
 
 
+def hidden_states(site: Site) -> Iterator[tuple[str, str, str, str, Any]]:
+    """Lists whose rows open a record's page and that leave out the records in one state by a fixed test
+    (``status != 'cancelled'``) while no other list opening that page shows them: a cancelled order
+    vanishes from its customer's history, and nothing leads to it any more. Yields the condition's path,
+    the table, the column, the page, and the value left out (a value some row holds or a marker writes)."""
+    from veriweb.verify.checks_views import column_values
+
+    routes = C._routes(site)
+    keys = _page_keys(site, through_views=True)
+    by_page: dict[str, list[tuple[str, Any, str]]] = defaultdict(list)
+    for element, path, _, _ in bound_elements(site):
+        if element.type not in ("list", "table"):
+            continue
+        for link in _row_links(element):
+            dest = C.resolve_href(routes, link.href)
+            if dest in keys:
+                by_page[dest].append((path, element, keys[dest][1]))
+                break
+    for dest, lists in by_page.items():
+        left_out: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for path, element, table in lists:
+            for number, cond in enumerate(element.query.where):
+                values = cond.value if cond.op == "not_in" and isinstance(cond.value, list) else [cond.value]
+                if cond.op not in ("!=", "not_in") or not all(isinstance(v, (str, int)) for v in values):
+                    continue
+                base = base_column(site, element.query.table, cond.column)
+                if base is None or base[0] != table:
+                    continue
+                held = column_values(site).get(base, {})
+                for value in values:
+                    if str(value).lower() in held or any(r.get(base[1]) == value for r in site.database.table(table).rows):
+                        left_out[(base[1], str(value))].append(f"{path}.query.where[{number}]")
+        for (column, value), paths in left_out.items():
+            if len(paths) == len(lists):
+                yield paths[0], table, column, dest, value
+
+
+def check_hidden_states(site: Site) -> list[C.Issue]:
+    """M015: see :func:`hidden_states`. The repair lets the first such list show them."""
+    return [C.Issue("semantic", C.EMPTY_FILTER, location,
+                    f"the list leaves out every {table} row with {column} = {value!r}, and so does every other list "
+                    f"that opens page {page!r}: those records are listed nowhere, as if they did not exist; it should "
+                    f"show them")
+            for location, table, column, page, value in hidden_states(site)]
+
+
 # ----------------------------------------------------------------------------- S013
 
 
@@ -1407,7 +1453,7 @@ PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
                check_nameless_row_links, check_preset_choices, check_field_echoes,
-               check_blank_edits, check_offered_refusals]
+               check_blank_edits, check_offered_refusals, check_hidden_states]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

@@ -870,6 +870,13 @@ def restate_period(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     from veriweb.verify.checks_meaning import calendar_filters, inverted_flags
 
     tokens = R.parse_path(issue.location)
+    if issue.message.endswith("as if they did not exist; it should show them") and tokens[-2] == "where":
+        where = R.get_at(data, tokens[:-1])
+        if not isinstance(where, list) or not 0 <= tokens[-1] < len(where):
+            return None
+        gone = where.pop(tokens[-1])
+        return (f"the list shows the rows it left out ({gone.get('column')} {gone.get('op')} {gone.get('value')!r})",
+                R.Touch(pages=R._page_of(tokens, data)))
     routed = re.search(r"while its own page reads all of it: it should open '([^']+)'$", issue.message)
     if routed is not None and tokens[-2:] == ["action", "route"]:  # a search sent elsewhere: to its own page
         action = R.get_at(data, tokens[:-1])
