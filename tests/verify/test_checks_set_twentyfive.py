@@ -331,3 +331,94 @@ def test_a_state_left_out_of_one_list_but_shown_by_another_is_not_hidden() -> No
         page["elements"].append(shown)  # all orders, cancelled ones too, further down
     _, site = _edited("shop", edit)
     assert not _said(site, "M015", "listed nowhere")
+
+
+# ----------------------------------------------------------------------------- accounts (set 25)
+
+
+def _rows(data: dict, table: str) -> list[dict]:
+    return next(t for t in data["database"]["tables"] if t["name"] == table)["rows"]
+
+
+def test_an_account_whose_password_is_a_default_is_found_and_given_its_own() -> None:
+    def edit(data: dict) -> None:
+        _rows(data, "staff").append({**_rows(data, "staff")[0], "id": 99, "username": "admin", "password": "admin",
+                                     "name": "Administrator"})
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "S010", "the first anyone would guess")
+    assert _said(site, "S010", "account 'admin' has the password 'admin', the first anyone would guess")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S010", "the first anyone would guess")
+    assert next(r for r in fixed.database.table("staff").rows if r["username"] == "admin")["password"] != "admin"
+
+
+def test_a_sign_in_form_showing_a_real_account_is_found_and_emptied() -> None:
+    def edit(data: dict) -> None:
+        user = _rows(data, "users")[2]["username"]
+        form = next(e for e in dicts(data["pages"]) if e.get("type") == "form" and e.get("action", {}).get("kind") == "login")
+        field = next(f for f in form["fields"] if f["name"] == form["action"].get("username_field", "username"))
+        field["value"] = user
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "S010", "filled in for every visitor")
+    assert _said(site, "S010", "the sign-in form starts with the account name")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S010", "filled in for every visitor")
+
+
+# ----------------------------------------------------------------------------- answers (set 25)
+
+
+def test_a_list_asked_in_rank_order_but_judged_in_any_is_found_and_judged_in_order() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "hotel_list")
+        task["template"] = task["template"].replace("name all the 5-star hotels in {city}.",
+                                                    "name all the 5-star hotels in {city}, ranked by name.")
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "M017", "the answer is judged with order")
+    assert _said(site, "M017", "task 'hotel_list' asks for its answer 'ranked', but the answer is judged with order 'any'")
+    fixed = repair_static(site)[0]
+    assert fixed.task("hotel_list").answer.order == "exact"
+
+
+def test_an_amount_asked_rounded_but_judged_to_the_cent_is_found_and_given_a_tolerance() -> None:
+    from veriweb.engine.answers import judge_answer
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "bills_total")
+        task["template"] = task["template"].replace("add up to?", "add up to, rounded to the nearest dollar?")
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "M017", "judged with tolerance")
+    assert _said(site, "M017", "asks for its answer 'rounded to the nearest dollar', but the answer is judged with "
+                               "tolerance 0.0")
+    fixed = repair_static(site)[0]
+    assert fixed.task("bills_total").answer.tolerance == 0.5
+    assert judge_answer("$10", 10.42, "currency", tolerance=0.5).correct  # a rounded answer passes now
+    assert not judge_answer("$11", 10.42, "currency", tolerance=0.5).correct
+
+
+def test_a_text_to_type_with_a_typographic_apostrophe_is_found_and_written_plainly() -> None:
+    from veriweb.scaffold.site import render_instruction
+
+    def edit(data: dict) -> None:
+        task = _task(data, "order_note")
+        old, new = task["slots"]["text"], "Customer\u2019s neighbour can sign for it."
+        task["slots"]["text"] = new
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        task["certificate"] = [step.replace(old, new) for step in task["certificate"]]
+    clean, site = _edited("admin", edit)
+    assert not _said(clean, "M016", "no keyboard types")
+    assert _said(site, "M016", "task 'order_note' asks to type 'Customer\u2019s neighbour can sign for it.', which holds "
+                               "characters no keyboard types")
+    fixed = repair_static(site)[0]
+    task = fixed.task("order_note")
+    assert task.slots["text"] == "Customer's neighbour can sign for it." and "\u2019" not in task.instruction
+    episode = Episode(fixed, task.id)
+    episode.reset()
+    for action in task.certificate:
+        outcome = episode.step(action)
+    assert outcome.success

@@ -1277,12 +1277,57 @@ def check_blank_passwords(site: Site) -> list[C.Issue]:
     issues = []
     for r_index, row in enumerate(table.rows):
         value = row.get(auth.password_column)
+        who = row.get(auth.username_column, r_index)
+        where = f"$.database.tables[{t_index}].rows[{r_index}].{auth.password_column}"
         if value is None or (isinstance(value, str) and not value.strip()):
-            who = row.get(auth.username_column, r_index)
-            issues.append(C.Issue("structural", C.LOGIN_MISSING,
-                                  f"$.database.tables[{t_index}].rows[{r_index}].{auth.password_column}",
+            issues.append(C.Issue("structural", C.LOGIN_MISSING, where,
                                   f"account {who!r} has a blank password: nobody can sign in as them (and a login "
                                   f"that took a blank password would let anyone in); it should hold a password"))
+        elif weak_password(str(who), str(value)):
+            issues.append(C.Issue("structural", C.LOGIN_MISSING, where,
+                                  f"account {who!r} has the password {value!r}, the first anyone would guess (a default "
+                                  f"left in the data): anyone can sign in as them; it should hold a password of its own"))
+    return issues
+
+
+_DEFAULT_PASSWORDS = frozenset({"admin", "administrator", "password", "passw0rd", "pass", "123456", "12345678", "1234",
+                                "12345", "0000", "letmein", "changeme", "default", "root", "toor", "guest", "test",
+                                "qwerty", "secret", "welcome"})
+
+
+def weak_password(username: str, password: str) -> bool:
+    """Is ``password`` a default any visitor would try: the username itself, or a stock one ("admin", "1234")?"""
+    folded = password.strip().casefold()
+    return folded == username.strip().casefold() or folded in _DEFAULT_PASSWORDS
+
+
+def check_prefilled_logins(site: Site) -> list[C.Issue]:
+    """S010: a sign-in form whose username (or password) box starts with a real account's name (or any
+    password): every visitor is shown someone's login, and a careless one signs in as them. The repair
+    empties the box."""
+    auth = site.auth
+    table = site.database.table(auth.table) if auth is not None else None
+    if table is None:
+        return []
+    names = {str(r.get(auth.username_column)).casefold() for r in table.rows if r.get(auth.username_column)}
+    issues = []
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action") if element.type == "form" else None
+        if getattr(action, "kind", "") != "login":
+            continue
+        for number, field_el in enumerate(element.fields):
+            value = C.field_of(field_el, "value")
+            if not isinstance(value, str) or not value.strip() or "{" in value:
+                continue
+            if field_el.name == action.username_field and value.strip().casefold() in names:
+                said = f"the account name {value!r}"
+            elif field_el.name == action.password_field:
+                said = "a password"
+            else:
+                continue
+            issues.append(C.Issue("structural", C.LOGIN_MISSING, f"{path}.fields[{number}].value",
+                                  f"the sign-in form starts with {said} filled in for every visitor: a real account is "
+                                  f"shown to all, and a careless visitor signs in as someone else; it should start empty"))
     return issues
 
 
@@ -1453,7 +1498,8 @@ PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check
                check_numbered_by_other_keys, check_stated_today, check_self_tests, check_open_private_pages,
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
                check_nameless_row_links, check_preset_choices, check_field_echoes,
-               check_blank_edits, check_offered_refusals, check_hidden_states]
+               check_blank_edits, check_offered_refusals, check_hidden_states,
+               check_prefilled_logins]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

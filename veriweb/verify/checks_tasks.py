@@ -432,6 +432,71 @@ def inclusive_bounds(task: Any, number: int) -> Iterator[tuple[str, str, str]]:
                 yield f"{path}.where[{index}].op", ops[0], ops[1]
 
 
+_RANKED = re.compile(r"\b(?:rank(?:ed|ing)?|in (?:that |the right |their )?order|in order of|from (?:first|highest|"
+                     r"lowest|cheapest|most|least|best|worst|newest|oldest|largest|smallest|biggest) to|"
+                     r"(?:ascending|descending) order|from the (?:first|top) to)\b", re.I)
+_ANY_ORDER = re.compile(r"\b(?:in any order|any order|order does not matter|whatever order)\b", re.I)
+_ROUNDED = re.compile(r"\b(?:rounded|round(?:ing)? it)\s+(?:off\s+|up\s+|down\s+)?to\s+the\s+nearest\s+"
+                      r"(?:whole\s+)?(?:dollar|euro|pound|unit|number|integer|one)\b|\bin whole (?:dollars|euros|pounds)\b",
+                      re.I)
+
+
+def unsaid_answer_rules(task: Any, number: int) -> Iterator[tuple[str, Any, Any, str]]:
+    """How an answer is judged against what its words ask: a list asked "ranked from first to third" judged
+    in any order, or an amount asked "rounded to the nearest dollar" judged to the cent. Yields the
+    path, the setting, the one the words ask for, and the words."""
+    answer = task.answer
+    if task.kind != "retrieve" or answer is None:
+        return
+    told = _told(task.template)
+    ranked = _RANKED.search(told)
+    if answer.type == "list" and answer.order == "any" and ranked and not _ANY_ORDER.search(told) \
+            and answer.list_query is not None and answer.list_query.order_by:
+        yield f"$.tasks[{number}].answer.order", "any", "exact", ranked.group(0)
+    rounded = _ROUNDED.search(told)
+    if answer.type in ("number", "currency") and rounded and answer.tolerance < 0.5:
+        yield f"$.tasks[{number}].answer.tolerance", answer.tolerance, 0.5, rounded.group(0)
+
+
+def check_answer_rules(site: Site) -> list[C.Issue]:
+    """M017: see :func:`unsaid_answer_rules`. The repair judges as the words ask."""
+    return [C.Issue("semantic", C.ANSWER_ASKS_OTHER, location,
+                    f"task {task.id!r} asks for its answer {words!r}, but the answer is judged with {location.rsplit('.', 1)[1]} "
+                    f"{setting!r}: the answer asked for is judged wrong, or a wrong one right; it should be {wanted!r}")
+            for number, task in enumerate(site.tasks) for location, setting, wanted, words in unsaid_answer_rules(task, number)]
+
+
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
+                               "\u2026": "...", "\u00a0": " "})
+
+
+def typographic_slots(site: Site, task: Any) -> Iterator[tuple[str, str, str]]:
+    """Slots of a mutate task whose text an agent must type and the goal compares exactly, written with
+    characters no keyboard types (``’``, ``“``, ``—``): the note typed as anyone types it ("Customer's") is
+    judged a failure. Only values no row holds (a value naming a record is copied, not typed). Yields the
+    slot, its value and the value in plain characters."""
+    if task.kind != "mutate":
+        return
+    compared = {value.name for holder, _ in _queries_with(task.goal, "$", "where") for cond in holder.where
+                if cond.op == "=" and isinstance(value := cond.value, Ref) and value.namespace == "slot"}
+    for name in sorted(compared):
+        value = task.slots.get(name)
+        if not isinstance(value, str) or value.translate(_TYPOGRAPHIC) == value:
+            continue
+        if any(value in row.values() for table in site.database.tables for row in table.rows):
+            continue
+        yield name, value, value.translate(_TYPOGRAPHIC)
+
+
+def check_typographic_slots(site: Site) -> list[C.Issue]:
+    """M016: see :func:`typographic_slots`. The repair writes the value in plain characters."""
+    return [C.Issue("semantic", SLOT_CONTRADICTS_GOAL, f"$.tasks[{number}].slots.{name}",
+                    f"task {task.id!r} asks to type {value!r}, which holds characters no keyboard types, and its goal "
+                    f"compares the text exactly: typed as anyone types it, the text is judged wrong; it should ask "
+                    f"for {plain!r}")
+            for number, task in enumerate(site.tasks) for name, value, plain in typographic_slots(site, task)]
+
+
 _CREATE_WORDS = re.compile(r"\b(?:create|creating|new|set up|add|make|open an?|start an?)\b", re.I)
 _UNIQUE = re.compile(r"NOT\s+EXISTS\s*\(\s*SELECT\s+1\s+FROM\s+\"?(\w+)\"?(?:\s+WHERE\s+(\w+)\s*=\s*:user_id)?\s+"
                      r"GROUP\s+BY\s+(?:lower\s*\(\s*)?(\w+)\s*\)?\s+HAVING\s+count\s*\(\s*\*\s*\)\s*>\s*1", re.I)
@@ -1986,7 +2051,7 @@ def check_unasked_flags(site: Site) -> list[C.Issue]:
 TASK_CHECKS = [check_task_addresses, check_task_logins, check_stated_values, check_slot_agreement, check_crossed_slots, check_ambiguous_lookups, check_seed_invariants, check_stated_days,
                check_unstated_goal_slots, check_progress_beyond_goal,
                check_stated_months, check_literal_names, check_task_literals, check_slot_dates_order, check_flag_words, check_answer_asks, check_order_words, check_unasked_order, check_loose_footprints,
-               check_unfiltered_slots, check_strict_bounds, check_creates_existing,
+               check_unfiltered_slots, check_strict_bounds, check_creates_existing, check_answer_rules, check_typographic_slots,
                check_goal_footprint, check_twin_goals, check_unanswered_questions,
                check_either_goals, check_walled_goals, check_weekdays,
                check_loose_text_goals, check_count_questions, check_difficulty,

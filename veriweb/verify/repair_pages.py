@@ -990,6 +990,13 @@ def fix_auth(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
     """S010: a login checking passwords against a column that holds none checks the one that does; an
     account with a blank password gets one."""
     auth = data.get("auth")
+    if issue.message.endswith("signs in as someone else; it should start empty") and issue.location.endswith(".value"):
+        tokens = R.parse_path(issue.location)
+        field_el = R.get_at(data, tokens[:-1])
+        if not isinstance(field_el, dict) or not field_el.get("value"):
+            return None
+        field_el.pop("value")
+        return f"the sign-in form's {field_el.get('name')!r} box starts empty", R.Touch(pages=R._page_of(tokens, data))
     blank = re.fullmatch(r"\$\.database\.tables\[(\d+)\]\.rows\[(\d+)\]\.(\w+)", issue.location)
     if blank is not None:
         return _give_password(data, auth if isinstance(auth, dict) else {}, *blank.groups())
@@ -1001,17 +1008,20 @@ def fix_auth(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | 
 
 
 def _give_password(data: dict[str, Any], auth: dict[str, Any], t_index: str, r_index: str, column: str) -> R.Outcome | None:
-    """A blank password becomes one made from the account's name (the same account, the same password)."""
+    """A blank (or default) password becomes one made from the account's name (the same account, the same password)."""
     try:
         table = data["database"]["tables"][int(t_index)]
         row = table["rows"][int(r_index)]
     except (KeyError, IndexError, TypeError):
         return None
-    if column != auth.get("password_column", "password") or str(row.get(column) or "").strip():
-        return None
+    from veriweb.verify.checks_pages import weak_password
+
     name = str(row.get(auth.get("username_column", "username")) or r_index)
+    if column != auth.get("password_column", "password") or (
+            str(row.get(column) or "").strip() and not weak_password(name, str(row.get(column)))):
+        return None
     row[column] = f"{name}-{zlib.crc32(name.encode()) % 90 + 10}"
-    return f"{table.get('name')} row {r_index} ({name}) has a password again", R.Touch(tables={table.get("name", "users")})
+    return f"{table.get('name')} row {r_index} ({name}) has a password of its own", R.Touch(tables={table.get("name", "users")})
 
 
 OPERATORS: dict[str, R.Operator] = {

@@ -183,12 +183,38 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     return None
 
 
+def _retyped(step: str, old: str, new: str) -> str:
+    """A certificate step with the text ``old`` it types (or sends) written ``new``, quoted again as actions are."""
+    import dataclasses
+
+    from veriweb.engine.actions import format_action, parse_action
+    from veriweb.errors import ActionSyntaxError
+
+    try:
+        action = parse_action(step)
+    except ActionSyntaxError:  # a step that does not parse is left to the replay to report
+        return step
+    changed = {f.name: getattr(action, f.name).replace(old, new) for f in dataclasses.fields(action)
+               if isinstance(getattr(action, f.name), str) and old in getattr(action, f.name)}
+    return format_action(dataclasses.replace(action, **changed)) if changed else step
+
+
 def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcome | None:
     """M016: a progress step the goal lost goes back into the goal; the instruction states the day,
     month or amount the goal reads (the stated slot takes the
     goal's value, written as it writes one, and the instruction is rendered again), or the slot goes back
     where the template wrote another record's name; any other M016 drops its task."""
     tokens = R.parse_path(issue.location)
+    plain = re.search(r"which holds characters no keyboard types, .*; it should ask for (.+)$", issue.message)
+    if plain is not None and len(tokens) == 4 and tokens[2] == "slots":
+        task = R.get_at(data, tokens[:2])
+        old, new = task["slots"].get(tokens[3]), ast.literal_eval(plain.group(1))
+        if not isinstance(old, str):
+            return None
+        task["slots"][tokens[3]] = new
+        task["instruction"] = render_instruction(task["template"], task["slots"])
+        task["certificate"] = [_retyped(step, old, new) for step in task.get("certificate", [])]
+        return f"task {task['id']!r}: slot {tokens[3]!r} written in plain characters", R.Touch(tasks={task["id"]})
     unasked = re.search(r"which the instruction never asks for: doing exactly what it says can fail; the goal should not "
                         r"test (\w+)$", issue.message)
     if unasked is not None and len(tokens) >= 2 and tokens[-2] == "where":  # a flag the words never ask for: untested
@@ -215,8 +241,6 @@ def restate_slot(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outcom
     weekday = re.search(r"says ('.*'|\".*\"), but \S+ is not a \w+: the weekday contradicts the date; it should read "
                         r"('.*'|\".*\")$", issue.message)
     if weekday is not None:  # the day's own weekday, in the slot and the instruction alike
-        import ast
-
         task = R.get_at(data, tokens[:2])
         wrong, right = ast.literal_eval(weekday.group(1)), ast.literal_eval(weekday.group(2))
         if not isinstance(task, dict) or wrong not in task.get("instruction", ""):
@@ -435,6 +459,16 @@ def reread_answer(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outco
 
     if issue.message.endswith("the answer to the question is judged wrong"):  # a quantity asked, a date judged
         return R.drop_task(data, issue, ctx)
+    rule = re.search(r"it should be ('\w+'|[\d.]+)$", issue.message)
+    if rule is not None and issue.location.rsplit(".", 1)[-1] in ("order", "tolerance"):
+        tokens = R.parse_path(issue.location)
+        answer, name = R.get_at(data, tokens[:-1]), tokens[-1]
+        if not isinstance(answer, dict):
+            return None
+        answer[name] = ast.literal_eval(rule.group(1))
+        task = R.get_at(data, tokens[:2])
+        return f"task {task['id']!r}: its answer is judged with {name} {answer[name]!r}, as its words ask", \
+            R.Touch(tasks={task["id"]})
     tested = re.search(r"but its answer never tests (\w+), .*: it should test \1 (=|>) (.+)$", issue.message)
     if tested is not None:  # rows in any state read where the instruction names one
         return _test_state(data, issue, tested.group(1), tested.group(2), ast.literal_eval(tested.group(3)))
