@@ -422,3 +422,53 @@ def test_a_text_to_type_with_a_typographic_apostrophe_is_found_and_written_plain
     for action in task.certificate:
         outcome = episode.step(action)
     assert outcome.success
+
+
+# ----------------------------------------------------------------------------- markers (set 25)
+
+
+def test_a_delete_by_a_range_of_keys_is_found_and_picks_the_one_row() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "delete_comment")["effects"][0]
+        effect["sql"] = effect["sql"].replace("id = :note_id", "id >= :note_id")
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C013", "a range of keys")
+    assert _said(site, "C013", "marker 'delete_comment' picks the notes rows with id >= :note_id, a range of keys")
+    fixed = repair_static(site)[0]
+    assert "id = :note_id" in fixed.marker("delete_comment").effects[0].sql
+
+
+def test_an_update_of_every_row_sharing_the_named_rows_value_is_found_and_picks_that_row() -> None:
+    def edit(data: dict) -> None:
+        effect = _marker(data, "toggle_read")["effects"][0]
+        effect["sql"] = ("UPDATE emails SET read = 1 - read WHERE user_id = :user_id AND sender = "
+                         "(SELECT sender FROM emails WHERE id = :email_id AND user_id = :user_id)")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C013", "all rows sharing it change")
+    assert _said(site, "C013", "marker 'toggle_read' picks every emails row whose sender is that of the row :email_id names")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("toggle_read").effects[0].sql == "UPDATE emails SET read = 1 - read WHERE user_id = :user_id AND id = :email_id"
+
+
+def test_a_stock_update_taking_the_first_of_several_cart_lines_is_found_and_takes_them_all() -> None:
+    def edit(data: dict) -> None:
+        effect = next(e for e in _marker(data, "place_order")["effects"] if e["table"] == "products")
+        effect["sql"] = effect["sql"].replace("WHERE id IN (SELECT product_id", "WHERE id = (SELECT product_id")
+    clean, site = _edited("shop", edit)  # a shopper of the seed data holds three cart lines
+    assert not _said(clean, "C013", "takes the first only")
+    assert _said(site, "C013", "marker 'place_order' picks id = (SELECT product_id FROM cart_items ...), a subquery of "
+                               "several rows")
+    fixed = repair_static(site)[0]
+    assert "WHERE id IN (SELECT product_id" in next(e.sql for e in fixed.marker("place_order").effects if e.table == "products")
+
+
+def test_an_invariant_that_skips_the_row_it_guards_is_found_and_checks_it() -> None:
+    def edit(data: dict) -> None:
+        guard = _marker(data, "book_flight")["invariants"][0]
+        guard["predicate"]["sql"] = "SELECT NOT EXISTS (SELECT 1 FROM flights WHERE seats < 0 AND id != :f)"
+        guard["predicate"]["params"] = {"f": {"ref": "param.flight_id"}}
+    clean, site = _edited("travel", edit)
+    assert not _said(clean, "C013", "is never checked")
+    assert _said(site, "C013", "looks at every flights row but the one it writes (AND id != :f)")
+    fixed = repair_static(site)[0]
+    assert fixed.marker("book_flight").invariants[0].predicate.sql == "SELECT NOT EXISTS (SELECT 1 FROM flights WHERE seats < 0)"

@@ -1719,6 +1719,80 @@ def _ignored_params(location: str, effect: Any, marker: Any) -> Iterator[Fix]:
                       effect.sql.replace(source.value, f":{column}", 1))
 
 
+def _where_part(sql: str) -> tuple[int, str]:
+    """Where an ``UPDATE``'s or ``DELETE``'s top-level ``WHERE`` clause starts in ``sql``, and the clause (``-1, ""``: none)."""
+    if not re.match(r"\s*(?:UPDATE|DELETE)\b", sql, re.I):
+        return -1, ""
+    cut = _top_keyword(sql, "WHERE")
+    return (cut, sql[cut:]) if cut >= 0 else (-1, "")
+
+
+def _ranged_keys(site: Site, location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """An update or delete that picks its rows by a range of keys from a parameter (``id >= :note_id``) where
+    the marker names one row: "delete this comment" erases it and every later one, other people's too. The
+    fix picks the one row."""
+    table = site.database.table(effect.table)
+    start, where = _where_part(effect.sql)
+    if table is None or start < 0:
+        return
+    params = {p.name for p in marker.params}
+    for found in re.finditer(rf"(?<![\w.])((?:\w+\.)?{re.escape(table.primary_key)})\s*(>=|>|<=|<)\s*:(\w+)\b", where):
+        if found.group(3) not in params:
+            continue
+        fixed = effect.sql[:start + found.start(2)] + "=" + effect.sql[start + found.end(2):]
+        yield Fix(location, f"marker {marker.name!r} picks the {table.name} rows with {found.group(1)} {found.group(2)} "
+                            f":{found.group(3)}, a range of keys where it names one row: every row past it goes too; it "
+                            f"should pick {found.group(1)} = :{found.group(3)}", effect.sql, fixed)
+        return
+
+
+_SCALAR_PICK = re.compile(r"(?<![\w.])((?:\w+\.)?(\w+))\s*=\s*\(\s*SELECT\s+(?:\w+\.)?(\w+)\s+FROM\s+(\w+)"
+                          r"(?:\s+(?:AS\s+)?(?!WHERE\b)\w+)?\s+WHERE\s+([^()]*)\)", re.I)
+
+
+def _widened_picks(site: Site, location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """An update or delete whose rows are picked by a value looked up in a subquery, in two shapes:
+
+    - the value of the row the marker names, read off that row (``sender = (SELECT sender FROM emails
+      WHERE id = :email_id)``): every row sharing it changes ("mark read" marks all that sender's mail);
+      the fix picks the row itself;
+    - a value of another table's rows that are several (``id = (SELECT product_id FROM cart_items WHERE
+      user_id = :user_id)``, a cart of several lines): ``=`` takes the first of them only, and the rest
+      are never touched; the fix takes them all (``IN``)."""
+    table = site.database.table(effect.table)
+    start, where = _where_part(effect.sql)
+    if table is None or start < 0:
+        return
+    for found in _SCALAR_PICK.finditer(where):
+        column, selected, source, inner = found.group(2), found.group(3), found.group(4), found.group(5)
+        tests = dict(re.findall(r"(?:\w+\.)?(\w+)\s*=\s*(:\w+)", inner))
+        outside = where[:found.start()] + where[found.end():]
+        if source == table.name and column == selected and column != table.primary_key \
+                and table.primary_key in tests and not re.search(rf"(?<![\w.])(?:\w+\.)?{re.escape(table.primary_key)}\s*=", outside):
+            fixed = effect.sql[:start + found.start()] + f"{table.primary_key} = {tests[table.primary_key]}" + \
+                effect.sql[start + found.end():]
+            yield Fix(location, f"marker {marker.name!r} picks every {table.name} row whose {column} is that of the row "
+                                f"{tests[table.primary_key]} names: all rows sharing it change, not the one; it should pick "
+                                f"{table.primary_key} = {tests[table.primary_key]}", effect.sql, fixed)
+            return
+        other = site.database.table(source)
+        if other is None or source == table.name or not tests or other.primary_key in tests \
+                or any((c := other.column(name)) is None or c.unique for name in tests):
+            continue
+        fixed_tests = {name: value.strip("'") for name, value in
+                       re.findall(r"(?:\w+\.)?(\w+)\s*=\s*('[^']*'|-?\d+(?:\.\d+)?)(?![\w.])", inner)}
+        rows = [row for row in other.rows if all(str(row.get(name)) == value for name, value in fixed_tests.items())]
+        groups = Counter(tuple(row.get(name) for name in tests) for row in rows)
+        if not groups or max(groups.values()) < 2 or re.search(r"\bLIMIT\b|\b(?:max|min|sum|count|avg)\s*\(", found.group(0), re.I):
+            continue
+        fixed = effect.sql[:start + found.start()] + re.sub(r"\s*=\s*\(", " IN (", found.group(0), count=1) + \
+            effect.sql[start + found.end():]
+        yield Fix(location, f"marker {marker.name!r} picks {found.group(1)} = (SELECT {selected} FROM {source} ...), "
+                            f"a subquery of several rows ({source} rows share its test): '=' takes the first only and the "
+                            f"others are never changed; it should be IN", effect.sql, fixed)
+        return
+
+
 _CLIPPED = re.compile(r"(?:(?:trim|ltrim|rtrim)\s*\(\s*)?substr\s*\(\s*:(\w+)\s*,", re.I)
 
 
@@ -2096,6 +2170,30 @@ def _unscoped_caps(site: Site, location: str, sql: str, message: str) -> Iterato
     yield Fix(location, f"the rule says {said.group(0)!r}, but it sums over groups of {found.group(2)}, which never part "
                         f"one {word} from another: the cap holds for all of them together; it should group by "
                         f"{keys[0]} too", sql, fixed)
+
+
+def _spared_rows(site: Site, location: str, sql: str, marker: Any, guard: Any) -> Iterator[Fix]:
+    """An invariant that skips the very row the marker writes (``NOT EXISTS (SELECT 1 FROM flights WHERE seats < 0
+    AND id != :f)`` with ``:f`` the flight booked): the only row the write can break is never looked at, so
+    the rule never refuses (six seats sold on a flight with one left). The fix looks at every row."""
+    bound = {name: value.ref.split(".", 1)[1] for name, value in (getattr(guard.predicate, "params", None) or {}).items()
+             if hasattr(value, "ref") and value.ref.startswith("param.")}
+    for found in re.finditer(r"\bFROM\s+(\w+)(?:\s+(?:AS\s+)?(?!WHERE\b)\w+)?\s+WHERE\s+([^()]*)", sql, re.I):
+        table = site.database.table(found.group(1))
+        if table is None:
+            continue
+        skip = re.search(rf"\s+AND\s+(?:\w+\.)?{re.escape(table.primary_key)}\s*(?:!=|<>)\s*:(\w+)\b", found.group(2), re.I)
+        param = bound.get(skip.group(1), skip.group(1)) if skip else None
+        written = param is not None and any(e.table == table.name and e.op == "update" and re.search(
+            rf"\b{re.escape(table.primary_key)}\s*=\s*:{re.escape(param)}\b", e.sql) for e in marker.effects)
+        if not written:
+            continue
+        at = found.start(2) + skip.start()
+        fixed = sql[:at] + sql[at + len(skip.group(0)):]
+        yield Fix(location, f"marker {marker.name!r}'s rule {guard.message!r} looks at every {table.name} row but the one "
+                            f"it writes ({skip.group(0).strip()}): the only row the write can break is never checked, so "
+                            f"the rule never refuses; it should check that row too", sql, fixed)
+        return
 
 
 _COUNT_CASE = re.compile(r"CASE\s+((?:\w+\.)?(\w+))\s+((?:WHEN\s+\d+\s+THEN\s+'[^']*'\s+)+)ELSE\s+\1\s*\|\|\s*' (\w+)'\s+END",
@@ -2501,6 +2599,8 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _clipped_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
             out += _ignored_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            out += _ranged_keys(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            out += _widened_picks(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
                 sql = getattr(guard.predicate, "sql", None)
@@ -2519,6 +2619,7 @@ def view_fixes(site: Site) -> list[Fix]:
             sql = getattr(guard.predicate, "sql", None)
             if isinstance(sql, str):
                 out += _unscoped_caps(site, f"$.markers[{m}].invariants[{k}].predicate.sql", sql, guard.message)
+                out += _spared_rows(site, f"$.markers[{m}].invariants[{k}].predicate.sql", sql, marker, guard)
     out += misspelt_writes(site, domains)
     out += misdeclared_effects(site)
     out += borrowed_numbers(site)
