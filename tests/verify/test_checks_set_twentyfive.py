@@ -472,3 +472,57 @@ def test_an_invariant_that_skips_the_row_it_guards_is_found_and_checks_it() -> N
     assert _said(site, "C013", "looks at every flights row but the one it writes (AND id != :f)")
     fixed = repair_static(site)[0]
     assert fixed.marker("book_flight").invariants[0].predicate.sql == "SELECT NOT EXISTS (SELECT 1 FROM flights WHERE seats < 0)"
+
+
+# ----------------------------------------------------------------------------- views (set 25)
+
+
+def _reviewed(domain: str, view: str, old: str, new: str, also=None):
+    def edit(data: dict) -> None:
+        _view(data, view)["sql"] = _view(data, view)["sql"].replace(old, new)
+        assert new in _view(data, view)["sql"]
+        if also is not None:
+            also(data)
+    return _edited(domain, edit)
+
+
+def test_a_count_of_distinct_customers_named_orders_is_found_and_counts_the_orders() -> None:
+    clean, site = _reviewed("admin", "revenue_month", "count(o.id) AS orders", "count(DISTINCT o.customer_id) AS orders")
+    assert not _said(clean, "C013", "not the orders rows its name says")
+    assert _said(site, "C013", "orders counts the distinct customer_id of orders (one per customer), not the orders rows")
+    fixed = repair_static(site)[0]
+    assert "count(DISTINCT o.id) AS orders" in next(v.sql for v in fixed.database.views if v.name == "revenue_month")
+
+
+def test_a_view_grouping_people_by_a_shared_name_is_found_and_groups_by_the_key() -> None:
+    grouped = ("SELECT u.id AS id, u.name AS name, count(p.id) AS posts FROM users u LEFT JOIN posts p "
+               "ON p.user_id = u.id GROUP BY {}")
+
+    def edit(by: str):
+        def apply(data: dict) -> None:
+            users = next(t for t in data["database"]["tables"] if t["name"] == "users")["rows"]
+            users[1]["name"] = users[0]["name"]  # two accounts of one name
+            _view(data, "user_stats")["sql"] = grouped.format(by)
+        return apply
+    _, clean = _edited("forum", edit("u.id"))
+    _, site = _edited("forum", edit("u.name"))
+    assert not _said(clean, "C013", "those rows merge into one")
+    assert _said(site, "C013", "it groups users rows by u.name, which several rows share")
+    fixed = repair_static(site)[0]
+    assert next(v.sql for v in fixed.database.views if v.name == "user_stats") == grouped.format("u.id")
+
+
+def test_a_price_shown_marked_up_by_a_fixed_factor_is_found_and_shows_the_stored_one() -> None:
+    clean, site = _reviewed("travel", "hotel_view", "h.price AS price", "CAST(h.price * 1.2 AS INTEGER) AS price")
+    assert not _said(clean, "C013", "worked on with a fixed")
+    assert _said(site, "C013", "price is CAST(h.price * 1.2 AS INTEGER), the stored hotels.price worked on with a fixed 1.2")
+    fixed = repair_static(site)[0]
+    assert "h.price AS price" in next(v.sql for v in fixed.database.views if v.name == "hotel_view")
+
+
+def test_days_counted_with_the_earlier_day_first_are_found_and_swapped() -> None:
+    clean, site = _reviewed("travel", "stay_view", "s.nights AS nights", "vw_days(s.check_in, s.check_out) AS nights")
+    assert not _said(clean, "C013", "takes the earlier day first")
+    assert _said(site, "C013", "vw_days(s.check_in, s.check_out) takes the earlier day first")
+    fixed = repair_static(site)[0]
+    assert "vw_days(s.check_out, s.check_in) AS nights" in next(v.sql for v in fixed.database.views if v.name == "stay_view")

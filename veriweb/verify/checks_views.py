@@ -338,6 +338,88 @@ def _overridden_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
                             f"not have", sql, _replace_item(sql, expr, stored.group(0), name))
 
 
+def _distinct_counts(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A count named for a table's rows that counts the distinct values of a key to another table
+    (``count(DISTINCT o.customer_id) AS orders``, ``count(DISTINCT c.user_id) AS comments``): the page says
+    how many customers ordered, or how many people replied, under the name of the rows. The fix counts the
+    rows (their own key)."""
+    from veriweb.verify.wording import singular
+
+    aliases = _aliases(sql)
+    for found in re.finditer(r"count\s*\(\s*DISTINCT\s+(\w+)\.(\w+)\s*\)(?:\s+FROM\s[^()]*\))?\s+AS\s+(\w+)", sql, re.I):
+        table = site.database.table(aliases.get(found.group(1), ""))
+        if table is None or found.group(2) == table.primary_key:
+            continue
+        if not any(fk.column == found.group(2) for fk in table.foreign_keys):
+            continue  # distinct values of the row's own column: what is counted is named by it
+        name = found.group(3).lower()
+        if singular(name) != singular(table.name) and not name.endswith("_" + table.name):
+            continue
+        fixed = sql[:found.start(2)] + table.primary_key + sql[found.end(2):]
+        yield Fix(location, f"{found.group(3)} counts the distinct {found.group(2)} of {table.name} (one per "
+                            f"{found.group(2).removesuffix('_id')}), not the {table.name} rows its name says; it should "
+                            f"count {found.group(1)}.{table.primary_key}", sql, fixed)
+
+
+def _merged_groups(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view grouping a table's rows by a column that is not their key (``GROUP BY u.name``) while it shows
+    their key (``u.id AS id``), where rows share that column's value (two users called Uma Silva): the rows
+    merge into one, with one key, and the other record disappears. The fix groups by the key."""
+    aliases = _aliases(sql)
+    cut = _top_keyword(sql, "GROUP")
+    grouped = re.match(r"GROUP\s+BY\s+(\w+)\.(\w+)\s*(?=$|HAVING\b|ORDER\b|LIMIT\b|\))", sql[cut:], re.I) if cut >= 0 else None
+    table = site.database.table(aliases.get(grouped.group(1), "")) if grouped else None
+    column = table.column(grouped.group(2)) if table is not None else None
+    if column is None or column.unique:
+        return
+    if not re.search(rf"(?<![\w.]){re.escape(grouped.group(1))}\.{re.escape(table.primary_key)}\b", sql[:cut]):
+        return
+    values = Counter(row.get(grouped.group(2)) for row in table.rows)
+    if not values or max(values.values()) < 2:
+        return
+    at = cut + grouped.start(2)
+    fixed = sql[:at] + table.primary_key + sql[at + len(grouped.group(2)):]
+    yield Fix(location, f"it groups {table.name} rows by {grouped.group(1)}.{grouped.group(2)}, which several rows share, "
+                        f"while it shows each row's {table.primary_key}: those rows merge into one and the others vanish; "
+                        f"it should group by {grouped.group(1)}.{table.primary_key}", sql, fixed)
+
+
+def _scaled_columns(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """A view column named like a stored column of its table that is that column scaled by a fixed number
+    (``CAST(h.price * 1.2 AS INTEGER) AS price``): every page shows a figure the data does not hold (a price
+    20% above what the booking charges). Converting units (``/ 100``) is another matter, left alone. The fix
+    shows the stored column."""
+    aliases = _aliases(sql)
+    for expr, name in _select_items(sql) or []:
+        found = re.search(rf"(\w+)\.{re.escape(name)}\s*([*/+-])\s*(\d+(?:\.\d+)?)\b", expr)
+        if found is None or float(found.group(3)) in (0.0, 1.0, 100.0, 1000.0):
+            continue
+        table = site.database.table(aliases.get(found.group(1), ""))
+        if table is None or table.column(name) is None or table.column(name).type not in ("money", "integer", "real"):
+            continue
+        yield Fix(location, f"{name} is {expr.strip()}, the stored {table.name}.{name} worked on with a fixed "
+                            f"{found.group(3)}: every page shows a {name} the data does not hold; it should show "
+                            f"{found.group(1)}.{name}", sql, _replace_item(sql, expr, f"{found.group(1)}.{name}", name))
+
+
+def _reversed_days(site: Site, location: str, sql: str) -> Iterator[Fix]:
+    """``vw_days(later, earlier)`` given the earlier day first (``vw_days(s.check_in, s.check_out)``), as every
+    seed row shows: each figure comes out negative ("-6 nights"). The fix swaps them."""
+    aliases = _aliases(sql)
+    for found in re.finditer(r"vw_days\s*\(\s*(\w+)\.(\w+)\s*,\s*(\w+)\.(\w+)\s*\)", sql, re.I):
+        if found.group(1) != found.group(3):
+            continue
+        table = site.database.table(aliases.get(found.group(1), ""))
+        pairs = [(row.get(found.group(2)), row.get(found.group(4))) for row in (table.rows if table else [])]
+        pairs = [(a, b) for a, b in pairs if isinstance(a, str) and isinstance(b, str) and a != b]
+        if not pairs or not all(a < b for a, b in pairs):
+            continue
+        swapped = f"vw_days({found.group(3)}.{found.group(4)}, {found.group(1)}.{found.group(2)})"
+        yield Fix(location, f"{found.group(0)} takes the earlier day first (every {table.name} row has {found.group(2)} "
+                            f"before {found.group(4)}), so each count of days is negative; it should be {swapped}",
+                  sql, sql[:found.start()] + swapped + sql[found.end():])
+
+
 def _counted_tables(site: Site, location: str, sql: str) -> Iterator[Fix]:
     """A figure named for one table that counts the rows of another (``(SELECT count(*) FROM votes c
     WHERE c.post_id = p.id) AS comments`` where the site has a ``comments`` table with a ``post_id``):
@@ -2562,6 +2644,10 @@ def view_fixes(site: Site) -> list[Fix]:
         out += _date_differences(site, location, view.sql)
         out += _thresholded_views(site, location, view.sql)
         out += _borrowed_own_columns(site, location, view.sql)
+        out += _distinct_counts(site, location, view.sql)
+        out += _merged_groups(site, location, view.sql)
+        out += _scaled_columns(site, location, view.sql)
+        out += _reversed_days(site, location, view.sql)
         out += _borrowed_joins(site, location, view.sql)
     for location, column, word, ref in unsearched_keys(site):
         sql = next(v.sql for n, v in enumerate(site.database.views) if f"$.database.views[{n}].sql" == location)
