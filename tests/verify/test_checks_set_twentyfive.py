@@ -526,3 +526,34 @@ def test_days_counted_with_the_earlier_day_first_are_found_and_swapped() -> None
     assert _said(site, "C013", "vw_days(s.check_in, s.check_out) takes the earlier day first")
     fixed = repair_static(site)[0]
     assert "vw_days(s.check_out, s.check_in) AS nights" in next(v.sql for v in fixed.database.views if v.name == "stay_view")
+
+
+# ----------------------------------------------------------------------------- links (set 25)
+
+
+def test_a_link_fixed_to_one_record_on_every_records_page_is_found_and_reads_the_pages_key() -> None:
+    def edit(data: dict) -> None:
+        link = next(e for e in dicts(next(p for p in data["pages"] if p["id"] == "issues"))
+                    if e.get("type") == "link" and str(e.get("href", "")).endswith("/issues/new"))
+        link["href"] = "/projects/1/issues/new"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "S011", "whatever record the page shows")
+    assert _said(site, "S011", "the link '/projects/1/issues/new' on page 'issues' (/projects/{id:int}/issues) opens record "
+                               "1's page whatever record the page shows")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S011", "whatever record the page shows")
+    page = next(p for p in fixed.model_dump(mode="json")["pages"] if p["id"] == "issues")
+    hrefs = [e["href"] for e in dicts(page) if e.get("type") == "link" and str(e.get("href", "")).endswith("/issues/new")]
+    assert hrefs == ["/projects/{param.id}/issues/new"]
+
+
+def test_a_redirect_to_a_new_rows_key_after_a_marker_that_inserts_none_is_found_and_dropped() -> None:
+    def edit(data: dict) -> None:
+        form = next(e for e in dicts(data["pages"]) if e.get("type") == "form"
+                    and e.get("action", {}).get("marker") == "close_mr")
+        form["action"]["redirect"] = "/merge_requests/{result.id}"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "S011", "which inserts no row")
+    assert _said(site, "S011", "the form goes to '/merge_requests/{result.id}' after 'close_mr', which inserts no row")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "S011", "which inserts no row")

@@ -1331,6 +1331,56 @@ def check_prefilled_logins(site: Site) -> list[C.Issue]:
     return issues
 
 
+def _own_route(page: Any, href: str) -> str | None:
+    """``href`` with the page's own route parameter where it writes a fixed key of the same record
+    (``/projects/1/issues/new`` on ``/projects/{id:int}/issues``: ``/projects/{param.id}/issues/new``), or
+    ``None``. Only an address that goes on past the key along the page's own path counts: one that stops
+    at the key may mean that record."""
+    route = [part for part in page.route.split("?")[0].split("/") if part]
+    parts = [part for part in href.split("?")[0].split("/") if part]
+    if len(parts) <= len(route) or "{" in href:
+        return None
+    out, swapped = [], False
+    for mine, theirs in zip(route, parts):
+        param = re.fullmatch(r"\{(\w+)(?::\w+)?\}", mine)
+        if param is not None and re.fullmatch(r"\d+", theirs):
+            out.append(f"{{param.{param.group(1)}}}")
+            swapped = True
+        elif mine == theirs:
+            out.append(theirs)
+        else:
+            return None
+    return "/" + "/".join(out + parts[len(route):]) if swapped else None
+
+
+def check_fixed_record_links(site: Site) -> list[C.Issue]:
+    """S011: on a record's page (``/projects/{id}/issues``), a link along that page's own path with a fixed key
+    (``/projects/1/issues/new``): from every project, "Open an issue" opens project 1's form, and the issue is
+    filed there. The repair reads the page's own key. A form that redirects to ``{result.id}`` while its
+    marker inserts no row goes to an address without a key, which no page serves: it stays on the page."""
+    issues = []
+    for p_index, page in enumerate(site.pages):
+        if "{" not in page.route:
+            continue
+        for element, path in C.walk(page.elements, f"$.pages[{p_index}].elements"):
+            href = C.field_of(element, "href") if element.type == "link" else None
+            fixed = _own_route(page, href) if isinstance(href, str) else None
+            if fixed is not None:
+                issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.href",
+                                      f"the link {href!r} on page {page.id!r} ({page.route}) opens record "
+                                      f"{href.split('/')[2] if href.count('/') > 1 else href}'s page whatever record the "
+                                      f"page shows; it should open {fixed!r}"))
+    for element, path, _ in C.all_elements(site):
+        action = C.field_of(element, "action") if element.type == "form" else None
+        redirect = getattr(action, "redirect", None) if getattr(action, "kind", "") == "marker" else None
+        marker = site.marker(action.marker) if redirect and "{result." in redirect else None
+        if marker is not None and not any(e.op == "insert" for e in marker.effects):
+            issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.action.redirect",
+                                  f"the form goes to {redirect!r} after {marker.name!r}, which inserts no row: the "
+                                  f"address has no key and no page serves it; it should stay on the page"))
+    return issues
+
+
 def check_bare_pages(site: Site) -> list[C.Issue]:
     """S002: a page that opts out of the site's layout (no header, no footer) while linking to no page the
     layout links to and not home: a visitor there has no way on but the browser's Back button or a typed
@@ -1499,7 +1549,7 @@ PAGE_CHECKS = [check_references, check_literal_amounts, check_list_detail, check
                check_key_filters, check_auth_columns, check_blank_passwords, check_bare_pages, check_messages,
                check_nameless_row_links, check_preset_choices, check_field_echoes,
                check_blank_edits, check_offered_refusals, check_hidden_states,
-               check_prefilled_logins]
+               check_prefilled_logins, check_fixed_record_links]
 
 __all__ = ["PAGE_CHECKS", "base_column", "bound_elements", "check_controls_distinct", "check_field_types",
            "check_figure_words", "check_flag_words", "check_headers", "figure_words",

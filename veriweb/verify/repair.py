@@ -18,6 +18,7 @@ Operators never read a raw corpus's defect sidecar: they see only the scaffold a
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import difflib
 import heapq
@@ -2187,6 +2188,20 @@ def fix_link_key(data: dict[str, Any], issue: Issue, ctx: Context) -> Outcome | 
         if redirected.group(1):
             action["redirect"] = redirected.group(1)
         return f"redirect {old!r} -> {action.get('redirect', 'none (the page stays)')!r}", Touch(pages=_page_of(tokens, data))
+    if issue.message.endswith("which inserts no row: the address has no key and no page serves it; it should stay on "
+                              "the page") and tokens[-1] == "redirect":
+        action = get_at(data, tokens[:-1])
+        if not isinstance(action, dict) or not action.get("redirect"):
+            return None
+        old = action.pop("redirect")
+        return f"redirect {old!r} -> none (the page stays)", Touch(pages=_page_of(tokens, data))
+    own = re.search(r"whatever record the page shows; it should open ('.+')$", issue.message)
+    if own is not None and tokens[-1] == "href":
+        link = get_at(data, tokens[:-1])
+        if not isinstance(link, dict):
+            return None
+        old, link["href"] = link.get("href"), ast.literal_eval(own.group(1))
+        return f"link {old!r} -> {link['href']!r}", Touch(pages=_page_of(tokens, data))
     crossed = re.match(r"(\w+) is sent (\w+)\.(\w+) and \3 is sent \2\.\1: the two values are passed crosswise",
                        issue.message)
     if crossed is not None:
