@@ -557,3 +557,25 @@ def test_a_redirect_to_a_new_rows_key_after_a_marker_that_inserts_none_is_found_
     assert _said(site, "S011", "the form goes to '/merge_requests/{result.id}' after 'close_mr', which inserts no row")
     fixed = repair_static(site)[0]
     assert not _said(fixed, "S011", "which inserts no row")
+
+
+# ----------------------------------------------------------------------------- data (set 25)
+
+
+def test_someone_elses_mail_in_an_inbox_is_found_and_moved_to_its_addressee() -> None:
+    def edit(data: dict) -> None:
+        users = _rows(data, "users")
+        folders = _rows(data, "folders")
+        owner, other = users[0], users[1]
+        inbox = next(f["id"] for f in folders if f["user_id"] == owner["id"] and f["kind"] == "inbox")
+        mail = next(e for e in _rows(data, "emails") if e["folder_id"] == inbox)
+        mail.update(recipients=other["email"], cc="")
+    clean, site = _edited("mail", edit)
+    assert not _said(clean, "C012", "whose owner it is not addressed to")
+    assert _said(site, "C012", "sits in an Inbox whose owner it is not addressed to")
+    fixed = repair_static(site)[0]
+    assert not _said(fixed, "C012", "whose owner it is not addressed to")
+    users = fixed.database.table("users").rows
+    moved = next(e for e in fixed.database.table("emails").rows if e["recipients"] == users[1]["email"] and e["cc"] == "")
+    folder = next(f for f in fixed.database.table("folders").rows if f["id"] == moved["folder_id"])
+    assert (moved["user_id"], folder["user_id"], folder["kind"]) == (users[1]["id"], users[1]["id"], "inbox")

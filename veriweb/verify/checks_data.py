@@ -2042,6 +2042,49 @@ def misfiled_mail(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
                            where, row.get(fk.column), target)
 
 
+def strays(site: Site) -> Iterator[tuple[str, Any, str, Any, Any]]:
+    """Each message in one account's Inbox, from someone else, addressed (To and Cc) to another account of the
+    site and not to its owner: someone else's mail in the wrong mailbox, where its owner reads, counts and
+    answers it and its addressee never sees it. Path of the row's folder key, the row's id, the addressee's
+    username, and the addressee's account id and Inbox key."""
+    auth = site.auth
+    users = site.database.table(auth.table) if auth is not None else None
+    if users is None or users.column("email") is None:
+        return
+    by_address = {str(u.get("email") or "").lower(): u for u in users.rows if u.get("email")}
+    address = {u.get(users.primary_key): str(u.get("email") or "").lower() for u in users.rows}
+    for t_index, table in enumerate(site.database.tables):
+        if table.column("sender") is None or table.column("recipients") is None or table.column("user_id") is None:
+            continue
+        for fk in table.foreign_keys:
+            folders = site.database.table(fk.ref_table)
+            if folders is None or folders.column("user_id") is None or folders.column("kind") is None:
+                continue
+            inbox = {f.get("user_id"): f.get(folders.primary_key) for f in folders.rows if str(f.get("kind")).lower() == "inbox"}
+            of = {f.get(folders.primary_key): (f.get("user_id"), str(f.get("kind") or "").lower()) for f in folders.rows}
+            for r_index, row in enumerate(table.rows):
+                owner, kind = of.get(row.get(fk.column), (None, ""))
+                mine = address.get(owner, "")
+                to = re.findall(r"[\w.+-]+@[\w.-]+", f"{row.get('recipients') or ''} {row.get('cc') or ''}".lower())
+                if kind != "inbox" or not mine or not to or mine in to or str(row.get("sender") or "").lower() == mine:
+                    continue
+                others = [by_address[a] for a in to if a in by_address]
+                if len(others) != 1 or inbox.get(others[0].get(users.primary_key)) is None:
+                    continue
+                other = others[0]
+                yield (f"$.database.tables[{t_index}].rows[{r_index}].{fk.column}", row.get(table.primary_key),
+                       str(other.get(auth.username_column)), other.get(users.primary_key),
+                       inbox[other.get(users.primary_key)])
+
+
+def check_strays(site: Site) -> list[C.Issue]:
+    """C012: see :func:`strays`. The repair moves the message to its addressee's Inbox."""
+    return [C.Issue("consistency", C.SEED_BREAKS_INVARIANT, location,
+                    f"message {key!r} sits in an Inbox whose owner it is not addressed to; it is addressed to {user!r} "
+                    f"of this site, who never sees it; it belongs to account {account!r}, in folder {folder!r}")
+            for location, key, user, account, folder in strays(site)]
+
+
 def misaddressed_senders(site: Site) -> Iterator[tuple[str, Any, str, str]]:
     """Each message that names someone else as its sender (``sender_name``) but carries its owner's own
     address as ``sender``: a reply goes back to the owner, and a judge comparing with the stored sender
@@ -2102,7 +2145,7 @@ DATA_CHECKS = [check_written_numbers, check_vacuous_guards, check_constraint_mea
                check_named_values, check_unearned_states, check_slashed_days, check_garbled_text,
                check_self_references, check_stale_activity, check_tallies, check_placeholder_days,
                check_annotated_codes, check_early_duplicate_tests, check_misfiled_mail,
-               check_linked_values, check_misaddressed_senders]
+               check_linked_values, check_misaddressed_senders, check_strays]
 
 __all__ = ["DATA_CHECKS", "budgets", "check_budgets", "check_child_sums", "check_constraint_meaning", "check_constraint_pages",
            "check_duplicate_inserts", "check_row_rules", "check_seed_dates", "check_seed_ranges", "check_prefixed_keys", "check_empty_lines", "check_stated_since", "check_tied_answers",

@@ -83,12 +83,18 @@ def keep_invariant(data: dict[str, Any], issue: Issue, ctx: R.Context) -> R.Outc
     rule about groups that lost its scope, group by the key it holds per
     (:func:`veriweb.verify.checks_guards._unscoped_groups`)."""
     tokens = R.parse_path(issue.location)
+    stray = re.search(r"who never sees it; it belongs to account (\S+), in folder (\S+)$", issue.message)
+    if stray is not None and len(tokens) == 6 and tokens[:2] == ["database", "tables"]:
+        found = R._table_row(data, tokens)
+        if found is None:
+            return None
+        table, row = found
+        row["user_id"], row[tokens[-1]] = ast.literal_eval(stray.group(1)), ast.literal_eval(stray.group(2))
+        return f"{table['name']} row {row.get('id')!r} moved to its addressee's Inbox", R.Touch(tables={table["name"]})
     filed = re.search(r"(?:is missing from its own list and shown in another|\(the marker that makes it '[^']*'\) "
                       r"refuses: .*|carries its owner's own address as its sender: .*); its (\w+) should be (.+)$",
                       issue.message)
     if filed is not None and len(tokens) == 6 and tokens[:2] == ["database", "tables"]:  # a row filed elsewhere
-        import ast
-
         found = R._table_row(data, tokens)
         if found is None or tokens[-1] != filed.group(1):
             return None
