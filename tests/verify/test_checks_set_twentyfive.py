@@ -579,3 +579,29 @@ def test_someone_elses_mail_in_an_inbox_is_found_and_moved_to_its_addressee() ->
     moved = next(e for e in fixed.database.table("emails").rows if e["recipients"] == users[1]["email"] and e["cc"] == "")
     folder = next(f for f in fixed.database.table("folders").rows if f["id"] == moved["folder_id"])
     assert (moved["user_id"], folder["user_id"], folder["kind"]) == (users[1]["id"], users[1]["id"], "inbox")
+
+
+def test_an_insert_selecting_from_a_table_it_never_reads_is_found_and_selects_once() -> None:
+    def edit(data: dict) -> None:
+        effect = next(e for e in _marker(data, "create_issue")["effects"] if e["table"] == "issue_labels")
+        effect["sql"] = effect["sql"].replace(":label_id WHERE", ":label_id FROM labels WHERE")
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C013", "reads nothing of its rows")
+    assert _said(site, "C013", "marker 'create_issue' inserts into issue_labels with a SELECT from labels that reads "
+                               "nothing of its rows")
+    fixed = repair_static(site)[0]
+    assert next(e.sql for e in fixed.marker("create_issue").effects if e.table == "issue_labels") == \
+        "INSERT INTO issue_labels (issue_id, label_id) SELECT (SELECT max(id) FROM issues), :label_id WHERE :label_id IS NOT NULL"
+
+
+def test_a_number_taken_from_the_highest_of_some_rows_only_is_found_and_taken_from_all() -> None:
+    def edit(data: dict) -> None:
+        effect = next(e for e in _marker(data, "create_issue")["effects"] if e["table"] == "issues")
+        effect["sql"] += " AND state = 'open'"
+    clean, site = _edited("code", edit)
+    assert not _said(clean, "C013", "a number already taken")
+    assert _said(site, "C013", "marker 'create_issue' numbers a new issues row from max(number) over only the rows where "
+                               "state = 'open'")
+    fixed = repair_static(site)[0]
+    assert next(e.sql for e in fixed.marker("create_issue").effects if e.table == "issues").endswith(
+        "FROM issues WHERE project_id = :project_id")

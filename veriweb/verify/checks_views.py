@@ -1875,6 +1875,54 @@ def _widened_picks(site: Site, location: str, effect: Any, marker: Any) -> Itera
         return
 
 
+def _multiplied_inserts(site: Site, location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """An ``INSERT ... SELECT`` from a table none of whose columns it reads, without an aggregate (``SELECT
+    (SELECT max(id) FROM issues), :label_id FROM labels WHERE :label_id IS NOT NULL``): it writes its one row
+    once per row of that table (a new issue tagged nine times). The fix selects without the table."""
+    inserted = _INSERT.match(effect.sql) if effect.op == "insert" else None
+    select = inserted.group(4) if inserted else ""
+    main = _main_from(select) if select[:6].upper() == "SELECT" else None
+    table = site.database.table(main[0]) if main is not None else None
+    if table is None:
+        return
+    cut = _top_keyword(select[6:], "FROM") + 6
+    head, tail = select[:cut], select[cut:]
+    source = re.match(r"FROM\s+\"?\w+\"?(?:\s+(?:AS\s+)?(?!WHERE\b|JOIN\b|GROUP\b|ORDER\b|LIMIT\b)\w+)?\s*", tail, re.I)
+    rest = tail[source.end():] if source else ""
+    if source is None or re.match(r"JOIN\b|,", rest, re.I) or _top_keyword(rest, "GROUP") >= 0 or _top_keyword(rest, "LIMIT") >= 0:
+        return
+    outside = head + rest
+    for start, end in reversed(list(_subqueries(outside))):
+        outside = outside[:start] + outside[end:]
+    names = {c.name for c in table.columns} | {table.primary_key}
+    if re.search(r"\b(?:count|sum|max|min|avg|total|group_concat)\s*\(", outside, re.I) or \
+            re.search(rf"(?<![:\w])(?:{re.escape(main[1])}\.)?\b(?:{'|'.join(map(re.escape, names))})\b", outside):
+        return
+    fixed = effect.sql[:inserted.start(4)] + head.rstrip() + (" " + rest if rest else "")
+    yield Fix(location, f"marker {marker.name!r} inserts into {effect.table} with a SELECT from {table.name} that reads "
+                        f"nothing of its rows: the row is written once per {table.name} row; it should select without "
+                        f"{table.name}", effect.sql, fixed.rstrip())
+
+
+def _narrowed_numbering(site: Site, location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+    """A new row numbered from the highest number among only some of its table's rows (``max(number) FROM
+    issues WHERE project_id = :project_id AND state = 'open'``): once the latest ones are in another state, the
+    new row reuses a number already taken. The fix numbers from them all."""
+    if effect.op != "insert":
+        return
+    pattern = rf"max\s*\(\s*(\w+)\s*\)[^;]*?\bFROM\s+{re.escape(effect.table)}\s+WHERE\s+([^()]*)"
+    for found in re.finditer(pattern, effect.sql, re.I):
+        literal = re.search(r"\s+AND\s+(?:\w+\.)?(\w+)\s*(?:=|!=|<>)\s*'[^']*'", found.group(2), re.I)
+        if literal is None or literal.group(1) == found.group(1):
+            continue
+        at = found.start(2) + literal.start()
+        fixed = effect.sql[:at] + effect.sql[at + len(literal.group(0)):]
+        yield Fix(location, f"marker {marker.name!r} numbers a new {effect.table} row from max({found.group(1)}) over only "
+                            f"the rows where{literal.group(0)[4:]}: once the latest rows are otherwise, a number already "
+                            f"taken is given again; it should number from them all", effect.sql, fixed)
+        return
+
+
 _CLIPPED = re.compile(r"(?:(?:trim|ltrim|rtrim)\s*\(\s*)?substr\s*\(\s*:(\w+)\s*,", re.I)
 
 
@@ -2687,6 +2735,8 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _ignored_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
             out += _ranged_keys(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
             out += _widened_picks(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            out += _multiplied_inserts(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            out += _narrowed_numbering(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
         for kind in ("preconditions", "invariants"):
             for k, guard in enumerate(getattr(marker, kind)):
                 sql = getattr(guard.predicate, "sql", None)
