@@ -1851,11 +1851,13 @@ def _widened_picks(site: Site, location: str, effect: Any, marker: Any) -> Itera
         outside = where[:found.start()] + where[found.end():]
         if source == table.name and column == selected and column != table.primary_key \
                 and table.primary_key in tests and not re.search(rf"(?<![\w.])(?:\w+\.)?{re.escape(table.primary_key)}\s*=", outside):
-            fixed = effect.sql[:start + found.start()] + f"{table.primary_key} = {tests[table.primary_key]}" + \
-                effect.sql[start + found.end():]
+            own = table.column("user_id") is not None and marker.requires_login and not re.search(
+                r"(?<![\w.])(?:\w+\.)?user_id\s*=\s*:user_id\b", outside)  # the signed-in user's row, as the rest are
+            picked = f"{table.primary_key} = {tests[table.primary_key]}" + (" AND user_id = :user_id" if own else "")
+            fixed = effect.sql[:start + found.start()] + picked + effect.sql[start + found.end():]
             yield Fix(location, f"marker {marker.name!r} picks every {table.name} row whose {column} is that of the row "
                                 f"{tests[table.primary_key]} names: all rows sharing it change, not the one; it should pick "
-                                f"{table.primary_key} = {tests[table.primary_key]}", effect.sql, fixed)
+                                f"{picked}", effect.sql, fixed)
             return
         other = site.database.table(source)
         if other is None or source == table.name or not tests or other.primary_key in tests \
