@@ -493,19 +493,21 @@ def offered_refusals(site: Site) -> Iterator[tuple[str, str, str, str, str]]:
             table, column = base
             test = re.compile(rf"\bFROM\s+{re.escape(table)}\b[^()]*?(?:\w+\.)?\b{re.escape(column)}\s*({_STRICT[cond.op]})\s*:today\b",
                               re.I | re.S)
-            for link in _row_links(element):
-                page = pages.get(C.resolve_href(routes, link.href) or "")
-                markers = {C.field_of(C.field_of(e, "action"), "marker") for e, _ in C.walk(page.elements, "$")
-                           if e.type == "form"} if page is not None else set()
-                for marker in (site.marker(name) for name in sorted(filter(None, markers))):
-                    guard = next((g for g in marker.preconditions if test.search(getattr(g.predicate, "sql", "") or "")),
-                                 None) if marker is not None else None
-                    if guard is not None:
-                        yield f"{path}.query.where[{number}].op", marker.name, cond.op, _STRICT[cond.op], column
-                        break
-                else:
-                    continue
-                break
+            marker = _refusing_marker(site, element, routes, pages, test)
+            if marker is not None:
+                yield f"{path}.query.where[{number}].op", marker, cond.op, _STRICT[cond.op], column
+
+
+def _refusing_marker(site: Site, element: Any, routes: Any, pages: dict[str, Any], test: re.Pattern[str]) -> str | None:
+    """The first marker that a form on a page the list's rows open runs, with a precondition ``test`` finds."""
+    for link in _row_links(element):
+        page = pages.get(C.resolve_href(routes, link.href) or "")
+        names = {C.field_of(C.field_of(e, "action"), "marker") for e, _ in C.walk(page.elements, "$")
+                 if e.type == "form"} if page is not None else set()
+        for marker in filter(None, (site.marker(name) for name in sorted(filter(None, names)))):
+            if any(test.search(getattr(g.predicate, "sql", "") or "") for g in marker.preconditions):
+                return marker.name
+    return None
 
 
 def check_offered_refusals(site: Site) -> list[C.Issue]:
@@ -1331,26 +1333,26 @@ def check_prefilled_logins(site: Site) -> list[C.Issue]:
     return issues
 
 
-def _own_route(page: Any, href: str) -> str | None:
+def _own_route(page: Any, href: str) -> tuple[str, str] | None:
     """``href`` with the page's own route parameter where it writes a fixed key of the same record
-    (``/projects/1/issues/new`` on ``/projects/{id:int}/issues``: ``/projects/{param.id}/issues/new``), or
-    ``None``. Only an address that goes on past the key along the page's own path counts: one that stops
+    (``/projects/1/issues/new`` on ``/projects/{id:int}/issues``: ``/projects/{param.id}/issues/new``), and
+    that key; or ``None``. Only an address that goes on past the key along the page's own path counts: one that stops
     at the key may mean that record."""
     route = [part for part in page.route.split("?")[0].split("/") if part]
     parts = [part for part in href.split("?")[0].split("/") if part]
     if len(parts) <= len(route) or "{" in href:
         return None
-    out, swapped = [], False
+    out, key = [], ""
     for mine, theirs in zip(route, parts):
         param = re.fullmatch(r"\{(\w+)(?::\w+)?\}", mine)
         if param is not None and re.fullmatch(r"\d+", theirs):
             out.append(f"{{param.{param.group(1)}}}")
-            swapped = True
+            key = theirs
         elif mine == theirs:
             out.append(theirs)
         else:
             return None
-    return "/" + "/".join(out + parts[len(route):]) if swapped else None
+    return ("/" + "/".join(out + parts[len(route):]), key) if key else None
 
 
 def check_fixed_record_links(site: Site) -> list[C.Issue]:
@@ -1364,12 +1366,11 @@ def check_fixed_record_links(site: Site) -> list[C.Issue]:
             continue
         for element, path in C.walk(page.elements, f"$.pages[{p_index}].elements"):
             href = C.field_of(element, "href") if element.type == "link" else None
-            fixed = _own_route(page, href) if isinstance(href, str) else None
-            if fixed is not None:
+            own = _own_route(page, href) if isinstance(href, str) else None
+            if own is not None:
                 issues.append(C.Issue("structural", C.WRONG_TARGET, f"{path}.href",
-                                      f"the link {href!r} on page {page.id!r} ({page.route}) opens record "
-                                      f"{href.split('/')[2] if href.count('/') > 1 else href}'s page whatever record the "
-                                      f"page shows; it should open {fixed!r}"))
+                                      f"the link {href!r} on page {page.id!r} ({page.route}) opens record {own[1]}'s "
+                                      f"page whatever record the page shows; it should open {own[0]!r}"))
     for element, path, _ in C.all_elements(site):
         action = C.field_of(element, "action") if element.type == "form" else None
         redirect = getattr(action, "redirect", None) if getattr(action, "kind", "") == "marker" else None

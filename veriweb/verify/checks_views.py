@@ -1781,17 +1781,14 @@ def _unread_params(marker: Any) -> set[str]:
     return {p.name for p in marker.params} - read
 
 
-def _ignored_params(location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+def _ignored_params(location: str, effect: Any, marker: Any, write: Any) -> Iterator[Fix]:
     """An effect that fills a column from somewhere else (``(SELECT address FROM users WHERE id = :user_id)``)
     while the marker takes a parameter of that very name that nothing reads: what the visitor typed in
     that field is thrown away (an order shipped to the saved address, not the one given). The fix writes
-    the parameter."""
-    from veriweb.verify.dataflow import parse_effect
-
+    the parameter. ``write`` is the effect as :func:`parse_effect` reads it."""
     unread = _unread_params(marker)
     if not unread:
         return
-    write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
     for column, source in write.sources.items():
         if column in unread and source.kind not in ("param", "literal") and isinstance(source.value, str) \
                 and source.value.strip() and source.value in effect.sql:
@@ -1928,14 +1925,12 @@ def _narrowed_numbering(site: Site, location: str, effect: Any, marker: Any) -> 
 _CLIPPED = re.compile(r"(?:(?:trim|ltrim|rtrim)\s*\(\s*)?substr\s*\(\s*:(\w+)\s*,", re.I)
 
 
-def _clipped_params(location: str, effect: Any, marker: Any) -> Iterator[Fix]:
+def _clipped_params(location: str, effect: Any, marker: Any, write: Any) -> Iterator[Fix]:
     """An effect that stores only a piece of a text the visitor typed (``trim(substr(:to, 1, instr(:to || ',',
     ',') - 1))`` into ``recipients``) and the whole of it nowhere: a message to two people is kept as sent to
-    the first, without a word. The fix stores what was typed."""
-    from veriweb.verify.dataflow import parse_effect
-
+    the first, without a word. The fix stores what was typed. ``write`` is the effect as
+    :func:`parse_effect` reads it."""
     texts = {p.name for p in marker.params if p.type == "text"}
-    write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
     whole = {s.value for s in write.sources.values() if s.kind == "param"}
     for column, source in write.sources.items():
         found = _CLIPPED.match(source.value) if source.kind == "expr" and isinstance(source.value, str) else None
@@ -2733,8 +2728,9 @@ def view_fixes(site: Site) -> list[Fix]:
             out += _unscoped_subqueries(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
             out += _found_by_new_value(site, f"$.markers[{m}].effects[{e}].sql", effect.sql, marker, effect.table)
             out += _date_differences(site, f"$.markers[{m}].effects[{e}].sql", effect.sql)
-            out += _clipped_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
-            out += _ignored_params(f"$.markers[{m}].effects[{e}].sql", effect, marker)
+            write = parse_effect(marker.name, effect.op, effect.table, effect.sql)
+            out += _clipped_params(f"$.markers[{m}].effects[{e}].sql", effect, marker, write)
+            out += _ignored_params(f"$.markers[{m}].effects[{e}].sql", effect, marker, write)
             out += _ranged_keys(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
             out += _widened_picks(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
             out += _multiplied_inserts(site, f"$.markers[{m}].effects[{e}].sql", effect, marker)
